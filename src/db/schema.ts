@@ -1,0 +1,87 @@
+// Table types for Kysely. Timestamps are ISO 8601 UTC strings with milliseconds
+// (fixed width, so they sort as text on both dialects).
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  email: string;
+  email_normalized: string;
+  password_hash: string;
+  sender_name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type KeyScope = 'full' | 'read_only';
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scope: KeyScope;
+  expires_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export type ListingStatus = 'draft' | 'active' | 'archived';
+
+export interface ListingsTable {
+  id: string;
+  account_id: string;
+  client_id: string | null;
+  address: string;
+  beds: number | null;
+  baths: number | null;
+  sqft: number | null;
+  status: ListingStatus;
+  description: string | null;
+  mls_number: string | null;
+  media_count: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClientsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  name_normalized: string;
+  email: string;
+  email_normalized: string;
+  phone: string | null;
+  company: string | null;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'cancelled';
+
+export interface NotificationsTable {
+  id: string;
+  account_id: string;
+  /** Kept after the client is deleted, so the history stays readable. */
+  client_id: string;
+  listing_id: string;
+  to_email: string;
+  status: NotificationStatus;
+  attempts: Generated<number>;
+  last_error: string | null;
+  message_id: string;
+  next_attempt_at: string;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  listings: ListingsTable;
+  clients: ClientsTable;
+  notifications: NotificationsTable;
+}
