@@ -1,0 +1,112 @@
+// The one place errors become HTTP responses. 5xx details are logged, never sent.
+import FindMyWay from 'find-my-way';
+import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { isUnavailable } from '../db/errors.ts';
+import { toDetails } from './validation.ts';
+import type { App } from './types.ts';
+
+const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
+  FST_ERR_CTP_INVALID_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large (JSON bodies are limited to 1 MiB)'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'Request body is empty; send a JSON object'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'Request body is not valid JSON'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
+};
+
+const BY_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: 'validation_error',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+function toAppError(error: FastifyError): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation !== undefined) {
+    const details = toDetails(error.validation as never, error.validationContext);
+    const first = details[0];
+    const message = first === undefined ? 'Invalid request' : `${first.field} ${first.message}`;
+    return new AppError(
+      'validation_error',
+      details.length > 1 ? `${message} (and ${details.length - 1} more)` : message,
+      details,
+    );
+  }
+  const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
+  if (known !== undefined) return new AppError(known[0], known[1]);
+  const status = error.statusCode ?? 500;
+  // JSON.parse failures and prototype-poisoning refusals from the JSON body parser.
+  if (status === 400 && (error instanceof SyntaxError || /prototype|JSON/i.test(error.message))) {
+    return new AppError('invalid_json', 'Request body is not valid JSON');
+  }
+  if (isUnavailable(error)) return new AppError('unavailable', 'The service is temporarily unavailable; retry shortly');
+  const code = status < 500 ? BY_STATUS[status] : undefined;
+  if (code !== undefined) return new AppError(code, error.message);
+  return new AppError('internal_error', 'Internal server error');
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.code === 'unauthorized') void reply.header('www-authenticate', 'Bearer');
+  return reply
+    .code(err.status)
+    .headers(err.headers)
+    .send({
+      error: {
+        code: err.code,
+        message: err.message,
+        ...(err.details === undefined ? {} : { details: err.details }),
+        request_id: request.id,
+      },
+    });
+}
+
+export function registerErrorHandling(app: App): void {
+  // A second router that knows every (method, path) pair, to tell 405 from 404.
+  const known = FindMyWay();
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      try {
+        known.on(method as 'GET', route.url, () => undefined);
+      } catch {
+        // Already known (Fastify announces HEAD twins of GET routes too).
+      }
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const err = toAppError(error);
+    if (err.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, err);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
+      (m) => known.find(m as 'GET', path) !== null,
+    );
+    if (allowed.length > 0) {
+      return sendError(
+        request,
+        reply,
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}`,
+          undefined,
+          {
+            allow: allowed.join(', '),
+          },
+        ),
+      );
+    }
+    return sendError(request, reply, new AppError('not_found', `No route ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import type { Db } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { errorResponses } from './schemas.ts';
+import type { App } from './types.ts';
+
+const Status = Type.Object({ status: Type.String() });
+
+export function registerHealthRoutes(app: App, db: Db): void {
+  app.get(
+    '/healthz',
+    {
+      config: { auth: false },
+      schema: {
+        operationId: 'healthz',
+        summary: 'Liveness: 200 while the process runs',
+        tags: ['Operations'],
+        security: [],
+        response: { 200: Status },
+      },
+    },
+    () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      config: { auth: false },
+      schema: {
+        operationId: 'readyz',
+        summary: 'Readiness: 200 when the database answers, else 503',
+        tags: ['Operations'],
+        security: [],
+        response: { 200: Status, 503: errorResponses()[503] },
+      },
+    },
+    async () => {
+      try {
+        await db.ping();
+      } catch {
+        throw new AppError('unavailable', 'The database is not answering');
+      }
+      return { status: 'ready' };
+    },
+  );
+}
