@@ -1,0 +1,160 @@
+// API keys: `lbx_` + 40 base62 characters (about 238 bits). Only the SHA-256 of a key is stored,
+// with a short non-secret prefix to recognise it in lists.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { KeyScope } from '../../db/schema.ts';
+import type { AuthContext } from '../../http/types.ts';
+import * as repo from './api-keys.repository.ts';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const SECRET_LENGTH = 40;
+const KEY_SHAPE = /^lbx_[0-9A-Za-z]{32,64}$/;
+const PREFIX_LENGTH = 'lbx_'.length + 6;
+/** A key revoked on another node stops working within this long (the contract allows 5 s). */
+const CACHE_TTL_MS = 4000;
+const CACHE_MAX_ENTRIES = 10_000;
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface ApiKey {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  scope: KeyScope;
+  expires_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export interface CreateKeyInput {
+  name: string;
+  scope?: KeyScope;
+  /** Whole days from now; omitted means the key does not expire. */
+  expiresInDays?: number;
+}
+
+interface CacheEntry {
+  auth: AuthContext;
+  expiresAt: number | null;
+  cachedAt: number;
+  lastTouched: number;
+}
+
+function randomSecret(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 4 * 62: rejecting higher bytes keeps every character equally likely.
+      if (byte < 248 && out.length < length) out += ALPHABET.charAt(byte % 62);
+    }
+  }
+  return out;
+}
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+const toApiKey = (row: repo.ApiKeyRow): ApiKey => ({
+  id: row.id,
+  account_id: row.account_id,
+  name: row.name,
+  prefix: row.prefix,
+  scope: row.scope,
+  expires_at: row.expires_at,
+  last_used_at: row.last_used_at,
+  created_at: row.created_at,
+});
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;
+
+export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  const cache = new Map<string, CacheEntry>();
+
+  function forget(keyId: string): void {
+    for (const [hash, entry] of cache) if (entry.auth.keyId === keyId) cache.delete(hash);
+  }
+
+  return {
+    async create(accountId: string, input: CreateKeyInput): Promise<{ key: string; apiKey: ApiKey }> {
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 100) {
+        throw new AppError('validation_error', 'name must be 1 to 100 characters', [
+          { field: 'name', message: 'must be 1 to 100 characters' },
+        ]);
+      }
+      const days = input.expiresInDays;
+      if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
+        throw new AppError('validation_error', 'expires_in_days must be a whole number from 1 to 3650', [
+          { field: 'expires_in_days', message: 'must be a whole number from 1 to 3650' },
+        ]);
+      }
+      const now = clock();
+      const key = `lbx_${randomSecret(SECRET_LENGTH)}`;
+      const row = {
+        id: newId('key'),
+        account_id: accountId,
+        name,
+        prefix: key.slice(0, PREFIX_LENGTH),
+        key_hash: hashKey(key),
+        scope: input.scope ?? 'full',
+        expires_at: days === undefined ? null : new Date(now.getTime() + days * 86_400_000).toISOString(),
+        last_used_at: null,
+        created_at: now.toISOString(),
+      };
+      await repo.insertApiKey(db.kysely, row);
+      return { key, apiKey: toApiKey(row) };
+    },
+
+    async list(accountId: string): Promise<ApiKey[]> {
+      return (await repo.listApiKeys(db.kysely, accountId)).map(toApiKey);
+    },
+
+    async get(keyId: string): Promise<ApiKey> {
+      const row = await repo.findApiKey(db.kysely, keyId);
+      if (row === undefined) throw notFound('API key');
+      return toApiKey(row);
+    },
+
+    /** Revokes a key; refused from the very next request on this node. */
+    async revoke(keyId: string, accountId: string | null): Promise<void> {
+      forget(keyId);
+      const deleted = await repo.deleteApiKey(db.kysely, keyId, accountId);
+      if (!deleted) throw notFound('API key');
+    },
+
+    /** The caller behind a presented key, or null when it is malformed, unknown or expired. */
+    async authenticate(presented: string): Promise<AuthContext | null> {
+      if (!KEY_SHAPE.test(presented)) return null;
+      const hash = hashKey(presented);
+      const now = clock().getTime();
+      let entry = cache.get(hash);
+      if (entry === undefined || now - entry.cachedAt > CACHE_TTL_MS) {
+        const row = await repo.findApiKeyByHash(db.kysely, hash);
+        if (row === undefined) {
+          cache.delete(hash);
+          return null;
+        }
+        if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+        entry = {
+          auth: { accountId: row.account_id, keyId: row.id, scope: row.scope },
+          expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+          cachedAt: now,
+          lastTouched: entry?.lastTouched ?? (row.last_used_at === null ? 0 : Date.parse(row.last_used_at)),
+        };
+        cache.set(hash, entry);
+      }
+      if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
+      if (now - entry.lastTouched >= TOUCH_INTERVAL_MS) {
+        entry.lastTouched = now;
+        await repo.touchApiKey(
+          db.kysely,
+          entry.auth.keyId,
+          new Date(now).toISOString(),
+          new Date(now - TOUCH_INTERVAL_MS).toISOString(),
+        );
+      }
+      return entry.auth;
+    },
+  };
+}

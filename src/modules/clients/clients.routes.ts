@@ -1,0 +1,146 @@
+import type { App } from '../../http/types.ts';
+import { errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import { Listing } from '../listings/listings.schemas.ts';
+import {
+  Client,
+  ClientCreateBody,
+  ClientList,
+  ClientListingList,
+  ClientListingParams,
+  ClientListQuery,
+  ClientParams,
+  ClientUpdateBody,
+} from './clients.schemas.ts';
+import type { ClientsService } from './clients.service.ts';
+
+const tags = ['Clients'];
+
+export function registerClientsRoutes(app: App, { clients }: { clients: ClientsService }): void {
+  app.get(
+    '/clients',
+    {
+      schema: {
+        operationId: 'listClients',
+        summary: 'List clients, newest first, optionally searching name and email',
+        tags,
+        querystring: ClientListQuery,
+        response: { 200: ClientList, ...errorResponses(400, 401) },
+      },
+    },
+    (request) => clients.list(request.auth.accountId, request.query),
+  );
+
+  app.post(
+    '/clients',
+    {
+      schema: {
+        operationId: 'createClient',
+        summary: 'Create a client',
+        tags,
+        body: ClientCreateBody,
+        response: { 201: Client, ...errorResponses(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const client = await clients.create(request.auth.accountId, request.body);
+      return reply.code(201).header('location', `/v1/clients/${client.id}`).send(client);
+    },
+  );
+
+  app.get(
+    '/clients/:id',
+    {
+      schema: {
+        operationId: 'getClient',
+        summary: 'Get a client with their galleries',
+        tags,
+        params: ClientParams,
+        response: { 200: Client, ...errorResponses(...READ_ERRORS) },
+      },
+    },
+    (request) => clients.get(request.auth.accountId, request.params.id),
+  );
+
+  app.patch(
+    '/clients/:id',
+    {
+      schema: {
+        operationId: 'updateClient',
+        summary: 'Change some fields of a client',
+        tags,
+        params: ClientParams,
+        body: ClientUpdateBody,
+        response: { 200: Client, ...errorResponses(...WRITE_ERRORS, 409) },
+      },
+    },
+    (request) => clients.update(request.auth.accountId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/clients/:id',
+    {
+      schema: {
+        operationId: 'deleteClient',
+        summary: 'Delete a client; their galleries stay, unassigned',
+        tags,
+        params: ClientParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await clients.remove(request.auth.accountId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/clients/:id/listings',
+    {
+      schema: {
+        operationId: 'listClientListings',
+        summary: 'All galleries assigned to a client, newest first',
+        tags,
+        params: ClientParams,
+        response: { 200: ClientListingList, ...errorResponses(...READ_ERRORS) },
+      },
+    },
+    (request) => clients.listListings(request.auth.accountId, request.params.id),
+  );
+
+  app.post(
+    '/clients/:id/listings/:listing_id',
+    {
+      schema: {
+        operationId: 'assignListing',
+        summary: 'Assign a gallery to a client and email them',
+        description:
+          "The gallery's client becomes this client (replacing any earlier one) and a notification email is queued " +
+          'in the same transaction, then sent in the background. Assigning a gallery to the client it already has ' +
+          'changes nothing and sends nothing.',
+        tags,
+        params: ClientListingParams,
+        response: { 200: Listing, ...errorResponses(401, 403, 404) },
+      },
+    },
+    (request) => clients.assign(request.auth.accountId, request.params.id, request.params.listing_id),
+  );
+
+  app.delete(
+    '/clients/:id/listings/:listing_id',
+    {
+      schema: {
+        operationId: 'unassignListing',
+        summary: 'Unassign a gallery from a client',
+        description:
+          '404 when the gallery is not assigned to this client. An unsent notification about it is cancelled.',
+        tags,
+        params: ClientListingParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await clients.unassign(request.auth.accountId, request.params.id, request.params.listing_id);
+      return reply.code(204).send(null);
+    },
+  );
+}

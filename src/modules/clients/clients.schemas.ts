@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdParam, ListOf, NullableString, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { MAX_EMAIL_LENGTH } from '../../email-address.ts';
+import { ListingItem } from '../listings/listings.schemas.ts';
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 200, description: "Person's name (trimmed)." }),
+  email: Type.String({
+    minLength: 1,
+    maxLength: MAX_EMAIL_LENGTH,
+    format: 'email',
+    description: 'Unique within the account, compared case-insensitively.',
+  }),
+  phone: NullableString({ maxLength: 50 }),
+  company: NullableString({ maxLength: 200 }),
+  notes: NullableString({ maxLength: 10_000 }),
+};
+
+export const ClientCreateBody = Type.Object(
+  {
+    name: fields.name,
+    email: fields.email,
+    phone: Type.Optional(fields.phone),
+    company: Type.Optional(fields.company),
+    notes: Type.Optional(fields.notes),
+  },
+  { additionalProperties: false, title: 'ClientCreate' },
+);
+export type ClientCreateInput = Static<typeof ClientCreateBody>;
+
+export const ClientUpdateBody = Type.Partial(ClientCreateBody, {
+  additionalProperties: false,
+  minProperties: 1,
+  title: 'ClientUpdate',
+});
+export type ClientUpdateInput = Static<typeof ClientUpdateBody>;
+
+const nullableString = () => Type.Union([Type.String(), Type.Null()]);
+
+export const Client = Type.Object(
+  {
+    id: Type.String({ description: '`cli_` followed by an opaque string.' }),
+    name: Type.String(),
+    email: Type.String(),
+    phone: nullableString(),
+    company: nullableString(),
+    notes: nullableString(),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    listings: Type.Array(ListingItem, { description: "The client's galleries, newest first." }),
+  },
+  { title: 'Client' },
+);
+export type ClientType = Static<typeof Client>;
+
+export const ClientItem = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    email: Type.String(),
+    phone: nullableString(),
+    company: nullableString(),
+    created_at: Timestamp(),
+  },
+  { title: 'ClientItem' },
+);
+export type ClientItemType = Static<typeof ClientItem>;
+
+export const ClientList = ListOf(ClientItem, 'ClientList');
+export const ClientListingList = ListOf(ListingItem, 'ClientListingList');
+
+export const ClientListQuery = Type.Object({
+  ...PageQuery,
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'Case-insensitive substring of the name or email; `%` and `_` match themselves.',
+    }),
+  ),
+});
+export type ClientListQueryType = Static<typeof ClientListQuery>;
+
+export const ClientParams = Type.Object({ id: IdParam('Client id (`cli_...`).') });
+export const ClientListingParams = Type.Object({
+  id: IdParam('Client id (`cli_...`).'),
+  listing_id: IdParam('Gallery id (`lst_...`).'),
+});

@@ -1,0 +1,176 @@
+// Clients and assignment: section 7 of the contract. Every query is scoped by account.
+import type { Deps } from '../../deps.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { normalizeEmail } from '../../email-address.ts';
+import { pageWindow, wholeList, type Page } from '../../pagination.ts';
+import * as listingsRepo from '../listings/listings.repository.ts';
+import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
+import { toListing, toListingItem } from '../listings/listings.service.ts';
+import { cancelQueued } from '../notifications/notifications.repository.ts';
+import { queueAssignmentNotification } from '../notifications/notifications.outbox.ts';
+import type {
+  ClientCreateInput,
+  ClientItemType,
+  ClientListQueryType,
+  ClientType,
+  ClientUpdateInput,
+} from './clients.schemas.ts';
+import * as repo from './clients.repository.ts';
+
+const duplicateEmail = (): AppError =>
+  new AppError('conflict', 'A client with this email already exists in this account', [
+    { field: 'email', message: 'is already used by another client' },
+  ]);
+
+const toClientItem = (row: repo.ClientItemRow): ClientItemType => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  phone: row.phone,
+  company: row.company,
+  created_at: row.created_at,
+});
+
+const toClient = (row: repo.ClientRow, listings: ListingItemType[]): ClientType => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  phone: row.phone,
+  company: row.company,
+  notes: row.notes,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  listings,
+});
+
+export type ClientsService = ReturnType<typeof createClientsService>;
+
+export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
+  const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
+
+  async function withListings(accountId: string, row: repo.ClientRow): Promise<ClientType> {
+    const listings = await listingsRepo.listListingsOfClient(db.kysely, accountId, row.id);
+    return toClient(row, listings.map(toListingItem));
+  }
+
+  async function requireClient(accountId: string, id: string): Promise<repo.ClientRow> {
+    const row = await repo.findClient(db.kysely, accountId, id);
+    if (row === undefined) throw notFound('Client');
+    return row;
+  }
+
+  return {
+    async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
+      const now = clock().toISOString();
+      try {
+        const row = await repo.insertClient(db.kysely, {
+          id: newId('cli'),
+          account_id: accountId,
+          name: input.name,
+          name_normalized: input.name.toLowerCase(),
+          email: input.email,
+          email_normalized: normalizeEmail(input.email),
+          phone: input.phone ?? null,
+          company: input.company ?? null,
+          notes: input.notes ?? null,
+          created_at: now,
+          updated_at: now,
+        });
+        return toClient(row, []);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw duplicateEmail();
+        throw err;
+      }
+    },
+
+    async get(accountId: string, id: string): Promise<ClientType> {
+      return withListings(accountId, await requireClient(accountId, id));
+    },
+
+    async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
+      const window = pageWindow(query);
+      const filter = { search: query.search?.toLowerCase() };
+      const [rows, total] = await Promise.all([
+        repo.listClients(db.kysely, accountId, filter, window),
+        repo.countClients(db.kysely, accountId, filter),
+      ]);
+      return { data: rows.map(toClientItem), pagination: { page: window.page, limit: window.limit, total } };
+    },
+
+    async update(accountId: string, id: string, patch: ClientUpdateInput): Promise<ClientType> {
+      const changes = {
+        ...patch,
+        ...(patch.name === undefined ? {} : { name_normalized: patch.name.toLowerCase() }),
+        ...(patch.email === undefined ? {} : { email_normalized: normalizeEmail(patch.email) }),
+        updated_at: clock().toISOString(),
+      };
+      let row: repo.ClientRow | undefined;
+      try {
+        row = await repo.updateClient(db.kysely, accountId, id, changes);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw duplicateEmail();
+        throw err;
+      }
+      if (row === undefined) throw notFound('Client');
+      return withListings(accountId, row);
+    },
+
+    /** Deletes the client; their galleries stay, unassigned, and unsent notifications are cancelled. */
+    async remove(accountId: string, id: string): Promise<void> {
+      const now = clock().toISOString();
+      await db.kysely.transaction().execute(async (trx) => {
+        await cancelQueued(trx, accountId, { clientId: id }, now);
+        await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
+        if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
+      });
+    },
+
+    async listListings(accountId: string, id: string): Promise<Page<ListingItemType>> {
+      await requireClient(accountId, id);
+      const rows = await listingsRepo.listListingsOfClient(db.kysely, accountId, id);
+      return wholeList(rows.map(toListingItem));
+    },
+
+    /**
+     * Assigns the gallery to the client and records the notification email in the same
+     * transaction. Assigning to the client it already has changes and sends nothing.
+     */
+    async assign(accountId: string, clientId: string, listingId: string): Promise<ListingType> {
+      const now = clock().toISOString();
+      return db.kysely.transaction().execute(async (trx) => {
+        const client = await repo.findClient(trx, accountId, clientId);
+        if (client === undefined) throw notFound('Client');
+        if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
+        if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
+          // The gallery is no longer the earlier client's: their unsent email is moot.
+          await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
+          await queueAssignmentNotification(trx, {
+            accountId,
+            clientId,
+            listingId,
+            to: client.email,
+            now,
+            messageIdHost,
+          });
+        }
+        const listing = await listingsRepo.findListing(trx, accountId, listingId);
+        if (listing === undefined) throw notFound('Gallery');
+        return toListing(listing);
+      });
+    },
+
+    /** Unassigns the gallery from the client; 404 unless it is assigned to that client. */
+    async unassign(accountId: string, clientId: string, listingId: string): Promise<void> {
+      const now = clock().toISOString();
+      await db.kysely.transaction().execute(async (trx) => {
+        if ((await repo.findClient(trx, accountId, clientId)) === undefined) throw notFound('Client');
+        if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
+          throw new AppError('not_found', 'This gallery is not assigned to this client');
+        }
+        await cancelQueued(trx, accountId, { clientId, listingId }, now);
+      });
+    },
+  };
+}

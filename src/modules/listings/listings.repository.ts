@@ -1,0 +1,148 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
+
+export type ListingRow = Selectable<ListingsTable>;
+
+export const LIST_ITEM_COLUMNS = [
+  'id',
+  'address',
+  'beds',
+  'baths',
+  'sqft',
+  'status',
+  'client_id',
+  'created_at',
+] as const;
+export type ListingItemRow = Pick<ListingRow, (typeof LIST_ITEM_COLUMNS)[number]>;
+
+export async function insertListing(db: Executor, row: Insertable<ListingsTable>): Promise<ListingRow> {
+  return db.insertInto('listings').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findListing(db: Executor, accountId: string, id: string): Promise<ListingRow | undefined> {
+  return db
+    .selectFrom('listings')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface ListingFilter {
+  status?: ListingStatus | undefined;
+}
+
+export async function listListings(
+  db: Executor,
+  accountId: string,
+  filter: ListingFilter,
+  page: { limit: number; offset: number },
+): Promise<ListingItemRow[]> {
+  let q = db.selectFrom('listings').select(LIST_ITEM_COLUMNS).where('account_id', '=', accountId);
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+export async function countListings(db: Executor, accountId: string, filter: ListingFilter): Promise<number> {
+  let q = db
+    .selectFrom('listings')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId);
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  const row = await q.executeTakeFirstOrThrow();
+  return row.n;
+}
+
+export async function listListingsOfClient(
+  db: Executor,
+  accountId: string,
+  clientId: string,
+): Promise<ListingItemRow[]> {
+  return db
+    .selectFrom('listings')
+    .select(LIST_ITEM_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function updateListing(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: Updateable<ListingsTable>,
+): Promise<ListingRow | undefined> {
+  return db
+    .updateTable('listings')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteListing(db: Executor, accountId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('listings')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Unassigns every gallery of a client (used when the client is deleted). */
+export async function unassignListingsOfClient(
+  db: Executor,
+  accountId: string,
+  clientId: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('listings')
+    .set({ client_id: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .execute();
+}
+
+/**
+ * Sets the gallery's client unless it already has that one. Returns false when nothing changed,
+ * so two concurrent identical assignments record one notification between them.
+ */
+export async function assignListing(
+  db: Executor,
+  accountId: string,
+  id: string,
+  clientId: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('listings')
+    .set({ client_id: clientId, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('client_id', 'is', null), eb('client_id', '<>', clientId)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Clears the gallery's client if it is `clientId`; false when it was not assigned to them. */
+export async function unassignListing(
+  db: Executor,
+  accountId: string,
+  id: string,
+  clientId: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('listings')
+    .set({ client_id: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

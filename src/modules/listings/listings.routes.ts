@@ -1,0 +1,92 @@
+import type { App } from '../../http/types.ts';
+import { errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import {
+  Listing,
+  ListingCreateBody,
+  ListingList,
+  ListingListQuery,
+  ListingParams,
+  ListingUpdateBody,
+} from './listings.schemas.ts';
+import type { ListingsService } from './listings.service.ts';
+
+const tags = ['Galleries'];
+
+export function registerListingsRoutes(app: App, { listings }: { listings: ListingsService }): void {
+  app.get(
+    '/listings',
+    {
+      schema: {
+        operationId: 'listListings',
+        summary: 'List galleries, newest first',
+        tags,
+        querystring: ListingListQuery,
+        response: { 200: ListingList, ...errorResponses(400, 401) },
+      },
+    },
+    (request) => listings.list(request.auth.accountId, request.query),
+  );
+
+  app.post(
+    '/listings',
+    {
+      schema: {
+        operationId: 'createListing',
+        summary: 'Create a gallery',
+        tags,
+        body: ListingCreateBody,
+        response: { 201: Listing, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const listing = await listings.create(request.auth.accountId, request.body);
+      return reply.code(201).header('location', `/v1/listings/${listing.id}`).send(listing);
+    },
+  );
+
+  app.get(
+    '/listings/:id',
+    {
+      schema: {
+        operationId: 'getListing',
+        summary: 'Get a gallery',
+        tags,
+        params: ListingParams,
+        response: { 200: Listing, ...errorResponses(...READ_ERRORS) },
+      },
+    },
+    (request) => listings.get(request.auth.accountId, request.params.id),
+  );
+
+  app.patch(
+    '/listings/:id',
+    {
+      schema: {
+        operationId: 'updateListing',
+        summary: 'Change some fields of a gallery',
+        tags,
+        params: ListingParams,
+        body: ListingUpdateBody,
+        response: { 200: Listing, ...errorResponses(...WRITE_ERRORS) },
+      },
+    },
+    (request) => listings.update(request.auth.accountId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/listings/:id',
+    {
+      schema: {
+        operationId: 'deleteListing',
+        summary: 'Delete a gallery and all its media',
+        tags,
+        params: ListingParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await listings.remove(request.auth.accountId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,91 @@
+// Galleries: the rules of section 5 of the contract. Every query is scoped by account.
+import type { Deps } from '../../deps.ts';
+import { notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { pageWindow, type Page } from '../../pagination.ts';
+import type {
+  ListingCreateInput,
+  ListingItemType,
+  ListingListQueryType,
+  ListingType,
+  ListingUpdateInput,
+} from './listings.schemas.ts';
+import * as repo from './listings.repository.ts';
+
+export const toListing = (row: repo.ListingRow): ListingType => ({
+  id: row.id,
+  address: row.address,
+  beds: row.beds,
+  baths: row.baths,
+  sqft: row.sqft,
+  status: row.status,
+  description: row.description,
+  mls_number: row.mls_number,
+  client_id: row.client_id,
+  media_count: row.media_count,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+export const toListingItem = (row: repo.ListingItemRow): ListingItemType => ({
+  id: row.id,
+  address: row.address,
+  beds: row.beds,
+  baths: row.baths,
+  sqft: row.sqft,
+  status: row.status,
+  client_id: row.client_id,
+  created_at: row.created_at,
+});
+
+export type ListingsService = ReturnType<typeof createListingsService>;
+
+export function createListingsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  return {
+    async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
+      const now = clock().toISOString();
+      const row = await repo.insertListing(db.kysely, {
+        id: newId('lst'),
+        account_id: accountId,
+        client_id: null,
+        address: input.address,
+        beds: input.beds ?? null,
+        baths: input.baths ?? null,
+        sqft: input.sqft ?? null,
+        status: input.status ?? 'draft',
+        description: input.description ?? null,
+        mls_number: input.mls_number ?? null,
+        created_at: now,
+        updated_at: now,
+      });
+      return toListing(row);
+    },
+
+    async get(accountId: string, id: string): Promise<ListingType> {
+      const row = await repo.findListing(db.kysely, accountId, id);
+      if (row === undefined) throw notFound('Gallery');
+      return toListing(row);
+    },
+
+    async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
+      const window = pageWindow(query);
+      const filter = { status: query.status };
+      const [rows, total] = await Promise.all([
+        repo.listListings(db.kysely, accountId, filter, window),
+        repo.countListings(db.kysely, accountId, filter),
+      ]);
+      return { data: rows.map(toListingItem), pagination: { page: window.page, limit: window.limit, total } };
+    },
+
+    async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
+      const row = await repo.updateListing(db.kysely, accountId, id, { ...patch, updated_at: clock().toISOString() });
+      if (row === undefined) throw notFound('Gallery');
+      return toListing(row);
+    },
+
+    async remove(accountId: string, id: string): Promise<void> {
+      const deleted = await repo.deleteListing(db.kysely, accountId, id);
+      if (!deleted) throw notFound('Gallery');
+    },
+  };
+}

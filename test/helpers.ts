@@ -1,0 +1,147 @@
+// Builds the app in-process on a real database: a temporary SQLite file, or a fresh
+// PostgreSQL database when DATABASE_URL is a postgres:// URL (created here, dropped by close()).
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp, type Services } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { closeDeps, createDeps, type Deps } from '../src/deps.ts';
+import type { App } from '../src/http/types.ts';
+import type { KeyScope } from '../src/db/schema.ts';
+
+export const isPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
+
+/** A fresh, empty database for one test file; `drop` removes it. */
+export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (base === undefined || !isPostgres) {
+    return { env: {}, drop: () => Promise.resolve() };
+  }
+  const name = `lbx_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestContext {
+  app: App;
+  deps: Deps;
+  services: Services;
+  config: Config;
+  dataDir: string;
+  /** Log lines the app wrote, as text. */
+  logs: () => string;
+  close: () => Promise<void>;
+}
+
+export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-test-'));
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    PUBLIC_URL: 'http://127.0.0.1:3000',
+    ...database.env,
+    ...env,
+  });
+  const deps = createDeps(config);
+  await migrateToLatest(deps.db);
+  const logStream = new PassThrough();
+  let logText = '';
+  logStream.on('data', (chunk: Buffer) => {
+    logText += chunk.toString('utf8');
+  });
+  const { app, services } = await buildApp(deps, { logStream });
+  await app.ready();
+  return {
+    app,
+    deps,
+    services,
+    config,
+    dataDir,
+    logs: () => logText,
+    close: async () => {
+      await app.close();
+      await closeDeps(deps);
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let accountCounter = 0;
+
+export interface TestAccount {
+  accountId: string;
+  email: string;
+  key: string;
+  keyId: string;
+}
+
+/** A new account with a full-access key (and the password `correct horse battery`). */
+export async function createAccount(ctx: TestContext, name = 'Studio'): Promise<TestAccount> {
+  accountCounter += 1;
+  const email = `owner${accountCounter}.${randomBytes(3).toString('hex')}@studio.test`;
+  const account = await ctx.services.accounts.create({ name, email, password: 'correct horse battery' });
+  const { key, apiKey } = await ctx.services.apiKeys.create(account.id, { name: 'test' });
+  return { accountId: account.id, email, key, keyId: apiKey.id };
+}
+
+export async function createKey(
+  ctx: TestContext,
+  accountId: string,
+  options: { scope?: KeyScope; expiresInDays?: number } = {},
+): Promise<{ key: string; keyId: string }> {
+  const { key, apiKey } = await ctx.services.apiKeys.create(accountId, { name: 'extra', ...options });
+  return { key, keyId: apiKey.id };
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+export type Response = LightMyRequestResponse;
+
+/** One HTTP request through the real stack (app.inject), JSON in and out. */
+export async function call(
+  ctx: TestContext,
+  method: string,
+  url: string,
+  options: CallOptions = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key !== undefined && options.key !== null) headers.authorization = `Bearer ${options.key}`;
+  let payload: string | undefined;
+  if (options.body !== undefined) {
+    payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await ctx.app.inject({
+    method: method as 'GET',
+    url,
+    headers,
+    ...(payload === undefined ? {} : { payload }),
+    ...(options.query === undefined ? {} : { query: options.query }),
+  });
+  return res;
+}
