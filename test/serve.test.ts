@@ -1,0 +1,216 @@
+// `lightbox serve` as it runs in production: a real process on a real port, set up with the
+// command line, called over HTTP, stopped with SIGTERM. SQLite by default; a fresh PostgreSQL
+// database when DATABASE_URL says so.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from './helpers.ts';
+
+const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
+
+let dataDir = '';
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const children = new Set<ChildProcessWithoutNullStreams>();
+
+const baseEnv = (): Record<string, string> => ({
+  PATH: process.env.PATH ?? '',
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'info',
+  ...database.env,
+});
+
+interface Process {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function start(args: string[], env: Record<string, string> = {}, input = ''): Process {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  child.stdin.end(input);
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Runs a CLI command to the end and returns its stdout; any failure fails the test. */
+async function cli(args: string[], input = ''): Promise<string> {
+  const run = start(args, {}, input);
+  const { code } = await run.exited;
+  assert.equal(code, 0, `lightbox ${args.join(' ')}: ${run.stderr()}`);
+  return run.stdout();
+}
+
+/** A port nothing listens on right now: the kernel picks one, and we let it go. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitForHealthy(base: string, server: Process, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void server.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    assert.ok(!exited, `serve exited early: ${server.stderr()}`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  assert.fail(`no healthy /healthz within ${timeoutMs} ms: ${server.stderr()}`);
+}
+
+async function json(res: Response, status: number): Promise<any> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  return JSON.parse(text);
+}
+
+before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-serve-'));
+  database = await createTestDatabase();
+});
+
+after(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+void test(
+  'lightbox serve: set up with the CLI, used over HTTP, revoked, stopped by SIGTERM',
+  { timeout: 60_000 },
+  async () => {
+    const email = 'owner@serve.test';
+    await cli(['accounts', 'create', '--name', 'Serve Studio', '--email', email], 'correct horse battery\n');
+    const key = (await cli(['keys', 'create', '--account', email, '--name', 'e2e'])).trim();
+    assert.match(key, /^lbx_[0-9A-Za-z]{32,}$/);
+    const keyId = /^(key_\S+)\s+e2e\s/m.exec(await cli(['keys', 'list', '--account', email]))?.[1];
+    assert.ok(keyId !== undefined);
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const server = start(['serve'], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    try {
+      await waitForHealthy(base, server, 15_000);
+      const headers = { authorization: `Bearer ${key}` };
+      const jsonHeaders = { ...headers, 'content-type': 'application/json' };
+
+      const gallery = await json(
+        await fetch(`${base}/v1/listings`, {
+          method: 'POST',
+          headers: jsonHeaders,
+          body: JSON.stringify({ address: '  12 Harbour Road ', beds: 3 }),
+        }),
+        201,
+      );
+      assert.match(gallery.id, /^lst_/);
+      assert.equal(gallery.address, '12 Harbour Road');
+
+      const listings = await json(await fetch(`${base}/v1/listings`, { headers }), 200);
+      assert.deepEqual(
+        listings.data.map((l: { id: string }) => l.id),
+        [gallery.id],
+      );
+      assert.deepEqual(listings.pagination, { page: 1, limit: 20, total: 1 });
+
+      const client = await json(
+        await fetch(`${base}/v1/clients`, {
+          method: 'POST',
+          headers: jsonHeaders,
+          body: JSON.stringify({ name: 'Bo Buyer', email: 'bo@buyer.test' }),
+        }),
+        201,
+      );
+      assert.match(client.id, /^cli_/);
+
+      const assigned = await json(
+        await fetch(`${base}/v1/clients/${client.id}/listings/${gallery.id}`, { method: 'POST', headers }),
+        200,
+      );
+      assert.equal(assigned.client_id, client.id);
+
+      const read = await json(await fetch(`${base}/v1/clients/${client.id}`, { headers }), 200);
+      assert.deepEqual(
+        read.listings.map((l: { id: string }) => l.id),
+        [gallery.id],
+      );
+
+      const openapi = await json(await fetch(`${base}/v1/openapi.json`), 200);
+      assert.match(openapi.openapi, /^3\.1/);
+      const anonymous = await fetch(`${base}/v1/listings`);
+      assert.equal((await json(anonymous, 401)).error.code, 'unauthorized');
+
+      // Revoked by another process (the CLI), the key is refused within 5 seconds.
+      await cli(['keys', 'revoke', keyId]);
+      const revokedAt = Date.now();
+      let status = 0;
+      while (Date.now() - revokedAt < 5_000) {
+        status = (await fetch(`${base}/v1/listings`, { headers })).status;
+        if (status === 401) break;
+        await sleep(200);
+      }
+      assert.equal(status, 401, 'the revoked key is refused within 5 s');
+      assert.ok(Date.now() - revokedAt <= 5_000);
+
+      server.child.kill('SIGTERM');
+      const { code, signal } = await server.exited;
+      assert.equal(signal, null);
+      assert.equal(code, 0, server.stderr());
+
+      const lines = server.stdout().trimEnd().split('\n');
+      const logs = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.ok(!server.stdout().includes(key), 'no key in the logs');
+      assert.ok(!server.stdout().includes(key.slice(12)), 'no part of the secret in the logs');
+      const requests = logs.filter((l) => l.msg === 'request');
+      assert.ok(requests.length >= 8, 'one line a request');
+      for (const line of requests) {
+        assert.equal(typeof line.request_id, 'string');
+        assert.equal(typeof line.status, 'number');
+        assert.ok('key_id' in line);
+      }
+      assert.ok(requests.some((l) => l.key_id === keyId && l.status === 201));
+      assert.ok(logs.some((l) => l.msg === 'stopped'));
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  },
+);
+
+void test('lightbox serve with a bad PORT exits non-zero with one line naming PORT', async () => {
+  const server = start(['serve'], { PORT: 'eighty' });
+  try {
+    const { code } = await server.exited;
+    assert.notEqual(code, 0);
+    assert.equal(server.stdout(), '');
+    const lines = server.stderr().trimEnd().split('\n');
+    assert.equal(lines.length, 1, server.stderr());
+    assert.match(lines[0]!, /PORT/);
+  } finally {
+    server.child.kill('SIGKILL');
+  }
+});
