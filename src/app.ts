@@ -6,12 +6,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { authHook } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { genReqId } from './http/request-id.ts';
+import { logRequest } from './http/request-log.ts';
 import type { App } from './http/types.ts';
-import { trimTopLevelStrings, validatorCompiler } from './http/validation.ts';
+import { normalizeInput, parseJsonBody, validatorCompiler } from './http/validation.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
@@ -67,12 +68,23 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     return503OnClosing: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    frameworkErrors,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   // JSON only: a text/plain body is 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
+  // Many clients send Content-Type: application/json on every request: an empty body is then
+  // "no body" (fine for DELETE and assign; a route that needs a body answers validation_error).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+    } catch (err) {
+      done(err as AppError, undefined);
+    }
+  });
   app.decorateRequest('auth', null as never);
 
   let closing = false;
@@ -89,20 +101,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
-    trimTopLevelStrings(request.body);
-    done();
+    const refused = normalizeInput(request.body, request.query);
+    const first = refused[0];
+    done(
+      first === undefined ? undefined : new AppError('validation_error', `${first.field} ${first.message}`, refused),
+    );
   });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request',
-    );
+    logRequest(request, reply);
     done();
   });
 

@@ -80,10 +80,14 @@ function publicUrl(env: Env, hostName: string, portNumber: number): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+    throw new ConfigError('PUBLIC_URL', 'must be an absolute http(s) URL such as https://api.example.com');
   }
+  // Never echo the value: a URL may carry a password.
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+    throw new ConfigError('PUBLIC_URL', 'must be an absolute http(s) URL such as https://api.example.com');
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError('PUBLIC_URL', 'must not carry credentials, a query or a fragment');
   }
   return raw.replace(/\/+$/, '');
 }

@@ -8,3 +8,12 @@ const next = monotonicFactory();
 export type IdPrefix = 'lst' | 'cli' | 'med' | 'key' | 'acc' | 'ntf';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${next()}`;
+
+const ID_SHAPE = /^[a-z]+_[0-9A-Za-z_-]+$/;
+
+/**
+ * Ids are a prefix and an opaque URL-safe string of at most 40 characters. A path id of any
+ * other shape is simply not found, without a query (PostgreSQL would refuse a NUL in it: a 500).
+ */
+export const hasIdShape = (prefix: IdPrefix, id: string): boolean =>
+  id.length <= 40 && id.startsWith(`${prefix}_`) && ID_SHAPE.test(id);

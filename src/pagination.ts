@@ -3,6 +3,8 @@ export interface Page<T> {
   pagination: { page: number; limit: number; total: number };
 }
 
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
 /** page/limit as validated by the route schema (defaults applied) to a LIMIT/OFFSET window. */
 export function pageWindow(query: { page?: number | undefined; limit?: number | undefined }): {
   page: number;
@@ -11,7 +13,9 @@ export function pageWindow(query: { page?: number | undefined; limit?: number | 
 } {
   const page = query.page ?? 1;
   const limit = query.limit ?? 20;
-  return { page, limit, offset: (page - 1) * limit };
+  // A page far past the end is still a valid page (200, no data), but its offset could overflow
+  // the drivers' 64-bit integers; no table holds this many rows, so the cap changes no answer.
+  return { page, limit, offset: Math.min((page - 1) * limit, MAX_OFFSET) };
 }
 
 /** An unpaged list (all of a gallery's media, all of a client's galleries). */

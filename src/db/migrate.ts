@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, Migrator, type MigrationResultSet } from 'kysely/migration';
 import type { Db } from './database.ts';
+import { isUnavailable } from './errors.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -20,6 +21,9 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const cause = result.error instanceof Error ? result.error.message : 'unknown error';
+    if (failed === undefined && isUnavailable(result.error)) {
+      throw new Error(`database unreachable: ${cause}`, { cause: result.error });
+    }
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`, { cause: result.error });
   }
   return { applied: (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };

@@ -3,6 +3,7 @@ import FindMyWay from 'find-my-way';
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { isUnavailable } from '../db/errors.ts';
+import { logRequest } from './request-log.ts';
 import { toDetails } from './validation.ts';
 import type { App } from './types.ts';
 
@@ -10,8 +11,6 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
   FST_ERR_CTP_INVALID_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large (JSON bodies are limited to 1 MiB)'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'Request body is empty; send a JSON object'],
-  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'Request body is not valid JSON'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
 };
 
@@ -43,10 +42,6 @@ function toAppError(error: FastifyError): AppError {
   const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
   if (known !== undefined) return new AppError(known[0], known[1]);
   const status = error.statusCode ?? 500;
-  // JSON.parse failures and prototype-poisoning refusals from the JSON body parser.
-  if (status === 400 && (error instanceof SyntaxError || /prototype|JSON/i.test(error.message))) {
-    return new AppError('invalid_json', 'Request body is not valid JSON');
-  }
   if (isUnavailable(error)) return new AppError('unavailable', 'The service is temporarily unavailable; retry shortly');
   const code = status < 500 ? BY_STATUS[status] : undefined;
   if (code !== undefined) return new AppError(code, error.message);
@@ -66,6 +61,23 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
         request_id: request.id,
       },
     });
+}
+
+/**
+ * Faults the router meets before any route matches: a malformed %-escape or an over-long path
+ * segment. Such a path names no resource, so it is simply not found (an id of a wrong shape is
+ * a 404, never a 400 or 414), in the one error body.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id);
+  const known = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const err = known
+    ? new AppError('not_found', 'No such resource')
+    : new AppError('internal_error', 'Internal server error');
+  if (!known) request.log.error({ err: error }, 'request failed');
+  void sendError(request, reply, err);
+  // No route, so no onResponse hook: write the request's log line here.
+  logRequest(request, reply);
 }
 
 export function registerErrorHandling(app: App): void {

@@ -33,10 +33,11 @@ export function registerHealthRoutes(app: App, db: Db): void {
         response: { 200: Status, 503: errorResponses()[503] },
       },
     },
-    async () => {
+    async (request) => {
       try {
         await db.ping();
-      } catch {
+      } catch (err) {
+        request.log.warn({ err }, 'readiness check: the database is not answering');
         throw new AppError('unavailable', 'The database is not answering');
       }
       return { status: 'ready' };

@@ -1,9 +1,31 @@
 // The OpenAPI 3.1 document is generated from the route schemas; /docs renders it with
 // Swagger UI's bundled assets (no CDN).
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.ts';
-import { ErrorBody } from './schemas.ts';
+import { ErrorBody, errorResponses, type ErrorStatus } from './schemas.ts';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The layers in front of every handler answer too: the key check (401), the scope check (403 on
+ * writes), the JSON body parser (400, 413, 415 on any method that may carry a body) and the id
+ * lookup (404). Documenting them here keeps each route's own list to what its handler adds, and
+ * keeps the document honest when a route forgets one.
+ */
+const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
+  if (schema === undefined || schema.hide === true) return { schema, url };
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const statuses: ErrorStatus[] = [];
+  if (url.startsWith('/v1/') && route.config?.auth !== false) {
+    statuses.push(401);
+    if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(403);
+  }
+  if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 413, 415);
+  if (url.includes('/:')) statuses.push(404);
+  const declared = (schema.response ?? {}) as Record<string, unknown>;
+  return { schema: { ...schema, response: { ...errorResponses(...statuses), ...declared } }, url };
+};
 
 export async function registerOpenApi(app: App, version: string): Promise<void> {
   app.addSchema(ErrorBody);
@@ -28,6 +50,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         { name: 'Operations', description: 'Health and the API description.' },
       ],
     },
+    transform: withFrontErrors,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

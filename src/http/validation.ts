@@ -3,7 +3,8 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { ErrorDetail } from '../errors.ts';
+import secureJson from 'secure-json-parse';
+import { AppError, type ErrorDetail } from '../errors.ts';
 
 // ajv-formats ships CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -97,11 +98,47 @@ export function toDetails(errors: readonly ErrorObject[], context: string | unde
   return out;
 }
 
-/** Strings are stored trimmed; trimming before validation makes "   " an empty string. */
-export function trimTopLevelStrings(body: unknown): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const record = body as Record<string, unknown>;
-  for (const [k, v] of Object.entries(record)) {
-    if (typeof v === 'string') record[k] = v.trim();
+function nulFields(values: unknown, prefix: string): ErrorDetail[] {
+  if (typeof values !== 'object' || values === null) return [];
+  return Object.entries(values as Record<string, unknown>)
+    .filter(
+      ([, v]) =>
+        (typeof v === 'string' && v.includes('\u0000')) ||
+        (Array.isArray(v) && v.some((x) => typeof x === 'string' && x.includes('\u0000'))),
+    )
+    .map(([field]) => ({ field: `${prefix}${field}`, message: 'must not contain NUL characters' }));
+}
+
+/**
+ * Runs before schema validation. Strings are stored trimmed, so trimming first makes "   " an
+ * empty string for the schema to refuse. A NUL character is refused in every body and query
+ * string: PostgreSQL cannot store one and SQLite can, and the two must answer alike.
+ */
+export function normalizeInput(body: unknown, query: unknown): ErrorDetail[] {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const record = body as Record<string, unknown>;
+    for (const [k, v] of Object.entries(record)) {
+      if (typeof v === 'string') record[k] = v.trim();
+    }
+  }
+  return [...nulFields(body, ''), ...nulFields(query, '')];
+}
+
+/**
+ * The JSON body parser. An empty body is "no body" (many clients send Content-Type:
+ * application/json on every request, DELETE included); a route that needs one then answers
+ * validation_error. __proto__ and constructor.prototype keys are refused, never merged.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (err) {
+    if (err instanceof SyntaxError && /prototype|constructor/i.test(err.message)) {
+      throw new AppError('validation_error', 'body must not contain __proto__ or constructor.prototype keys', [
+        { field: 'body', message: 'must not contain __proto__ or constructor.prototype keys' },
+      ]);
+    }
+    throw new AppError('invalid_json', 'Request body is not valid JSON');
   }
 }
