@@ -1,8 +1,8 @@
 // Clients and assignment: section 7 of the contract. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { hasIdShape, newId } from '../../ids.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import { normalizeEmail } from '../../email-address.ts';
 import { pageWindow, wholeList, type Page } from '../../pagination.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
@@ -56,6 +56,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
   }
 
   async function requireClient(accountId: string, id: string): Promise<repo.ClientRow> {
+    if (!hasIdShape('cli', id)) throw notFound('Client');
     const row = await repo.findClient(db.kysely, accountId, id);
     if (row === undefined) throw notFound('Client');
     return row;
@@ -100,6 +101,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     },
 
     async update(accountId: string, id: string, patch: ClientUpdateInput): Promise<ClientType> {
+      if (!hasIdShape('cli', id)) throw notFound('Client');
       const changes = {
         ...patch,
         ...(patch.name === undefined ? {} : { name_normalized: patch.name.toLowerCase() }),
@@ -119,6 +121,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
 
     /** Deletes the client; their galleries stay, unassigned, and unsent notifications are cancelled. */
     async remove(accountId: string, id: string): Promise<void> {
+      if (!hasIdShape('cli', id)) throw notFound('Client');
       const now = clock().toISOString();
       await db.kysely.transaction().execute(async (trx) => {
         await cancelQueued(trx, accountId, { clientId: id }, now);
@@ -138,31 +141,41 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
      * transaction. Assigning to the client it already has changes and sends nothing.
      */
     async assign(accountId: string, clientId: string, listingId: string): Promise<ListingType> {
+      if (!hasIdShape('cli', clientId)) throw notFound('Client');
+      if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
       const now = clock().toISOString();
-      return db.kysely.transaction().execute(async (trx) => {
-        const client = await repo.findClient(trx, accountId, clientId);
-        if (client === undefined) throw notFound('Client');
-        if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
-        if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
-          // The gallery is no longer the earlier client's: their unsent email is moot.
-          await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
-          await queueAssignmentNotification(trx, {
-            accountId,
-            clientId,
-            listingId,
-            to: client.email,
-            now,
-            messageIdHost,
-          });
-        }
-        const listing = await listingsRepo.findListing(trx, accountId, listingId);
-        if (listing === undefined) throw notFound('Gallery');
-        return toListing(listing);
-      });
+      try {
+        return await db.kysely.transaction().execute(async (trx) => {
+          const client = await repo.findClient(trx, accountId, clientId);
+          if (client === undefined) throw notFound('Client');
+          if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
+          if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
+            // The gallery is no longer the earlier client's: their unsent email is moot.
+            await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
+            await queueAssignmentNotification(trx, {
+              accountId,
+              clientId,
+              listingId,
+              to: client.email,
+              now,
+              messageIdHost,
+            });
+          }
+          const listing = await listingsRepo.findListing(trx, accountId, listingId);
+          if (listing === undefined) throw notFound('Gallery');
+          return toListing(listing);
+        });
+      } catch (err) {
+        // The client was deleted between our read and our write (a concurrent DELETE).
+        if (isForeignKeyViolation(err)) throw notFound('Client');
+        throw err;
+      }
     },
 
     /** Unassigns the gallery from the client; 404 unless it is assigned to that client. */
     async unassign(accountId: string, clientId: string, listingId: string): Promise<void> {
+      if (!hasIdShape('cli', clientId)) throw notFound('Client');
+      if (!hasIdShape('lst', listingId)) throw new AppError('not_found', 'This gallery is not assigned to this client');
       const now = clock().toISOString();
       await db.kysely.transaction().execute(async (trx) => {
         if ((await repo.findClient(trx, accountId, clientId)) === undefined) throw notFound('Client');

@@ -1,7 +1,7 @@
 // Galleries: the rules of section 5 of the contract. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
+import { hasIdShape, newId } from '../../ids.ts';
 import { pageWindow, type Page } from '../../pagination.ts';
 import type {
   ListingCreateInput,
@@ -10,6 +10,7 @@ import type {
   ListingType,
   ListingUpdateInput,
 } from './listings.schemas.ts';
+import { cancelQueued } from '../notifications/notifications.repository.ts';
 import * as repo from './listings.repository.ts';
 
 export const toListing = (row: repo.ListingRow): ListingType => ({
@@ -62,6 +63,7 @@ export function createListingsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     },
 
     async get(accountId: string, id: string): Promise<ListingType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const row = await repo.findListing(db.kysely, accountId, id);
       if (row === undefined) throw notFound('Gallery');
       return toListing(row);
@@ -78,14 +80,20 @@ export function createListingsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     },
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const row = await repo.updateListing(db.kysely, accountId, id, { ...patch, updated_at: clock().toISOString() });
       if (row === undefined) throw notFound('Gallery');
       return toListing(row);
     },
 
     async remove(accountId: string, id: string): Promise<void> {
-      const deleted = await repo.deleteListing(db.kysely, accountId, id);
-      if (!deleted) throw notFound('Gallery');
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      const now = clock().toISOString();
+      await db.kysely.transaction().execute(async (trx) => {
+        if (!(await repo.deleteListing(trx, accountId, id))) throw notFound('Gallery');
+        // An email about a gallery that no longer exists must not go out.
+        await cancelQueued(trx, accountId, { listingId: id }, now);
+      });
     },
   };
 }
