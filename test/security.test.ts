@@ -1,0 +1,521 @@
+// The one security suite, run against every authenticated /v1 route: missing, malformed, unknown,
+// revoked and expired keys; read-only scope; another account's key. The route table is checked
+// against the routes the app registered, so a new route cannot be left out.
+// node:test's describe() and test() return promises that the runner itself awaits.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { createDeps } from '../src/deps.ts';
+import type { App } from '../src/http/types.ts';
+import { appRoutes, routeKey } from './app-routes.ts';
+import {
+  call,
+  createAccount,
+  createKey,
+  createTestContext,
+  type CallOptions,
+  type Response,
+  type TestAccount,
+  type TestContext,
+} from './helpers.ts';
+
+/** /v1 routes that need no key (section 3). Everything else under /v1 must be in ROUTES. */
+const PUBLIC_V1 = new Set(['GET /v1/openapi.json']);
+
+let ctx: TestContext;
+let owner: TestAccount;
+let other: TestAccount;
+
+before(async () => {
+  ctx = await createTestContext();
+  owner = await createAccount(ctx, 'Owner studio');
+  other = await createAccount(ctx, 'Other studio');
+});
+
+after(async () => {
+  await ctx.close();
+});
+
+// ---- fixtures, made over HTTP with the account's own full key --------------------------------
+
+let serial = 0;
+
+async function newListing(account: TestAccount): Promise<string> {
+  const res = await call(ctx, 'POST', '/v1/listings', { key: account.key, body: { address: '1 Harbour Road' } });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string }>().id;
+}
+
+async function newClient(account: TestAccount): Promise<string> {
+  serial += 1;
+  const body = { name: 'Ada Client', email: `client${serial}.${randomBytes(3).toString('hex')}@example.test` };
+  const res = await call(ctx, 'POST', '/v1/clients', { key: account.key, body });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string }>().id;
+}
+
+async function assignedPair(account: TestAccount): Promise<{ clientId: string; listingId: string }> {
+  const [clientId, listingId] = [await newClient(account), await newListing(account)];
+  const res = await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${listingId}`, { key: account.key });
+  assert.equal(res.statusCode, 200, res.body);
+  return { clientId, listingId };
+}
+
+// ---- the route table ----------------------------------------------------------------------------
+
+interface Prepared {
+  url: string;
+  /** JSON (an object) or a ready-made payload (a string, e.g. multipart with its content-type header). */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Status of this request with the owner's full key. */
+  status: number;
+}
+
+interface RouteCase {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Fastify's path, as registered. */
+  path: string;
+  /** Creates what the request needs in `account` and returns a valid request. */
+  prepare: (account: TestAccount) => Promise<Prepared>;
+}
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/listings', prepare: () => Promise.resolve({ url: '/v1/listings', status: 200 }) },
+  {
+    method: 'POST',
+    path: '/v1/listings',
+    prepare: () => Promise.resolve({ url: '/v1/listings', body: { address: '2 Quay Street' }, status: 201 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/listings/:id',
+    prepare: async (a) => ({ url: `/v1/listings/${await newListing(a)}`, status: 200 }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/listings/:id',
+    prepare: async (a) => ({ url: `/v1/listings/${await newListing(a)}`, body: { status: 'active' }, status: 200 }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/listings/:id',
+    prepare: async (a) => ({ url: `/v1/listings/${await newListing(a)}`, status: 204 }),
+  },
+  { method: 'GET', path: '/v1/clients', prepare: () => Promise.resolve({ url: '/v1/clients', status: 200 }) },
+  {
+    method: 'POST',
+    path: '/v1/clients',
+    prepare: () => {
+      serial += 1;
+      const body = { name: 'New Client', email: `new${serial}.${randomBytes(3).toString('hex')}@example.test` };
+      return Promise.resolve({ url: '/v1/clients', body, status: 201 });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/clients/:id',
+    prepare: async (a) => ({ url: `/v1/clients/${await newClient(a)}`, status: 200 }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/clients/:id',
+    prepare: async (a) => ({ url: `/v1/clients/${await newClient(a)}`, body: { company: 'Acme' }, status: 200 }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/clients/:id',
+    prepare: async (a) => ({ url: `/v1/clients/${await newClient(a)}`, status: 204 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/clients/:id/listings',
+    prepare: async (a) => ({ url: `/v1/clients/${(await assignedPair(a)).clientId}/listings`, status: 200 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/clients/:id/listings/:listing_id',
+    prepare: async (a) => ({ url: `/v1/clients/${await newClient(a)}/listings/${await newListing(a)}`, status: 200 }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/clients/:id/listings/:listing_id',
+    prepare: async (a) => {
+      const { clientId, listingId } = await assignedPair(a);
+      return { url: `/v1/clients/${clientId}/listings/${listingId}`, status: 204 };
+    },
+  },
+];
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+/** A prepared request with its route's method. */
+type Ready = Prepared & { method: string };
+
+async function prepareFor(route: RouteCase, account: TestAccount): Promise<Ready> {
+  return { ...(await route.prepare(account)), method: route.method };
+}
+
+const send = (request: Ready, options: CallOptions): Promise<Response> =>
+  call(ctx, request.method, request.url, {
+    ...(request.body === undefined ? {} : { body: request.body }),
+    ...options,
+    headers: { ...request.headers, ...options.headers },
+  });
+
+/** Every row of every table (api_keys without last_used_at, which reads may move). */
+async function snapshot(): Promise<Record<string, string[]>> {
+  const db = ctx.deps.db.kysely;
+  const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
+  const out: Record<string, string[]> = {};
+  for (const table of tables) {
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
+    out[table] = rows
+      .map((row) => {
+        const copy = { ...row };
+        if (table === 'api_keys') delete copy.last_used_at;
+        return JSON.stringify(copy);
+      })
+      .sort();
+  }
+  return out;
+}
+
+function assertError(res: Response, status: number, code: string): void {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json<{ error: { code: string; message: string; request_id: string } }>();
+  assert.equal(body.error.code, code);
+  assert.equal(typeof body.error.message, 'string');
+  assert.equal(body.error.request_id, res.headers['x-request-id']);
+}
+
+function assertUnauthorized(res: Response): void {
+  assertError(res, 401, 'unauthorized');
+  assert.equal(res.headers['www-authenticate'], 'Bearer');
+}
+
+/** The error body without its request id, to compare two refusals. */
+function errorWithoutRequestId(res: Response): unknown {
+  const { error } = res.json<{ error: Record<string, unknown> }>();
+  const rest = { ...error };
+  delete rest.request_id;
+  return { status: res.statusCode, error: rest };
+}
+
+/** The same URL with every resource id replaced by a well-formed id that does not exist. */
+const missingId = (prefix: string): string => `${prefix}_0000000000000000000000ZZZZ`;
+const withMissingIds = (url: string): string =>
+  url.replace(/\b(lst|cli|med|ntf)_[0-9A-Za-z]+/g, (_match, prefix: string) => missingId(prefix));
+
+const hasId = (route: RouteCase): boolean => route.path.includes('/:');
+
+const wellFormedUnknownKey = (): string => {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  return `lbx_${Array.from(randomBytes(40), (b) => alphabet.charAt(b % 62)).join('')}`;
+};
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Another node on the same database, with its own key cache and a clock the test moves. */
+async function otherNode(clock: () => Date): Promise<App> {
+  const deps = createDeps(ctx.config, { db: ctx.deps.db, clock });
+  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const { app } = await buildApp(deps, { logStream: discard });
+  await app.ready();
+  return app;
+}
+
+const onNode = (app: App): TestContext => ({ ...ctx, app });
+
+// ---- the suite ------------------------------------------------------------------------------------
+
+describe('the route table', () => {
+  test('covers every authenticated /v1 route the app registered, and nothing else', () => {
+    const registered = appRoutes(ctx.app)
+      .filter((r) => r.url.startsWith('/v1/') && r.method !== 'HEAD')
+      .map(routeKey)
+      .filter((key) => !PUBLIC_V1.has(key));
+    const table = ROUTES.map((r) => `${r.method} ${r.path}`);
+    assert.equal(new Set(table).size, table.length, 'a route is in the table twice');
+    assert.deepEqual([...table].sort(), [...registered].sort());
+  });
+
+  test('the public /v1 routes answer without a key', async () => {
+    for (const key of PUBLIC_V1) {
+      const [method = '', url = ''] = key.split(' ');
+      const res = await call(ctx, method, url);
+      assert.equal(res.statusCode, 200, `${key}: ${res.body}`);
+    }
+  });
+});
+
+for (const route of ROUTES) {
+  const name = `${route.method} ${route.path}`;
+  const writes = route.method !== 'GET';
+
+  describe(name, () => {
+    test('a valid request with a full key succeeds (the baseline for every refusal below)', async () => {
+      const request = await prepareFor(route, owner);
+      const res = await send(request, { key: owner.key });
+      assert.equal(res.statusCode, request.status, res.body);
+    });
+
+    test('no Authorization header: 401 unauthorized with WWW-Authenticate: Bearer, nothing changed', async () => {
+      const request = await prepareFor(route, owner);
+      const before = await snapshot();
+      assertUnauthorized(await send(request, {}));
+      assert.deepEqual(await snapshot(), before);
+    });
+
+    test('a malformed Authorization header: 401', async () => {
+      const request = await prepareFor(route, owner);
+      const before = await snapshot();
+      for (const header of [
+        'Basic x',
+        `Basic ${Buffer.from(`user:${owner.key}`).toString('base64')}`,
+        'Bearer',
+        'Bearer ',
+        'Bearer lbx_short',
+        `Bearer ${owner.key.slice(0, -1)}!`,
+        `Bearer ${owner.key} ${owner.key}`,
+        `Token ${owner.key}`,
+        owner.key,
+      ]) {
+        const res = await send(request, { headers: { authorization: header } });
+        assertUnauthorized(res);
+      }
+      assert.deepEqual(await snapshot(), before);
+    });
+
+    test('an unknown, well-formed key: 401', async () => {
+      const request = await prepareFor(route, owner);
+      const before = await snapshot();
+      assertUnauthorized(await send(request, { key: wellFormedUnknownKey() }));
+      assert.deepEqual(await snapshot(), before);
+    });
+
+    test('a revoked key is refused on the very next request', async () => {
+      const request = await prepareFor(route, owner);
+      const { key, keyId } = await createKey(ctx, owner.accountId);
+      // Used once, so this node has it cached when it is revoked.
+      assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);
+      await ctx.services.apiKeys.revoke(keyId, owner.accountId);
+      const before = await snapshot();
+      assertUnauthorized(await send(request, { key }));
+      assert.deepEqual(await snapshot(), before);
+    });
+
+    test('an expired key: 401', async () => {
+      const request = await prepareFor(route, owner);
+      const { key, keyId } = await createKey(ctx, owner.accountId, { expiresInDays: 30 });
+      // Expired before its first use, so no cache holds the old expiry.
+      await ctx.deps.db.kysely
+        .updateTable('api_keys')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', keyId)
+        .execute();
+      const before = await snapshot();
+      assertUnauthorized(await send(request, { key }));
+      assert.deepEqual(await snapshot(), before);
+    });
+
+    if (writes) {
+      test('a read-only key: 403 forbidden, and nothing changed', async () => {
+        const request = await prepareFor(route, owner);
+        const { key } = await createKey(ctx, owner.accountId, { scope: 'read_only' });
+        const before = await snapshot();
+        assertError(await send(request, { key }), 403, 'forbidden');
+        assert.deepEqual(await snapshot(), before);
+      });
+    } else {
+      test('a read-only key may read', async () => {
+        const request = await prepareFor(route, owner);
+        const { key } = await createKey(ctx, owner.accountId, { scope: 'read_only' });
+        const res = await send(request, { key });
+        assert.equal(res.statusCode, request.status, res.body);
+      });
+    }
+
+    if (hasId(route)) {
+      test("another account's key: 404 exactly as for a missing id, and the owner's data unchanged", async () => {
+        const request = await prepareFor(route, owner);
+        const before = await snapshot();
+        const res = await send(request, { key: other.key });
+        assertError(res, 404, 'not_found');
+        assert.deepEqual(await snapshot(), before);
+
+        const missing = { ...request, url: withMissingIds(request.url) };
+        assert.notEqual(missing.url, request.url);
+        const asOther = await send(missing, { key: other.key });
+        const asOwner = await send(missing, { key: owner.key });
+        assert.deepEqual(errorWithoutRequestId(res), errorWithoutRequestId(asOther));
+        assert.deepEqual(errorWithoutRequestId(res), errorWithoutRequestId(asOwner));
+        assert.deepEqual(await snapshot(), before);
+
+        // The owner still sees it as before.
+        const again = await send(request, { key: owner.key });
+        assert.equal(again.statusCode, request.status, again.body);
+      });
+    }
+  });
+}
+
+describe('tenancy', () => {
+  test("lists show only the caller's own galleries and clients", async () => {
+    const listingId = await newListing(owner);
+    const clientId = await newClient(owner);
+    for (const url of ['/v1/listings?limit=100', '/v1/clients?limit=100']) {
+      const res = await call(ctx, 'GET', url, { key: other.key });
+      assert.equal(res.statusCode, 200);
+      const ids = res.json<{ data: { id: string }[] }>().data.map((item) => item.id);
+      assert.ok(!ids.includes(listingId) && !ids.includes(clientId), url);
+    }
+  });
+
+  test("a client of one account cannot be given another account's gallery, nor the reverse", async () => {
+    const ownerListing = await newListing(owner);
+    const ownerClient = await newClient(owner);
+    const otherListing = await newListing(other);
+    const otherClient = await newClient(other);
+    const before = await snapshot();
+    for (const method of ['POST', 'DELETE']) {
+      const ownClientForeignListing = await call(ctx, method, `/v1/clients/${otherClient}/listings/${ownerListing}`, {
+        key: other.key,
+      });
+      const ownClientMissingListing = await call(
+        ctx,
+        method,
+        `/v1/clients/${otherClient}/listings/${missingId('lst')}`,
+        {
+          key: other.key,
+        },
+      );
+      assertError(ownClientForeignListing, 404, 'not_found');
+      assert.deepEqual(errorWithoutRequestId(ownClientForeignListing), errorWithoutRequestId(ownClientMissingListing));
+
+      const foreignClientOwnListing = await call(ctx, method, `/v1/clients/${ownerClient}/listings/${otherListing}`, {
+        key: other.key,
+      });
+      assertError(foreignClientOwnListing, 404, 'not_found');
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+});
+
+describe('API keys', () => {
+  test('a key is lbx_ and at least 32 base62 characters; only its SHA-256 and a short prefix are stored', async () => {
+    const { key, keyId } = await createKey(ctx, owner.accountId);
+    assert.match(key, /^lbx_[0-9A-Za-z]{32,}$/);
+    const row = await ctx.deps.db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    assert.match(row.key_hash, /^[0-9a-f]{64}$/);
+    assert.equal(row.key_hash, sha256(key));
+    assert.ok(row.prefix.length <= 12, `prefix ${row.prefix} is too long to be non-secret`);
+    assert.ok(key.startsWith(row.prefix));
+    // No column holds the key, or any 8 characters of its secret part beyond the prefix.
+    const secret = key.slice(row.prefix.length);
+    for (const [column, value] of Object.entries(row)) {
+      const text = String(value);
+      for (let i = 0; i + 8 <= secret.length; i += 1) {
+        assert.ok(!text.includes(secret.slice(i, i + 8)), `api_keys.${column} holds part of the key`);
+      }
+    }
+    const listed = await ctx.services.apiKeys.list(owner.accountId);
+    assert.ok(!JSON.stringify(listed).includes(secret) && !JSON.stringify(listed).includes(row.key_hash));
+  });
+
+  test('two keys are different', async () => {
+    const a = await createKey(ctx, owner.accountId);
+    const b = await createKey(ctx, owner.accountId);
+    assert.notEqual(a.key, b.key);
+  });
+
+  test('last_used_at is set on first use and not rewritten within a minute, on any node', async () => {
+    const { key, keyId } = await createKey(ctx, owner.accountId);
+    const lastUsed = async (): Promise<string | null> =>
+      (
+        await ctx.deps.db.kysely
+          .selectFrom('api_keys')
+          .select('last_used_at')
+          .where('id', '=', keyId)
+          .executeTakeFirstOrThrow()
+      ).last_used_at;
+
+    assert.equal(await lastUsed(), null);
+    const start = Date.now();
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);
+    const first = await lastUsed();
+    assert.ok(first !== null);
+    assert.match(first, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Math.abs(Date.parse(first) - start) < 5000);
+
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);
+    assert.equal(await lastUsed(), first);
+
+    // A second node, 30 s later, does not write it again; 61 s after the first use it does.
+    let now = Date.parse(first) + 30_000;
+    const node = await otherNode(() => new Date(now));
+    try {
+      assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
+      assert.equal(await lastUsed(), first);
+      now = Date.parse(first) + 61_000;
+      assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
+      assert.equal(await lastUsed(), new Date(now).toISOString());
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('a key revoked on one node is refused by another node within 5 seconds', async () => {
+    const { key, keyId } = await createKey(ctx, owner.accountId);
+    let now = Date.now();
+    const node = await otherNode(() => new Date(now));
+    try {
+      assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
+      await ctx.services.apiKeys.revoke(keyId, owner.accountId);
+      assertUnauthorized(await call(ctx, 'GET', '/v1/listings', { key }));
+      now += 5000;
+      assertUnauthorized(await call(onNode(node), 'GET', '/v1/listings', { key }));
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('a key that expires while cached is refused from its expiry on', async () => {
+    const { key, keyId } = await createKey(ctx, owner.accountId, { expiresInDays: 1 });
+    const { expires_at: expiresAt } = await ctx.deps.db.kysely
+      .selectFrom('api_keys')
+      .select('expires_at')
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    assert.ok(expiresAt !== null);
+    let now = Date.parse(expiresAt) - 1000;
+    const node = await otherNode(() => new Date(now));
+    try {
+      assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
+      now = Date.parse(expiresAt);
+      assertUnauthorized(await call(onNode(node), 'GET', '/v1/listings', { key }));
+    } finally {
+      await node.close();
+    }
+  });
+
+  test('a key of a deleted account is refused', async () => {
+    const gone = await createAccount(ctx, 'Closing studio');
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key: gone.key })).statusCode, 200);
+    await ctx.deps.db.kysely.deleteFrom('accounts').where('id', '=', gone.accountId).execute();
+    // Another node has no cache entry, so it reads the (cascaded) deletion at once.
+    const node = await otherNode(() => new Date());
+    try {
+      assertUnauthorized(await call(onNode(node), 'GET', '/v1/listings', { key: gone.key }));
+    } finally {
+      await node.close();
+    }
+  });
+});
