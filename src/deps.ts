@@ -1,6 +1,8 @@
-// The only wiring: creates the long-lived resources once. Later issues add storage and mail here.
+// The only wiring: creates the long-lived resources once (database, media storage, clock).
 import type { Config } from './config.ts';
 import { openDatabase, type Db } from './db/database.ts';
+import { createStorage } from './storage/index.ts';
+import type { MediaStorage } from './storage/storage.ts';
 
 export type Clock = () => Date;
 
@@ -8,6 +10,7 @@ export interface Deps {
   readonly config: Config;
   readonly db: Db;
   readonly clock: Clock;
+  readonly storage: MediaStorage;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -15,9 +18,11 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     config,
     db: overrides.db ?? openDatabase(config.database),
     clock: overrides.clock ?? (() => new Date()),
+    storage: overrides.storage ?? createStorage(config.media.storage),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  deps.storage.close?.();
   await deps.db.destroy();
 }

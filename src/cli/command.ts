@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { loadConfig } from '../config.ts';
 import type { AccountsService } from '../modules/accounts/accounts.service.ts';
+import type { MediaCleanup } from '../modules/media/media.cleanup.ts';
 import type { ApiKeysService } from '../modules/api-keys/api-keys.service.ts';
 
 /** The process's streams and environment, passed in so tests can run a command in-process. */
@@ -116,6 +117,7 @@ export function required(values: ParsedArgs['values'], name: string, placeholder
 export interface CliContext {
   readonly accounts: AccountsService;
   readonly apiKeys: ApiKeysService;
+  readonly mediaCleanup: MediaCleanup;
   /** Migrations applied just now, oldest first. */
   readonly applied: readonly string[];
 }
@@ -128,11 +130,12 @@ export async function withDatabase<T>(io: CliIo, fn: (context: CliContext) => Pr
   const config = loadConfig(io.env);
   // Loaded on use, not at start: the database drivers take most of a second to load, and
   // `--help` or a mistyped option should answer at once.
-  const [deps, migrate, accounts, apiKeys] = await Promise.all([
+  const [deps, migrate, accounts, apiKeys, media] = await Promise.all([
     import('../deps.ts'),
     import('../db/migrate.ts'),
     import('../modules/accounts/accounts.service.ts'),
     import('../modules/api-keys/api-keys.service.ts'),
+    import('../modules/media/media.cleanup.ts'),
   ]);
   const resources = deps.createDeps(config);
   try {
@@ -141,6 +144,7 @@ export async function withDatabase<T>(io: CliIo, fn: (context: CliContext) => Pr
     return await fn({
       accounts: accounts.createAccountsService(resources),
       apiKeys: apiKeys.createApiKeysService(resources),
+      mediaCleanup: media.createMediaCleanup(resources),
       applied,
     });
   } finally {

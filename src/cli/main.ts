@@ -14,6 +14,7 @@ import {
   type Command,
 } from './command.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
+import { mediaSweepCommand } from './media.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
 export type { CliIo } from './command.ts';
@@ -25,10 +26,11 @@ const COMMANDS: readonly Command[] = [
   keysCreateCommand,
   keysListCommand,
   keysRevokeCommand,
+  mediaSweepCommand,
 ];
 
 /** Commands with subcommands: `lightbox keys create`. */
-const GROUPS = ['accounts', 'keys'] as const;
+const GROUPS = ['accounts', 'keys', 'media'] as const;
 
 const commandList = (commands: readonly Command[]): string =>
   commands.map((c) => `  ${c.name.padEnd(17)}${c.summary}`).join('\n');
@@ -43,7 +45,8 @@ ${commandList(COMMANDS)}
 Run 'lightbox <command> --help' for a command's options, e.g. 'lightbox keys create --help'.
 
 Configuration comes from environment variables, as for the service: DATA_DIR (./data),
-DATABASE_URL (a SQLite file in DATA_DIR, or postgres://...), PORT, HOST, PUBLIC_URL, LOG_LEVEL.
+DATABASE_URL (a SQLite file in DATA_DIR, or postgres://...), MEDIA_STORAGE (a folder in
+DATA_DIR, or s3://bucket/prefix), PORT, HOST, PUBLIC_URL, LOG_LEVEL; see the README.
 Commands that use the database bring its schema up to date first.
 
 Output: results (an id, a key, a list) go to stdout; notes and errors go to stderr.

@@ -41,6 +41,7 @@ export interface ListingsTable {
   description: string | null;
   mls_number: string | null;
   media_count: Generated<number>;
+  media_seq: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -78,10 +79,36 @@ export interface NotificationsTable {
   sent_at: string | null;
 }
 
+export type MediaKind = 'photo' | 'video' | 'document';
+
+export interface MediaTable {
+  id: string;
+  account_id: string;
+  listing_id: string;
+  kind: MediaKind;
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  position: number;
+  storage_key: string;
+  created_at: string;
+}
+
+export interface MediaCleanupTable {
+  storage_key: string;
+  delete_after: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   listings: ListingsTable;
   clients: ClientsTable;
   notifications: NotificationsTable;
+  media: MediaTable;
+  media_cleanup: MediaCleanupTable;
 }

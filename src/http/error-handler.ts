@@ -11,6 +11,13 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
   FST_ERR_CTP_INVALID_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large (JSON bodies are limited to 1 MiB)'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: ['unsupported_media_type', 'Send the files as multipart/form-data'],
+  FST_FILES_LIMIT: ['payload_too_large', 'Too many files in one request'],
+  FST_PARTS_LIMIT: ['payload_too_large', 'Too many parts in one request'],
+  FST_FIELDS_LIMIT: ['payload_too_large', 'Too many form fields in one request'],
+  FST_REQ_FILE_TOO_LARGE: ['payload_too_large', 'A file is larger than the limit per file'],
+  FST_PROTO_VIOLATION: ['validation_error', 'A form field name is not allowed'],
+  FST_INVALID_JSON_FIELD_ERROR: ['validation_error', 'A form field declared as application/json is not valid JSON'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
 };
 

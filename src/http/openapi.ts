@@ -46,6 +46,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       security: [{ apiKey: [] }],
       tags: [
         { name: 'Galleries', description: 'Property galleries (path segment `listings`).' },
+        { name: 'Media', description: 'Photos, videos and documents of a gallery.' },
         { name: 'Clients', description: "The studio's client records and their galleries." },
         { name: 'Operations', description: 'Health and the API description.' },
       ],

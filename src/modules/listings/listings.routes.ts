@@ -85,7 +85,7 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
       },
     },
     async (request, reply) => {
-      await listings.remove(request.auth.accountId, request.params.id);
+      await listings.remove(request.auth.accountId, request.params.id, request.log);
       return reply.code(204).send(null);
     },
   );

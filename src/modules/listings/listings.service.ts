@@ -11,6 +11,8 @@ import type {
   ListingUpdateInput,
 } from './listings.schemas.ts';
 import { cancelQueued } from '../notifications/notifications.repository.ts';
+import type { CleanupLog, MediaCleanup } from '../media/media.cleanup.ts';
+import { storageKeysOfListing } from '../media/media.repository.ts';
 import * as repo from './listings.repository.ts';
 
 export const toListing = (row: repo.ListingRow): ListingType => ({
@@ -41,7 +43,7 @@ export const toListingItem = (row: repo.ListingItemRow): ListingItemType => ({
 
 export type ListingsService = ReturnType<typeof createListingsService>;
 
-export function createListingsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 'clock'> & { cleanup: MediaCleanup }) {
   return {
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
       const now = clock().toISOString();
@@ -86,14 +88,20 @@ export function createListingsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       return toListing(row);
     },
 
-    async remove(accountId: string, id: string): Promise<void> {
+    async remove(accountId: string, id: string, log?: CleanupLog): Promise<void> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const now = clock().toISOString();
-      await db.kysely.transaction().execute(async (trx) => {
+      const keys = await db.kysely.transaction().execute(async (trx) => {
+        // The media rows go with the gallery (ON DELETE CASCADE); their bytes are scheduled for
+        // deletion in the same transaction, so a crash after it leaves them to the sweep.
+        const storageKeys = await storageKeysOfListing(trx, accountId, id);
+        await cleanup.scheduleNow(trx, storageKeys);
         if (!(await repo.deleteListing(trx, accountId, id))) throw notFound('Gallery');
         // An email about a gallery that no longer exists must not go out.
         await cancelQueued(trx, accountId, { listingId: id }, now);
+        return storageKeys;
       });
+      await cleanup.purge(keys, log);
     },
   };
 }

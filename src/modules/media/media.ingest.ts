@@ -1,0 +1,213 @@
+// One pass over an uploaded file's bytes on their way to storage: sniff the type from the
+// first bytes, hash, count, refuse past the size limit, and keep a bounded head for reading
+// image dimensions. Nothing is ever held whole in memory.
+import { createHash, type Hash } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
+import sharp, { type Metadata } from 'sharp';
+import { AppError } from '../../errors.ts';
+import type { MediaKind } from '../../db/schema.ts';
+
+/** The sniffed MIME types we accept, and the kind each one is. */
+const ACCEPTED: ReadonlyMap<string, MediaKind> = new Map<string, MediaKind>([
+  ['image/jpeg', 'photo'],
+  ['image/png', 'photo'],
+  ['image/webp', 'photo'],
+  ['image/gif', 'photo'],
+  ['image/tiff', 'photo'],
+  ['image/heic', 'photo'],
+  ['image/heif', 'photo'],
+  ['image/avif', 'photo'],
+  ['video/mp4', 'video'],
+  ['video/quicktime', 'video'],
+  ['video/webm', 'video'],
+  ['application/pdf', 'document'],
+]);
+
+export const ACCEPTED_TYPES = [...ACCEPTED.keys()];
+
+/** Enough for file-type to tell every accepted format apart. */
+const SNIFF_BYTES = 4100;
+/** Kept for sharp to read a photo's header from; most formats need far less. */
+export const HEAD_BYTES = 1024 * 1024;
+
+export interface Sniffed {
+  kind: MediaKind;
+  contentType: string;
+}
+
+export class IngestStream extends Transform {
+  readonly #hash: Hash = createHash('sha256');
+  readonly #maxBytes: number;
+  readonly #filename: string;
+  #size = 0;
+  #head: Buffer[] = [];
+  #headLength = 0;
+  #pending: Buffer[] = [];
+  #sniffed: Sniffed | undefined;
+
+  constructor(options: { maxBytes: number; filename: string }) {
+    super({ highWaterMark: 1024 * 1024 });
+    this.#maxBytes = options.maxBytes;
+    this.#filename = options.filename;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  get sniffed(): Sniffed | undefined {
+    return this.#sniffed;
+  }
+
+  /** The first bytes of the file (all of it when it is at most HEAD_BYTES long). */
+  get head(): Buffer {
+    return Buffer.concat(this.#head, this.#headLength);
+  }
+
+  digest(): string {
+    return this.#hash.digest('hex');
+  }
+
+  tooLarge(): AppError {
+    return new AppError(
+      'payload_too_large',
+      `${this.#filename} is larger than the limit of ${this.#maxBytes} bytes per file`,
+      [{ field: 'files', message: `${this.#filename} exceeds ${this.#maxBytes} bytes` }],
+    );
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#size += chunk.length;
+    if (this.#size > this.#maxBytes) {
+      callback(this.tooLarge());
+      return;
+    }
+    this.#hash.update(chunk);
+    if (this.#headLength < HEAD_BYTES) {
+      const take = chunk.subarray(0, HEAD_BYTES - this.#headLength);
+      this.#head.push(take);
+      this.#headLength += take.length;
+    }
+    if (this.#sniffed !== undefined) {
+      callback(null, chunk);
+      return;
+    }
+    // Hold the first bytes back until their type is known: a refused file writes nothing.
+    this.#pending.push(chunk);
+    if (this.#headLength < SNIFF_BYTES) {
+      callback();
+      return;
+    }
+    this.#sniff().then(() => callback(), callback);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.#sniffed !== undefined) {
+      callback();
+      return;
+    }
+    this.#sniff().then(() => callback(), callback);
+  }
+
+  async #sniff(): Promise<void> {
+    const first = this.head.subarray(0, SNIFF_BYTES);
+    // A TIFF's first directory may lie anywhere (libtiff writes it after the pixels); file-type
+    // gives up when it is past the bytes it is shown. The header is enough: sharp reads the
+    // directory from the whole file later and refuses the file if it is not a TIFF after all.
+    const type = (await fileTypeFromBuffer(first)) ?? (isTiffHeader(first) ? TIFF : undefined);
+    const kind = type === undefined ? undefined : ACCEPTED.get(type.mime);
+    if (type === undefined || kind === undefined) {
+      throw new AppError(
+        'unsupported_media_type',
+        `${this.#filename} is not a supported photo, video or document` +
+          (type === undefined ? '' : ` (it is ${type.mime})`),
+        [{ field: 'files', message: `${this.#filename}: accepted types are ${ACCEPTED_TYPES.join(', ')}` }],
+      );
+    }
+    this.#sniffed = { kind, contentType: type.mime };
+    for (const chunk of this.#pending) this.push(chunk);
+    this.#pending = [];
+  }
+}
+
+const TIFF = { mime: 'image/tiff' };
+
+/** `II*\0` or `MM\0*`: a classic TIFF header (version 42), in either byte order. */
+function isTiffHeader(bytes: Buffer): boolean {
+  if (bytes.length < 8) return false;
+  const order = bytes.toString('latin1', 0, 2);
+  if (order === 'II') return bytes.readUInt16LE(2) === 42;
+  if (order === 'MM') return bytes.readUInt16BE(2) === 42;
+  return false;
+}
+
+export interface Dimensions {
+  width: number;
+  height: number;
+}
+
+/**
+ * Reads a photo's dimensions from its header with sharp (never decoding pixels), from the
+ * kept head or, when the head is not enough (WebP, GIF, TIFF keep headers sharp wants whole),
+ * from the stored file. Refuses images over the pixel limit (decompression bombs).
+ */
+export async function readDimensions(
+  head: Buffer,
+  complete: boolean,
+  stored: () => Promise<string | Buffer | undefined>,
+  limits: { maxPixels: number; filename: string },
+): Promise<Dimensions | null> {
+  let meta: Metadata | undefined;
+  try {
+    meta = await sharp(head, { limitInputPixels: false }).metadata();
+  } catch {
+    meta = undefined;
+  }
+  // Whether sharp has seen the whole file: then a header it cannot read means no image at all.
+  let whole = complete;
+  if ((meta?.width === undefined || meta.height === undefined) && !complete) {
+    const source = await stored();
+    if (source !== undefined) {
+      whole = true;
+      try {
+        meta = await sharp(source, { limitInputPixels: false }).metadata();
+      } catch {
+        meta = undefined;
+      }
+    }
+  }
+  if (meta?.width === undefined || meta.height === undefined) {
+    if (whole) {
+      throw new AppError('unsupported_media_type', `${limits.filename} is not a readable image`, [
+        { field: 'files', message: `${limits.filename}: the image header cannot be read` },
+      ]);
+    }
+    return null;
+  }
+  // Orientation 5-8 swaps the displayed width and height; report what a viewer shows.
+  const swapped = meta.orientation !== undefined && meta.orientation >= 5;
+  const width = swapped ? meta.height : meta.width;
+  const height = swapped ? meta.width : meta.height;
+  if (width * height > limits.maxPixels) {
+    throw new AppError(
+      'payload_too_large',
+      `${limits.filename} is ${width}x${height} pixels, over the limit of ${limits.maxPixels} pixels`,
+      [{ field: 'files', message: `${limits.filename} exceeds ${limits.maxPixels} pixels` }],
+    );
+  }
+  return { width, height };
+}
+
+/** The uploaded name without any path parts or control characters; never empty. */
+export function cleanFilename(name: string | undefined): string {
+  const base = (name ?? '').split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = base.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').trim();
+  const trimmed = clean === '.' || clean === '..' ? '' : clean;
+  return trimmed === ''
+    ? 'file'
+    : Array.from(new Intl.Segmenter().segment(trimmed), (g) => g.segment)
+        .slice(0, 255)
+        .join('');
+}

@@ -1,0 +1,147 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type { MediaTable } from '../../db/schema.ts';
+
+export type MediaRow = Selectable<MediaTable>;
+
+export async function insertMedia(db: Executor, rows: Insertable<MediaTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('media').values(rows).execute();
+}
+
+export async function listMedia(db: Executor, accountId: string, listingId: string): Promise<MediaRow[]> {
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .orderBy('position', 'asc')
+    .execute();
+}
+
+export async function findMedia(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  id: string,
+): Promise<MediaRow | undefined> {
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function deleteMedia(db: Executor, accountId: string, listingId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('media')
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function storageKeysOfListing(db: Executor, accountId: string, listingId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('media')
+    .select('storage_key')
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/**
+ * Reserves `count` positions on the gallery and counts the new media, in one statement so
+ * concurrent uploads never share a position. Returns the last reserved position, or undefined
+ * when the gallery is gone.
+ */
+export async function reservePositions(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  count: number,
+  now: string,
+): Promise<number | undefined> {
+  const row = await db
+    .updateTable('listings')
+    .set((eb) => ({
+      media_seq: eb('media_seq', '+', count),
+      media_count: eb('media_count', '+', count),
+      updated_at: now,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', listingId)
+    .returning('media_seq')
+    .executeTakeFirst();
+  return row?.media_seq;
+}
+
+export async function uncountMedia(db: Executor, accountId: string, listingId: string, now: string): Promise<void> {
+  await db
+    .updateTable('listings')
+    .set((eb) => ({ media_count: eb('media_count', '-', 1), updated_at: now }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', listingId)
+    .execute();
+}
+
+// The cleanup ledger (see the media_cleanup migration).
+
+export async function scheduleCleanup(db: Executor, keys: string[], deleteAfter: string, now: string): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .insertInto('media_cleanup')
+    .values(keys.map((storage_key) => ({ storage_key, delete_after: deleteAfter, created_at: now })))
+    .execute();
+}
+
+export async function extendCleanup(db: Executor, keys: string[], deleteAfter: string): Promise<void> {
+  if (keys.length === 0) return;
+  await db.updateTable('media_cleanup').set({ delete_after: deleteAfter }).where('storage_key', 'in', keys).execute();
+}
+
+/** Removes the cleanup rows of `keys`; returns how many there were. */
+export async function cancelCleanup(db: Executor, keys: string[]): Promise<number> {
+  if (keys.length === 0) return 0;
+  const result = await db.deleteFrom('media_cleanup').where('storage_key', 'in', keys).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function dueCleanup(db: Executor, now: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('media_cleanup')
+    .select('storage_key')
+    .where('delete_after', '<=', now)
+    .orderBy('delete_after')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/**
+ * Of `keys`, those that some media row or cleanup row still accounts for. One statement, so
+ * one snapshot: an upload committing meanwhile (cleanup row out, media row in) is never missed.
+ */
+export async function knownKeys(db: Executor, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('media')
+    .select('storage_key')
+    .where('storage_key', 'in', keys)
+    .unionAll(db.selectFrom('media_cleanup').select('storage_key').where('storage_key', 'in', keys))
+    .execute();
+  return new Set(rows.map((r) => r.storage_key));
+}
+
+/** Takes a due cleanup row for this sweep; false if it is not due or someone else took it. */
+export async function claimCleanup(db: Executor, key: string, now: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('media_cleanup')
+    .where('storage_key', '=', key)
+    .where('delete_after', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
