@@ -12,12 +12,16 @@ import { registerOpenApi } from './http/openapi.ts';
 import { genReqId } from './http/request-id.ts';
 import { logRequest } from './http/request-log.ts';
 import type { App } from './http/types.ts';
-import { normalizeInput, parseJsonBody, validatorCompiler } from './http/validation.ts';
+import { checkInput, parseJsonBody, validatorCompiler } from './http/validation.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
+import multipart from '@fastify/multipart';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
+import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
+import { registerMediaRoutes } from './modules/media/media.routes.ts';
+import { createMediaService, type MediaService } from './modules/media/media.service.ts';
 import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -29,14 +33,19 @@ export interface Services {
   apiKeys: ApiKeysService;
   listings: ListingsService;
   clients: ClientsService;
+  media: MediaService;
+  mediaCleanup: MediaCleanup;
 }
 
 export function createServices(deps: Deps): Services {
+  const mediaCleanup = createMediaCleanup(deps);
   return {
     accounts: createAccountsService(deps),
     apiKeys: createApiKeysService(deps),
-    listings: createListingsService(deps),
+    listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),
+    media: createMediaService({ ...deps, cleanup: mediaCleanup }),
+    mediaCleanup,
   };
 }
 
@@ -101,11 +110,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
-    const refused = normalizeInput(request.body, request.query);
+    const refused = checkInput(request.body, request.query, request.routeOptions.schema as never);
     const first = refused[0];
     done(
       first === undefined ? undefined : new AppError('validation_error', `${first.field} ${first.message}`, refused),
     );
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    // While shutting down, a kept-alive connection closes after its response, so the process
+    // is not held open by idle clients once in-flight requests are done.
+    if (closing) void reply.header('connection', 'close');
+    done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
     logRequest(request, reply);
@@ -121,6 +136,21 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       v1.addHook('onRequest', authHook(services.apiKeys));
       registerListingsRoutes(v1, services);
       registerClientsRoutes(v1, services);
+      // Multipart parsing exists only where uploads are taken; every other route stays JSON-only.
+      v1.register(async (uploads) => {
+        await uploads.register(multipart, {
+          limits: {
+            // One byte over the file limit lets IngestStream refuse with its own message first.
+            fileSize: deps.config.media.maxFileBytes + 1,
+            files: deps.config.media.maxFiles,
+            fields: 100,
+            fieldSize: 64 * 1024,
+            parts: deps.config.media.maxFiles + 100,
+            headerPairs: 200,
+          },
+        });
+        registerMediaRoutes(uploads, services);
+      });
       done();
     },
     { prefix: '/v1' },

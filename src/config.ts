@@ -1,4 +1,5 @@
 // The only reader of process.env. Everything else receives a frozen Config.
+import { statSync } from 'node:fs';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -13,6 +14,29 @@ export interface Config {
   /** Base of absolute URLs, without a trailing slash. */
   readonly publicUrl: string;
   readonly logLevel: LogLevel;
+  readonly media: MediaConfig;
+}
+
+export type MediaStorageConfig =
+  | { readonly kind: 'local'; readonly dir: string }
+  | {
+      readonly kind: 's3';
+      readonly bucket: string;
+      /** '' or a prefix without leading or trailing slashes. */
+      readonly prefix: string;
+      readonly endpoint: string | undefined;
+      readonly region: string;
+      readonly forcePathStyle: boolean;
+      /** Explicit credentials when AWS_ACCESS_KEY_ID is set; otherwise the SDK's default chain. */
+      readonly credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+    };
+
+export interface MediaConfig {
+  readonly storage: MediaStorageConfig;
+  readonly maxFileBytes: number;
+  readonly maxFiles: number;
+  /** Photos with more pixels are refused (read from the header, never decoded). */
+  readonly maxImagePixels: number;
 }
 
 export class ConfigError extends Error {
@@ -37,8 +61,8 @@ function port(env: Env): number {
   const raw = read(env, 'PORT');
   if (raw === undefined) return 3000;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new ConfigError('PORT', `must be an integer from 0 to 65535 (got ${JSON.stringify(raw)})`);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < 1 || n > 65535) {
+    throw new ConfigError('PORT', `must be an integer from 1 to 65535 (got ${JSON.stringify(raw)})`);
   }
   return n;
 }
@@ -100,8 +124,101 @@ function logLevel(env: Env): LogLevel {
   return raw as LogLevel;
 }
 
+function positiveInteger(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new ConfigError(name, `must be a whole number from 1 to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false (got ${JSON.stringify(raw)})`);
+}
+
+function mediaStorage(env: Env, dataDir: string): MediaStorageConfig {
+  const raw = read(env, 'MEDIA_STORAGE');
+  if (raw === undefined) return { kind: 'local', dir: path.join(dataDir, 'media') };
+  if (!raw.startsWith('s3://')) return { kind: 'local', dir: path.resolve(raw) };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
+  if (match === null) {
+    throw new ConfigError('MEDIA_STORAGE', 'must be a folder path or s3://bucket/prefix with a valid bucket name');
+  }
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix !== '' && !/^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/.test(prefix)) {
+    throw new ConfigError('MEDIA_STORAGE', 'prefix may hold only letters, digits, _, - and /');
+  }
+  const endpoint = read(env, 'S3_ENDPOINT');
+  if (endpoint !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.username !== '' ||
+      url.password !== ''
+    ) {
+      throw new ConfigError(
+        'S3_ENDPOINT',
+        'must be an http(s) URL without credentials, such as https://s3.example.com',
+      );
+    }
+  }
+  const accessKeyId = read(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = read(env, 'AWS_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError(
+      accessKeyId === undefined ? 'AWS_ACCESS_KEY_ID' : 'AWS_SECRET_ACCESS_KEY',
+      'must be set together with its pair',
+    );
+  }
+  const sessionToken = read(env, 'AWS_SESSION_TOKEN');
+  return {
+    kind: 's3',
+    bucket: match[1] ?? '',
+    prefix,
+    endpoint,
+    region: read(env, 'S3_REGION') ?? read(env, 'AWS_REGION') ?? 'us-east-1',
+    // S3-compatible servers (MinIO, Ceph, s3rver) usually want path-style; AWS wants virtual hosts.
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    credentials:
+      accessKeyId === undefined || secretAccessKey === undefined
+        ? undefined
+        : { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) },
+  };
+}
+
+function media(env: Env, dataDir: string): MediaConfig {
+  return Object.freeze({
+    storage: Object.freeze(mediaStorage(env, dataDir)),
+    maxFileBytes: positiveInteger(env, 'MEDIA_MAX_FILE_BYTES', 2 * 1024 ** 3),
+    maxFiles: positiveInteger(env, 'MEDIA_MAX_FILES', 100, 10_000),
+    maxImagePixels: positiveInteger(env, 'MEDIA_MAX_IMAGE_PIXELS', 268_402_689),
+  });
+}
+
+function dataDirectory(env: Env): string {
+  const dir = path.resolve(read(env, 'DATA_DIR') ?? './data');
+  // It need not exist yet (it is created on first use), but it must not be something else.
+  const existing = statSync(dir, { throwIfNoEntry: false });
+  if (existing !== undefined && !existing.isDirectory()) {
+    throw new ConfigError('DATA_DIR', `must be a directory (${dir} is a file)`);
+  }
+  return dir;
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data');
+  const dataDir = dataDirectory(env);
   const p = port(env);
   const h = host(env);
   return Object.freeze({
@@ -111,5 +228,6 @@ export function loadConfig(env: Env = process.env): Config {
     database: Object.freeze(database(env, dataDir)),
     publicUrl: publicUrl(env, h, p),
     logLevel: logLevel(env),
+    media: media(env, dataDir),
   });
 }

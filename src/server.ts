@@ -1,16 +1,20 @@
 // Reads config, builds the app, listens, and shuts down gracefully on SIGTERM/SIGINT.
-import { buildApp } from './app.ts';
+import { buildApp, type Services } from './app.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
 import type { App } from './http/types.ts';
 
+/** How long in-flight requests get to finish after SIGTERM (within a typical 30 s orchestrator grace). */
+const SHUTDOWN_GRACE_MS = 25_000;
+
 export async function serve(config: Config): Promise<void> {
   const deps = createDeps(config);
   let app: App | undefined;
+  let services: Services;
   try {
     await migrateToLatest(deps.db);
-    ({ app } = await buildApp(deps));
+    ({ app, services } = await buildApp(deps));
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // A start that fails (port taken, database unreachable) must not leave a pool or a
@@ -20,13 +24,20 @@ export async function serve(config: Config): Promise<void> {
     throw err;
   }
   const running = app;
+  // Bytes of deleted media, and of uploads cut short by an earlier crash, are removed now and
+  // then whenever their deletion falls due.
+  const stopSweeper = services.mediaCleanup.startBackground(running.log);
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     running.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Requests still running after the grace period (a stalled upload, say) are cut off.
+    const force = setTimeout(() => running.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    force.unref();
     try {
       await running.close();
+      await stopSweeper();
       await closeDeps(deps);
       running.log.info('stopped');
       process.exitCode = 0;

@@ -1,8 +1,10 @@
 // Configuration from the environment (section 12): defaults, the database choice, and a clear
 // ConfigError naming the variable for each bad value, never echoing a password.
 // node:test's describe() and test() return promises that the runner itself awaits.
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
@@ -43,11 +45,23 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     assert.ok(Object.isFrozen(config));
     assert.ok(Object.isFrozen(config.database));
+    assert.ok(Object.isFrozen(config.media));
+    assert.ok(Object.isFrozen(config.media.storage));
   });
 
   test('empty or blank values count as unset', () => {
     assert.deepEqual(
       loadConfig({ PORT: '', HOST: '  ', LOG_LEVEL: '', PUBLIC_URL: ' ', DATABASE_URL: '' }),
+      loadConfig({}),
+    );
+    assert.deepEqual(
+      loadConfig({
+        MEDIA_STORAGE: ' ',
+        MEDIA_MAX_FILE_BYTES: '',
+        MEDIA_MAX_FILES: ' ',
+        MEDIA_MAX_IMAGE_PIXELS: '',
+        DATA_DIR: '',
+      }),
       loadConfig({}),
     );
   });
@@ -62,7 +76,7 @@ describe('loadConfig', () => {
     assert.equal(config.publicUrl, 'http://0.0.0.0:8080');
     assert.equal(config.logLevel, 'debug');
     assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
-    assert.equal(loadConfig({ PORT: '0' }).port, 0);
+    assert.equal(loadConfig({ PORT: '1' }).port, 1);
     assert.equal(loadConfig({ PORT: '65535' }).port, 65535);
   });
 
@@ -80,7 +94,8 @@ describe('loadConfig', () => {
   });
 
   test('bad values throw a ConfigError naming the variable', () => {
-    for (const port of ['abc', '70000', '65536', '-1', '3.5', '1e3', '80 80'])
+    // PORT must be 1..65535: 0 (any free port) is refused, a server needs a known port.
+    for (const port of ['0', '00', 'abc', '70000', '65536', '-1', '3.5', '1e3', '80 80', '0x50'])
       assertConfigError({ PORT: port }, 'PORT');
     for (const level of ['loud', 'verbose', 'warning']) assertConfigError({ LOG_LEVEL: level }, 'LOG_LEVEL');
     for (const url of ['ftp://x', 'not a url', 'example.com', 'file:///etc/passwd', 'javascript:alert(1)']) {
@@ -106,5 +121,176 @@ describe('loadConfig', () => {
     const err = assertConfigError({ PORT: 'abc' }, 'PORT');
     assert.equal(err.name, 'ConfigError');
     assert.match(err.message, /^PORT .+/);
+  });
+});
+
+describe('DATA_DIR', () => {
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-config-'));
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('an existing folder, or one not made yet, is taken', () => {
+    assert.equal(loadConfig({ DATA_DIR: dir }).dataDir, dir);
+    assert.equal(loadConfig({ DATA_DIR: path.join(dir, 'not-yet') }).dataDir, path.join(dir, 'not-yet'));
+  });
+
+  test('a path to a file is refused, naming DATA_DIR', async () => {
+    const file = path.join(dir, 'a-file');
+    await writeFile(file, 'not a folder');
+    const err = assertConfigError({ DATA_DIR: file }, 'DATA_DIR');
+    assert.match(err.message, /^DATA_DIR /);
+  });
+});
+
+describe('media settings', () => {
+  test('defaults: a folder under DATA_DIR, 2 GiB and 100 files per request, a 268 MP pixel limit', () => {
+    const config = loadConfig({ DATA_DIR: 'some/dir' });
+    assert.deepEqual(config.media, {
+      storage: { kind: 'local', dir: path.resolve('some/dir', 'media') },
+      maxFileBytes: 2 * 1024 ** 3,
+      maxFiles: 100,
+      maxImagePixels: 268_402_689,
+    });
+  });
+
+  test('MEDIA_STORAGE as a folder path: that folder, resolved', () => {
+    for (const folder of ['media-store', './x/y', '/srv/lightbox/media']) {
+      assert.deepEqual(loadConfig({ MEDIA_STORAGE: folder }).media.storage, {
+        kind: 'local',
+        dir: path.resolve(folder),
+      });
+    }
+  });
+
+  test('MEDIA_STORAGE as s3://bucket/prefix: the bucket and a prefix without outer slashes', () => {
+    const cases: [string, string, string][] = [
+      ['s3://photos', 'photos', ''],
+      ['s3://photos/', 'photos', ''],
+      ['s3://my.studio-photos/media', 'my.studio-photos', 'media'],
+      ['s3://photos/media/', 'photos', 'media'],
+      ['s3://photos/a/b_c/d-e', 'photos', 'a/b_c/d-e'],
+      ['s3://123/x', '123', 'x'],
+    ];
+    for (const [url, bucket, prefix] of cases) {
+      assert.deepEqual(
+        loadConfig({ MEDIA_STORAGE: url }).media.storage,
+        {
+          kind: 's3',
+          bucket,
+          prefix,
+          endpoint: undefined,
+          region: 'us-east-1',
+          forcePathStyle: false,
+          credentials: undefined,
+        },
+        url,
+      );
+    }
+  });
+
+  test('S3 settings: endpoint (path-style by default), region, credentials with an optional session token', () => {
+    const storage = loadConfig({
+      MEDIA_STORAGE: 's3://photos/media',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_REGION: 'eu-west-1',
+      AWS_REGION: 'us-west-2',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'secret/value',
+      AWS_SESSION_TOKEN: 'token',
+    }).media.storage;
+    assert.deepEqual(storage, {
+      kind: 's3',
+      bucket: 'photos',
+      prefix: 'media',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'secret/value', sessionToken: 'token' },
+    });
+    const aws = loadConfig({ MEDIA_STORAGE: 's3://photos', AWS_REGION: 'us-west-2' }).media.storage;
+    assert.ok(aws.kind === 's3');
+    assert.equal(aws.region, 'us-west-2');
+    const virtualHosts = loadConfig({
+      MEDIA_STORAGE: 's3://photos',
+      S3_ENDPOINT: 'https://s3.example.com',
+      S3_FORCE_PATH_STYLE: 'false',
+    }).media.storage;
+    assert.ok(virtualHosts.kind === 's3');
+    assert.equal(virtualHosts.forcePathStyle, false);
+    assertConfigError({ MEDIA_STORAGE: 's3://photos', S3_FORCE_PATH_STYLE: 'maybe' }, 'S3_FORCE_PATH_STYLE');
+  });
+
+  test('a bad bucket or prefix is refused, naming MEDIA_STORAGE', () => {
+    for (const url of [
+      's3://',
+      's3:///media',
+      's3://ab',
+      's3://Photos',
+      's3://photo_bucket',
+      's3://-photos',
+      's3://photos-',
+      `s3://${'a'.repeat(64)}`,
+      's3://photos/../etc',
+      's3://photos/a//b',
+      's3://photos/a b',
+      's3://photos/a\\b',
+      's3://photos?x=1',
+    ]) {
+      assertConfigError({ MEDIA_STORAGE: url }, 'MEDIA_STORAGE');
+    }
+  });
+
+  test('S3_ENDPOINT must be an http(s) URL without credentials, and is never echoed', () => {
+    const secret = 'Sup3rSecret';
+    for (const endpoint of [`https://admin:${secret}@s3.example.com`, `http://${secret}@127.0.0.1:9000`]) {
+      assertConfigError({ MEDIA_STORAGE: 's3://photos', S3_ENDPOINT: endpoint }, 'S3_ENDPOINT', secret);
+    }
+    for (const endpoint of ['ftp://s3.example.com', 'not a url', 's3.example.com']) {
+      assertConfigError({ MEDIA_STORAGE: 's3://photos', S3_ENDPOINT: endpoint }, 'S3_ENDPOINT');
+    }
+  });
+
+  test('S3_ENDPOINT with a password but no user name is refused too', () => {
+    assertConfigError(
+      { MEDIA_STORAGE: 's3://photos', S3_ENDPOINT: 'https://:Sup3rSecret@s3.example.com' },
+      'S3_ENDPOINT',
+    );
+  });
+
+  test('AWS_ACCESS_KEY_ID without its secret (or the reverse) is refused, without echoing the secret', () => {
+    const err = assertConfigError(
+      { MEDIA_STORAGE: 's3://photos', AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE' },
+      'AWS_SECRET_ACCESS_KEY',
+    );
+    assert.match(err.message, /AWS_SECRET_ACCESS_KEY .*pair/);
+    assertConfigError(
+      { MEDIA_STORAGE: 's3://photos', AWS_SECRET_ACCESS_KEY: 'only-the-secret' },
+      'AWS_ACCESS_KEY_ID',
+      'only-the-secret',
+    );
+  });
+
+  test('MEDIA_MAX_FILE_BYTES, MEDIA_MAX_FILES and MEDIA_MAX_IMAGE_PIXELS are whole numbers within bounds', () => {
+    const config = loadConfig({
+      MEDIA_MAX_FILE_BYTES: '1048576',
+      MEDIA_MAX_FILES: '10000',
+      MEDIA_MAX_IMAGE_PIXELS: '1',
+    });
+    assert.equal(config.media.maxFileBytes, 1048576);
+    assert.equal(config.media.maxFiles, 10000);
+    assert.equal(config.media.maxImagePixels, 1);
+    const bad = ['0', '-1', '1.5', 'abc', '1e9', '10GB', '0x10', '9007199254740993', '1 000'];
+    for (const value of bad) {
+      assertConfigError({ MEDIA_MAX_FILE_BYTES: value }, 'MEDIA_MAX_FILE_BYTES');
+      assertConfigError({ MEDIA_MAX_FILES: value }, 'MEDIA_MAX_FILES');
+      assertConfigError({ MEDIA_MAX_IMAGE_PIXELS: value }, 'MEDIA_MAX_IMAGE_PIXELS');
+    }
+    assertConfigError({ MEDIA_MAX_FILES: '10001' }, 'MEDIA_MAX_FILES');
   });
 });

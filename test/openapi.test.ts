@@ -13,8 +13,11 @@ interface Operation {
   tags?: string[];
   security?: Record<string, string[]>[];
   parameters?: { in: string; name: string; required?: boolean }[];
-  requestBody?: { content: Record<string, unknown> };
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
+  requestBody?: { required?: boolean; content: Record<string, unknown> };
+  responses: Record<
+    string,
+    { description?: string; content?: Record<string, { schema?: { $ref?: string; type?: string; format?: string } }> }
+  >;
 }
 
 interface Document {
@@ -35,12 +38,49 @@ const UNDOCUMENTED = (url: string): boolean => url === '/docs' || url.startsWith
 /** No key needed (section 3 and 10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz']);
 
+const MEDIA_CONTENT = 'GET /v1/listings/{id}/media/{media_id}/content';
+const MEDIA_UPLOAD = 'POST /v1/listings/{id}/media';
+
 /** Codes specific to an operation's rules, beyond those every route of its kind answers. */
 const SPECIFIC: Record<string, string[]> = {
   'POST /v1/clients': ['409'],
   'PATCH /v1/clients/{id}': ['409'],
   'GET /readyz': ['503'],
+  // Conditional and range requests (section 6).
+  [MEDIA_CONTENT]: ['304', '416'],
 };
+
+/** Success codes beyond the one every route of its kind answers. */
+const EXTRA_SUCCESS: Record<string, string[]> = {
+  [MEDIA_CONTENT]: ['206'],
+};
+
+/** Responses that are the stored bytes, not JSON: media content, whole (200) or a range (206). */
+const BINARY: Record<string, string[]> = {
+  [MEDIA_CONTENT]: ['200', '206'],
+};
+
+/** Responses without a body: 204 everywhere, and 304 Not Modified. */
+const NO_CONTENT = new Set(['204', '304']);
+
+/** Request bodies that are multipart/form-data (file uploads) rather than JSON. */
+const MULTIPART = new Set([MEDIA_UPLOAD]);
+
+/** The media types media content is served as: exactly those the upload accepts (section 6). */
+const MEDIA_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/tiff',
+  'image/heic',
+  'image/heif',
+  'image/avif',
+  'video/mp4',
+  'video/quicktime',
+  'video/webm',
+  'application/pdf',
+];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -108,9 +148,14 @@ describe('GET /v1/openapi.json', () => {
       .map(({ method, path }) => `${method} ${path.replace(/\{([^}]+)\}/g, ':$1')}`)
       .sort();
     assert.deepEqual(documented, registered);
-    // And what is left out really is only /docs.
-    for (const route of appRoutes(ctx.app)) {
-      if (UNDOCUMENTED(route.url)) assert.ok(route.url === '/docs' || route.url.startsWith('/docs/'));
+    // And what is left out really is only /docs, and the HEAD twins of documented GET routes.
+    const left = appRoutes(ctx.app).filter((route) => !documented.includes(routeKey(route)));
+    assert.deepEqual(
+      left.filter((route) => !UNDOCUMENTED(route.url) && route.method !== 'HEAD'),
+      [],
+    );
+    for (const route of left.filter((r) => r.method === 'HEAD' && !UNDOCUMENTED(r.url))) {
+      assert.ok(documented.includes(`GET ${route.url}`), `HEAD ${route.url} is not the twin of a documented GET`);
     }
   });
 
@@ -158,7 +203,7 @@ describe('GET /v1/openapi.json', () => {
     for (const { key, method, path, op } of operations()) {
       const codes = Object.keys(op.responses);
       const success = codes.filter((c) => c.startsWith('2'));
-      const expected = PUBLIC.has(key) ? ['200'] : [expectedSuccess(method, path)];
+      const expected = PUBLIC.has(key) ? ['200'] : [expectedSuccess(method, path), ...(EXTRA_SUCCESS[key] ?? [])];
       assert.deepEqual(success, expected, `${key}: success codes`);
 
       const errors = new Set(['500', '503', ...(SPECIFIC[key] ?? [])]);
@@ -173,29 +218,58 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
-  test('error responses use the one error body; 204 has no content; others describe their body', () => {
+  test('error responses use the one error body; 204 and 304 have no content; binary bodies are binary; others JSON', () => {
     for (const { key, op } of operations()) {
       for (const [code, response] of Object.entries(op.responses)) {
         assert.ok(response.description !== undefined && response.description !== '', `${key} ${code}: no description`);
-        if (code === '204') {
-          assert.equal(response.content, undefined, `${key} 204 has content`);
+        if (NO_CONTENT.has(code)) {
+          assert.equal(response.content, undefined, `${key} ${code} has content`);
         } else if (Number(code) >= 400) {
+          // Errors are JSON even where the success body is not.
+          assert.deepEqual(Object.keys(response.content ?? {}), ['application/json'], `${key} ${code}`);
           const schema = response.content?.['application/json']?.schema;
           assert.equal(schema?.$ref, '#/components/schemas/Error', `${key} ${code}`);
+        } else if (BINARY[key]?.includes(code) === true) {
+          assert.deepEqual(Object.keys(response.content ?? {}).sort(), [...MEDIA_TYPES].sort(), `${key} ${code}`);
+          for (const [type, media] of Object.entries(response.content ?? {})) {
+            assert.equal(media.schema?.type, 'string', `${key} ${code} ${type}`);
+            assert.equal(media.schema.format, 'binary', `${key} ${code} ${type}`);
+          }
         } else {
           assert.ok(response.content?.['application/json'] !== undefined, `${key} ${code} has no JSON body`);
         }
       }
     }
+    // Every exception named above is a real response of a real operation.
+    for (const [key, codes] of [...Object.entries(BINARY), ...Object.entries(EXTRA_SUCCESS)]) {
+      const op = operations().find((o) => o.key === key)?.op;
+      for (const code of codes) assert.ok(op?.responses[code] !== undefined, `${key} ${code} is not documented`);
+    }
+    assert.ok(doc.paths['/v1/listings/{id}/media/{media_id}/content']?.get?.responses['304'] !== undefined);
     assert.ok('Error' in doc.components.schemas);
   });
 
-  test('JSON writes document their request body from the validating schema', () => {
+  test('writes document their request body: JSON from the validating schema, uploads as multipart/form-data', () => {
     for (const { key, method, op } of operations()) {
       if (method !== 'POST' && method !== 'PATCH') continue;
-      if (op.requestBody === undefined) continue;
-      assert.ok('application/json' in op.requestBody.content, `${key} body is not JSON`);
+      if (op.requestBody === undefined) {
+        assert.ok(!MULTIPART.has(key), `${key} documents no request body`);
+        continue;
+      }
+      const types = Object.keys(op.requestBody.content);
+      assert.deepEqual(types, [MULTIPART.has(key) ? 'multipart/form-data' : 'application/json'], `${key} body types`);
     }
+    const upload = doc.paths['/v1/listings/{id}/media']?.post?.requestBody;
+    assert.equal(upload?.required, true);
+    const form = upload.content['multipart/form-data'] as {
+      schema: {
+        type?: string;
+        properties?: Record<string, { type?: string; items?: { type?: string; format?: string } }>;
+      };
+    };
+    assert.equal(form.schema.type, 'object');
+    assert.equal(form.schema.properties?.files?.type, 'array');
+    assert.deepEqual(form.schema.properties.files.items, { type: 'string', format: 'binary' });
     const create = doc.paths['/v1/listings']?.post?.requestBody?.content['application/json'] as {
       schema: { additionalProperties?: boolean; required?: string[] };
     };

@@ -11,6 +11,8 @@ import { buildApp } from '../src/app.ts';
 import { createDeps } from '../src/deps.ts';
 import type { App } from '../src/http/types.ts';
 import { appRoutes, routeKey } from './app-routes.ts';
+import { multipart, pdf } from './media-fixtures.ts';
+import { storedKeys } from './media-helpers.ts';
 import {
   call,
   createAccount,
@@ -62,6 +64,23 @@ async function assignedPair(account: TestAccount): Promise<{ clientId: string; l
   const res = await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${listingId}`, { key: account.key });
   assert.equal(res.statusCode, 200, res.body);
   return { clientId, listingId };
+}
+
+/** An upload body as a string (the file is an all-ASCII PDF), with its content type. */
+function uploadBody(): { body: string; headers: Record<string, string> } {
+  serial += 1;
+  const { body, contentType } = multipart([{ filename: `doc${serial}.pdf`, data: pdf(`document ${serial}`) }]);
+  return { body: body.toString('ascii'), headers: { 'content-type': contentType } };
+}
+
+async function newMedia(account: TestAccount): Promise<{ listingId: string; mediaId: string }> {
+  const listingId = await newListing(account);
+  const { body, headers } = uploadBody();
+  const res = await call(ctx, 'POST', `/v1/listings/${listingId}/media`, { key: account.key, body, headers });
+  assert.equal(res.statusCode, 201, res.body);
+  const [media] = res.json<{ data: { id: string }[] }>().data;
+  assert.ok(media !== undefined);
+  return { listingId, mediaId: media.id };
 }
 
 // ---- the route table ----------------------------------------------------------------------------
@@ -148,6 +167,40 @@ const ROUTES: RouteCase[] = [
       return { url: `/v1/clients/${clientId}/listings/${listingId}`, status: 204 };
     },
   },
+  {
+    method: 'POST',
+    path: '/v1/listings/:id/media',
+    prepare: async (a) => ({ url: `/v1/listings/${await newListing(a)}/media`, ...uploadBody(), status: 201 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/listings/:id/media',
+    prepare: async (a) => ({ url: `/v1/listings/${(await newMedia(a)).listingId}/media`, status: 200 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/listings/:id/media/:media_id',
+    prepare: async (a) => {
+      const { listingId, mediaId } = await newMedia(a);
+      return { url: `/v1/listings/${listingId}/media/${mediaId}`, status: 200 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/listings/:id/media/:media_id/content',
+    prepare: async (a) => {
+      const { listingId, mediaId } = await newMedia(a);
+      return { url: `/v1/listings/${listingId}/media/${mediaId}/content`, status: 200 };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/listings/:id/media/:media_id',
+    prepare: async (a) => {
+      const { listingId, mediaId } = await newMedia(a);
+      return { url: `/v1/listings/${listingId}/media/${mediaId}`, status: 204 };
+    },
+  },
 ];
 
 // ---- helpers ------------------------------------------------------------------------------------
@@ -166,7 +219,10 @@ const send = (request: Ready, options: CallOptions): Promise<Response> =>
     headers: { ...request.headers, ...options.headers },
   });
 
-/** Every row of every table (api_keys without last_used_at, which reads may move). */
+/**
+ * Every row of every table (api_keys without last_used_at, which reads may move), and every
+ * object in the media storage.
+ */
 async function snapshot(): Promise<Record<string, string[]>> {
   const db = ctx.deps.db.kysely;
   const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
@@ -181,6 +237,7 @@ async function snapshot(): Promise<Record<string, string[]>> {
       })
       .sort();
   }
+  out['(media storage)'] = await storedKeys(ctx);
   return out;
 }
 

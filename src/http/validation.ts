@@ -31,8 +31,15 @@ const common: Options = {
 const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+const acceptAll = (() => true) as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  // A multipart body is documented by its schema but streamed and checked by its handler.
+  if (httpPart === 'body' && (schema as Record<string, unknown>)['x-multipart'] === true) return acceptAll;
+  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<
+    FastifySchemaCompiler<unknown>
+  >;
+};
 
 function dotted(instancePath: string): string {
   return instancePath
@@ -98,30 +105,56 @@ export function toDetails(errors: readonly ErrorObject[], context: string | unde
   return out;
 }
 
-function nulFields(values: unknown, prefix: string): ErrorDetail[] {
+const hasNul = (v: unknown): boolean =>
+  (typeof v === 'string' && v.includes('\u0000')) || (Array.isArray(v) && v.some((x) => hasNul(x)));
+
+function nulFields(values: unknown): ErrorDetail[] {
   if (typeof values !== 'object' || values === null) return [];
   return Object.entries(values as Record<string, unknown>)
-    .filter(
-      ([, v]) =>
-        (typeof v === 'string' && v.includes('\u0000')) ||
-        (Array.isArray(v) && v.some((x) => typeof x === 'string' && x.includes('\u0000'))),
-    )
-    .map(([field]) => ({ field: `${prefix}${field}`, message: 'must not contain NUL characters' }));
+    .filter(([, v]) => hasNul(v))
+    .map(([field]) => ({ field, message: 'must not contain NUL characters' }));
 }
 
+interface RouteSchemas {
+  body?: unknown;
+  querystring?: { properties?: Record<string, { type?: unknown }> };
+}
+
+const INTEGER_TEXT = /^-?[0-9]+$/;
+
 /**
- * Runs before schema validation. Strings are stored trimmed, so trimming first makes "   " an
- * empty string for the schema to refuse. A NUL character is refused in every body and query
- * string: PostgreSQL cannot store one and SQLite can, and the two must answer alike.
+ * Runs before schema validation, on what the route declares:
+ * - a route without a body schema takes no body: anything sent is refused, not ignored;
+ * - strings are stored trimmed, so trimming first makes "   " an empty string for the schema;
+ * - a NUL character is refused (PostgreSQL cannot store one, SQLite can: both must answer alike);
+ * - an integer query parameter must be written as one: coercion alone would take 0x14, 1e1, +5.
  */
-export function normalizeInput(body: unknown, query: unknown): ErrorDetail[] {
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const record = body as Record<string, unknown>;
-    for (const [k, v] of Object.entries(record)) {
-      if (typeof v === 'string') record[k] = v.trim();
+export function checkInput(body: unknown, query: unknown, schema: RouteSchemas | undefined): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  if (schema?.body === undefined) {
+    if (body !== undefined)
+      details.push({ field: 'body', message: 'must be empty: this operation takes no request body' });
+  } else {
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const record = body as Record<string, unknown>;
+      for (const [k, v] of Object.entries(record)) {
+        if (typeof v === 'string') record[k] = v.trim();
+      }
+    }
+    details.push(...nulFields(body));
+  }
+  const declared = schema?.querystring?.properties;
+  if (declared !== undefined && typeof query === 'object' && query !== null) {
+    const raw = query as Record<string, unknown>;
+    details.push(...nulFields(Object.fromEntries(Object.entries(raw).filter(([k]) => k in declared))));
+    for (const [name, property] of Object.entries(declared)) {
+      const value = raw[name];
+      if (property.type === 'integer' && typeof value === 'string' && !INTEGER_TEXT.test(value)) {
+        details.push({ field: name, message: 'must be an integer' });
+      }
     }
   }
-  return [...nulFields(body, ''), ...nulFields(query, '')];
+  return details;
 }
 
 /**

@@ -118,8 +118,9 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
 
     /** Revokes a key; refused from the very next request on this node. */
     async revoke(keyId: string, accountId: string | null): Promise<void> {
-      forget(keyId);
       const deleted = await repo.deleteApiKey(db.kysely, keyId, accountId);
+      // After the delete too: a lookup racing it may have cached the key again meanwhile.
+      forget(keyId);
       if (!deleted) throw notFound('API key');
     },
 

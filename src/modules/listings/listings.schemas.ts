@@ -16,7 +16,12 @@ export const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
 });
 
 const fields = {
-  address: Type.String({ minLength: 1, maxLength: 500, description: 'Single-line postal address (trimmed).' }),
+  address: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    pattern: '^[^\\r\\n]*$',
+    description: 'Single-line postal address (trimmed; no line breaks).',
+  }),
   beds: NullableNumber({ minimum: 0, maximum: 1000 }),
   baths: NullableNumber({ minimum: 0, maximum: 1000 }),
   sqft: NullableNumber({ minimum: 0, maximum: 10_000_000 }),
