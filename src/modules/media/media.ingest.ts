@@ -148,36 +148,24 @@ export interface Dimensions {
 }
 
 /**
- * Reads a photo's dimensions from its header with sharp (never decoding pixels), from the
- * kept head or, when the head is not enough (WebP, GIF, TIFF keep headers sharp wants whole),
- * from the stored file. Refuses images over the pixel limit (decompression bombs).
+ * Reads a photo's dimensions from its header with sharp (never decoding pixels), from the kept
+ * head or the stored file. null when `source` is only a head that is not enough (sharp wants
+ * WebP, GIF and TIFF whole); the caller then reads the stored file. Refuses images over the
+ * pixel limit (decompression bombs).
  */
 export async function readDimensions(
-  head: Buffer,
-  complete: boolean,
-  stored: () => Promise<string | Buffer | undefined>,
+  source: Buffer | string,
+  whole: boolean,
   limits: { maxPixels: number; filename: string },
 ): Promise<Dimensions | null> {
   let meta: Metadata | undefined;
   try {
-    meta = await sharp(head, { limitInputPixels: false }).metadata();
+    meta = await sharp(source, { limitInputPixels: false }).metadata();
   } catch {
     meta = undefined;
   }
-  // Whether sharp has seen the whole file: then a header it cannot read means no image at all.
-  let whole = complete;
-  if ((meta?.width === undefined || meta.height === undefined) && !complete) {
-    const source = await stored();
-    if (source !== undefined) {
-      whole = true;
-      try {
-        meta = await sharp(source, { limitInputPixels: false }).metadata();
-      } catch {
-        meta = undefined;
-      }
-    }
-  }
   if (meta?.width === undefined || meta.height === undefined) {
+    // Once sharp has seen the whole file, a header it cannot read means it is no image at all.
     if (whole) {
       throw new AppError('unsupported_media_type', `${limits.filename} is not a readable image`, [
         { field: 'files', message: `${limits.filename}: the image header cannot be read` },

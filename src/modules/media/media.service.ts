@@ -102,7 +102,7 @@ export function createMediaService({
    * Where sharp can read a stored photo whose header the kept head did not hold: the file
    * itself on local storage; on object storage a temporary copy (WebP, GIF and TIFF over 1 MiB).
    */
-  async function withStoredCopy<T>(key: string, read: (source: string | undefined) => Promise<T>): Promise<T> {
+  async function withStoredCopy<T>(key: string, read: (source: string) => Promise<T>): Promise<T> {
     const local = storage.localPath?.(key);
     if (local !== undefined) return read(local);
     await mkdir(tmpDir, { recursive: true });
@@ -137,15 +137,13 @@ export function createMediaService({
     }
     const sniffed = ingest.sniffed;
     if (sniffed === undefined) throw new Error('upload stored without a sniffed type');
-    const dimensions =
-      sniffed.kind === 'photo'
-        ? await withStoredCopy(key, (source) =>
-            readDimensions(ingest.head, ingest.size <= HEAD_BYTES, () => Promise.resolve(source), {
-              maxPixels: limits.maxImagePixels,
-              filename,
-            }),
-          )
-        : null;
+    let dimensions: Dimensions | null = null;
+    if (sniffed.kind === 'photo') {
+      const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
+      // The kept head is enough for most photos; only when it is not is the stored file read.
+      dimensions = await readDimensions(ingest.head, ingest.size <= HEAD_BYTES, dimensionLimits);
+      dimensions ??= await withStoredCopy(key, (source) => readDimensions(source, true, dimensionLimits));
+    }
     return { filename, sniffed, size: ingest.size, sha256: ingest.digest(), dimensions };
   }
 
