@@ -22,6 +22,11 @@ import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
 import { registerMediaRoutes } from './modules/media/media.routes.ts';
 import { createMediaService, type MediaService } from './modules/media/media.service.ts';
+import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
+import {
+  createNotificationsService,
+  type NotificationsService,
+} from './modules/notifications/notifications.service.ts';
 import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -35,6 +40,7 @@ export interface Services {
   clients: ClientsService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
+  notifications: NotificationsService;
 }
 
 export function createServices(deps: Deps): Services {
@@ -46,6 +52,7 @@ export function createServices(deps: Deps): Services {
     clients: createClientsService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,
+    notifications: createNotificationsService(deps),
   };
 }
 
@@ -136,6 +143,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       v1.addHook('onRequest', authHook(services.apiKeys));
       registerListingsRoutes(v1, services);
       registerClientsRoutes(v1, services);
+      registerNotificationsRoutes(v1, services);
       // Multipart parsing exists only where uploads are taken; every other route stays JSON-only.
       v1.register(async (uploads) => {
         await uploads.register(multipart, {

@@ -15,6 +15,18 @@ export interface Config {
   readonly publicUrl: string;
   readonly logLevel: LogLevel;
   readonly media: MediaConfig;
+  readonly mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** smtp:// or smtps:// URL; undefined writes .eml files under DATA_DIR/outbox. */
+  readonly smtpUrl: string | undefined;
+  /** The sender address; the display name is each studio's. */
+  readonly from: { readonly name: string; readonly address: string };
+  /** Transient failures are retried this long after the notification was queued. */
+  readonly retryHours: number;
+  /** The first retry waits about this long; each next one twice as long (capped at an hour). */
+  readonly retryBaseSeconds: number;
 }
 
 export type MediaStorageConfig =
@@ -217,6 +229,40 @@ function dataDirectory(env: Env): string {
   return dir;
 }
 
+function smtpUrl(env: Env): string | undefined {
+  const raw = read(env, 'SMTP_URL');
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // Never echo the value: it usually carries a password.
+  if (url === undefined || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL', 'must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+  }
+  return raw;
+}
+
+function mailFrom(env: Env): { name: string; address: string } {
+  const raw = read(env, 'MAIL_FROM') ?? 'Lightbox <no-reply@localhost>';
+  const match = /^(?:"?([^"<>]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s]+@[^<>\s]+))$/.exec(raw);
+  if (match === null) {
+    throw new ConfigError('MAIL_FROM', `must be an address or "Name <address>" (got ${JSON.stringify(raw)})`);
+  }
+  return { name: (match[1] ?? '').trim(), address: match[2] ?? match[3] ?? '' };
+}
+
+function mail(env: Env): MailConfig {
+  return Object.freeze({
+    smtpUrl: smtpUrl(env),
+    from: Object.freeze(mailFrom(env)),
+    retryHours: positiveInteger(env, 'MAIL_RETRY_HOURS', 24, 24 * 30),
+    retryBaseSeconds: positiveInteger(env, 'MAIL_RETRY_BASE_SECONDS', 30, 3600),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = dataDirectory(env);
   const p = port(env);
@@ -229,5 +275,6 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicUrl(env, h, p),
     logLevel: logLevel(env),
     media: media(env, dataDir),
+    mail: mail(env),
   });
 }

@@ -1,6 +1,8 @@
-// The only wiring: creates the long-lived resources once (database, media storage, clock).
+// The only wiring: creates the long-lived resources once (database, media storage, mailer, clock).
 import type { Config } from './config.ts';
 import { openDatabase, type Db } from './db/database.ts';
+import { createMailer } from './mail/index.ts';
+import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
 import type { MediaStorage } from './storage/storage.ts';
 
@@ -11,6 +13,7 @@ export interface Deps {
   readonly db: Db;
   readonly clock: Clock;
   readonly storage: MediaStorage;
+  readonly mailer: Mailer;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -19,10 +22,12 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     db: overrides.db ?? openDatabase(config.database),
     clock: overrides.clock ?? (() => new Date()),
     storage: overrides.storage ?? createStorage(config.media.storage),
+    mailer: overrides.mailer ?? createMailer(config),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.storage.close?.();
+  deps.mailer.close();
   await deps.db.destroy();
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
 import type { App } from './http/types.ts';
+import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
 
 /** How long in-flight requests get to finish after SIGTERM (within a typical 30 s orchestrator grace). */
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -27,6 +28,9 @@ export async function serve(config: Config): Promise<void> {
   // Bytes of deleted media, and of uploads cut short by an earlier crash, are removed now and
   // then whenever their deletion falls due.
   const stopSweeper = services.mediaCleanup.startBackground(running.log);
+  // The outbox worker sends the notification emails that assignments queue.
+  const worker = createNotificationWorker(deps, running.log);
+  worker.start();
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -37,6 +41,8 @@ export async function serve(config: Config): Promise<void> {
     force.unref();
     try {
       await running.close();
+      // A send in flight finishes (bounded); anything unsent stays queued for the next start.
+      await worker.stop(10_000);
       await stopSweeper();
       await closeDeps(deps);
       running.log.info('stopped');

@@ -48,6 +48,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         { name: 'Galleries', description: 'Property galleries (path segment `listings`).' },
         { name: 'Media', description: 'Photos, videos and documents of a gallery.' },
         { name: 'Clients', description: "The studio's client records and their galleries." },
+        { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },
         { name: 'Operations', description: 'Health and the API description.' },
       ],
     },

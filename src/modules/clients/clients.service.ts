@@ -8,7 +8,7 @@ import { pageWindow, wholeList, type Page } from '../../pagination.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { toListing, toListingItem } from '../listings/listings.service.ts';
-import { cancelQueued } from '../notifications/notifications.repository.ts';
+import { cancelQueued, readdressQueued } from '../notifications/notifications.repository.ts';
 import { queueAssignmentNotification } from '../notifications/notifications.outbox.ts';
 import type {
   ClientCreateInput,
@@ -110,7 +110,14 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       };
       let row: repo.ClientRow | undefined;
       try {
-        row = await repo.updateClient(db.kysely, accountId, id, changes);
+        row = await db.kysely.transaction().execute(async (trx) => {
+          const updated = await repo.updateClient(trx, accountId, id, changes);
+          // Emails not yet sent go to the client's address as it is now.
+          if (updated !== undefined && patch.email !== undefined) {
+            await readdressQueued(trx, accountId, id, updated.email, changes.updated_at);
+          }
+          return updated;
+        });
       } catch (err) {
         if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;

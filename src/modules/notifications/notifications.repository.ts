@@ -1,6 +1,8 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { NotificationsTable } from '../../db/schema.ts';
+import { skipLocked } from '../../db/locking.ts';
+import type { NotificationStatus, NotificationsTable } from '../../db/schema.ts';
 
 export async function insertNotification(db: Executor, row: Insertable<NotificationsTable>): Promise<void> {
   await db.insertInto('notifications').values(row).execute();
@@ -23,4 +25,170 @@ export async function cancelQueued(
   if (where.notClientId !== undefined) q = q.where('client_id', '<>', where.notClientId);
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+export type NotificationRow = Selectable<NotificationsTable>;
+
+/**
+ * Claims up to `limit` due notifications for delivery: their next attempt moves to the end of
+ * the lease, so no other worker takes them while this one sends, and a worker that dies
+ * mid-send leaves them due again once the lease ends (retried, not lost).
+ */
+export async function claimDue(
+  db: Executor,
+  dialect: Dialect,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+): Promise<NotificationRow[]> {
+  const due = skipLocked(
+    dialect,
+    db
+      .selectFrom('notifications')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit),
+  );
+  return (
+    db
+      .updateTable('notifications')
+      .set((eb) => ({ next_attempt_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('id', 'in', due)
+      // Checked again on the row itself: on PostgreSQL a concurrent claim re-evaluates these.
+      .where('status', '=', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .returningAll()
+      .execute()
+  );
+}
+
+/** Records a delivery. It is the truth even if the notification was cancelled meanwhile. */
+export async function markSent(db: Executor, id: string, now: string): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status: 'sent', sent_at: now, last_error: null, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'cancelled'])
+    .execute();
+}
+
+export async function markRetry(
+  db: Executor,
+  id: string,
+  nextAttemptAt: string,
+  error: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ next_attempt_at: nextAttemptAt, last_error: error, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .execute();
+}
+
+export async function markFinal(
+  db: Executor,
+  id: string,
+  status: 'failed' | 'cancelled',
+  error: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ status, last_error: error, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .execute();
+}
+
+/** Everything the email says, read fresh at sending time. */
+export async function loadEmailContext(db: Executor, row: NotificationRow) {
+  const [listing, client, account, counts] = await Promise.all([
+    db
+      .selectFrom('listings')
+      .select(['address', 'beds', 'baths', 'sqft'])
+      .where('account_id', '=', row.account_id)
+      .where('id', '=', row.listing_id)
+      .executeTakeFirst(),
+    db
+      .selectFrom('clients')
+      .select(['name'])
+      .where('account_id', '=', row.account_id)
+      .where('id', '=', row.client_id)
+      .executeTakeFirst(),
+    db.selectFrom('accounts').select(['name', 'sender_name']).where('id', '=', row.account_id).executeTakeFirst(),
+    db
+      .selectFrom('media')
+      .select(['kind', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('account_id', '=', row.account_id)
+      .where('listing_id', '=', row.listing_id)
+      .groupBy('kind')
+      .execute(),
+  ]);
+  const count = (kind: string): number => counts.find((c) => c.kind === kind)?.n ?? 0;
+  return {
+    listing,
+    client,
+    account,
+    photos: count('photo'),
+    videos: count('video'),
+    documents: count('document'),
+  };
+}
+
+export interface NotificationFilter {
+  status?: NotificationStatus | undefined;
+}
+
+export async function listNotifications(
+  db: Executor,
+  accountId: string,
+  filter: NotificationFilter,
+  page: { limit: number; offset: number },
+): Promise<NotificationRow[]> {
+  let q = db.selectFrom('notifications').selectAll().where('account_id', '=', accountId);
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+export async function countNotifications(db: Executor, accountId: string, filter: NotificationFilter): Promise<number> {
+  let q = db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId);
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  return (await q.executeTakeFirstOrThrow()).n;
+}
+
+export async function findNotification(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<NotificationRow | undefined> {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A client's new address applies to their notifications not yet sent. */
+export async function readdressQueued(
+  db: Executor,
+  accountId: string,
+  clientId: string,
+  to: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set({ to_email: to, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .where('status', '=', 'queued')
+    .execute();
 }

@@ -1,0 +1,27 @@
+import nodemailer from 'nodemailer';
+import type { Mailer } from './mailer.ts';
+
+/** SMTP with bounded waits, so a hung server turns into a retry rather than a stuck worker. */
+export function createSmtpMailer(url: string): Mailer {
+  const transport = nodemailer.createTransport(url, {
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 60_000,
+    dnsTimeout: 10_000,
+  } as never);
+  return {
+    kind: 'smtp',
+    async send(message) {
+      const info = (await transport.sendMail({
+        messageId: message.messageId,
+        from: message.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      })) as { response?: string };
+      return { detail: info.response ?? 'accepted' };
+    },
+    close: () => transport.close(),
+  };
+}

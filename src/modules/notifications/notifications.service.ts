@@ -1,0 +1,41 @@
+// Notification history, as the API shows it. Delivery itself is notifications.worker.ts.
+import type { Deps } from '../../deps.ts';
+import { notFound } from '../../errors.ts';
+import { hasIdShape } from '../../ids.ts';
+import { pageWindow, type Page } from '../../pagination.ts';
+import type { NotificationListQueryType, NotificationType } from './notifications.schemas.ts';
+import * as repo from './notifications.repository.ts';
+
+const toNotification = (row: repo.NotificationRow): NotificationType => ({
+  id: row.id,
+  client_id: row.client_id,
+  listing_id: row.listing_id,
+  to: row.to_email,
+  status: row.status,
+  attempts: row.attempts,
+  last_error: row.last_error,
+  created_at: row.created_at,
+  sent_at: row.sent_at,
+});
+
+export type NotificationsService = ReturnType<typeof createNotificationsService>;
+
+export function createNotificationsService({ db }: Pick<Deps, 'db'>) {
+  return {
+    async list(accountId: string, query: NotificationListQueryType): Promise<Page<NotificationType>> {
+      const window = pageWindow(query);
+      const filter = { status: query.status };
+      const [rows, total] = await Promise.all([
+        repo.listNotifications(db.kysely, accountId, filter, window),
+        repo.countNotifications(db.kysely, accountId, filter),
+      ]);
+      return { data: rows.map(toNotification), pagination: { page: window.page, limit: window.limit, total } };
+    },
+
+    async get(accountId: string, id: string): Promise<NotificationType> {
+      const row = hasIdShape('ntf', id) ? await repo.findNotification(db.kysely, accountId, id) : undefined;
+      if (row === undefined) throw notFound('Notification');
+      return toNotification(row);
+    },
+  };
+}

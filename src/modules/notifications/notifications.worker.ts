@@ -1,0 +1,156 @@
+// Delivers the outbox: claims due notifications, renders and sends them, records the outcome.
+// Safe with several processes on one PostgreSQL database (claims skip each other's rows).
+import type { Deps } from '../../deps.ts';
+import { classifySendError } from '../../mail/mailer.ts';
+import { renderAssignmentEmail } from '../../mail/templates.ts';
+import * as repo from './notifications.repository.ts';
+
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Longer than any one send can take (SMTP timeouts are at most a minute). */
+const CLAIM_LEASE_MS = 5 * 60_000;
+const BATCH = 10;
+const MAX_DELAY_MS = 60 * 60_000;
+
+export interface WorkerOptions {
+  pollMs?: number;
+  /** Random in [0, 1); tests pass a fixed one. */
+  random?: () => number;
+}
+
+export type NotificationWorker = ReturnType<typeof createNotificationWorker>;
+
+export function createNotificationWorker(
+  { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
+  log: WorkerLog,
+  options: WorkerOptions = {},
+) {
+  const pollMs = options.pollMs ?? 1000;
+  const random = options.random ?? Math.random;
+  const retryWindowMs = config.mail.retryHours * 3_600_000;
+  const baseMs = config.mail.retryBaseSeconds * 1000;
+  const iso = (ms: number): string => new Date(ms).toISOString();
+
+  /** Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, then 50-100% of it. */
+  const backoff = (attempts: number): number => {
+    const ceiling = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_DELAY_MS);
+    return Math.round(ceiling * (0.5 + random() / 2));
+  };
+
+  async function deliver(row: repo.NotificationRow): Promise<void> {
+    const ctx = await repo.loadEmailContext(db.kysely, row);
+    const now = clock().getTime();
+    if (ctx.listing === undefined || ctx.account === undefined) {
+      await repo.markFinal(db.kysely, row.id, 'cancelled', 'the gallery no longer exists', iso(now));
+      return;
+    }
+    const studioName = ctx.account.sender_name ?? ctx.account.name;
+    const email = renderAssignmentEmail({
+      studioName,
+      clientName: ctx.client?.name ?? row.to_email,
+      address: ctx.listing.address,
+      beds: ctx.listing.beds,
+      baths: ctx.listing.baths,
+      sqft: ctx.listing.sqft,
+      photos: ctx.photos,
+      videos: ctx.videos,
+      documents: ctx.documents,
+    });
+    let detail: string;
+    try {
+      ({ detail } = await mailer.send({
+        messageId: row.message_id,
+        from: { name: studioName, address: config.mail.from.address },
+        to: row.to_email,
+        ...email,
+      }));
+    } catch (err) {
+      const failure = classifySendError(err);
+      const at = clock().getTime();
+      const expired = at - Date.parse(row.created_at) >= retryWindowMs;
+      if (!failure.transient || expired) {
+        const reason = failure.transient
+          ? `gave up after ${config.mail.retryHours} h: ${failure.reason}`
+          : failure.reason;
+        await repo.markFinal(db.kysely, row.id, 'failed', reason, iso(at));
+        log.warn({ notification_id: row.id, attempts: row.attempts, reason }, 'notification failed');
+      } else {
+        const next = at + backoff(row.attempts);
+        await repo.markRetry(db.kysely, row.id, iso(next), failure.reason, iso(at));
+        log.info(
+          { notification_id: row.id, attempts: row.attempts, retry_at: iso(next) },
+          'notification will be retried',
+        );
+      }
+      return;
+    }
+    await repo.markSent(db.kysely, row.id, iso(clock().getTime()));
+    // Never the body: only what identifies the message.
+    log.info({ notification_id: row.id, message_id: row.message_id, mailer: mailer.kind, detail }, 'notification sent');
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = true;
+
+  const worker = {
+    /** Claims and delivers one batch; returns how many were claimed. */
+    async runOnce(): Promise<number> {
+      const now = clock().getTime();
+      const rows = await repo.claimDue(db.kysely, db.dialect, iso(now), iso(now + CLAIM_LEASE_MS), BATCH);
+      for (const row of rows) {
+        try {
+          await deliver(row);
+        } catch (err) {
+          // The claim lease brings it back: a fault here delays the email, never loses it.
+          log.error({ err, notification_id: row.id }, 'notification delivery fault');
+        }
+      }
+      return rows.length;
+    },
+
+    /** Delivers everything due now (tests, and draining). */
+    async drain(): Promise<void> {
+      while ((await worker.runOnce()) > 0) {
+        // keep going while full batches come back
+      }
+    },
+
+    start(): void {
+      if (!stopped) return;
+      stopped = false;
+      const tick = (): void => {
+        running = worker
+          .runOnce()
+          .then((claimed) => claimed)
+          .catch((err: unknown) => {
+            log.error({ err }, 'notification worker fault');
+            return 0;
+          })
+          .then((claimed) => {
+            if (!stopped) timer = setTimeout(tick, claimed === BATCH ? 0 : pollMs);
+          });
+      };
+      tick();
+    },
+
+    /** Stops claiming; waits (at most `timeoutMs`) for a send in flight to finish. */
+    async stop(timeoutMs = 10_000): Promise<void> {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      let timeout: NodeJS.Timeout | undefined;
+      await Promise.race([
+        running,
+        new Promise<void>((resolve) => {
+          timeout = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
+      clearTimeout(timeout);
+    },
+  };
+  return worker;
+}
