@@ -18,6 +18,7 @@ import {
   jpegOfSize,
   largeFixtures,
   multipart,
+  pdf,
   png,
   refusedFixtures,
   type AcceptedFixture,
@@ -130,6 +131,23 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
       assert.equal(ctx.deps.storage.kind, name === 'S3' ? 's3' : 'local');
       assert.equal(limited.deps.storage.kind, ctx.deps.storage.kind);
       assert.deepEqual(await storedKeys(ctx), []);
+    });
+
+    it('a file larger than one S3 part (8 MiB) round-trips byte for byte', async () => {
+      // Regression: a \`size\` property on the upload stream made lib-storage expect 0 parts.
+      const head = pdf('large');
+      const data = Buffer.concat([head, Buffer.alloc(9 * 1024 * 1024 + 123, 0x20)]);
+      const listingId = await newGallery(ctx, owner);
+      const [media] = await uploaded(ctx, owner.key, listingId, [
+        { field: 'files', filename: 'big.pdf', contentType: 'application/pdf', data },
+      ]);
+      assert.ok(media !== undefined);
+      assert.equal(media.size, data.length);
+      assert.equal(media.sha256, sha256(data));
+      assert.equal(media.kind, 'document');
+      const res = await getContent(ctx, owner.key, media);
+      assert.equal(res.statusCode, 200);
+      assert.ok(res.rawPayload.equals(data), 'the bytes served are the bytes uploaded');
     });
 
     it('every accepted format round-trips byte for byte, in upload order, with its kind, type and size', async () => {

@@ -52,7 +52,11 @@ export class IngestStream extends Transform {
     this.#filename = options.filename;
   }
 
-  get size(): number {
+  /**
+   * Bytes seen so far. Deliberately not called `size`: @aws-sdk/lib-storage reads a body's
+   * `size` as its total length, and took 0 (at the start) for "expect no parts".
+   */
+  get bytesSeen(): number {
     return this.#size;
   }
 

@@ -141,10 +141,10 @@ export function createMediaService({
     if (sniffed.kind === 'photo') {
       const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
       // The kept head is enough for most photos; only when it is not is the stored file read.
-      dimensions = await readDimensions(ingest.head, ingest.size <= HEAD_BYTES, dimensionLimits);
+      dimensions = await readDimensions(ingest.head, ingest.bytesSeen <= HEAD_BYTES, dimensionLimits);
       dimensions ??= await withStoredCopy(key, (source) => readDimensions(source, true, dimensionLimits));
     }
-    return { filename, sniffed, size: ingest.size, sha256: ingest.digest(), dimensions };
+    return { filename, sniffed, size: ingest.bytesSeen, sha256: ingest.digest(), dimensions };
   }
 
   /** Deletes what a failed upload stored; rows of bytes that would not go stay due for the sweep. */
