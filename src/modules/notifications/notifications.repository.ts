@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { skipLocked } from '../../db/locking.ts';
@@ -55,7 +55,11 @@ export async function claimDue(
     db
       .updateTable('notifications')
       .set((eb) => ({ next_attempt_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-      .where('id', 'in', due)
+      // On PostgreSQL `id IN (subquery)` may be planned as a semi-join that re-runs the locking
+      // subquery for every outer row, claiming far past the limit; ARRAY(...) runs it once.
+      .where((eb) =>
+        dialect === 'postgres' ? sql<boolean>`${eb.ref('id')} = any(array(${due}))` : eb('id', 'in', due),
+      )
       // Checked again on the row itself: on PostgreSQL a concurrent claim re-evaluates these.
       .where('status', '=', 'queued')
       .where('next_attempt_at', '<=', now)
@@ -74,9 +78,13 @@ export async function markSent(db: Executor, id: string, now: string): Promise<v
     .execute();
 }
 
+/**
+ * `claim` is the row as claimed: its next_attempt_at (the lease end) fences the update, so a
+ * worker whose claim ran out and was taken over cannot overwrite the new holder's outcome.
+ */
 export async function markRetry(
   db: Executor,
-  id: string,
+  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
   nextAttemptAt: string,
   error: string,
   now: string,
@@ -84,14 +92,15 @@ export async function markRetry(
   await db
     .updateTable('notifications')
     .set({ next_attempt_at: nextAttemptAt, last_error: error, updated_at: now })
-    .where('id', '=', id)
+    .where('id', '=', claim.id)
     .where('status', '=', 'queued')
+    .where('next_attempt_at', '=', claim.next_attempt_at)
     .execute();
 }
 
 export async function markFinal(
   db: Executor,
-  id: string,
+  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
   status: 'failed' | 'cancelled',
   error: string,
   now: string,
@@ -99,8 +108,9 @@ export async function markFinal(
   await db
     .updateTable('notifications')
     .set({ status, last_error: error, updated_at: now })
-    .where('id', '=', id)
+    .where('id', '=', claim.id)
     .where('status', '=', 'queued')
+    .where('next_attempt_at', '=', claim.next_attempt_at)
     .execute();
 }
 

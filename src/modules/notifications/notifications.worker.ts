@@ -2,7 +2,7 @@
 // Safe with several processes on one PostgreSQL database (claims skip each other's rows).
 import type { Deps } from '../../deps.ts';
 import { classifySendError } from '../../mail/mailer.ts';
-import { renderAssignmentEmail } from '../../mail/templates.ts';
+import { oneLine, renderAssignmentEmail } from '../../mail/templates.ts';
 import * as repo from './notifications.repository.ts';
 
 export interface WorkerLog {
@@ -13,6 +13,12 @@ export interface WorkerLog {
 
 /** Longer than any one send can take (SMTP timeouts are at most a minute). */
 const CLAIM_LEASE_MS = 5 * 60_000;
+/**
+ * A batch is sent one by one; a send may start only while this much of the lease is left (more
+ * than one send can take: 15 s to connect, 15 s to the greeting, 60 s of silence at most).
+ * Past that, another worker may claim the rest again once the lease ends, so it is left to them.
+ */
+const SEND_MARGIN_MS = 2 * 60_000;
 const BATCH = 10;
 const MAX_DELAY_MS = 60 * 60_000;
 
@@ -45,7 +51,7 @@ export function createNotificationWorker(
     const ctx = await repo.loadEmailContext(db.kysely, row);
     const now = clock().getTime();
     if (ctx.listing === undefined || ctx.account === undefined) {
-      await repo.markFinal(db.kysely, row.id, 'cancelled', 'the gallery no longer exists', iso(now));
+      await repo.markFinal(db.kysely, row, 'cancelled', 'the gallery no longer exists', iso(now));
       return;
     }
     const studioName = ctx.account.sender_name ?? ctx.account.name;
@@ -64,7 +70,8 @@ export function createNotificationWorker(
     try {
       ({ detail } = await mailer.send({
         messageId: row.message_id,
-        from: { name: studioName, address: config.mail.from.address },
+        // A header value is one line, whatever the studio name holds (accounts create allows breaks).
+        from: { name: oneLine(studioName), address: config.mail.from.address },
         to: row.to_email,
         ...email,
       }));
@@ -76,11 +83,11 @@ export function createNotificationWorker(
         const reason = failure.transient
           ? `gave up after ${config.mail.retryHours} h: ${failure.reason}`
           : failure.reason;
-        await repo.markFinal(db.kysely, row.id, 'failed', reason, iso(at));
+        await repo.markFinal(db.kysely, row, 'failed', reason, iso(at));
         log.warn({ notification_id: row.id, attempts: row.attempts, reason }, 'notification failed');
       } else {
         const next = at + backoff(row.attempts);
-        await repo.markRetry(db.kysely, row.id, iso(next), failure.reason, iso(at));
+        await repo.markRetry(db.kysely, row, iso(next), failure.reason, iso(at));
         log.info(
           { notification_id: row.id, attempts: row.attempts, retry_at: iso(next) },
           'notification will be retried',
@@ -101,8 +108,11 @@ export function createNotificationWorker(
     /** Claims and delivers one batch; returns how many were claimed. */
     async runOnce(): Promise<number> {
       const now = clock().getTime();
-      const rows = await repo.claimDue(db.kysely, db.dialect, iso(now), iso(now + CLAIM_LEASE_MS), BATCH);
+      const leaseEnd = now + CLAIM_LEASE_MS;
+      const rows = await repo.claimDue(db.kysely, db.dialect, iso(now), iso(leaseEnd), BATCH);
       for (const row of rows) {
+        // Slow sends ate the lease: the rest is due again when it ends, for whoever claims it.
+        if (clock().getTime() > leaseEnd - SEND_MARGIN_MS) break;
         try {
           await deliver(row);
         } catch (err) {
