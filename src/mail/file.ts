@@ -10,14 +10,7 @@ export function createFileMailer(dir: string): Mailer {
   return {
     kind: 'file',
     async send(message) {
-      const info = (await composer.sendMail({
-        messageId: message.messageId,
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-      })) as { message: Buffer };
+      const info = (await composer.sendMail({ ...message })) as { message: Buffer };
       await mkdir(dir, { recursive: true });
       // The Message-ID names the file, so a retry after a crash rewrites the same file.
       const name = `${message.messageId.replace(/[^A-Za-z0-9._-]/g, '')}.eml`;

@@ -12,14 +12,7 @@ export function createSmtpMailer(url: string): Mailer {
   return {
     kind: 'smtp',
     async send(message) {
-      const info = (await transport.sendMail({
-        messageId: message.messageId,
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-      })) as { response?: string };
+      const info = (await transport.sendMail({ ...message })) as { response?: string };
       return { detail: info.response ?? 'accepted' };
     },
     close: () => transport.close(),

@@ -1,0 +1,109 @@
+// The assignment email's text (section 8): what both parts show, and HTML that no studio, client
+// or gallery field can inject markup into.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { visibleText } from '../../test/notification-helpers.ts';
+import { escapeHtml, oneLine, renderAssignmentEmail, type AssignmentEmail } from './templates.ts';
+
+const base: AssignmentEmail = {
+  studioName: 'Harbour Light',
+  clientName: 'Ann Lee',
+  address: '12 Quay Street',
+  beds: 3,
+  baths: 2,
+  sqft: 1450,
+  photos: 12,
+  videos: 1,
+  documents: 2,
+};
+
+const NASTY = [
+  '<script>alert(1)</script>',
+  '<b>bold</b> & <i>italic</i>',
+  '"><img src=x onerror=alert(1)>',
+  "' onmouseover='alert(1)",
+  '&lt;already escaped&gt; &amp;',
+  '</td></tr></table><a href="javascript:alert(1)">x</a>',
+  '<!-- comment --> <![CDATA[x]]>',
+  'Ünïcödé — 東京 😀',
+];
+
+/** The markup of a render: its tags, in order. */
+const tags = (html: string): string[] => html.match(/<[^>]*>/g) ?? [];
+
+describe('escapeHtml', () => {
+  test('escapes the five HTML-significant characters, and nothing else', () => {
+    assert.equal(
+      escapeHtml(`<a href="x" title='y'>&</a>`),
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
+    assert.equal(escapeHtml('plain text, 東京 — 😀'), 'plain text, 東京 — 😀');
+    assert.equal(escapeHtml('&amp;'), '&amp;amp;', 'escaped text is escaped again, never trusted');
+  });
+});
+
+describe('oneLine', () => {
+  test('line breaks of every kind become spaces; the ends are trimmed', () => {
+    assert.equal(oneLine('a\r\nb\nc\rd\u2028e\u2029f'), 'a b c d e f');
+    assert.equal(oneLine('\r\n  x  \n'), 'x');
+  });
+});
+
+describe('renderAssignmentEmail', () => {
+  test('the subject names the studio and the address', () => {
+    const { subject } = renderAssignmentEmail(base);
+    assert.ok(subject.includes('Harbour Light') && subject.includes('12 Quay Street'), subject);
+  });
+
+  test('both parts show the address, beds, baths, sqft and the media counts', () => {
+    const { text, html } = renderAssignmentEmail({ ...base, baths: 2.5, sqft: 12_345.5 });
+    for (const shown of [text, visibleText(html)]) {
+      assert.ok(shown.includes('12 Quay Street'));
+      assert.match(shown, /Bedrooms\W+3\b/);
+      assert.match(shown, /Bathrooms\W+2\.5\b/);
+      assert.match(shown, /Square feet\W+12,345\.5\b/);
+      assert.match(shown, /12 photos, 1 video, 2 documents/);
+      assert.ok(shown.includes('Ann Lee') && shown.includes('Harbour Light'));
+    }
+  });
+
+  test('singular and plural counts, and unset figures', () => {
+    const { text } = renderAssignmentEmail({
+      ...base,
+      beds: null,
+      baths: null,
+      sqft: null,
+      photos: 1,
+      videos: 0,
+      documents: 1,
+    });
+    assert.match(text, /1 photo, 0 videos, 1 document\b/);
+    assert.match(text, /Bedrooms: not given/);
+    assert.match(text, /Bathrooms: not given/);
+    assert.match(text, /Square feet: not given/);
+    const zero = renderAssignmentEmail({ ...base, beds: 0, baths: 0, sqft: 0 }).text;
+    assert.match(zero, /Bedrooms: 0\b/);
+  });
+
+  for (const field of ['studioName', 'clientName', 'address'] as const) {
+    test(`${field}: markup is shown as text and never becomes markup`, () => {
+      const reference = tags(renderAssignmentEmail(base).html);
+      for (const value of NASTY) {
+        const { html, text } = renderAssignmentEmail({ ...base, [field]: value });
+        assert.deepEqual(tags(html), reference, `${field} = ${value} changed the markup`);
+        assert.ok(visibleText(html).includes(value.replace(/\s+/g, ' ')), `${field} = ${value} is not shown as typed`);
+        assert.ok(text.includes(value), 'the text part shows it verbatim');
+      }
+    });
+  }
+
+  test('the subject is one line, whatever the studio name or address hold', () => {
+    const { subject } = renderAssignmentEmail({
+      ...base,
+      studioName: 'Evil\r\nBcc: victim@example.test',
+      address: '1 Main St\nX-Injected: yes\u2028',
+    });
+    assert.doesNotMatch(subject, /[\r\n\u2028\u2029]/);
+    assert.ok(subject.includes('Evil Bcc: victim@example.test'));
+  });
+});
