@@ -83,6 +83,18 @@ async function newMedia(account: TestAccount): Promise<{ listingId: string; medi
   return { listingId, mediaId: media.id };
 }
 
+/** A notification of the account: the one its new assignment records. */
+async function newNotification(account: TestAccount): Promise<string> {
+  const { listingId } = await assignedPair(account);
+  const row = await ctx.deps.db.kysely
+    .selectFrom('notifications')
+    .select('id')
+    .where('account_id', '=', account.accountId)
+    .where('listing_id', '=', listingId)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
 // ---- the route table ----------------------------------------------------------------------------
 
 interface Prepared {
@@ -192,6 +204,16 @@ const ROUTES: RouteCase[] = [
       const { listingId, mediaId } = await newMedia(a);
       return { url: `/v1/listings/${listingId}/media/${mediaId}/content`, status: 200 };
     },
+  },
+  {
+    method: 'GET',
+    path: '/v1/notifications',
+    prepare: () => Promise.resolve({ url: '/v1/notifications', status: 200 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/notifications/:id',
+    prepare: async (a) => ({ url: `/v1/notifications/${await newNotification(a)}`, status: 200 }),
   },
   {
     method: 'DELETE',
@@ -421,15 +443,18 @@ for (const route of ROUTES) {
 }
 
 describe('tenancy', () => {
-  test("lists show only the caller's own galleries and clients", async () => {
+  test("lists show only the caller's own galleries, clients and notifications", async () => {
     const listingId = await newListing(owner);
     const clientId = await newClient(owner);
-    for (const url of ['/v1/listings?limit=100', '/v1/clients?limit=100']) {
+    const notificationId = await newNotification(owner);
+    for (const url of ['/v1/listings?limit=100', '/v1/clients?limit=100', '/v1/notifications?limit=100']) {
       const res = await call(ctx, 'GET', url, { key: other.key });
       assert.equal(res.statusCode, 200);
       const ids = res.json<{ data: { id: string }[] }>().data.map((item) => item.id);
-      assert.ok(!ids.includes(listingId) && !ids.includes(clientId), url);
+      assert.ok(!ids.includes(listingId) && !ids.includes(clientId) && !ids.includes(notificationId), url);
     }
+    const own = await call(ctx, 'GET', '/v1/notifications?limit=100', { key: owner.key });
+    assert.ok(own.json<{ data: { id: string }[] }>().data.some((n) => n.id === notificationId));
   });
 
   test("a client of one account cannot be given another account's gallery, nor the reverse", async () => {

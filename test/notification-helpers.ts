@@ -1,0 +1,139 @@
+// Helpers for the notification suites and the outage script: galleries, clients and assignments
+// made over HTTP, a worker on a clock the test moves, a log that keeps what the worker wrote,
+// and the notification rows as stored.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../src/deps.ts';
+import {
+  createNotificationWorker,
+  type NotificationWorker,
+  type WorkerLog,
+  type WorkerOptions,
+} from '../src/modules/notifications/notifications.worker.ts';
+import type { NotificationRow } from '../src/modules/notifications/notifications.repository.ts';
+import { call, type TestAccount, type TestContext } from './helpers.ts';
+
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  obj: object;
+}
+
+/** A WorkerLog that keeps every line, and their JSON text for "never in a log" checks. */
+export function captureLog(): WorkerLog & { lines: LogLine[]; text: () => string } {
+  const lines: LogLine[] = [];
+  const add =
+    (level: LogLine['level']) =>
+    (obj: object, msg: string): void => {
+      lines.push({ level, msg, obj });
+    };
+  return {
+    lines,
+    info: add('info'),
+    warn: add('warn'),
+    error: add('error'),
+    text: () => lines.map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.obj)}`).join('\n'),
+  };
+}
+
+export interface FakeClock {
+  clock: () => Date;
+  now: () => number;
+  set: (ms: number) => void;
+  advance: (ms: number) => void;
+}
+
+export function fakeClock(start = Date.now()): FakeClock {
+  let now = start;
+  return {
+    clock: () => new Date(now),
+    now: () => now,
+    set: (ms) => {
+      now = ms;
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+/** A worker on the context's database and mailer, and on the given clock (real time by default). */
+export function workerOf(
+  ctx: TestContext,
+  options: { clock?: FakeClock; log?: WorkerLog; deps?: Partial<Deps>; worker?: WorkerOptions } = {},
+): NotificationWorker {
+  return createNotificationWorker(
+    { ...ctx.deps, ...(options.clock === undefined ? {} : { clock: options.clock.clock }), ...options.deps },
+    options.log ?? captureLog(),
+    // A fixed jitter keeps the steps of a test the same on every run.
+    { random: () => 0.5, ...options.worker },
+  );
+}
+
+let serial = 0;
+export const uniqueEmail = (local = 'client'): string => {
+  serial += 1;
+  return `${local}${serial}.${randomBytes(3).toString('hex')}@example.test`;
+};
+
+export async function newGallery(ctx: TestContext, account: TestAccount, body: Record<string, unknown> = {}) {
+  const res = await call(ctx, 'POST', '/v1/listings', {
+    key: account.key,
+    body: { address: '1 Harbour Road', ...body },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string; address: string }>();
+}
+
+export async function newClient(ctx: TestContext, account: TestAccount, body: Record<string, unknown> = {}) {
+  const res = await call(ctx, 'POST', '/v1/clients', {
+    key: account.key,
+    body: { name: 'Ann Lee', email: uniqueEmail(), ...body },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string; name: string; email: string }>();
+}
+
+export async function assign(ctx: TestContext, account: TestAccount, clientId: string, listingId: string) {
+  const res = await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${listingId}`, { key: account.key });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<{ id: string; client_id: string }>();
+}
+
+/** Notification rows as stored, oldest first; all of them, or those of one gallery. */
+export function notificationRows(ctx: TestContext, listingId?: string): Promise<NotificationRow[]> {
+  let q = ctx.deps.db.kysely.selectFrom('notifications').selectAll();
+  if (listingId !== undefined) q = q.where('listing_id', '=', listingId);
+  return q.orderBy('created_at').orderBy('id').execute();
+}
+
+export async function notificationRow(ctx: TestContext, id: string): Promise<NotificationRow> {
+  return ctx.deps.db.kysely.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The earliest next attempt among queued notifications, or undefined when none is queued. */
+export async function nextDue(ctx: TestContext): Promise<number | undefined> {
+  const row = await ctx.deps.db.kysely
+    .selectFrom('notifications')
+    .select('next_attempt_at')
+    .where('status', '=', 'queued')
+    .orderBy('next_attempt_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Date.parse(row.next_attempt_at);
+}
+
+/** Forgets every notification, so a test starts with an empty outbox. */
+export async function clearOutbox(ctx: TestContext): Promise<void> {
+  await ctx.deps.db.kysely.deleteFrom('notifications').execute();
+}
+
+/** HTML as a reader sees it: tags dropped, entities decoded, white space collapsed. */
+export function visibleText(html: string): string {
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", mdash: '—', nbsp: ' ' };
+  return html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(amp|lt|gt|quot|#39|mdash|nbsp);/g, (_m, name: string) => entities[name] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
