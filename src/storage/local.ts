@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   assertSafeKey,
+  isSafeKey,
   StorageNotFoundError,
   type ByteRange,
   type MediaStorage,
@@ -38,7 +39,9 @@ export function createLocalStorage(root: string): MediaStorage {
       const full = path.join(dir, entry.name);
       const key = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (entry.isDirectory()) yield* walk(full, key);
-      else if (entry.isFile()) yield { key, size: (await stat(full)).size };
+      // Only names this storage could have written: a stray file (.DS_Store, a backup) is
+      // neither listed nor swept.
+      else if (entry.isFile() && isSafeKey(key)) yield { key, size: (await stat(full)).size };
     }
   }
 

@@ -15,6 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import {
   assertSafeKey,
+  isSafeKey,
   StorageNotFoundError,
   type ByteRange,
   type MediaStorage,
@@ -196,15 +197,6 @@ function normalizePrefix(raw: string): string {
     throw new Error(`unusable S3 key prefix ${JSON.stringify(raw)}`);
   }
   return prefix;
-}
-
-function isSafeKey(key: string): boolean {
-  try {
-    assertSafeKey(key);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function assertRange(range: ByteRange): void {

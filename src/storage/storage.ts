@@ -46,6 +46,8 @@ const KEY_SHAPE = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
  * Keys are built by the service from ids only (`acc_…/lst_…/med_…`), but every implementation
  * checks them again so that no name can ever walk out of its folder or bucket prefix.
  */
+export const isSafeKey = (key: string): boolean => key.length <= 512 && KEY_SHAPE.test(key);
+
 export function assertSafeKey(key: string): void {
-  if (key.length > 512 || !KEY_SHAPE.test(key)) throw new Error(`unsafe storage key ${JSON.stringify(key)}`);
+  if (!isSafeKey(key)) throw new Error(`unsafe storage key ${JSON.stringify(key)}`);
 }

@@ -5,6 +5,8 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
 import { jpeg, multipart, pdf } from '../../../test/media-fixtures.ts';
@@ -195,6 +197,9 @@ describe('crashes and the sweep', () => {
       await lease(`${base}/med_01INFLIGHTUPLOAD000000000`, 60_000);
       // Deleted media whose bytes did not go (the delete crashed after committing).
       await lease(`${base}/med_01ALREADYGONE00000000000`, -1000);
+      // A file the storage never wrote (a desktop's .DS_Store) is left alone and stops nothing.
+      const stray = path.join(sweeper.config.dataDir, 'media', account.accountId, '.DS_Store');
+      await writeFile(stray, 'finder');
 
       const result = await sweeper.services.mediaCleanup.sweep();
       assert.deepEqual(result, { purged: 2, orphans: 1 });
@@ -209,6 +214,7 @@ describe('crashes and the sweep', () => {
       assert.equal(await mediaCount(sweeper, account.key, listingId), 2);
       // A second sweep has nothing to do.
       assert.deepEqual(await sweeper.services.mediaCleanup.sweep(), { purged: 0, orphans: 0 });
+      assert.equal(await readFile(stray, 'utf8'), 'finder');
     } finally {
       await sweeper.close();
     }

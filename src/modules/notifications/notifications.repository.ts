@@ -68,6 +68,39 @@ export async function claimDue(
   );
 }
 
+/**
+ * Whether this worker still holds the notification it claimed, and it is still wanted: a
+ * client deleted, a gallery unassigned or deleted after the claim cancels it before sending.
+ */
+export async function stillClaimed(
+  db: Executor,
+  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('notifications')
+    .select('id')
+    .where('id', '=', claim.id)
+    .where('status', '=', 'queued')
+    .where('next_attempt_at', '=', claim.next_attempt_at)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Gives back a claimed notification that was not sent (shutting down, lease running out). */
+export async function releaseClaim(
+  db: Executor,
+  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('notifications')
+    .set((eb) => ({ next_attempt_at: now, attempts: eb('attempts', '-', 1), updated_at: now }))
+    .where('id', '=', claim.id)
+    .where('status', '=', 'queued')
+    .where('next_attempt_at', '=', claim.next_attempt_at)
+    .execute();
+}
+
 /** Records a delivery. It is the truth even if the notification was cancelled meanwhile. */
 export async function markSent(db: Executor, id: string, now: string): Promise<void> {
   await db

@@ -48,16 +48,19 @@ export function createNotificationWorker(
   };
 
   async function deliver(row: repo.NotificationRow): Promise<void> {
+    // Cancelled (client deleted, gallery unassigned or deleted) or taken over since the claim.
+    if (!(await repo.stillClaimed(db.kysely, row))) return;
     const ctx = await repo.loadEmailContext(db.kysely, row);
     const now = clock().getTime();
-    if (ctx.listing === undefined || ctx.account === undefined) {
-      await repo.markFinal(db.kysely, row, 'cancelled', 'the gallery no longer exists', iso(now));
+    if (ctx.listing === undefined || ctx.account === undefined || ctx.client === undefined) {
+      const gone = ctx.client === undefined ? 'the client no longer exists' : 'the gallery no longer exists';
+      await repo.markFinal(db.kysely, row, 'cancelled', gone, iso(now));
       return;
     }
     const studioName = ctx.account.sender_name ?? ctx.account.name;
     const email = renderAssignmentEmail({
       studioName,
-      clientName: ctx.client?.name ?? row.to_email,
+      clientName: ctx.client.name,
       address: ctx.listing.address,
       beds: ctx.listing.beds,
       baths: ctx.listing.baths,
@@ -103,6 +106,8 @@ export function createNotificationWorker(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = true;
+  /** Set by stop(): no new send starts, and claimed rows not yet sent are given back. */
+  let stopping = false;
 
   const worker = {
     /** Claims and delivers one batch; returns how many were claimed. */
@@ -110,9 +115,13 @@ export function createNotificationWorker(
       const now = clock().getTime();
       const leaseEnd = now + CLAIM_LEASE_MS;
       const rows = await repo.claimDue(db.kysely, db.dialect, iso(now), iso(leaseEnd), BATCH);
-      for (const row of rows) {
-        // Slow sends ate the lease: the rest is due again when it ends, for whoever claims it.
-        if (clock().getTime() > leaseEnd - SEND_MARGIN_MS) break;
+      for (const [i, row] of rows.entries()) {
+        // Shutting down, or slow sends ate the lease: give the rest back, due now, unsent.
+        if (stopping || clock().getTime() > leaseEnd - SEND_MARGIN_MS) {
+          const at = iso(clock().getTime());
+          for (const rest of rows.slice(i)) await repo.releaseClaim(db.kysely, rest, at);
+          break;
+        }
         try {
           await deliver(row);
         } catch (err) {
@@ -151,6 +160,7 @@ export function createNotificationWorker(
     /** Stops claiming; waits (at most `timeoutMs`) for a send in flight to finish. */
     async stop(timeoutMs = 10_000): Promise<void> {
       stopped = true;
+      stopping = true;
       if (timer !== undefined) clearTimeout(timer);
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([
