@@ -1,5 +1,6 @@
 // Builds the app in-process on a real database: a temporary SQLite file, or a fresh
 // PostgreSQL database when DATABASE_URL is a postgres:// URL (created here, dropped by close()).
+import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -145,3 +146,42 @@ export async function call(
   });
   return res;
 }
+
+export interface ApiError {
+  code: string;
+  message: string;
+  details?: { field: string; message: string }[];
+  request_id: string;
+}
+
+/**
+ * Asserts the contract's one error body (section 2) and returns `error`: the status and code,
+ * JSON, only the documented fields, a non-empty message, well-formed details, and a request id
+ * equal to the X-Request-Id header.
+ */
+export function expectError(res: Response, status: number, code: string): ApiError {
+  assert.equal(res.statusCode, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  const body = res.json<{ error: ApiError }>();
+  assert.deepEqual(Object.keys(body), ['error']);
+  const { error } = body;
+  assert.equal(error.code, code, res.body);
+  assert.equal(typeof error.message, 'string');
+  assert.ok(error.message.length > 0);
+  for (const field of Object.keys(error)) {
+    assert.ok(['code', 'message', 'details', 'request_id'].includes(field), `unexpected error.${field}`);
+  }
+  if (error.details !== undefined) {
+    assert.ok(Array.isArray(error.details));
+    for (const d of error.details) {
+      assert.equal(typeof d.field, 'string');
+      assert.equal(typeof d.message, 'string');
+    }
+  }
+  assert.equal(typeof res.headers['x-request-id'], 'string');
+  assert.equal(error.request_id, res.headers['x-request-id']);
+  return error;
+}
+
+/** The fields an error's details name, in order. */
+export const detailFields = (error: ApiError): string[] => (error.details ?? []).map((d) => d.field);

@@ -12,6 +12,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { closeDeps, createDeps } from '../src/deps.ts';
 import {
+  expectError,
   call,
   createAccount,
   createTestContext,
@@ -38,20 +39,7 @@ interface ErrorBody {
   error: { code: string; message: string; request_id: string; details?: { field: string; message: string }[] };
 }
 
-/** Asserts the one error body, with `error.request_id` equal to the X-Request-Id header. */
-function assertError(res: Response, status: number, code: string): ErrorBody['error'] {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/json/);
-  const { error } = res.json<ErrorBody>();
-  assert.equal(error.code, code);
-  assert.equal(typeof error.message, 'string');
-  assert.ok(error.message.length > 0);
-  assert.equal(error.request_id, res.headers['x-request-id']);
-  for (const field of Object.keys(error)) {
-    assert.ok(['code', 'message', 'details', 'request_id'].includes(field), `unexpected error.${field}`);
-  }
-  return error;
-}
+const assertError = expectError;
 
 const listingCount = async (): Promise<number> =>
   (

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { call, type Response, type TestAccount, type TestContext } from './helpers.ts';
+import { expectError, call, type Response, type TestAccount, type TestContext } from './helpers.ts';
 import { multipart, type Part } from './media-fixtures.ts';
 
 export interface MediaJson {
@@ -57,13 +57,9 @@ export async function uploaded(ctx: TestContext, key: string, listingId: string,
   return res.json<{ data: MediaJson[] }>().data;
 }
 
-export function assertError(res: Response, status: number, code: string): ErrorJson {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<ErrorJson>();
-  assert.equal(body.error.code, code, res.body);
-  assert.equal(body.error.request_id, res.headers['x-request-id']);
-  return body;
-}
+export const assertError = (res: Response, status: number, code: string): ErrorJson => ({
+  error: expectError(res, status, code),
+});
 
 export const contentUrl = (media: MediaJson): string => `/v1/listings/${media.listing_id}/media/${media.id}/content`;
 

@@ -14,6 +14,7 @@ import { appRoutes, routeKey } from './app-routes.ts';
 import { multipart, pdf } from './media-fixtures.ts';
 import { storedKeys } from './media-helpers.ts';
 import {
+  expectError,
   call,
   createAccount,
   createKey,
@@ -263,13 +264,7 @@ async function snapshot(): Promise<Record<string, string[]>> {
   return out;
 }
 
-function assertError(res: Response, status: number, code: string): void {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<{ error: { code: string; message: string; request_id: string } }>();
-  assert.equal(body.error.code, code);
-  assert.equal(typeof body.error.message, 'string');
-  assert.equal(body.error.request_id, res.headers['x-request-id']);
-}
+const assertError = expectError;
 
 function assertUnauthorized(res: Response): void {
   assertError(res, 401, 'unauthorized');

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  detailFields,
+  expectError,
   call,
   createAccount,
   createTestContext,
@@ -26,27 +28,15 @@ before(async () => {
 });
 after(() => ctx.close());
 
-interface ErrorBody {
-  error: { code: string; message: string; request_id: string; details?: { field: string; message: string }[] };
-}
 interface Page<T> {
   data: T[];
   pagination: { page: number; limit: number; total: number };
 }
 const idsOf = (res: Response): string[] => res.json<Page<{ id: string }>>().data.map((item) => item.id);
 
-/** An error answer as section 2 describes it; returns the `details` fields, if any. */
-function assertError(res: Response, status: number, code: string): string[] {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<ErrorBody>();
-  assert.deepEqual(Object.keys(body), ['error']);
-  assert.equal(body.error.code, code);
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok(body.error.message.length > 0);
-  assert.equal(typeof res.headers['x-request-id'], 'string');
-  assert.equal(body.error.request_id, res.headers['x-request-id']);
-  return (body.error.details ?? []).map((d) => d.field);
-}
+/** An error answer as section 2 describes it; returns the fields its details name. */
+const assertError = (res: Response, status: number, code: string): string[] =>
+  detailFields(expectError(res, status, code));
 
 function assertValidation(res: Response, ...fields: string[]): void {
   const named = assertError(res, 400, 'validation_error');

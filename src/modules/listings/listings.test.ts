@@ -3,7 +3,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { call, createAccount, createTestContext, type Response, type TestContext } from '../../../test/helpers.ts';
+import {
+  detailFields,
+  expectError,
+  call,
+  createAccount,
+  createTestContext,
+  type Response,
+  type TestContext,
+} from '../../../test/helpers.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GALLERY_KEYS = [
@@ -31,33 +39,15 @@ before(async () => {
 });
 after(() => ctx.close());
 
-interface ErrorBody {
-  error: { code: string; message: string; request_id: string; details?: { field: string; message: string }[] };
-}
 interface Page<T> {
   data: T[];
   pagination: { page: number; limit: number; total: number };
 }
 const idsOf = (res: Response): string[] => res.json<Page<{ id: string }>>().data.map((item) => item.id);
 
-/** An error answer as section 2 describes it; returns the `details` fields, if any. */
-function assertError(res: Response, status: number, code: string): string[] {
-  assert.equal(res.statusCode, status, res.body);
-  const body = res.json<ErrorBody>();
-  assert.deepEqual(Object.keys(body), ['error']);
-  assert.equal(body.error.code, code);
-  assert.equal(typeof body.error.message, 'string');
-  assert.ok(body.error.message.length > 0);
-  assert.equal(typeof res.headers['x-request-id'], 'string');
-  assert.equal(body.error.request_id, res.headers['x-request-id']);
-  if (body.error.details === undefined) return [];
-  assert.ok(Array.isArray(body.error.details));
-  for (const d of body.error.details) {
-    assert.equal(typeof d.field, 'string');
-    assert.equal(typeof d.message, 'string');
-  }
-  return body.error.details.map((d) => d.field);
-}
+/** An error answer as section 2 describes it; returns the fields its details name. */
+const assertError = (res: Response, status: number, code: string): string[] =>
+  detailFields(expectError(res, status, code));
 
 function assertValidation(res: Response, ...fields: string[]): void {
   const named = assertError(res, 400, 'validation_error');

@@ -12,6 +12,7 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
+  expectError,
 } from '../../../test/helpers.ts';
 import { assign, newClient, newGallery, notificationRows, workerOf } from '../../../test/notification-helpers.ts';
 
@@ -33,10 +34,6 @@ interface Page {
   data: NotificationJson[];
   pagination: { page: number; limit: number; total: number };
 }
-interface ErrorJson {
-  error: { code: string; message: string; request_id: string; details?: { field: string; message: string }[] };
-}
-
 let ctx: TestContext;
 let me: TestAccount;
 
@@ -53,13 +50,7 @@ const page = async (url: string, as: TestAccount = me): Promise<Page> => {
   return res.json<Page>();
 };
 
-function assertError(res: Response, status: number, code: string): ErrorJson['error'] {
-  assert.equal(res.statusCode, status, res.body);
-  const { error } = res.json<ErrorJson>();
-  assert.equal(error.code, code);
-  assert.equal(error.request_id, res.headers['x-request-id']);
-  return error;
-}
+const assertError = expectError;
 
 /** `n` assignments in a new account; returns the account and its notifications, oldest first. */
 async function accountWith(n: number, name = 'Paged Studio') {
