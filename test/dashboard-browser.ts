@@ -94,3 +94,19 @@ export const textOf = (page: string): string =>
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+
+/** The value attribute of the input with this id, or undefined (no such input, or no value). */
+export function inputValue(page: string, id: string): string | undefined {
+  for (const match of page.matchAll(/<input\b[^>]*>/g)) {
+    const tag = match[0];
+    if (!new RegExp(`\\sid="${id}"`).test(tag)) continue;
+    const value = /\svalue="([^"]*)"/.exec(tag)?.[1];
+    return value
+      ?.replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  }
+  return undefined;
+}

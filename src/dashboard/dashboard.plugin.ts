@@ -14,7 +14,7 @@ import { findAsset } from './assets.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { formOf, parseForm } from './form.ts';
 import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type DashboardState } from './respond.ts';
-import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid } from './security.ts';
+import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
 import { errorPage } from './views/errors.ts';
 import { overviewPage } from './views/overview.ts';
@@ -60,6 +60,11 @@ export async function registerDashboard(
   // Forms only, and small: the largest form is a few hundred bytes.
   await scope.register(formbody, { parser: parseForm, bodyLimit: 16 * 1024 });
   scope.decorateRequest('dashboard', null as never);
+  // Before anything else, so redirects and early refusals carry them too.
+  scope.addHook('onRequest', (_request, reply, done) => {
+    setPageHeaders(reply);
+    done();
+  });
 
   scope.addHook('preHandler', async (request, reply) => {
     const access = request.routeOptions.config.dashboard ?? 'member';
@@ -70,6 +75,8 @@ export async function registerDashboard(
     request.dashboard = { token, session: account === null ? null : session, account };
     // A cookie that no longer signs anyone in is removed, so the browser stops sending it.
     if (token !== undefined && account === null) clearSessionCookie(reply, ctx.cookies);
+    // No such page: a plain 404 for everyone (with the navigation when signed in).
+    if (request.is404) return;
 
     if (request.method === 'POST') {
       if (!fromThisSite(request, config.publicUrl)) throw new AppError('forbidden', 'Cross-site form post');
