@@ -25,7 +25,7 @@ function setUpCopyButtons() {
   for (const button of document.querySelectorAll('button[data-copy-target]')) {
     const input = document.getElementById(button.getAttribute('data-copy-target') ?? '');
     const status = document.getElementById(button.getAttribute('data-copy-status') ?? '');
-    if (!(input instanceof HTMLInputElement)) continue;
+    if (!(input instanceof HTMLInputElement || input instanceof HTMLTextAreaElement)) continue;
     button.hidden = false;
     button.addEventListener('click', () => {
       copyText(input, (ok) => {

@@ -26,8 +26,8 @@ export function setupPage(o: {
     title: 'Set up your studio',
     body: html`<h1>Welcome to Lightbox</h1>
       <p class="lead">
-        Create the studio account. You will use this email and password to sign in here and manage API keys. This form
-        is shown only once; later accounts are made with <code>lightbox accounts create</code>.
+        Create your studio's account. You will sign in with this email and password to manage API keys and settings.
+        This page appears only once, on a new installation.
       </p>
       ${errorSummary(e, SETUP_LABELS)}
       <form method="post" action="/dashboard/setup" class="card">

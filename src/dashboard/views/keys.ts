@@ -34,15 +34,16 @@ function newKeyPanel(created: { key: string; apiKey: ApiKey }): SafeHtml {
     <div class="field">
       <label for="new-key-value">API key</label>
       <div class="key-row">
-        <input
+        <textarea
           id="new-key-value"
-          type="text"
-          value="${created.key}"
+          class="key-value"
+          rows="2"
           readonly
           spellcheck="false"
           autocomplete="off"
           aria-describedby="copy-status"
-        />
+        >
+${created.key}</textarea>
         <button type="button" class="button" data-copy-target="new-key-value" data-copy-status="copy-status" hidden>
           Copy key
         </button>
@@ -166,6 +167,16 @@ export function revokePage(o: { viewer: Viewer; key: ApiKey }): SafeHtml {
     section: 'keys',
     body: html`<h1>Revoke the key “${o.key.name}”?</h1>
       <section class="card">
+        <dl class="facts">
+          <dt>Key</dt>
+          <dd><code>${o.key.prefix}…</code></dd>
+          <dt>Access</dt>
+          <dd>${scopeLabel(o.key.scope)}</dd>
+          <dt>Created</dt>
+          <dd>${day(o.key.created_at)}</dd>
+          <dt>Last used</dt>
+          <dd>${when(o.key.last_used_at)}</dd>
+        </dl>
         <p>
           Anything using the key <code>${o.key.prefix}…</code> will be refused from its next request. This cannot be
           undone: to carry on, generate a new key and put it where this one was.

@@ -13,6 +13,10 @@ export interface OverviewData {
   notifications: LatestNotification[];
 }
 
+/** Parts kept whole on a line: a narrow card wraps between them, never inside one. */
+const breakdown = (parts: string[]): SafeHtml[] =>
+  parts.map((part, i) => html`<span class="nowrap">${part}${i < parts.length - 1 ? ' ·' : ''}</span> `);
+
 const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);
 
 function notificationsTable(rows: LatestNotification[]): SafeHtml {
@@ -58,8 +62,8 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
   const firstSteps =
     keys === 0
       ? html`<section class="card" aria-labelledby="next-step">
-          <h2 id="next-step">Next step: an API key</h2>
-          <p>Your website or app talks to Lightbox with an API key. Generate one to start creating galleries.</p>
+          <h2 id="next-step">No API key</h2>
+          <p>Your website or app talks to Lightbox with an API key. Generate one to connect them.</p>
           <p><a class="button" href="/dashboard/settings/api">Generate an API key</a></p>
         </section>`
       : '';
@@ -77,8 +81,11 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
           <dd>
             <span class="figure" data-testid="galleries-total">${count(sum(galleries))}</span>
             <span class="breakdown"
-              >${count(galleries.active)} active · ${count(galleries.draft)} draft · ${count(galleries.archived)}
-              archived</span
+              >${breakdown([
+                `${count(galleries.active)} active`,
+                `${count(galleries.draft)} draft`,
+                `${count(galleries.archived)} archived`,
+              ])}</span
             >
           </dd>
         </div>
@@ -91,8 +98,11 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
           <dd>
             <span class="figure" data-testid="media-total">${count(sum(media))}</span>
             <span class="breakdown"
-              >${plural(media.photo, 'photo', 'photos')} · ${plural(media.video, 'video', 'videos')} ·
-              ${plural(media.document, 'document', 'documents')}</span
+              >${breakdown([
+                plural(media.photo, 'photo', 'photos'),
+                plural(media.video, 'video', 'videos'),
+                plural(media.document, 'document', 'documents'),
+              ])}</span
             >
           </dd>
         </div>
