@@ -248,12 +248,13 @@ describe('CSRF', () => {
   test('a post another site made the browser send is refused even with a valid token', async () => {
     await browser.get('/dashboard/settings/api');
     const before = await keyCount();
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site', origin: 'http://sub.localhost' },
-    ]) {
+    ];
+    for (const headers of foreign) {
       const res = await browser.post('/dashboard/settings/api', { name: 'x', scope: 'full', expires: '' }, { headers });
       assert.equal(res.statusCode, 403, JSON.stringify(headers));
     }

@@ -30,6 +30,11 @@ async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${p === phone ? 'mobile' : 'desktop'}-${name}.png`), fullPage: true });
 }
 
+/** An expression evaluated in the page (as text: this project's TypeScript has no DOM types). */
+async function inPage(p: Page, expression: string): Promise<string> {
+  return String(await p.evaluate(expression));
+}
+
 async function api(method: string, url: string, apiKey: string, body?: unknown): Promise<Response> {
   return fetch(`${base}${url}`, {
     method,
@@ -111,10 +116,10 @@ describe('the dashboard in a browser', { skip }, () => {
 
     // Keyboard: the email field has focus on a fresh page; Tab goes to the password; Enter submits.
     await page.goto(`${base}/dashboard/sign-in`);
-    const focused = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName);
+    const focused = () => inPage(page, 'document.activeElement?.id || document.activeElement?.tagName');
     assert.equal(await focused(), 'f-email');
     await page.keyboard.press('Shift+Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    assert.equal(await inPage(page, 'document.activeElement?.textContent'), 'Skip to content');
     await page.keyboard.press('Tab');
     await page.keyboard.type(OWNER.email);
     await page.keyboard.press('Tab');
@@ -138,7 +143,7 @@ describe('the dashboard in a browser', { skip }, () => {
 
     await page.getByRole('button', { name: 'Copy key' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+    assert.equal(await inPage(page, 'navigator.clipboard.readText()'), key);
     await shot(page, 'keys-new-key');
 
     const list = await api('GET', '/v1/listings', key);
