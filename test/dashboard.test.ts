@@ -79,6 +79,40 @@ describe('first run', () => {
   });
 });
 
+describe('two first-run setups at once', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(async () => {
+    await ctx.close();
+  });
+
+  test('make exactly one account: one browser is signed in, the other is sent to sign in', async () => {
+    const browsers = [new Browser(ctx.app), new Browser(ctx.app), new Browser(ctx.app)];
+    for (const b of browsers) await b.get('/dashboard/setup');
+    const results = await Promise.all(
+      browsers.map((b, i) =>
+        b.post('/dashboard/setup', {
+          name: `Studio ${i}`,
+          email: `owner${i}@race.test`,
+          password: PASSWORD,
+          password_confirm: PASSWORD,
+        }),
+      ),
+    );
+    const locations = results.map((r) => `${r.statusCode} ${String(r.headers.location)}`).sort();
+    assert.deepEqual(locations, [
+      '303 /dashboard/sign-in?notice=already-set-up',
+      '303 /dashboard/sign-in?notice=already-set-up',
+      '303 /dashboard?notice=welcome',
+    ]);
+    const winner = browsers[results.findIndex((r) => r.headers.location === '/dashboard?notice=welcome')]!;
+    assert.equal((await winner.get('/dashboard')).statusCode, 200);
+    assert.equal((await ctx.deps.db.kysely.selectFrom('accounts').select('id').execute()).length, 1);
+  });
+});
+
 describe('pages', () => {
   let ctx: TestContext;
   let owner: TestAccount;

@@ -71,7 +71,14 @@ export async function registerDashboard(
     if (access === 'asset') return;
     const token = request.cookies[ctx.cookies.session];
     const session = await services.sessions.authenticate(token);
-    const account = session === null ? null : await services.accounts.get(session.accountId).catch(() => null);
+    // The account may be gone (deleted by an operator); any other failure is a real error.
+    const account =
+      session === null
+        ? null
+        : await services.accounts.get(session.accountId).catch((err: unknown) => {
+            if (err instanceof AppError && err.code === 'not_found') return null;
+            throw err;
+          });
     request.dashboard = { token, session: account === null ? null : session, account };
     // A cookie that no longer signs anyone in is removed, so the browser stops sending it.
     if (token !== undefined && account === null) clearSessionCookie(reply, ctx.cookies);
@@ -104,7 +111,6 @@ export async function registerDashboard(
   scope.setErrorHandler((error: FastifyError, request, reply) => {
     const status = statusOf(error);
     if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
-    if (error instanceof AppError && error.code === 'rate_limited') void reply.headers(error.headers);
     return errorReply(request, reply, status);
   });
   scope.setNotFoundHandler((request, reply) => errorReply(request, reply, 404));

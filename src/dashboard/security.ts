@@ -1,8 +1,7 @@
 // The dashboard's browser-facing defences: response headers, cookies, and the two CSRF checks
 // (the request's origin, and a token in the form).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { newToken, sameToken } from '../modules/accounts/sessions.service.ts';
-import { SESSION_ABSOLUTE_MS } from '../modules/accounts/sessions.service.ts';
+import { newToken, sameToken, SESSION_ABSOLUTE_MS } from '../modules/accounts/sessions.service.ts';
 
 /** Only our own stylesheet and script; no inline code, no framing, forms post only to us. */
 export const CONTENT_SECURITY_POLICY = [

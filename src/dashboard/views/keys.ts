@@ -58,7 +58,7 @@ ${created.key}</textarea>
 }
 
 function keysTable(keys: ApiKey[], now: number): SafeHtml {
-  if (keys.length === 0) return html`<p class="muted">No API keys yet.</p>`;
+  if (keys.length === 0) return html`<p class="muted">No API keys. Generate one above.</p>`;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Your API keys">
     <table>
       <thead>
