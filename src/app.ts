@@ -15,6 +15,9 @@ import type { App } from './http/types.ts';
 import { checkInput, parseJsonBody, validatorCompiler } from './http/validation.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
+import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
+import { createSignInService, type SignInService } from './modules/accounts/sign-in.service.ts';
+import { registerDashboard } from './dashboard/dashboard.plugin.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
 import multipart from '@fastify/multipart';
@@ -35,6 +38,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 
 export interface Services {
   accounts: AccountsService;
+  sessions: SessionsService;
+  signIn: SignInService;
   apiKeys: ApiKeysService;
   listings: ListingsService;
   clients: ClientsService;
@@ -47,6 +52,8 @@ export function createServices(deps: Deps): Services {
   const mediaCleanup = createMediaCleanup(deps);
   return {
     accounts: createAccountsService(deps),
+    sessions: createSessionsService(deps),
+    signIn: createSignInService(deps),
     apiKeys: createApiKeysService(deps),
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),
@@ -162,6 +169,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       done();
     },
     { prefix: '/v1' },
+  );
+
+  // The admin dashboard: its own scope (forms, cookies, HTML errors), hidden from the OpenAPI document.
+  await app.register(
+    async (dashboard) => {
+      await registerDashboard(dashboard, services, deps);
+    },
+    { prefix: '/dashboard' },
   );
 
   return { app, services };

@@ -103,6 +103,34 @@ export interface MediaCleanupTable {
   created_at: string;
 }
 
+/** A signed-in dashboard session; the token itself is never stored. */
+export interface SessionsTable {
+  token_hash: string;
+  account_id: string;
+  /** The session's synchronizer token for the dashboard's forms. */
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  /** Absolute end, whatever the activity. */
+  expires_at: string;
+}
+
+export type SignInScope = 'address' | 'account';
+
+export interface SignInFailuresTable {
+  id: string;
+  scope: SignInScope;
+  /** A client address (IPv6 by its /64) or a normalized email. */
+  subject: string;
+  created_at: string;
+}
+
+export interface SetupMarkerTable {
+  id: string;
+  account_id: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -111,4 +139,7 @@ export interface Database {
   notifications: NotificationsTable;
   media: MediaTable;
   media_cleanup: MediaCleanupTable;
+  sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
+  setup_marker: SetupMarkerTable;
 }

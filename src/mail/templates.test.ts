@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { visibleText } from '../../test/notification-helpers.ts';
-import { escapeHtml, oneLine, renderAssignmentEmail, type AssignmentEmail } from './templates.ts';
+import { escapeHtml, oneLine, renderAssignmentEmail, senderDisplayName, type AssignmentEmail } from './templates.ts';
 
 const base: AssignmentEmail = {
   studioName: 'Harbour Light',
@@ -105,5 +105,27 @@ describe('renderAssignmentEmail', () => {
     });
     assert.doesNotMatch(subject, /[\r\n\u2028\u2029]/);
     assert.ok(subject.includes('Evil Bcc: victim@example.test'));
+  });
+});
+
+describe('studio name and sender name', () => {
+  test('the subject and text name the studio; the sender name signs it, or the studio name when unset', () => {
+    const signed = renderAssignmentEmail({ ...base, studioName: 'Harbour Light', senderName: 'Harbour Bookings' });
+    assert.equal(signed.subject, 'Harbour Light: your gallery for 12 Quay Street');
+    assert.match(signed.text, /^Harbour Light has shared a gallery with you\.$/m);
+    assert.match(signed.text, /^— Harbour Bookings$/m);
+    assert.match(signed.html, /<p>&mdash; Harbour Bookings<\/p>/);
+    for (const senderName of [undefined, null, '  ']) {
+      const plain = renderAssignmentEmail({ ...base, studioName: 'Harbour Light', senderName });
+      assert.match(plain.text, /^— Harbour Light$/m, String(senderName));
+    }
+    assert.equal(senderDisplayName('Harbour Light', 'Bookings'), 'Bookings');
+    assert.equal(senderDisplayName('Harbour Light', null), 'Harbour Light');
+  });
+
+  test('a sender name is escaped in the HTML like every other field', () => {
+    const { html } = renderAssignmentEmail({ ...base, senderName: '<script>alert(1)</script>' });
+    assert.ok(!html.includes('<script>'));
+    assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
   });
 });

@@ -2,7 +2,10 @@
 // the HTML: a studio, client or gallery field can never inject markup.
 
 export interface AssignmentEmail {
+  /** The account's name: the subject and the text name the studio. */
   studioName: string;
+  /** Who signs the email (the studio's sender name, also the From name); the studio name when unset. */
+  senderName?: string | null;
   clientName: string;
   address: string;
   beds: number | null;
@@ -22,6 +25,10 @@ const oneLine = (value: string): string => value.replace(/[\r\n\u2028\u2029]+/g,
 const figure = (value: number | null): string => (value === null ? 'not given' : value.toLocaleString('en-US'));
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
+/** The From name of a studio's emails: its sender name when set, else its name. */
+export const senderDisplayName = (studioName: string, senderName: string | null): string =>
+  senderName === null || senderName.trim() === '' ? studioName : senderName;
+
 export function renderAssignmentEmail(email: AssignmentEmail): { subject: string; text: string; html: string } {
   const facts: [string, string][] = [
     ['Address', email.address],
@@ -38,6 +45,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
     ],
   ];
   const subject = oneLine(`${email.studioName}: your gallery for ${email.address}`);
+  const signature = senderDisplayName(email.studioName, email.senderName ?? null);
   const text = [
     `Hello ${email.clientName},`,
     '',
@@ -45,7 +53,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
     '',
     ...facts.map(([k, v]) => `${k}: ${v}`),
     '',
-    `— ${email.studioName}`,
+    `— ${signature}`,
     '',
   ].join('\n');
   const rows = facts
@@ -61,7 +69,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
 <table>
 ${rows}
 </table>
-<p>&mdash; ${escapeHtml(email.studioName)}</p>
+<p>&mdash; ${escapeHtml(signature)}</p>
 </body></html>
 `;
   return { subject, text, html };

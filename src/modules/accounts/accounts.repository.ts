@@ -23,3 +23,27 @@ export async function countAccounts(db: Executor): Promise<number> {
     .executeTakeFirstOrThrow();
   return row.n;
 }
+
+/** Whether any account exists: cheaper than a count, and all the setup rule needs. */
+export async function hasAnyAccount(db: Executor): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Fails with a unique violation when a setup has already happened (or is committing now). */
+export async function insertSetupMarker(db: Executor, accountId: string, now: string): Promise<void> {
+  await db.insertInto('setup_marker').values({ id: 'first-account', account_id: accountId, created_at: now }).execute();
+}
+
+export async function updateStudio(
+  db: Executor,
+  id: string,
+  values: { name: string; sender_name: string | null; updated_at: string },
+): Promise<boolean> {
+  const result = await db.updateTable('accounts').set(values).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function updatePasswordHash(db: Executor, id: string, passwordHash: string, now: string): Promise<void> {
+  await db.updateTable('accounts').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
+}

@@ -4,7 +4,8 @@ import { AppError, notFound, validationError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { isEmail, normalizeEmail } from '../../email-address.ts';
-import { hashPassword } from './password.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import { deleteSessionsOfAccount } from './sessions.repository.ts';
 import * as repo from './accounts.repository.ts';
 
 export interface Account {
@@ -33,34 +34,86 @@ const toAccount = (row: repo.AccountRow): Account => ({
   updated_at: row.updated_at,
 });
 
+export interface StudioSettingsInput {
+  name: string;
+  /** The From name of notification emails; empty or null means the studio name. */
+  senderName: string | null;
+}
+
+function checkName(field: string, value: string): void {
+  if (value.length < 1 || value.length > 200) throw validationError(field, 'must be 1 to 200 characters');
+}
+
+function checkNewPassword(field: string, password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw validationError(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  if (password.length > 1024) throw validationError(field, 'must be at most 1024 characters');
+}
+
+const setupDone = (): AppError =>
+  new AppError('conflict', 'This Lightbox is already set up: sign in, or ask the operator for an account');
+
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
 export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  /** Validates and hashes (slow, so never inside a transaction). */
+  async function newRow(input: CreateAccountInput) {
+    const name = input.name.trim();
+    const email = input.email.trim();
+    checkName('name', name);
+    if (!isEmail(email)) throw validationError('email', 'must be a valid email address');
+    checkNewPassword('password', input.password);
+    const now = clock().toISOString();
+    return {
+      id: newId('acc'),
+      name,
+      email,
+      email_normalized: normalizeEmail(email),
+      password_hash: await hashPassword(input.password),
+      sender_name: null,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  async function requireRow(id: string): Promise<repo.AccountRow> {
+    const row = await repo.findAccount(db.kysely, id);
+    if (row === undefined) throw notFound('Account');
+    return row;
+  }
+
   return {
     async create(input: CreateAccountInput): Promise<Account> {
-      const name = input.name.trim();
-      const email = input.email.trim();
-      if (name.length < 1 || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
-      if (!isEmail(email)) throw validationError('email', 'must be a valid email address');
-      if (input.password.length < MIN_PASSWORD_LENGTH) {
-        throw validationError('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-      }
-      if (input.password.length > 1024) throw validationError('password', 'must be at most 1024 characters');
-      const now = clock().toISOString();
-      const row = {
-        id: newId('acc'),
-        name,
-        email,
-        email_normalized: normalizeEmail(email),
-        password_hash: await hashPassword(input.password),
-        sender_name: null,
-        created_at: now,
-        updated_at: now,
-      };
+      const row = await newRow(input);
       try {
         await repo.insertAccount(db.kysely, row);
       } catch (err) {
         if (isUniqueViolation(err)) throw new AppError('conflict', 'An account with this email already exists');
+        throw err;
+      }
+      return toAccount(row);
+    },
+
+    /** Whether the first account exists (the dashboard's setup form is offered until then). */
+    async isSetUp(): Promise<boolean> {
+      return repo.hasAnyAccount(db.kysely);
+    },
+
+    /**
+     * The dashboard's one-time setup: creates the first account, or answers conflict when any
+     * account exists. The setup marker's primary key makes concurrent setups create exactly one.
+     */
+    async createFirst(input: CreateAccountInput): Promise<Account> {
+      const row = await newRow(input);
+      try {
+        await db.kysely.transaction().execute(async (trx) => {
+          if (await repo.hasAnyAccount(trx)) throw setupDone();
+          await repo.insertSetupMarker(trx, row.id, row.created_at);
+          await repo.insertAccount(trx, row);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw setupDone();
         throw err;
       }
       return toAccount(row);
@@ -73,9 +126,36 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     },
 
     async get(id: string): Promise<Account> {
-      const row = await repo.findAccount(db.kysely, id);
-      if (row === undefined) throw notFound('Account');
-      return toAccount(row);
+      return toAccount(await requireRow(id));
+    },
+
+    /** Studio name (emails name the studio) and sender name (the From name of those emails). */
+    async updateStudio(id: string, input: StudioSettingsInput): Promise<Account> {
+      const name = input.name.trim();
+      const sender = input.senderName?.trim() ?? '';
+      checkName('name', name);
+      if (sender.length > 200) throw validationError('sender_name', 'must be at most 200 characters');
+      const values = { name, sender_name: sender === '' ? null : sender, updated_at: clock().toISOString() };
+      if (!(await repo.updateStudio(db.kysely, id, values))) throw notFound('Account');
+      return toAccount(await requireRow(id));
+    },
+
+    /**
+     * Changes the password after checking the current one, and ends every session of the
+     * account in the same transaction (the caller starts a fresh one for whoever changed it).
+     */
+    async changePassword(id: string, current: string, next: string): Promise<void> {
+      const row = await requireRow(id);
+      if (!(await verifyPassword(current, row.password_hash))) {
+        throw validationError('current_password', 'is not your current password');
+      }
+      checkNewPassword('new_password', next);
+      const hash = await hashPassword(next);
+      const now = clock().toISOString();
+      await db.kysely.transaction().execute(async (trx) => {
+        await repo.updatePasswordHash(trx, id, hash, now);
+        await deleteSessionsOfAccount(trx, id);
+      });
     },
   };
 }

@@ -80,3 +80,13 @@ export async function deleteClient(db: Executor, accountId: string, id: string):
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** Every client of the account, for the dashboard's overview. */
+export async function countClientsOfAccount(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}

@@ -63,6 +63,11 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
   }
 
   return {
+    /** How many clients the account has, for the dashboard's overview. */
+    async count(accountId: string): Promise<number> {
+      return repo.countClientsOfAccount(db.kysely, accountId);
+    },
+
     async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
       const now = clock().toISOString();
       try {

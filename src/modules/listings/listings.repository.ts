@@ -146,3 +146,16 @@ export async function unassignListing(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Galleries per status, for the dashboard's overview. */
+export async function countListingsByStatus(
+  db: Executor,
+  accountId: string,
+): Promise<{ status: ListingStatus; n: number }[]> {
+  return db
+    .selectFrom('listings')
+    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .groupBy('status')
+    .execute();
+}

@@ -1,5 +1,6 @@
 // Galleries: the rules of section 5 of the contract. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
+import type { ListingStatus } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../ids.ts';
 import { pageWindow, type Page } from '../../pagination.ts';
@@ -45,6 +46,13 @@ export type ListingsService = ReturnType<typeof createListingsService>;
 
 export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 'clock'> & { cleanup: MediaCleanup }) {
   return {
+    /** Galleries per status (every status present, 0 when none), for the dashboard's overview. */
+    async countByStatus(accountId: string): Promise<Record<ListingStatus, number>> {
+      const counts: Record<ListingStatus, number> = { draft: 0, active: 0, archived: 0 };
+      for (const { status, n } of await repo.countListingsByStatus(db.kysely, accountId)) counts[status] = n;
+      return counts;
+    },
+
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
       const now = clock().toISOString();
       const row = await repo.insertListing(db.kysely, {

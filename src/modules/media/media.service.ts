@@ -7,6 +7,7 @@ import path from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../../deps.ts';
+import type { MediaKind } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../ids.ts';
 import { wholeList, type Page } from '../../pagination.ts';
@@ -161,6 +162,13 @@ export function createMediaService({
   }
 
   return {
+    /** Media per kind across the account (every kind present, 0 when none), for the overview. */
+    async countByKind(accountId: string): Promise<Record<MediaKind, number>> {
+      const counts: Record<MediaKind, number> = { photo: 0, video: 0, document: 0 };
+      for (const { kind, n } of await repo.countMediaByKind(db.kysely, accountId)) counts[kind] = n;
+      return counts;
+    },
+
     async upload(
       accountId: string,
       listingId: string,

@@ -95,7 +95,7 @@ describe('the email as received over SMTP', () => {
     assert.ok(mail.email.date !== undefined);
   });
 
-  test('the sender name is the studio sender name when set, else the studio name', async () => {
+  test('the sender name sends and signs the email when set; the subject still names the studio', async () => {
     await fresh();
     await ctx.deps.db.kysely
       .updateTable('accounts')
@@ -108,7 +108,9 @@ describe('the email as received over SMTP', () => {
       await assign(ctx, account, client.id, gallery.id);
       const { mail } = await deliverOne();
       assert.deepEqual(mail.email.from, { name: 'Harbour Light Bookings', address: MAIL_FROM_ADDRESS });
-      assert.ok(mail.email.subject?.includes('Harbour Light Bookings'), mail.email.subject);
+      assert.ok(mail.email.subject?.startsWith('Harbour Light Studio: '), mail.email.subject);
+      assert.match(mail.email.text ?? '', /Harbour Light Studio has shared a gallery with you/);
+      assert.match(mail.email.text ?? '', /— Harbour Light Bookings\n/);
     } finally {
       await ctx.deps.db.kysely
         .updateTable('accounts')

@@ -235,3 +235,27 @@ export async function readdressQueued(
     .where('status', '=', 'queued')
     .execute();
 }
+
+export type LatestNotificationRow = NotificationRow & { listing_address: string | null };
+
+/** The newest notifications with their gallery's address (null once the gallery is deleted). */
+export async function latestNotifications(
+  db: Executor,
+  accountId: string,
+  limit: number,
+): Promise<LatestNotificationRow[]> {
+  return db
+    .selectFrom('notifications')
+    .leftJoin('listings', (join) =>
+      join
+        .onRef('listings.id', '=', 'notifications.listing_id')
+        .onRef('listings.account_id', '=', 'notifications.account_id'),
+    )
+    .selectAll('notifications')
+    .select('listings.address as listing_address')
+    .where('notifications.account_id', '=', accountId)
+    .orderBy('notifications.created_at', 'desc')
+    .orderBy('notifications.id', 'desc')
+    .limit(limit)
+    .execute();
+}

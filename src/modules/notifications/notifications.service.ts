@@ -18,10 +18,19 @@ const toNotification = (row: repo.NotificationRow): NotificationType => ({
   sent_at: row.sent_at,
 });
 
+/** A notification as the dashboard lists it: with its gallery's address, if it still exists. */
+export type LatestNotification = NotificationType & { listing_address: string | null };
+
 export type NotificationsService = ReturnType<typeof createNotificationsService>;
 
 export function createNotificationsService({ db }: Pick<Deps, 'db'>) {
   return {
+    /** The newest notifications with their gallery's address, for the dashboard's overview. */
+    async latest(accountId: string, limit: number): Promise<LatestNotification[]> {
+      const rows = await repo.latestNotifications(db.kysely, accountId, limit);
+      return rows.map((row) => ({ ...toNotification(row), listing_address: row.listing_address }));
+    },
+
     async list(accountId: string, query: NotificationListQueryType): Promise<Page<NotificationType>> {
       const window = pageWindow(query);
       const filter = { status: query.status };

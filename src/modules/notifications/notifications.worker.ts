@@ -2,7 +2,7 @@
 // Safe with several processes on one PostgreSQL database (claims skip each other's rows).
 import type { Deps } from '../../deps.ts';
 import { classifySendError } from '../../mail/mailer.ts';
-import { oneLine, renderAssignmentEmail } from '../../mail/templates.ts';
+import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import * as repo from './notifications.repository.ts';
 
 export interface WorkerLog {
@@ -57,9 +57,11 @@ export function createNotificationWorker(
       await repo.markFinal(db.kysely, row, 'cancelled', gone, iso(now));
       return;
     }
-    const studioName = ctx.account.sender_name ?? ctx.account.name;
+    // The studio's name in the subject and text; its sender name (if set) signs and sends it.
+    const senderName = senderDisplayName(ctx.account.name, ctx.account.sender_name);
     const email = renderAssignmentEmail({
-      studioName,
+      studioName: ctx.account.name,
+      senderName,
       clientName: ctx.client.name,
       address: ctx.listing.address,
       beds: ctx.listing.beds,
@@ -74,7 +76,7 @@ export function createNotificationWorker(
       ({ detail } = await mailer.send({
         messageId: row.message_id,
         // A header value is one line, whatever the studio name holds (accounts create allows breaks).
-        from: { name: oneLine(studioName), address: config.mail.from.address },
+        from: { name: oneLine(senderName), address: config.mail.from.address },
         to: row.to_email,
         ...email,
       }));

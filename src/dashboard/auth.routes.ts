@@ -1,0 +1,117 @@
+// First-run setup, sign-in and sign-out.
+import type { FastifyReply } from 'fastify';
+import { isEmail } from '../email-address.ts';
+import { AppError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
+import {
+  FORM_ROUTE,
+  PAGE_ROUTE,
+  fieldErrors,
+  formFields,
+  noticeOf,
+  sendPage,
+  type DashboardContext,
+} from './respond.ts';
+import { clearSessionCookie, preSessionToken, setSessionCookie } from './security.ts';
+import { setupPage, signInPage } from './views/auth.ts';
+import type { FieldErrors } from './views/layout.ts';
+
+export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
+  const { services, cookies } = ctx;
+
+  async function startSession(reply: FastifyReply, accountId: string, oldToken: string | undefined): Promise<void> {
+    // A fresh token at every sign-in: a token planted before it (fixation) signs nobody in.
+    await services.sessions.end(oldToken);
+    const { token } = await services.sessions.create(accountId);
+    setSessionCookie(reply, cookies, token);
+  }
+
+  scope.get('/setup', { config: { dashboard: 'anonymous' }, schema: PAGE_ROUTE }, async (request, reply) => {
+    if (await services.accounts.isSetUp()) return reply.redirect('/dashboard/sign-in?notice=already-set-up', 303);
+    const csrf = preSessionToken(request, reply, cookies);
+    return sendPage(
+      reply,
+      setupPage({ csrf, values: { name: '', email: '' }, errors: {}, minPassword: MIN_PASSWORD_LENGTH }),
+    );
+  });
+
+  scope.post('/setup', { config: { dashboard: 'anonymous' }, schema: FORM_ROUTE }, async (request, reply) => {
+    if (await services.accounts.isSetUp()) return reply.redirect('/dashboard/sign-in?notice=already-set-up', 303);
+    const form = formFields(request.body);
+    const values = { name: form.get('name').trim(), email: form.get('email').trim() };
+    const password = form.get('password');
+    const errors: FieldErrors = {};
+    if (values.name === '') errors.name = 'Enter the name of your studio';
+    else if (values.name.length > 200) errors.name = 'Use at most 200 characters';
+    if (!isEmail(values.email)) errors.email = 'Enter an email address like name@example.com';
+    if (password.length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters`;
+    else if (password.length > 1024) errors.password = 'Use at most 1024 characters';
+    else if (form.get('password_confirm') !== password) errors.password_confirm = 'The two passwords are not the same';
+    const render = (e: FieldErrors) =>
+      sendPage(
+        reply,
+        setupPage({
+          csrf: preSessionToken(request, reply, cookies),
+          values,
+          errors: e,
+          minPassword: MIN_PASSWORD_LENGTH,
+        }),
+        400,
+      );
+    if (Object.keys(errors).length > 0) return render(errors);
+    let accountId: string;
+    try {
+      accountId = (await services.accounts.createFirst({ ...values, password })).id;
+    } catch (err) {
+      // Someone else finished the setup first: theirs stands, and this browser signs in.
+      if (err instanceof AppError && err.code === 'conflict') {
+        return reply.redirect('/dashboard/sign-in?notice=already-set-up', 303);
+      }
+      const refused = fieldErrors(err);
+      if (refused !== null) return render(refused);
+      throw err;
+    }
+    await startSession(reply, accountId, request.dashboard.token);
+    return reply.redirect('/dashboard?notice=welcome', 303);
+  });
+
+  scope.get('/sign-in', { config: { dashboard: 'anonymous' }, schema: PAGE_ROUTE }, async (request, reply) => {
+    if (request.dashboard.account !== null) return reply.redirect('/dashboard', 303);
+    if (!(await services.accounts.isSetUp())) return reply.redirect('/dashboard/setup', 303);
+    const csrf = preSessionToken(request, reply, cookies);
+    return sendPage(reply, signInPage({ csrf, email: '', notice: noticeOf(request) }));
+  });
+
+  scope.post('/sign-in', { config: { dashboard: 'anonymous' }, schema: FORM_ROUTE }, async (request, reply) => {
+    const form = formFields(request.body);
+    const email = form.get('email').trim();
+    const password = form.get('password');
+    const refuse = (error: string, status: number) =>
+      sendPage(reply, signInPage({ csrf: preSessionToken(request, reply, cookies), email, error }), status);
+    if (email === '' || password === '') return refuse('Enter your email and your password.', 400);
+    const result = await services.signIn.signIn({ email, password, address: request.ip });
+    switch (result.outcome) {
+      case 'throttled': {
+        const minutes = Math.ceil(result.retryAfterSeconds / 60);
+        void reply.header('retry-after', String(result.retryAfterSeconds));
+        return refuse(
+          `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
+          429,
+        );
+      }
+      case 'invalid':
+        // The same words whether the email is unknown or the password wrong.
+        return refuse('That email and password do not match an account. Check them and try again.', 400);
+      case 'signed_in':
+        await startSession(reply, result.account.id, request.dashboard.token);
+        return reply.redirect('/dashboard', 303);
+    }
+  });
+
+  scope.post('/sign-out', { config: { dashboard: 'member' }, schema: FORM_ROUTE }, async (request, reply) => {
+    await services.sessions.end(request.dashboard.token);
+    clearSessionCookie(reply, cookies);
+    return reply.redirect('/dashboard/sign-in?notice=signed-out', 303);
+  });
+}

@@ -1,0 +1,145 @@
+// The admin dashboard at /dashboard: server-rendered pages over the same services as the API.
+// It lives in its own Fastify scope, so form parsing, cookies and HTML errors stay here and the
+// /v1 JSON behaviour is untouched. Pages never run SQL: every read and write is a service call.
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../app.ts';
+import { isUnavailable } from '../db/errors.ts';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import { sameToken } from '../modules/accounts/sessions.service.ts';
+import { findAsset } from './assets.ts';
+import { registerAuthRoutes } from './auth.routes.ts';
+import { formOf, parseForm } from './form.ts';
+import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type DashboardState } from './respond.ts';
+import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
+import { registerSettingsRoutes } from './settings.routes.ts';
+import { errorPage } from './views/errors.ts';
+import { overviewPage } from './views/overview.ts';
+
+const ERROR_TEXT: Record<number, [string, string]> = {
+  400: ['Something is wrong with that request', 'The page could not understand what was sent. Go back and try again.'],
+  403: [
+    'That form could not be accepted',
+    'It was open too long, or it did not come from this dashboard. Go back, reload the page and try again.',
+  ],
+  404: ['Page not found', 'There is no such page, or what it showed no longer exists.'],
+  405: ['Page not found', 'There is no such page.'],
+  413: ['That was too large', 'The form sent was larger than the dashboard accepts.'],
+  415: ['That could not be read', 'This page accepts only forms sent from the dashboard.'],
+  500: ['Something went wrong', 'Something went wrong on our side. Try again in a moment.'],
+  503: ['Lightbox is unavailable', 'The service is unavailable right now. Try again shortly.'],
+};
+
+function statusOf(error: FastifyError): number {
+  if (error instanceof AppError) return error.status;
+  if (isUnavailable(error)) return 503;
+  const status = error.statusCode ?? 500;
+  return status >= 400 && status < 500 ? status : 500;
+}
+
+function errorReply(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+  const [title, message] = ERROR_TEXT[status] ?? ERROR_TEXT[status < 500 ? 400 : 500] ?? ['Error', ''];
+  const state = request.dashboard as DashboardState | null;
+  const viewer =
+    state?.account && state.session
+      ? { studioName: state.account.name, email: state.account.email, csrfToken: state.session.csrfToken }
+      : null;
+  return sendPage(reply, errorPage({ title, message, viewer, requestId: request.id }), status);
+}
+
+export async function registerDashboard(
+  scope: App,
+  services: Services,
+  { config, clock }: Pick<Deps, 'config' | 'clock'>,
+): Promise<void> {
+  const ctx: DashboardContext = { services, config, clock, cookies: cookiePolicy(config.publicUrl) };
+  await scope.register(cookie);
+  // Forms only, and small: the largest form is a few hundred bytes.
+  await scope.register(formbody, { parser: parseForm, bodyLimit: 16 * 1024 });
+  scope.decorateRequest('dashboard', null as never);
+  // Before anything else, so redirects and early refusals carry them too.
+  scope.addHook('onRequest', (_request, reply, done) => {
+    setPageHeaders(reply);
+    done();
+  });
+
+  scope.addHook('preHandler', async (request, reply) => {
+    const access = request.routeOptions.config.dashboard ?? 'member';
+    if (access === 'asset') return;
+    const token = request.cookies[ctx.cookies.session];
+    const session = await services.sessions.authenticate(token);
+    // The account may be gone (deleted by an operator); any other failure is a real error.
+    const account =
+      session === null
+        ? null
+        : await services.accounts.get(session.accountId).catch((err: unknown) => {
+            if (err instanceof AppError && err.code === 'not_found') return null;
+            throw err;
+          });
+    request.dashboard = { token, session: account === null ? null : session, account };
+    // A cookie that no longer signs anyone in is removed, so the browser stops sending it.
+    if (token !== undefined && account === null) clearSessionCookie(reply, ctx.cookies);
+    // No such page: a plain 404 for everyone (with the navigation when signed in).
+    if (request.is404) return;
+
+    if (request.method === 'POST') {
+      if (!fromThisSite(request, config.publicUrl)) throw new AppError('forbidden', 'Cross-site form post');
+      const form = formOf(request.body);
+      if (form === null) throw new AppError('unsupported_media_type', 'Send a form');
+      if (access === 'anonymous') {
+        if (!preSessionTokenValid(request, ctx.cookies, form.optional('_csrf'))) {
+          throw new AppError('forbidden', 'Missing or wrong form token');
+        }
+        return;
+      }
+      // Signed out meanwhile (elsewhere, or the session ran out): nothing is done; sign in again.
+      if (session === null || account === null) return reply.redirect('/dashboard/sign-in?notice=session-ended', 303);
+      if (!sameToken(session.csrfToken, form.optional('_csrf'))) {
+        throw new AppError('forbidden', 'Missing or wrong form token');
+      }
+      return;
+    }
+    if (access === 'member' && account === null) {
+      const next = (await services.accounts.isSetUp()) ? '/dashboard/sign-in' : '/dashboard/setup';
+      return reply.redirect(next, 303);
+    }
+  });
+
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = statusOf(error);
+    if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    return errorReply(request, reply, status);
+  });
+  scope.setNotFoundHandler((request, reply) => errorReply(request, reply, 404));
+
+  scope.get('/assets/:file', { config: { dashboard: 'asset' }, schema: PAGE_ROUTE }, (request, reply) => {
+    const asset = findAsset((request.params as { file: string }).file);
+    if (asset === undefined) return errorReply(request, reply, 404);
+    return reply
+      .headers({
+        'content-type': asset.type,
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(asset.body);
+  });
+
+  scope.get('/', { config: { dashboard: 'member' }, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const [galleries, clients, media, keys, notifications] = await Promise.all([
+      services.listings.countByStatus(account.id),
+      services.clients.count(account.id),
+      services.media.countByKind(account.id),
+      services.apiKeys.list(account.id),
+      services.notifications.latest(account.id, 10),
+    ]);
+    const data = { galleries, clients, media, keys: keys.length, notifications };
+    return sendPage(reply, overviewPage({ viewer, data, notice: noticeOf(request) }));
+  });
+
+  registerAuthRoutes(scope, ctx);
+  registerSettingsRoutes(scope, ctx);
+}

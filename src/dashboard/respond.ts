@@ -1,0 +1,86 @@
+// What every dashboard route shares: the request's sign-in state, how a page is sent, and
+// how a refused form is read back.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../deps.ts';
+import { AppError } from '../errors.ts';
+import type { Account } from '../modules/accounts/accounts.service.ts';
+import type { Session } from '../modules/accounts/sessions.service.ts';
+import { formOf, type FormFields } from './form.ts';
+import type { SafeHtml } from './html.ts';
+import { setPageHeaders, type CookiePolicy } from './security.ts';
+import type { FieldErrors, Notice, Viewer } from './views/layout.ts';
+
+/** Who may use a route: anyone (assets), the signed-out (setup, sign-in), or a signed-in holder. */
+export type Access = 'asset' | 'anonymous' | 'member';
+
+export interface DashboardState {
+  /** The session cookie's token as sent, whether or not it is still valid. */
+  token: string | undefined;
+  session: Session | null;
+  account: Account | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboard: DashboardState;
+  }
+  interface FastifyContextConfig {
+    dashboard?: Access;
+  }
+}
+
+export interface DashboardContext {
+  services: Services;
+  config: Config;
+  clock: Clock;
+  cookies: CookiePolicy;
+}
+
+/** Every POST route declares a body, so the app-wide input hook lets the form through. */
+export const FORM_ROUTE = { hide: true, body: {} } as const;
+export const PAGE_ROUTE = { hide: true } as const;
+
+export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {
+  setPageHeaders(reply);
+  return reply.code(status).type('text/html; charset=utf-8').send(body.toString());
+}
+
+/** The signed-in holder, for the page frame. Only called on member routes. */
+export function viewerOf(request: FastifyRequest): { viewer: Viewer; account: Account; session: Session } {
+  const { account, session } = request.dashboard;
+  if (account === null || session === null) throw new AppError('unauthorized', 'Sign in first');
+  return { viewer: { studioName: account.name, email: account.email, csrfToken: session.csrfToken }, account, session };
+}
+
+const NOTICES: Record<string, Notice> = {
+  welcome: { kind: 'success', text: 'Your studio is set up and you are signed in.' },
+  'signed-out': { kind: 'info', text: 'You have signed out.' },
+  'session-ended': { kind: 'info', text: 'Your session has ended. Sign in again to continue.' },
+  'already-set-up': { kind: 'info', text: 'This Lightbox is already set up. Sign in with your studio account.' },
+  'key-revoked': { kind: 'success', text: 'The key was revoked. Requests that use it are now refused.' },
+  'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
+  'password-changed': { kind: 'success', text: 'Password changed. Every other session has been signed out.' },
+};
+
+/** The message a redirect asked for (`?notice=`), from a fixed list: a URL cannot inject text. */
+export function noticeOf(request: FastifyRequest): Notice | null {
+  const code = (request.query as Record<string, unknown> | undefined)?.notice;
+  return typeof code === 'string' ? (NOTICES[code] ?? null) : null;
+}
+
+/** The preHandler has already refused anything but a form on POST routes. */
+export function formFields(body: unknown): FormFields {
+  const form = formOf(body);
+  if (form === null) throw new AppError('unsupported_media_type', 'Send a form');
+  return form;
+}
+
+/** Service validation errors, by field, for a form that re-renders itself. */
+export function fieldErrors(err: unknown, rename: Record<string, string> = {}): FieldErrors | null {
+  if (!(err instanceof AppError) || err.code !== 'validation_error') return null;
+  const errors: FieldErrors = {};
+  for (const d of err.details ?? []) errors[rename[d.field] ?? d.field] = d.message;
+  return errors;
+}

@@ -1,0 +1,110 @@
+// The dashboard's browser-facing defences: response headers, cookies, and the two CSRF checks
+// (the request's origin, and a token in the form).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { newToken, sameToken, SESSION_ABSOLUTE_MS } from '../modules/accounts/sessions.service.ts';
+
+/** Only our own stylesheet and script; no inline code, no framing, forms post only to us. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "script-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export function setPageHeaders(reply: FastifyReply): void {
+  void reply.headers({
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+    'x-content-type-options': 'nosniff',
+    // Pages hold keys, tokens and account data: never kept by a browser or a proxy.
+    'cache-control': 'no-store',
+  });
+}
+
+export interface CookiePolicy {
+  secure: boolean;
+  session: string;
+  csrf: string;
+  /** `__Host-` cookies must have Path=/; otherwise they are kept to the dashboard. */
+  path: string;
+}
+
+/**
+ * Secure (and `__Host-`, which a sibling subdomain cannot set or shadow) when the public URL is
+ * https. Over plain http (a laptop, a test) the browser would drop a Secure cookie.
+ */
+export function cookiePolicy(publicUrl: string): CookiePolicy {
+  const secure = publicUrl.startsWith('https:');
+  return secure
+    ? { secure, session: '__Host-lbx_session', csrf: '__Host-lbx_csrf', path: '/' }
+    : { secure, session: 'lbx_session', csrf: 'lbx_csrf', path: '/dashboard' };
+}
+
+export function setSessionCookie(reply: FastifyReply, policy: CookiePolicy, token: string): void {
+  void reply.setCookie(policy.session, token, {
+    path: policy.path,
+    httpOnly: true,
+    // Lax: following a link to the dashboard from an email keeps the owner signed in; every
+    // state change is a POST, which Lax does not send cross-site, and carries a token anyway.
+    sameSite: 'lax',
+    secure: policy.secure,
+    maxAge: Math.floor(SESSION_ABSOLUTE_MS / 1000),
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, policy: CookiePolicy): void {
+  void reply.clearCookie(policy.session, { path: policy.path, httpOnly: true, sameSite: 'lax', secure: policy.secure });
+}
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The setup and sign-in forms have no session yet: their token is a double-submit cookie
+ * (HttpOnly, SameSite=Strict) that the form must repeat. Returns the token to put in the form.
+ */
+export function preSessionToken(request: FastifyRequest, reply: FastifyReply, policy: CookiePolicy): string {
+  const existing = request.cookies[policy.csrf];
+  if (existing !== undefined && TOKEN_SHAPE.test(existing)) return existing;
+  const token = newToken();
+  void reply.setCookie(policy.csrf, token, {
+    path: policy.path,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: policy.secure,
+  });
+  return token;
+}
+
+export function preSessionTokenValid(request: FastifyRequest, policy: CookiePolicy, presented: string | undefined) {
+  const cookie = request.cookies[policy.csrf];
+  return cookie !== undefined && TOKEN_SHAPE.test(cookie) && sameToken(cookie, presented);
+}
+
+/**
+ * A form post must come from a page of this dashboard. Browsers say where a request comes from
+ * (Sec-Fetch-Site, Origin); a request that says "another site" is refused before its token is
+ * even looked at. A client that sends neither (not a browser) still needs the token.
+ */
+export function fromThisSite(request: FastifyRequest, publicUrl: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // includes the opaque origin "null" (sandboxed frames, some redirects)
+  }
+  if (url.origin === new URL(publicUrl).origin) return true;
+  // Or the host the browser sent this request to (as it names it: a default port is left out).
+  try {
+    return url.host === new URL(`${url.protocol}//${request.host}`).host;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,165 @@
+// Settings > API (keys) and Settings > Studio (names, password).
+import type { FastifyRequest } from 'fastify';
+import type { KeyScope } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import { hasIdShape } from '../ids.ts';
+import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
+import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
+import {
+  FORM_ROUTE,
+  PAGE_ROUTE,
+  fieldErrors,
+  formFields,
+  noticeOf,
+  sendPage,
+  viewerOf,
+  type DashboardContext,
+} from './respond.ts';
+import { setSessionCookie } from './security.ts';
+import { EXPIRY_CHOICES, keysPage, revokePage, type KeyFormValues } from './views/keys.ts';
+import type { FieldErrors } from './views/layout.ts';
+import { studioPage } from './views/studio.ts';
+
+const MEMBER = { dashboard: 'member' } as const;
+
+export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void {
+  const { services, cookies } = ctx;
+  const now = (): number => ctx.clock().getTime();
+
+  /** One of the holder's own keys; another account's key is simply not found. */
+  async function ownKey(request: FastifyRequest, accountId: string): Promise<ApiKey> {
+    const { id } = request.params as { id: string };
+    const key = hasIdShape('key', id) ? (await services.apiKeys.list(accountId)).find((k) => k.id === id) : undefined;
+    if (key === undefined) throw new AppError('not_found', 'No such key');
+    return key;
+  }
+
+  scope.get('/settings', { config: MEMBER, schema: PAGE_ROUTE }, (_request, reply) =>
+    reply.redirect('/dashboard/settings/api', 303),
+  );
+
+  scope.get('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const keys = await services.apiKeys.list(account.id);
+    return sendPage(reply, keysPage({ viewer, keys, now: now(), notice: noticeOf(request) }));
+  });
+
+  scope.post('/settings/api', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const form = formFields(request.body);
+    const values: KeyFormValues = {
+      name: form.get('name').trim(),
+      scope: form.get('scope') || 'full',
+      expires: form.get('expires'),
+    };
+    const errors: FieldErrors = {};
+    if (values.name === '') errors.name = 'Give the key a name';
+    else if (values.name.length > 100) errors.name = 'Use at most 100 characters';
+    if (values.scope !== 'full' && values.scope !== 'read_only') errors.scope = 'Choose full access or read only';
+    if (!EXPIRY_CHOICES.some((c) => c.value === values.expires)) errors.expires = 'Choose one of the options';
+    const render = async (e: FieldErrors) =>
+      sendPage(
+        reply,
+        keysPage({ viewer, keys: await services.apiKeys.list(account.id), now: now(), values, errors: e }),
+        400,
+      );
+    if (Object.keys(errors).length > 0) return render(errors);
+    let created;
+    try {
+      created = await services.apiKeys.create(account.id, {
+        name: values.name,
+        scope: values.scope as KeyScope,
+        ...(values.expires === '' ? {} : { expiresInDays: Number(values.expires) }),
+      });
+    } catch (err) {
+      const refused = fieldErrors(err, { expires_in_days: 'expires' });
+      if (refused !== null) return render(refused);
+      throw err;
+    }
+    // The key is in this response only (no-store) and nowhere else: reloading will not show it.
+    const keys = await services.apiKeys.list(account.id);
+    return sendPage(reply, keysPage({ viewer, keys, now: now(), created }));
+  });
+
+  scope.get('/settings/api/:id/revoke', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    return sendPage(reply, revokePage({ viewer, key: await ownKey(request, account.id) }));
+  });
+
+  scope.post('/settings/api/:id/revoke', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const key = await ownKey(request, account.id);
+    // Refused from the next request on this node at once, and on every other within seconds.
+    await services.apiKeys.revoke(key.id, account.id);
+    return reply.redirect('/dashboard/settings/api?notice=key-revoked', 303);
+  });
+
+  scope.get('/settings/studio', { config: MEMBER, schema: PAGE_ROUTE }, (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const values = { name: account.name, sender_name: account.sender_name ?? '' };
+    return sendPage(
+      reply,
+      studioPage({
+        viewer,
+        email: account.email,
+        values,
+        notice: noticeOf(request),
+        minPassword: MIN_PASSWORD_LENGTH,
+      }),
+    );
+  });
+
+  scope.post('/settings/studio', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const form = formFields(request.body);
+    const values = { name: form.get('name').trim(), sender_name: form.get('sender_name').trim() };
+    try {
+      await services.accounts.updateStudio(account.id, { name: values.name, senderName: values.sender_name });
+    } catch (err) {
+      const refused = fieldErrors(err);
+      if (refused === null) throw err;
+      if (refused.name !== undefined) refused.name = 'Enter a studio name of 1 to 200 characters';
+      return sendPage(
+        reply,
+        studioPage({
+          viewer,
+          email: account.email,
+          values,
+          studioErrors: refused,
+          minPassword: MIN_PASSWORD_LENGTH,
+        }),
+        400,
+      );
+    }
+    return reply.redirect('/dashboard/settings/studio?notice=studio-saved', 303);
+  });
+
+  scope.post('/settings/password', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const form = formFields(request.body);
+    const next = form.get('new_password');
+    const values = { name: account.name, sender_name: account.sender_name ?? '' };
+    const render = (passwordErrors: FieldErrors) =>
+      sendPage(
+        reply,
+        studioPage({ viewer, email: account.email, values, passwordErrors, minPassword: MIN_PASSWORD_LENGTH }),
+        400,
+      );
+    if (form.get('new_password_confirm') !== next) {
+      return render({ new_password_confirm: 'The two new passwords are not the same' });
+    }
+    try {
+      // Ends every session of the account, this one included, in one transaction.
+      await services.accounts.changePassword(account.id, form.get('current_password'), next);
+    } catch (err) {
+      const refused = fieldErrors(err);
+      if (refused === null) throw err;
+      return render(refused);
+    }
+    // Whoever changed it stays signed in, on a fresh session.
+    const { token } = await services.sessions.create(account.id);
+    setSessionCookie(reply, cookies, token);
+    return reply.redirect('/dashboard/settings/studio?notice=password-changed', 303);
+  });
+}

@@ -1,0 +1,191 @@
+// Settings > API: generate a key (shown once), list the keys, revoke one after confirming.
+import type { ApiKey } from '../../modules/api-keys/api-keys.service.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { day, when } from './format.ts';
+import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
+
+export const EXPIRY_CHOICES: { value: string; label: string }[] = [
+  { value: '', label: 'Never' },
+  { value: '7', label: 'In 7 days' },
+  { value: '30', label: 'In 30 days' },
+  { value: '90', label: 'In 90 days' },
+  { value: '365', label: 'In 1 year' },
+];
+
+export interface KeyFormValues {
+  name: string;
+  scope: string;
+  expires: string;
+}
+
+const LABELS = { name: 'Name', scope: 'Access', expires: 'Expires' };
+
+const SCOPES: { value: string; label: string; hint: string }[] = [
+  { value: 'full', label: 'Full access', hint: 'Can read and change galleries, media and clients.' },
+  { value: 'read_only', label: 'Read only', hint: 'Can only read (GET requests); any change is refused.' },
+];
+
+const scopeLabel = (scope: string): string => SCOPES.find((s) => s.value === scope)?.label ?? scope;
+
+function newKeyPanel(created: { key: string; apiKey: ApiKey }): SafeHtml {
+  return html`<section class="card new-key" aria-labelledby="new-key-title">
+    <h2 id="new-key-title">Your new API key “${created.apiKey.name}”</h2>
+    <p class="warning">Copy it now and keep it somewhere safe: you will not see it again.</p>
+    <div class="field">
+      <label for="new-key-value">API key</label>
+      <div class="key-row">
+        <textarea
+          id="new-key-value"
+          class="key-value"
+          rows="2"
+          readonly
+          spellcheck="false"
+          autocomplete="off"
+          aria-describedby="copy-status"
+        >
+${created.key}</textarea>
+        <button type="button" class="button" data-copy-target="new-key-value" data-copy-status="copy-status" hidden>
+          Copy key
+        </button>
+      </div>
+      <p id="copy-status" class="hint" role="status" aria-live="polite"></p>
+    </div>
+    <p class="muted">
+      Send it with every request as <code>Authorization: Bearer &lt;key&gt;</code>. If it is lost, revoke it below and
+      generate another.
+    </p>
+  </section>`;
+}
+
+function keysTable(keys: ApiKey[], now: number): SafeHtml {
+  if (keys.length === 0) return html`<p class="muted">No API keys. Generate one above.</p>`;
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Your API keys">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Key</th>
+          <th scope="col">Access</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map((k) => {
+          const expired = k.expires_at !== null && Date.parse(k.expires_at) <= now;
+          return html`<tr>
+            <td>${k.name}</td>
+            <td class="nowrap"><code>${k.prefix}…</code></td>
+            <td><span class="badge badge-${k.scope}">${scopeLabel(k.scope)}</span></td>
+            <td class="nowrap">${day(k.created_at)}</td>
+            <td class="nowrap">${when(k.last_used_at)}</td>
+            <td class="nowrap">
+              ${expired ? html`<span class="badge badge-expired">expired</span> ` : ''}${k.expires_at === null ? html`<span class="muted">never</span>` : day(k.expires_at)}
+            </td>
+            <td class="nowrap">
+              <a class="link-danger" href="/dashboard/settings/api/${k.id}/revoke"
+                >Revoke<span class="visually-hidden"> ${k.name}</span></a
+              >
+            </td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+export function keysPage(o: {
+  viewer: Viewer;
+  keys: ApiKey[];
+  now: number;
+  created?: { key: string; apiKey: ApiKey } | undefined;
+  values?: KeyFormValues | undefined;
+  errors?: FieldErrors | undefined;
+  notice?: Notice | null;
+}): SafeHtml {
+  const values = o.values ?? { name: '', scope: 'full', expires: '' };
+  const errors = o.errors ?? {};
+  return page({
+    title: 'API keys',
+    viewer: o.viewer,
+    section: 'keys',
+    notice: o.notice,
+    body: html`<h1>API keys</h1>
+      <p class="lead">Keys let your website or apps use the Lightbox API on behalf of ${o.viewer.studioName}.</p>
+      ${o.created === undefined ? '' : newKeyPanel(o.created)}
+      <section class="card" aria-labelledby="generate-title">
+        <h2 id="generate-title">Generate a key</h2>
+        ${errorSummary(errors, LABELS)}
+        <form method="post" action="/dashboard/settings/api">
+          ${csrfField(o.viewer.csrfToken)}
+          ${field({ name: 'name', label: LABELS.name, value: values.name, error: errors.name, maxlength: 100, hint: 'What uses it, so you recognise it later: “Website”, “Booking app”.', autocomplete: 'off', autofocus: errors.name !== undefined })}
+          <div class="form-grid">
+            <fieldset class="field">
+              <legend>${LABELS.scope}</legend>
+              ${SCOPES.map(
+                (s) =>
+                  html`<div class="choice">
+                    <input
+                      type="radio"
+                      id="scope-${s.value}"
+                      name="scope"
+                      value="${s.value}"
+                      aria-describedby="scope-${s.value}-hint"
+                      ${values.scope === s.value ? html` checked` : ''}
+                    />
+                    <label for="scope-${s.value}"
+                      >${s.label}<br /><span class="hint" id="scope-${s.value}-hint">${s.hint}</span></label
+                    >
+                  </div>`,
+              )}
+            </fieldset>
+            <div class="field">
+              <label for="f-expires">${LABELS.expires}</label>
+              <p class="hint" id="f-expires-hint">An expired key stops working by itself.</p>
+              ${errors.expires === undefined ? '' : html`<p class="field-error" id="f-expires-error">${errors.expires}</p>`}
+              <select id="f-expires" name="expires" aria-describedby="f-expires-hint">
+                ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${values.expires === c.value ? html` selected` : ''}>${c.label}</option>`)}
+              </select>
+            </div>
+          </div>
+          <div class="actions"><button type="submit" class="button">Generate key</button></div>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="keys-title">
+        <h2 id="keys-title">Your keys</h2>
+        ${keysTable(o.keys, o.now)}
+      </section>`,
+  });
+}
+
+export function revokePage(o: { viewer: Viewer; key: ApiKey }): SafeHtml {
+  return page({
+    title: 'Revoke API key',
+    viewer: o.viewer,
+    section: 'keys',
+    body: html`<h1>Revoke the key “${o.key.name}”?</h1>
+      <section class="card">
+        <dl class="facts">
+          <dt>Key</dt>
+          <dd><code>${o.key.prefix}…</code></dd>
+          <dt>Access</dt>
+          <dd>${scopeLabel(o.key.scope)}</dd>
+          <dt>Created</dt>
+          <dd>${day(o.key.created_at)}</dd>
+          <dt>Last used</dt>
+          <dd>${when(o.key.last_used_at)}</dd>
+        </dl>
+        <p>
+          Anything using the key <code>${o.key.prefix}…</code> will be refused from its next request. This cannot be
+          undone: to carry on, generate a new key and put it where this one was.
+        </p>
+        <form method="post" action="/dashboard/settings/api/${o.key.id}/revoke" class="actions">
+          ${csrfField(o.viewer.csrfToken)}
+          <button type="submit" class="button button-danger">Revoke key</button>
+          <a class="button button-secondary" href="/dashboard/settings/api">Cancel</a>
+        </form>
+      </section>`,
+  });
+}

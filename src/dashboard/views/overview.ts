@@ -1,0 +1,122 @@
+// The overview: what the account holds, and what the API has been doing lately.
+import type { ListingStatus, MediaKind } from '../../db/schema.ts';
+import type { LatestNotification } from '../../modules/notifications/notifications.service.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { count, plural, when } from './format.ts';
+import { page, type Notice, type Viewer } from './layout.ts';
+
+export interface OverviewData {
+  galleries: Record<ListingStatus, number>;
+  clients: number;
+  media: Record<MediaKind, number>;
+  keys: number;
+  notifications: LatestNotification[];
+}
+
+/** Parts kept whole on a line: a narrow card wraps between them, never inside one. */
+const breakdown = (parts: string[]): SafeHtml[] =>
+  parts.map((part, i) => html`<span class="nowrap">${part}${i < parts.length - 1 ? ' ·' : ''}</span> `);
+
+const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);
+
+function notificationsTable(rows: LatestNotification[]): SafeHtml {
+  if (rows.length === 0) {
+    return html`<p class="muted">
+      No emails yet. When a gallery is assigned to a client through the API, the email to that client appears here with
+      its delivery status.
+    </p>`;
+  }
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Latest notification emails">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Status</th>
+          <th scope="col">To</th>
+          <th scope="col">Gallery</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Queued</th>
+          <th scope="col">Last error</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (n) =>
+            html`<tr>
+              <td><span class="badge badge-${n.status}">${n.status}</span></td>
+              <td>${n.to}</td>
+              <td>${n.listing_address ?? html`<span class="muted">deleted gallery</span>`}</td>
+              <td>${n.attempts}</td>
+              <td class="nowrap">${when(n.created_at)}</td>
+              <td>
+                ${n.last_error === null ? html`<span class="muted">none</span>` : html`<span class="error-text">${n.last_error}</span>`}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: Notice | null }): SafeHtml {
+  const { galleries, media, clients, keys } = o.data;
+  const firstSteps =
+    keys === 0
+      ? html`<section class="card" aria-labelledby="next-step">
+          <h2 id="next-step">No API key</h2>
+          <p>Your website or app talks to Lightbox with an API key. Generate one to connect them.</p>
+          <p><a class="button" href="/dashboard/settings/api">Generate an API key</a></p>
+        </section>`
+      : '';
+  return page({
+    title: 'Overview',
+    viewer: o.viewer,
+    section: 'overview',
+    notice: o.notice,
+    body: html`<h1>Overview</h1>
+      <p class="lead">${o.viewer.studioName}, at a glance.</p>
+      ${firstSteps}
+      <dl class="stats">
+        <div class="stat">
+          <dt>Galleries</dt>
+          <dd>
+            <span class="figure" data-testid="galleries-total">${count(sum(galleries))}</span>
+            <span class="breakdown"
+              >${breakdown([
+                `${count(galleries.active)} active`,
+                `${count(galleries.draft)} draft`,
+                `${count(galleries.archived)} archived`,
+              ])}</span
+            >
+          </dd>
+        </div>
+        <div class="stat">
+          <dt>Clients</dt>
+          <dd><span class="figure" data-testid="clients-total">${count(clients)}</span></dd>
+        </div>
+        <div class="stat">
+          <dt>Media files</dt>
+          <dd>
+            <span class="figure" data-testid="media-total">${count(sum(media))}</span>
+            <span class="breakdown"
+              >${breakdown([
+                plural(media.photo, 'photo', 'photos'),
+                plural(media.video, 'video', 'videos'),
+                plural(media.document, 'document', 'documents'),
+              ])}</span
+            >
+          </dd>
+        </div>
+        <div class="stat">
+          <dt>API keys</dt>
+          <dd>
+            <span class="figure">${count(keys)}</span>
+            <span class="breakdown"><a href="/dashboard/settings/api">Manage keys</a></span>
+          </dd>
+        </div>
+      </dl>
+      <section class="card" aria-labelledby="latest-emails">
+        <h2 id="latest-emails">Latest notification emails</h2>
+        ${notificationsTable(o.data.notifications)}
+      </section>`,
+  });
+}

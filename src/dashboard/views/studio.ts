@@ -1,0 +1,59 @@
+// Settings > Studio: the names clients see in emails, and the password.
+import { html, type SafeHtml } from '../html.ts';
+import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
+
+export interface StudioValues {
+  name: string;
+  sender_name: string;
+}
+
+const STUDIO_LABELS = { name: 'Studio name', sender_name: 'Sender name' };
+const PASSWORD_LABELS = {
+  current_password: 'Current password',
+  new_password: 'New password',
+  new_password_confirm: 'Repeat the new password',
+};
+
+export function studioPage(o: {
+  viewer: Viewer;
+  email: string;
+  values: StudioValues;
+  studioErrors?: FieldErrors;
+  passwordErrors?: FieldErrors;
+  notice?: Notice | null;
+  minPassword: number;
+}): SafeHtml {
+  const se = o.studioErrors ?? {};
+  const pe = o.passwordErrors ?? {};
+  return page({
+    title: 'Studio settings',
+    viewer: o.viewer,
+    section: 'studio',
+    notice: o.notice,
+    body: html`<h1>Studio settings</h1>
+      <p class="lead">Signed in as ${o.email}.</p>
+      <section class="card" aria-labelledby="studio-title">
+        <h2 id="studio-title">Studio</h2>
+        ${errorSummary(se, STUDIO_LABELS)}
+        <form method="post" action="/dashboard/settings/studio">
+          ${csrfField(o.viewer.csrfToken)}
+          ${field({ name: 'name', label: STUDIO_LABELS.name, value: o.values.name, error: se.name, maxlength: 200, autocomplete: 'organization', hint: 'Your studio as clients know it: emails to them name it in the subject line.', autofocus: se.name !== undefined })}
+          ${field({ name: 'sender_name', label: STUDIO_LABELS.sender_name, value: o.values.sender_name, error: se.sender_name, maxlength: 200, required: false, autocomplete: 'off', hint: 'The “From” name of the emails sent to your clients, and the name they are signed with. Leave it empty to use the studio name.', autofocus: se.sender_name !== undefined })}
+          <div class="actions"><button type="submit" class="button">Save studio</button></div>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="password-title">
+        <h2 id="password-title">Change password</h2>
+        <p class="muted">Changing it signs you out everywhere else; you stay signed in here.</p>
+        ${errorSummary(pe, PASSWORD_LABELS)}
+        <form method="post" action="/dashboard/settings/password">
+          ${csrfField(o.viewer.csrfToken)}
+          <input type="text" name="username" value="${o.email}" autocomplete="username" hidden />
+          ${field({ name: 'current_password', label: PASSWORD_LABELS.current_password, type: 'password', error: pe.current_password, autocomplete: 'current-password', autofocus: pe.current_password !== undefined })}
+          ${field({ name: 'new_password', label: PASSWORD_LABELS.new_password, type: 'password', error: pe.new_password, autocomplete: 'new-password', minlength: o.minPassword, hint: `At least ${o.minPassword} characters.`, autofocus: pe.current_password === undefined && pe.new_password !== undefined })}
+          ${field({ name: 'new_password_confirm', label: PASSWORD_LABELS.new_password_confirm, type: 'password', error: pe.new_password_confirm, autocomplete: 'new-password' })}
+          <div class="actions"><button type="submit" class="button">Change password</button></div>
+        </form>
+      </section>`,
+  });
+}

@@ -1,0 +1,49 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import type { SessionsTable } from '../../db/schema.ts';
+
+export type SessionRow = Selectable<SessionsTable>;
+
+export async function insertSession(db: Executor, row: Insertable<SessionsTable>): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+export async function findSession(db: Executor, tokenHash: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Records activity, at most once per `olderThan` window across every node. */
+export async function touchSession(db: Executor, tokenHash: string, now: string, olderThan: string): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_seen_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('last_seen_at', '<', olderThan)
+    .execute();
+}
+
+export async function deleteSession(db: Executor, tokenHash: string): Promise<void> {
+  await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+export async function deleteSessionsOfAccount(db: Executor, accountId: string): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Sessions past their absolute end or idle too long: nobody can use them any more. */
+export async function deleteDeadSessions(db: Executor, now: string, idleSince: string): Promise<void> {
+  await db
+    .deleteFrom('sessions')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', idleSince)]))
+    .execute();
+}
+
+export async function countSessionsOfAccount(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}

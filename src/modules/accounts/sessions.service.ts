@@ -1,0 +1,98 @@
+// Dashboard sessions, stored server-side so that signing out or changing the password ends
+// them everywhere at once. The browser holds a random token; the database holds its SHA-256.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import * as repo from './sessions.repository.ts';
+
+/** A session unused this long ends (the owner signs in again after a night away). */
+export const SESSION_IDLE_MS = 8 * 3_600_000;
+/** A session ends this long after sign-in, however active: a stolen cookie does not live forever. */
+export const SESSION_ABSOLUTE_MS = 7 * 86_400_000;
+/** Activity is written at most this often, so reading pages does not write on every request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface Session {
+  accountId: string;
+  /** The synchronizer token every form of this session must send back. */
+  csrfToken: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const newToken = (): string => randomBytes(32).toString('base64url');
+
+/** Constant-time comparison of two tokens (a mismatch in length is simply false). */
+export function sameToken(expected: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const toSession = (row: repo.SessionRow): Session => ({
+  accountId: row.account_id,
+  csrfToken: row.csrf_token,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
+
+export type SessionsService = ReturnType<typeof createSessionsService>;
+
+export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  const iso = (ms: number): string => new Date(ms).toISOString();
+
+  return {
+    /** Starts a session; the returned token goes in the cookie and is never stored. */
+    async create(accountId: string): Promise<{ token: string; session: Session }> {
+      const now = clock().getTime();
+      // Dead sessions are removed as new ones start: the table stays the size of who is signed in.
+      await repo.deleteDeadSessions(db.kysely, iso(now), iso(now - SESSION_IDLE_MS));
+      const token = newToken();
+      const row = {
+        token_hash: hashToken(token),
+        account_id: accountId,
+        csrf_token: newToken(),
+        created_at: iso(now),
+        last_seen_at: iso(now),
+        expires_at: iso(now + SESSION_ABSOLUTE_MS),
+      };
+      await repo.insertSession(db.kysely, row);
+      return { token, session: toSession(row) };
+    },
+
+    /** The live session behind a cookie's token, or null (unknown, idle too long, or past its end). */
+    async authenticate(token: string | undefined): Promise<Session | null> {
+      if (token === undefined || !TOKEN_SHAPE.test(token)) return null;
+      const hash = hashToken(token);
+      const row = await repo.findSession(db.kysely, hash);
+      if (row === undefined) return null;
+      const now = clock().getTime();
+      if (Date.parse(row.expires_at) <= now || Date.parse(row.last_seen_at) + SESSION_IDLE_MS <= now) {
+        await repo.deleteSession(db.kysely, hash);
+        return null;
+      }
+      if (now - Date.parse(row.last_seen_at) >= TOUCH_INTERVAL_MS) {
+        await repo.touchSession(db.kysely, hash, iso(now), iso(now - TOUCH_INTERVAL_MS));
+      }
+      return toSession(row);
+    },
+
+    /** Signs out: the token stops working at once, on every node. */
+    async end(token: string | undefined): Promise<void> {
+      if (token === undefined || !TOKEN_SHAPE.test(token)) return;
+      await repo.deleteSession(db.kysely, hashToken(token));
+    },
+
+    /** Ends every session of the account (a password change does this in its own transaction). */
+    async endAll(accountId: string): Promise<number> {
+      return repo.deleteSessionsOfAccount(db.kysely, accountId);
+    },
+
+    async countOf(accountId: string): Promise<number> {
+      return repo.countSessionsOfAccount(db.kysely, accountId);
+    },
+  };
+}

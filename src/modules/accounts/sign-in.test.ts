@@ -1,0 +1,148 @@
+// Sign-in on a real database: credentials, the same answer for an unknown email and a wrong
+// password, and throttling per client address and per account.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
+import {
+  ACCOUNT_LIMIT,
+  ADDRESS_LIMIT,
+  SIGN_IN_WINDOW_MS,
+  addressSubject,
+  createSignInService,
+  type SignInResult,
+} from './sign-in.service.ts';
+
+const PASSWORD = 'correct horse battery';
+let ctx: TestContext;
+let owner: TestAccount;
+let now = Date.parse('2026-11-22T10:00:00.000Z');
+let addressSerial = 0;
+const freshAddress = () => `192.0.2.${(addressSerial += 1)}`;
+
+before(async () => {
+  ctx = await createTestContext();
+  owner = await createAccount(ctx, 'Sign-in Studio');
+});
+
+after(async () => {
+  await ctx.close();
+});
+
+const service = () => createSignInService({ db: ctx.deps.db, clock: () => new Date(now) });
+const attempt = (email: string, password: string, address = freshAddress()): Promise<SignInResult> =>
+  service().signIn({ email, password, address });
+
+/** Each test starts a window later, so failures of one do not count against the next. */
+const nextWindow = () => {
+  now += SIGN_IN_WINDOW_MS + 1000;
+};
+
+describe('credentials', () => {
+  test('the right email and password sign in, whatever the case of the email', async () => {
+    nextWindow();
+    const result = await attempt(owner.email.toUpperCase(), PASSWORD);
+    assert.equal(result.outcome, 'signed_in');
+    assert.equal(result.outcome === 'signed_in' && result.account.id, owner.accountId);
+  });
+
+  test('an unknown email and a wrong password get the very same answer', async () => {
+    nextWindow();
+    assert.deepEqual(await attempt(owner.email, 'wrong password!'), { outcome: 'invalid' });
+    assert.deepEqual(await attempt('nobody@nowhere.test', PASSWORD), { outcome: 'invalid' });
+  });
+
+  test('an unknown email still costs a password hash, so timing does not tell who has an account', async () => {
+    nextWindow();
+    await attempt('warm-up@nowhere.test', 'x'); // the dummy hash is made once, on first use
+    const median = async (email: string): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        nextWindow();
+        const t0 = performance.now();
+        await attempt(email, 'wrong password!');
+        times.push(performance.now() - t0);
+      }
+      return times.sort((a, b) => a - b)[1]!;
+    };
+    const known = await median(owner.email);
+    const unknown = await median('nobody@nowhere.test');
+    // Without the dummy hash an unknown email answers in about a millisecond, 50x faster.
+    assert.ok(unknown > known * 0.4, `unknown ${unknown.toFixed(1)} ms vs known ${known.toFixed(1)} ms`);
+  });
+});
+
+describe('throttling per account', () => {
+  test(`after ${ACCOUNT_LIMIT} failures the account is refused from any address, even with its password`, async () => {
+    nextWindow();
+    for (let i = 0; i < ACCOUNT_LIMIT; i += 1) {
+      assert.equal((await attempt(owner.email, `wrong ${i} password`)).outcome, 'invalid');
+    }
+    const refused = await attempt(owner.email, PASSWORD);
+    assert.deepEqual(refused, { outcome: 'throttled', retryAfterSeconds: SIGN_IN_WINDOW_MS / 1000 });
+    // The limit is on the account, not the spelling of its email.
+    assert.equal((await attempt(`  ${owner.email.toUpperCase()} `, PASSWORD)).outcome, 'throttled');
+    // Another account is not affected.
+    const other = await createAccount(ctx, 'Unaffected Studio');
+    assert.equal((await attempt(other.email, PASSWORD)).outcome, 'signed_in');
+
+    now += 10 * 60_000;
+    const later = await attempt(owner.email, PASSWORD);
+    assert.deepEqual(later, { outcome: 'throttled', retryAfterSeconds: 5 * 60 });
+    now += 5 * 60_000;
+    assert.equal((await attempt(owner.email, PASSWORD)).outcome, 'signed_in');
+  });
+
+  test('a successful sign-in forgets the account’s earlier failures', async () => {
+    nextWindow();
+    for (let i = 0; i < ACCOUNT_LIMIT - 1; i += 1) await attempt(owner.email, 'wrong password!');
+    assert.equal((await attempt(owner.email, PASSWORD)).outcome, 'signed_in');
+    for (let i = 0; i < ACCOUNT_LIMIT; i += 1) {
+      assert.equal((await attempt(owner.email, 'wrong password!')).outcome, 'invalid', `attempt ${i}`);
+    }
+    assert.equal((await attempt(owner.email, PASSWORD)).outcome, 'throttled');
+  });
+
+  test('a burst of parallel guesses cannot slip past the limit', async () => {
+    nextWindow();
+    const results = await Promise.all(
+      Array.from({ length: ACCOUNT_LIMIT * 3 }, (_, i) => attempt(owner.email, `guess ${i} password`)),
+    );
+    const checked = results.filter((r) => r.outcome === 'invalid').length;
+    assert.ok(checked <= ACCOUNT_LIMIT, `${checked} passwords were checked`);
+    assert.ok(results.some((r) => r.outcome === 'throttled'));
+  });
+});
+
+describe('throttling per address', () => {
+  test(`after ${ADDRESS_LIMIT} failures an address is refused, whatever email it tries`, async () => {
+    nextWindow();
+    const address = '198.51.100.7';
+    for (let i = 0; i < ADDRESS_LIMIT; i += 1) {
+      assert.equal((await attempt(`guess${i}@nowhere.test`, 'wrong password!', address)).outcome, 'invalid');
+    }
+    const refused = await attempt(owner.email, PASSWORD, address);
+    assert.equal(refused.outcome, 'throttled');
+    // The owner, from another address, is not locked out by someone else's guessing.
+    assert.equal((await attempt(owner.email, PASSWORD, '198.51.100.8')).outcome, 'signed_in');
+    now += SIGN_IN_WINDOW_MS;
+    assert.equal((await attempt(owner.email, PASSWORD, address)).outcome, 'signed_in');
+  });
+
+  test('every address of one IPv6 /64 counts as one', async () => {
+    nextWindow();
+    for (let i = 0; i < ADDRESS_LIMIT; i += 1) {
+      await attempt(`v6guess${i}@nowhere.test`, 'wrong password!', `2001:db8:1:2::${(i + 1).toString(16)}`);
+    }
+    assert.equal((await attempt(owner.email, PASSWORD, '2001:db8:1:2:ffff::1')).outcome, 'throttled');
+    assert.equal((await attempt(owner.email, PASSWORD, '2001:db8:1:3::1')).outcome, 'signed_in');
+  });
+
+  test('addresses are grouped as they should be', () => {
+    assert.equal(addressSubject('203.0.113.9'), '203.0.113.9');
+    assert.equal(addressSubject('::ffff:203.0.113.9'), '203.0.113.9');
+    assert.equal(addressSubject('2001:db8::1'), '2001:db8:0:0::/64');
+    assert.equal(addressSubject('2001:0DB8:0001:0002:aaaa:bbbb:cccc:dddd'), '2001:db8:1:2::/64');
+    assert.equal(addressSubject('::1'), '0:0:0:0::/64');
+  });
+});

@@ -1,0 +1,112 @@
+// A small stand-in for a browser over app.inject: it keeps cookies, reads the form token from
+// the last page, and posts forms like a page of the dashboard would (same Origin).
+import type { LightMyRequestResponse } from 'fastify';
+import type { App } from '../src/http/types.ts';
+
+let nextAddress = 1;
+
+export interface PostOptions {
+  /** The form token to send; by default the one on the last page seen. null sends none. */
+  csrf?: string | null;
+  headers?: Record<string, string>;
+}
+
+export class Browser {
+  readonly app: App;
+  /** Each browser has its own client address, so sign-in limits per address do not collide. */
+  readonly address: string;
+  readonly cookies = new Map<string, string>();
+  last: LightMyRequestResponse | undefined;
+
+  constructor(app: App, address?: string) {
+    this.app = app;
+    nextAddress += 1;
+    this.address = address ?? `10.0.${Math.floor(nextAddress / 250)}.${(nextAddress % 250) + 1}`;
+  }
+
+  private remember(res: LightMyRequestResponse): void {
+    for (const c of res.cookies) {
+      const expired = c.maxAge === 0 || (c.expires !== undefined && c.expires.getTime() <= Date.now());
+      if (expired) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    this.last = res;
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject({
+      method: 'GET',
+      url,
+      remoteAddress: this.address,
+      headers: { cookie: this.cookieHeader(), ...headers },
+    });
+    this.remember(res);
+    return res;
+  }
+
+  /** The `_csrf` value of the last page's first form. */
+  token(): string {
+    const match = /name="_csrf" value="([^"]+)"/.exec(this.last?.body ?? '');
+    if (match?.[1] === undefined) throw new Error('no form token on the last page');
+    return match[1];
+  }
+
+  async post(url: string, fields: Record<string, string>, options: PostOptions = {}): Promise<LightMyRequestResponse> {
+    const csrf = options.csrf === undefined ? this.token() : options.csrf;
+    const body = new URLSearchParams({ ...(csrf === null ? {} : { _csrf: csrf }), ...fields });
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress: this.address,
+      headers: {
+        cookie: this.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'http://localhost',
+        'sec-fetch-site': 'same-origin',
+        ...options.headers,
+      },
+      payload: body.toString(),
+    });
+    this.remember(res);
+    return res;
+  }
+
+  /** Opens the sign-in page and signs in; returns the POST's response. */
+  async signIn(email: string, password: string): Promise<LightMyRequestResponse> {
+    await this.get('/dashboard/sign-in');
+    return this.post('/dashboard/sign-in', { email, password });
+  }
+}
+
+/** The text of a page without its markup, white space collapsed: what a reader sees. */
+export const textOf = (page: string): string =>
+  page
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The value attribute of the input with this id, or undefined (no such input, or no value). */
+export function inputValue(page: string, id: string): string | undefined {
+  for (const match of page.matchAll(/<input\b[^>]*>/g)) {
+    const tag = match[0];
+    if (!new RegExp(`\\sid="${id}"`).test(tag)) continue;
+    const value = /\svalue="([^"]*)"/.exec(tag)?.[1];
+    return value
+      ?.replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  }
+  return undefined;
+}

@@ -1,0 +1,232 @@
+// What a studio owner does in the dashboard, over HTTP (app.inject), checked against the API
+// and the database: keys, studio settings, password, sign-out, and the overview's figures.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Browser, inputValue, textOf } from './dashboard-browser.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+
+const PASSWORD = 'correct horse battery';
+let ctx: TestContext;
+
+before(async () => {
+  ctx = await createTestContext();
+});
+after(async () => {
+  await ctx.close();
+});
+
+async function signedIn(name = 'Flow Studio'): Promise<{ owner: TestAccount; browser: Browser }> {
+  const owner = await createAccount(ctx, name);
+  const browser = new Browser(ctx.app);
+  const res = await browser.signIn(owner.email, PASSWORD);
+  assert.equal(res.statusCode, 303, res.body);
+  return { owner, browser };
+}
+
+// A browser drops one line break right after <textarea> (the HTML parsing rules), so this does too.
+const keyOnPage = (body: string): string | undefined =>
+  /<textarea\b[^>]*\sid="new-key-value"[^>]*>\n?([^<]*)<\/textarea>/.exec(body)?.[1];
+
+describe('API keys', () => {
+  test('a generated key is shown once, works at once, and stops working at once when revoked', async () => {
+    const { owner, browser } = await signedIn();
+    await browser.get('/dashboard/settings/api');
+    const res = await browser.post('/dashboard/settings/api', { name: 'Website', scope: 'full', expires: '' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const key = keyOnPage(res.body);
+    assert.ok(key !== undefined, 'the key is on the page');
+    assert.match(key, /^lbx_[0-9A-Za-z]{40}$/);
+    assert.match(textOf(res.body), /you will not see it again/);
+    assert.match(res.body, /data-copy-target="new-key-value"/);
+
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);
+    const created = await call(ctx, 'POST', '/v1/listings', { key, body: { address: '1 Dashboard Road' } });
+    assert.equal(created.statusCode, 201);
+
+    // Listed with its prefix, never again in full.
+    const list = await browser.get('/dashboard/settings/api');
+    assert.ok(!list.body.includes(key));
+    const apiKey = (await ctx.services.apiKeys.list(owner.accountId)).find((k) => k.name === 'Website');
+    assert.ok(apiKey !== undefined);
+    assert.ok(key.startsWith(apiKey.prefix));
+    assert.ok(list.body.includes(`<code>${apiKey.prefix}…</code>`));
+    assert.match(textOf(list.body), /Website .* Full access/);
+
+    const confirm = await browser.get(`/dashboard/settings/api/${apiKey.id}/revoke`);
+    assert.equal(confirm.statusCode, 200);
+    assert.match(textOf(confirm.body), /Revoke the key “Website”\?/);
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200, 'asking does not revoke');
+
+    const revoked = await browser.post(`/dashboard/settings/api/${apiKey.id}/revoke`, {});
+    assert.equal(revoked.statusCode, 303);
+    assert.equal(revoked.headers.location, '/dashboard/settings/api?notice=key-revoked');
+    const refused = await call(ctx, 'GET', '/v1/listings', { key });
+    assert.equal(refused.statusCode, 401);
+    const after = await browser.get('/dashboard/settings/api?notice=key-revoked');
+    assert.match(textOf(after.body), /The key was revoked/);
+    assert.ok(!after.body.includes(apiKey.prefix));
+  });
+
+  test('scope and expiry are what the form chose', async () => {
+    const { owner, browser } = await signedIn();
+    await browser.get('/dashboard/settings/api');
+    const res = await browser.post('/dashboard/settings/api', { name: 'Reader', scope: 'read_only', expires: '30' });
+    const key = keyOnPage(res.body);
+    assert.ok(key !== undefined);
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);
+    assert.equal((await call(ctx, 'POST', '/v1/listings', { key, body: { address: 'x' } })).statusCode, 403);
+    const stored = (await ctx.services.apiKeys.list(owner.accountId)).find((k) => k.name === 'Reader');
+    assert.equal(stored?.scope, 'read_only');
+    const days = (Date.parse(stored.expires_at ?? '') - Date.parse(stored.created_at)) / 86_400_000;
+    assert.equal(days, 30);
+  });
+
+  test('a form with no name or an unknown scope or expiry is shown again with the reasons', async () => {
+    const { owner, browser } = await signedIn();
+    const before = (await ctx.services.apiKeys.list(owner.accountId)).length;
+    await browser.get('/dashboard/settings/api');
+    const res = await browser.post('/dashboard/settings/api', { name: '   ', scope: 'admin', expires: '9999' });
+    assert.equal(res.statusCode, 400);
+    const text = textOf(res.body);
+    assert.match(text, /Give the key a name/);
+    assert.match(text, /Choose full access or read only/);
+    assert.match(text, /Choose one of the options/);
+    assert.equal(keyOnPage(res.body), undefined);
+    assert.equal((await ctx.services.apiKeys.list(owner.accountId)).length, before);
+  });
+
+  test("another account's key is not found, to look at or to revoke", async () => {
+    const { browser } = await signedIn();
+    const stranger = await createAccount(ctx, 'Stranger Studio');
+    const page = await browser.get(`/dashboard/settings/api/${stranger.keyId}/revoke`);
+    assert.equal(page.statusCode, 404);
+    await browser.get('/dashboard/settings/api');
+    const res = await browser.post(`/dashboard/settings/api/${stranger.keyId}/revoke`, {});
+    assert.equal(res.statusCode, 404);
+    assert.equal((await call(ctx, 'GET', '/v1/listings', { key: stranger.key })).statusCode, 200);
+    for (const id of ['nonsense', 'key_%00', `${stranger.keyId}x`]) {
+      assert.equal((await browser.get(`/dashboard/settings/api/${id}/revoke`)).statusCode, 404, id);
+    }
+  });
+});
+
+describe('studio settings', () => {
+  test('the studio and sender names are saved; an empty sender name means the studio name', async () => {
+    const { owner, browser } = await signedIn('Old Name');
+    await browser.get('/dashboard/settings/studio');
+    const res = await browser.post('/dashboard/settings/studio', {
+      name: '  Harbour Light  ',
+      sender_name: 'Bookings',
+    });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/dashboard/settings/studio?notice=studio-saved');
+    let account = await ctx.services.accounts.get(owner.accountId);
+    assert.deepEqual([account.name, account.sender_name], ['Harbour Light', 'Bookings']);
+    const page = await browser.get('/dashboard/settings/studio?notice=studio-saved');
+    assert.match(textOf(page.body), /Studio settings saved/);
+    assert.equal(inputValue(page.body, 'f-sender_name'), 'Bookings');
+
+    await browser.post('/dashboard/settings/studio', { name: 'Harbour Light', sender_name: '   ' });
+    account = await ctx.services.accounts.get(owner.accountId);
+    assert.equal(account.sender_name, null);
+
+    await browser.get('/dashboard/settings/studio');
+    const refused = await browser.post('/dashboard/settings/studio', { name: '', sender_name: 'x' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(textOf(refused.body), /Enter a studio name of 1 to 200 characters/);
+    assert.equal((await ctx.services.accounts.get(owner.accountId)).name, 'Harbour Light');
+  });
+
+  test('a password change signs out every other session and keeps this one', async () => {
+    const { owner, browser } = await signedIn();
+    const laptop = new Browser(ctx.app);
+    await laptop.signIn(owner.email, PASSWORD);
+    assert.equal((await laptop.get('/dashboard')).statusCode, 200);
+
+    await browser.get('/dashboard/settings/studio');
+    const wrong = await browser.post('/dashboard/settings/password', {
+      current_password: 'not my password',
+      new_password: 'a new long password',
+      new_password_confirm: 'a new long password',
+    });
+    assert.equal(wrong.statusCode, 400);
+    assert.match(textOf(wrong.body), /is not your current password/);
+    assert.equal((await laptop.get('/dashboard')).statusCode, 200, 'a refused change ends nothing');
+
+    await browser.get('/dashboard/settings/studio');
+    const oldCookie = browser.cookieHeader();
+    const ok = await browser.post('/dashboard/settings/password', {
+      current_password: PASSWORD,
+      new_password: 'a new long password',
+      new_password_confirm: 'a new long password',
+    });
+    assert.equal(ok.statusCode, 303);
+    assert.equal(ok.headers.location, '/dashboard/settings/studio?notice=password-changed');
+    assert.equal((await browser.get('/dashboard/settings/studio')).statusCode, 200, 'still signed in here');
+    assert.equal((await laptop.get('/dashboard')).statusCode, 303, 'signed out elsewhere');
+    const replay = await ctx.app.inject({ method: 'GET', url: '/dashboard', headers: { cookie: oldCookie } });
+    assert.equal(replay.statusCode, 303, 'the old session token is dead');
+
+    assert.equal((await new Browser(ctx.app).signIn(owner.email, PASSWORD)).statusCode, 400);
+    assert.equal((await new Browser(ctx.app).signIn(owner.email, 'a new long password')).statusCode, 303);
+  });
+});
+
+describe('sign-out', () => {
+  test('ends the session on the server, clears the cookie, and the dashboard asks to sign in again', async () => {
+    const { browser } = await signedIn();
+    const token = browser.cookies.get('lbx_session');
+    await browser.get('/dashboard');
+    const res = await browser.post('/dashboard/sign-out', {});
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/dashboard/sign-in?notice=signed-out');
+    assert.ok(res.cookies.some((c) => c.name === 'lbx_session' && c.value === ''));
+    assert.equal(await ctx.services.sessions.authenticate(token), null);
+    const again = await browser.get('/dashboard');
+    assert.equal(again.statusCode, 303);
+    assert.equal(again.headers.location, '/dashboard/sign-in');
+    const replay = await ctx.app.inject({
+      method: 'GET',
+      url: '/dashboard',
+      headers: { cookie: `lbx_session=${token}` },
+    });
+    assert.equal(replay.statusCode, 303);
+  });
+});
+
+describe('overview', () => {
+  test('shows the counts of this account only, and its latest emails with their delivery status', async () => {
+    const { owner, browser } = await signedIn('Counting Studio');
+    const other = await createAccount(ctx, 'Noise Studio');
+    const make = async (account: TestAccount, status: string) => {
+      const res = await call(ctx, 'POST', '/v1/listings', {
+        key: account.key,
+        body: { address: `${status} house`, status },
+      });
+      return res.json<{ id: string }>().id;
+    };
+    const active = await make(owner, 'active');
+    await make(owner, 'active');
+    await make(owner, 'draft');
+    await make(other, 'archived');
+    const client = await call(ctx, 'POST', '/v1/clients', {
+      key: owner.key,
+      body: { name: 'Ada <b>Client</b>', email: 'ada@client.test' },
+    });
+    const clientId = client.json<{ id: string }>().id;
+    assert.equal(
+      (await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${active}`, { key: owner.key })).statusCode,
+      200,
+    );
+
+    const page = await browser.get('/dashboard');
+    const text = textOf(page.body);
+    assert.match(page.body, /data-testid="galleries-total">3</);
+    assert.match(text, /2 active · 1 draft · 0 archived/);
+    assert.match(page.body, /data-testid="clients-total">1</);
+    assert.match(page.body, /data-testid="media-total">0</);
+    assert.match(text, /queued ada@client\.test active house 0/);
+    assert.ok(!page.body.includes('Noise Studio'));
+  });
+});
