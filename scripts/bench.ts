@@ -21,6 +21,7 @@ import {
   BIN,
   call,
   cleanup,
+  cpuSeconds,
   defaultTool,
   freePort,
   HOST,
@@ -262,16 +263,20 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const bareRounds: RoundResult[] = [];
   const rounds = new Map<string, RoundResult[]>(endpoints.map((e) => [e.name, []]));
   for (let round = 1; round <= options.rounds; round++) {
+    let cpu = cpuSeconds(bare.child.pid);
     const bareResult = await runLoadChild(spec(undefined, options.seconds), options.tool, work);
-    bareRounds.push({ ...bareResult, round, ratio: 1 });
-    const line = [`  round ${round}: bare ${fixed(bareResult.rps, 0)}`];
+    const bareCpu = (cpuSeconds(bare.child.pid) - cpu) / bareResult.requests;
+    bareRounds.push({ ...bareResult, round, ratio: 1, cpuUs: bareCpu * 1e6 });
+    const line = [`  round ${round}: bare ${fixed(bareResult.rps, 0)} (${fixed(bareCpu * 1e6, 0)} µs)`];
     // Alternate the order so slow drift on the machine does not always hit the same endpoint.
     const order = round % 2 === 1 ? endpoints : [...endpoints].reverse();
     for (const e of order) {
+      cpu = cpuSeconds(server.pid);
       const result = await runLoadChild(spec(e, options.seconds), options.tool, work);
-      rounds.get(e.name)?.push({ ...result, round, ratio: result.rps / bareResult.rps });
+      const cpuUs = ((cpuSeconds(server.pid) - cpu) / result.requests) * 1e6;
+      rounds.get(e.name)?.push({ ...result, round, ratio: result.rps / bareResult.rps, cpuUs });
       const errors = result.errors + result.non2xx + result.timeouts;
-      line.push(`${e.name} ${fixed(result.rps, 0)}${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
+      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs)${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
     }
     console.log(line.join(', '));
   }

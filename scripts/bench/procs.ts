@@ -2,7 +2,7 @@
 // generator, CLI commands) and cleaning up after them whatever happens.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -128,6 +128,18 @@ export async function tail(file: string, lines = 20): Promise<string> {
     return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
     return '(no log)';
+  }
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far; NaN off Linux. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks (USER_HZ is 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
   }
 }
 

@@ -21,6 +21,8 @@ export interface RoundResult extends LoadResult {
   round: number;
   /** rps / the bare server's rps in the same round. */
   ratio: number;
+  /** Server CPU time per request (all threads), microseconds: steadier than req/s on a shared machine. */
+  cpuUs: number;
 }
 
 export interface Row {
@@ -32,6 +34,7 @@ export interface Row {
   p99: number;
   errors: number;
   ratio: number;
+  cpuUs: number;
   rounds: RoundResult[];
 }
 
@@ -46,13 +49,14 @@ export function summarize(size: string, endpoint: string, label: string, rounds:
     p99: median(rounds.map((r) => r.p99)),
     errors: rounds.reduce((sum, r) => sum + r.errors + r.non2xx + r.timeouts, 0),
     ratio: median(rounds.map((r) => r.ratio)),
+    cpuUs: median(rounds.map((r) => r.cpuUs)),
     rounds,
   };
 }
 
 export function resultsTable(rows: Row[]): string {
   return table([
-    ['size', 'endpoint', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to bare'],
+    ['size', 'endpoint', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to bare', 'server CPU µs/req'],
     ...rows.map((r) => [
       r.size,
       r.label,
@@ -61,6 +65,7 @@ export function resultsTable(rows: Row[]): string {
       fixed(r.p99, 1),
       String(r.errors),
       r.endpoint === 'bare' ? '1.00x' : `${fixed(r.ratio, 3)}x`,
+      fixed(r.cpuUs, 0),
     ]),
   ]);
 }
