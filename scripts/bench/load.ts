@@ -110,6 +110,8 @@ export async function runWrk(spec: LoadSpec, scriptFile: string): Promise<LoadRe
   if (code !== 0 || line === undefined) throw new Error(`wrk exited with ${String(code)}: ${out}`);
   const r = JSON.parse(line) as Record<string, number>;
   const n = (k: string): number => r[k] ?? 0;
+  // No answer within the run at all: every connection's request failed to complete in time.
+  if (n('requests') === 0) r.timeout = n('timeout') + spec.connections;
   return {
     requests: n('requests'),
     rps: n('requests') / (n('duration') / 1e6),

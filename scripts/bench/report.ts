@@ -99,10 +99,10 @@ export function verdicts(rows: Row[], dialect: 'sqlite' | 'postgres'): Verdict[]
     for (const size of sizes) ratioAtLeast(`get one gallery at ${size}`, find(size, 'get'), 0.35);
     ratioAtLeast('page 1000 at 1M', find('1M', 'page1000'), 0.1);
     for (const size of sizes) {
-      const search = find(size, 'search');
+      const search = find(size, 'search1') ?? find(size, 'search');
       if (search !== undefined) {
         out.push({
-          target: `client search at ${size} p50 < 5 ms${size === '1M' ? '' : ' (the target is for ≥100k clients: 1M)'}`,
+          target: `client search at ${size} p50 < 5 ms (${search.endpoint === 'search1' ? '1 connection' : `${search.endpoint}, under load`})${size === '1M' ? '' : ' (the target is for ≥100k clients: 1M)'}`,
           value: `${fixed(search.p50, 1)} ms`,
           met: search.p50 < 5,
         });
