@@ -1,0 +1,416 @@
+// `npm run bench`: Lightbox under load the way its users run it, against the machine's limit
+// measured in the same run. For each size it seeds a fresh database (scripts/bench/seed.ts),
+// starts the real `lightbox serve` (production, logging at info to a file), creates a key with the
+// CLI, and drives each endpoint with autocannon in its own process, interleaved round by round
+// with a bare node:http server sending a fixed 3 KB list body. Figures are medians of the rounds.
+//
+//   npm run bench -- --quick               1k and 100k galleries, SQLite (under 5 minutes)
+//   npm run bench -- --db postgres         the same on PostgreSQL
+//   npm run bench -- --help
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { SEARCH_TERM } from './bench/data.ts';
+import type { LoadSpec } from './bench/load.ts';
+import {
+  BIN,
+  call,
+  cleanup,
+  cpuSeconds,
+  defaultTool,
+  freePort,
+  HOST,
+  lightboxCli,
+  onCleanup,
+  ROOT,
+  runLoadChild,
+  startBare,
+  tail,
+  track,
+  waitForReady,
+  type LoadTool,
+} from './bench/procs.ts';
+import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
+import { profileTop, type ProfileLine } from './bench/profile.ts';
+import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
+
+const HELP = `Usage: npm run bench -- [options]       (node scripts/bench.ts [options])
+
+Options:
+  --quick              sizes 1k and 100k, 3 s per measurement (finishes in under 5 minutes)
+  --db KIND            sqlite (default) or postgres (a fresh database per size on
+                       BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+  --sizes LIST         gallery counts, e.g. 1k,100k,1M (default 1k,100k,1M)
+  --rounds N           measured rounds per endpoint (default 3; the median is reported)
+  --duration S         seconds per measurement (default 5, --quick 3)
+  --warmup S           unmeasured seconds per endpoint before the rounds (default 1)
+  --connections N      concurrent connections (default 50)
+  --tool NAME          wrk (default when installed: one thread, like the issue's anchors)
+                       or autocannon (a Node process; it saturates near 15-25k req/s here,
+                       below the bare server's limit, which flatters every ratio)
+  --endpoints LIST     only these (list,page1000,get,search,search1,client,
+                       create,assign)
+  --profile            run lightbox serve with --cpu-prof (profiles in the results folder)
+  --keep               keep the seeded databases (printed) instead of removing them
+  -h, --help           show this help
+
+Results: a summary on stdout, and results.json + results.md in bench-results/<time>/.
+`;
+
+interface Options {
+  dialect: 'sqlite' | 'postgres';
+  sizes: string[];
+  rounds: number;
+  seconds: number;
+  warmup: number;
+  connections: number;
+  tool: LoadTool;
+  endpoints: string[] | undefined;
+  profile: boolean;
+  keep: boolean;
+}
+
+const SIZES: Record<string, number> = { '1k': 1_000, '10k': 10_000, '100k': 100_000, '1M': 1_000_000 };
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      db: { type: 'string', default: 'sqlite' },
+      sizes: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
+      duration: { type: 'string' },
+      warmup: { type: 'string', default: '1' },
+      connections: { type: 'string', default: '50' },
+      tool: { type: 'string' },
+      endpoints: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  const int = (raw: string, name: string, min: number, max: number): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
+    return n;
+  };
+  if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+  const sizes = (values.sizes ?? (values.quick ? '1k,100k' : '1k,100k,1M')).split(',').map((s) => s.trim());
+  for (const size of sizes) if (SIZES[size] === undefined) throw new Error(`--sizes: ${size} is not one of ${Object.keys(SIZES).join(', ')}`); // prettier-ignore
+  const endpoints = values.endpoints?.split(',').map((s) => s.trim());
+  for (const e of endpoints ?? [])
+    if (!ENDPOINTS.some((x) => x.name === e)) throw new Error(`--endpoints: unknown ${e}`);
+  const tool = values.tool ?? defaultTool();
+  if (tool !== 'wrk' && tool !== 'autocannon') throw new Error('--tool must be wrk or autocannon');
+  return {
+    tool,
+    dialect: values.db,
+    sizes,
+    rounds: int(values.rounds, 'rounds', 1, 50),
+    seconds: int(values.duration ?? (values.quick ? '3' : '5'), 'duration', 1, 600),
+    warmup: int(values.warmup, 'warmup', 0, 60),
+    connections: int(values.connections, 'connections', 1, 1000),
+    endpoints,
+    profile: values.profile,
+    keep: values.keep,
+  };
+}
+
+interface Endpoint {
+  name: string;
+  label: string;
+  method: 'GET' | 'POST';
+  paths(seeded: Seeded): string[];
+  body?: string;
+  /** Only where the heavy account has this many galleries (page 1000 must hold rows). */
+  minGalleries?: number;
+  /** Connections for this one, instead of --connections (latency of one caller alone). */
+  connections?: number;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'list', label: 'list galleries p1 status=active', method: 'GET', paths: () => ['/v1/listings?status=active'] }, // prettier-ignore
+  { name: 'page1000', label: 'list galleries page 1000', method: 'GET', paths: () => ['/v1/listings?page=1000&limit=20'], minGalleries: 20_000 }, // prettier-ignore
+  { name: 'get', label: 'get one gallery', method: 'GET', paths: (s) => s.galleryIds.map((id) => `/v1/listings/${id}`) }, // prettier-ignore
+  { name: 'search', label: `list clients search=${SEARCH_TERM}`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`] }, // prettier-ignore
+  // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).
+  { name: 'search1', label: `list clients search=${SEARCH_TERM}, 1 conn`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`], connections: 1 }, // prettier-ignore
+  { name: 'client', label: 'get one client + galleries', method: 'GET', paths: (s) => s.clientIds.map((id) => `/v1/clients/${id}`) }, // prettier-ignore
+  {
+    name: 'create',
+    label: 'create gallery',
+    method: 'POST',
+    paths: () => ['/v1/listings'],
+    body: JSON.stringify({ address: '742 Evergreen Terrace, Springfield', beds: 4, baths: 2.5, sqft: 2100, description: 'Benchmark gallery', mls_number: 'MLS-BENCH' }), // prettier-ignore
+  },
+  {
+    name: 'assign',
+    label: 'assign gallery to client',
+    method: 'POST',
+    // Client and gallery samples have coprime lengths, so the pairs rarely repeat: almost every
+    // request is a real reassignment that queues a notification email.
+    paths: (s) => Array.from({ length: 20_000 }, (_, i) => `/v1/clients/${s.clientIds[i % s.clientIds.length] ?? ''}/listings/${s.galleryIds[i % s.galleryIds.length] ?? ''}`), // prettier-ignore
+  },
+];
+
+const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function createPgDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: PG_BASE });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_BASE);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropPgDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_BASE });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+
+interface SizeResult {
+  size: string;
+  seeded: Partial<Seeded>;
+  bare: Row;
+  rows: Row[];
+  logLines: number;
+  shutdown: string;
+  doctor: string;
+  profile?: { functions: ProfileLine[]; packages: ProfileLine[] };
+}
+
+async function runSize(options: Options, size: string, work: string, outDir: string): Promise<SizeResult> {
+  const galleries = SIZES[size] ?? 0;
+  const dataDir = path.join(work, `data-${size}`);
+  await mkdir(dataDir, { recursive: true });
+  const dbName = `lightbox_bench_${size.toLowerCase()}_${process.pid}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? work,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    DATA_DIR: dataDir,
+    // The rate limiter stays on the path, with a limit no benchmark reaches (default 600/min).
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    ...(options.dialect === 'postgres' ? { DATABASE_URL: await createPgDatabase(dbName) } : {}),
+  };
+  if (!options.keep) {
+    onCleanup(() =>
+      options.dialect === 'postgres' ? dropPgDatabase(dbName) : rm(dataDir, { recursive: true, force: true }),
+    );
+  }
+  console.log(`\n== ${size} galleries (${options.dialect}) ==`);
+  const seeded = await seed(loadConfig(env), galleries, (line) => console.log(`  ${line}`));
+  console.log(
+    `  seeded ${seeded.galleries} galleries, ${seeded.clients} clients, ${seeded.media} media, ${seeded.assigned} assigned ` +
+      `in ${fixed(seeded.seconds)} s; heavy account: ${seeded.bigAccountGalleries} galleries, ${seeded.bigAccountClients} clients`,
+  );
+  const created = await lightboxCli(['keys', 'create', '--account', BIG_ACCOUNT_EMAIL, '--name', 'bench'], env);
+  if (created.code !== 0) throw new Error(`lightbox keys create: ${created.stderr}`);
+  const key = created.stdout.trim();
+
+  const port = await freePort();
+  const logFile = path.join(outDir, `lightbox-${options.dialect}-${size}.log`);
+  const logFd = openSync(logFile, 'a');
+  const profileFlags = options.profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, `--cpu-prof-name=lightbox-${options.dialect}-${size}.cpuprofile`]
+    : [];
+  const server = track(
+    'lightbox serve',
+    spawn(process.execPath, [...profileFlags, BIN, 'serve'], {
+      env: { ...env, PORT: String(port), HOST },
+      stdio: ['ignore', logFd, logFd],
+    }),
+  );
+  closeSync(logFd);
+  await waitForReady(port, server, logFile);
+  const bare = await startBare();
+  console.log(`  lightbox serve pid ${server.pid} on :${port}; bare server pid ${bare.child.pid} on :${bare.port} (${bare.bytes} B body)`); // prettier-ignore
+
+  const endpoints = ENDPOINTS.filter(
+    (e) =>
+      (options.endpoints === undefined || options.endpoints.includes(e.name)) &&
+      seeded.bigAccountGalleries >= (e.minGalleries ?? 0),
+  );
+  // One request each first: the answers must be right before their speed means anything.
+  for (const e of endpoints.filter((x) => x.method === 'GET')) {
+    const reply = await call(port, 'GET', e.paths(seeded)[0] ?? '/', key);
+    if (reply.status !== 200) throw new Error(`${e.label}: ${reply.status} ${reply.text}\n${await tail(logFile)}`);
+    const total = (JSON.parse(reply.text) as { pagination?: { total: number } }).pagination?.total;
+    console.log(`  ${e.label}: 200${total === undefined ? '' : `, total ${total}`}`);
+  }
+
+  const spec = (e: Endpoint | undefined, seconds: number): LoadSpec => ({
+    url: `http://${HOST}:${e === undefined ? bare.port : port}`,
+    method: e?.method ?? 'GET',
+    paths: e === undefined ? ['/'] : e.paths(seeded),
+    headers: e === undefined ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
+    ...(e?.body === undefined ? {} : { body: e.body }),
+    connections: e?.connections ?? options.connections,
+    seconds,
+  });
+  if (options.warmup > 0) {
+    for (const e of [undefined, ...endpoints]) {
+      await runLoadChild(spec(e, options.warmup), options.tool, work);
+      await call(port, 'GET', '/readyz');
+    }
+  }
+
+  const bareRounds: RoundResult[] = [];
+  const rounds = new Map<string, RoundResult[]>(endpoints.map((e) => [e.name, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    let cpu = cpuSeconds(bare.child.pid);
+    const bareResult = await runLoadChild(spec(undefined, options.seconds), options.tool, work);
+    const bareCpu = (cpuSeconds(bare.child.pid) - cpu) / bareResult.requests;
+    bareRounds.push({ ...bareResult, round, ratio: 1, cpuUs: bareCpu * 1e6 });
+    const line = [`  round ${round}: bare ${fixed(bareResult.rps, 0)} (${fixed(bareCpu * 1e6, 0)} µs)`];
+    // Alternate the order so slow drift on the machine does not always hit the same endpoint.
+    const order = round % 2 === 1 ? endpoints : [...endpoints].reverse();
+    for (const e of order) {
+      cpu = cpuSeconds(server.pid);
+      const result = await runLoadChild(spec(e, options.seconds), options.tool, work);
+      const cpuUs = ((cpuSeconds(server.pid) - cpu) / result.requests) * 1e6;
+      // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
+      // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
+      await call(port, 'GET', '/readyz');
+      rounds.get(e.name)?.push({ ...result, round, ratio: result.rps / bareResult.rps, cpuUs });
+      const errors = result.errors + result.non2xx + result.timeouts;
+      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs)${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
+    }
+    console.log(line.join(', '));
+  }
+
+  await server.stop();
+  const { code, signal } = await server.exited;
+  const shutdown = `exit ${String(code)}${signal === null ? '' : ` (${signal})`}`;
+  await bare.child.stop();
+  let profile: Awaited<ReturnType<typeof profileTop>> | undefined;
+  if (options.profile) {
+    profile = await profileTop(path.join(outDir, `lightbox-${options.dialect}-${size}.cpuprofile`), ROOT);
+    console.log('  CPU profile of lightbox serve (whole life), top self time:');
+    for (const p of profile.functions) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    console.log('  by package or source folder:');
+    for (const p of profile.packages.slice(0, 12)) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+  }
+  const logLines = Number(execFileSync('wc', ['-l', logFile], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
+  // The counts check: totals must still be exact after the bench's writes.
+  const help = await lightboxCli(['doctor', '--help'], env);
+  let doctor = 'lightbox doctor is not in this build';
+  if (help.code === 0) {
+    const result = await lightboxCli(['doctor'], env);
+    doctor = `exit ${String(result.code)}\n${(result.stdout + result.stderr).trim()}`;
+  }
+  console.log(
+    `  lightbox serve stopped: ${shutdown}; ${logLines} log lines; doctor: ${doctor.replace(/\n/g, '\n    ')}`,
+  );
+  if (options.keep) console.log(`  kept: ${env.DATABASE_URL ?? dataDir}`);
+  const counts: Partial<Seeded> = { ...seeded };
+  delete counts.galleryIds;
+  delete counts.clientIds;
+  return {
+    size,
+    seeded: counts,
+    bare: summarize(size, 'bare', 'bare node:http (3 KB body)', bareRounds),
+    rows: endpoints.map((e) => summarize(size, e.name, e.label, rounds.get(e.name) ?? [])),
+    logLines,
+    shutdown,
+    doctor,
+    ...(profile === undefined ? {} : { profile }),
+  };
+}
+
+async function run(options: Options): Promise<void> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = path.join(ROOT, 'bench-results', `${stamp}-${options.dialect}`);
+  await mkdir(outDir, { recursive: true });
+  const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-'));
+  if (!options.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
+  const started = performance.now();
+  const loadBefore = os.loadavg();
+  const sizes: SizeResult[] = [];
+  for (const size of options.sizes) sizes.push(await runSize(options, size, work, outDir));
+  const rows = sizes.flatMap((s) => [s.bare, ...s.rows]);
+  const checks = verdicts(
+    sizes.flatMap((s) => s.rows),
+    options.dialect,
+  );
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    // Not a checkout.
+  }
+  const environment = {
+    node: process.version,
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
+    loadAverageBefore: loadBefore.map((l) => Number(fixed(l, 2))),
+    loadAverageAfter: os.loadavg().map((l) => Number(fixed(l, 2))),
+    commit,
+    minutes: Number(fixed((performance.now() - started) / 60_000, 1)),
+  };
+  const summary = resultsTable(rows);
+  console.log(`\n${summary}\n\n${verdictLines(checks).join('\n')}\n`);
+  const result = { benchmark: 'api', date: new Date().toISOString(), options, environment, sizes, verdicts: checks };
+  await writeFile(path.join(outDir, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const markdown = [
+    `# Lightbox API benchmark (${options.dialect})`,
+    '',
+    `${result.date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${commit} · ${environment.minutes} min`,
+    '',
+    `${options.tool}, ${options.connections} connections, ${options.rounds} rounds × ${options.seconds} s per endpoint (medians; errors summed), interleaved with the bare server each round.`,
+    '',
+    summary,
+    '',
+    ...verdictLines(checks).map((l) => `- ${l}`),
+    '',
+    ...sizes.map((s) => `- ${s.size}: seeded in ${fixed(s.seeded.seconds ?? NaN)} s (counts recomputed: ${String(s.seeded.countsRecomputed)}); server ${s.shutdown}, ${s.logLines} log lines; doctor: ${s.doctor.replace(/\n/g, ' ')}`), // prettier-ignore
+    '',
+  ];
+  await writeFile(path.join(outDir, 'results.md'), markdown.join('\n'));
+  if (options.profile) console.log(`CPU profiles in ${path.relative(ROOT, outDir)}`);
+  console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md (${environment.minutes} min)`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let options: Options | undefined;
+  try {
+    options = parseOptions(argv);
+  } catch (err) {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`);
+    return 2;
+  }
+  if (options === undefined) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`bench: ${signal}; cleaning up\n`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  try {
+    await run(options);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

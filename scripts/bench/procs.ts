@@ -1,0 +1,213 @@
+// Child processes for `npm run bench` (the real `lightbox serve`, the bare server, the load
+// generator, CLI commands) and cleaning up after them whatever happens.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { runWrk, type LoadResult, type LoadSpec } from './load.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = path.join(ROOT, 'bin', 'lightbox.js');
+export const HOST = '127.0.0.1';
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let cleaning: Promise<void> | undefined;
+
+export function onCleanup(work: () => Promise<unknown>): void {
+  cleanups.push(work);
+}
+
+/** Runs every registered clean-up once, newest first, each bounded in time. */
+export function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const work of cleanups.reverse()) {
+      try {
+        await Promise.race([work(), sleep(35_000, undefined, { ref: false })]);
+      } catch (err) {
+        console.error('clean-up step failed:', err);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  pid: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function track(name: string, proc: ChildProcess): Child {
+  const pid = proc.pid;
+  if (pid === undefined) throw new Error(`${name} did not start`);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    proc.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  let stopping: Promise<void> | undefined;
+  const child: Child = {
+    name,
+    proc,
+    pid,
+    exited,
+    stop(graceMs = 30_000) {
+      stopping ??= (async () => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return;
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      })();
+      return stopping;
+    },
+  };
+  onCleanup(() => child.stop(5_000));
+  return child;
+}
+
+/** A port nothing listens on right now: the kernel picks one and we let it go. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a `lightbox` command to the end. */
+export async function lightboxCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+  const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  proc.stdin.end(input);
+  const [code] = (await once(proc, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+export interface Reply {
+  status: number;
+  text: string;
+}
+
+/** A small request on its own connection. */
+export async function call(port: number, method: string, pathname: string, key?: string): Promise<Reply> {
+  const headers: http.OutgoingHttpHeaders = { connection: 'close' };
+  if (key !== undefined) headers.authorization = `Bearer ${key}`;
+  return new Promise<Reply>((resolve, reject) => {
+    const req = http.request({ host: HOST, port, method, path: pathname, agent: false, headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => parts.push(chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${pathname}: no answer within 30 s`)));
+    req.end();
+  });
+}
+
+export async function tail(file: string, lines = 20): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far; NaN off Linux. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks (USER_HZ is 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Waits for `GET /readyz` to answer 200 (the database answers), or the server to die. */
+export async function waitForReady(port: number, child: Child, log: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`lightbox serve exited early:\n${await tail(log)}`);
+    try {
+      if ((await call(port, 'GET', '/readyz')).status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  throw new Error(`lightbox serve was not ready within ${timeoutMs} ms:\n${await tail(log)}`);
+}
+
+/** Starts the bare node:http server (scripts/bench/bare.ts) as a child process. */
+export async function startBare(): Promise<{ child: Child; port: number; bytes: number }> {
+  const proc = spawn(process.execPath, [path.join(HERE, 'bare.ts'), '--child'], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const child = track('bare server', proc);
+  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  return Promise.race([
+    new Promise<{ child: Child; port: number; bytes: number }>((resolve) => {
+      lines.once('line', (text) => {
+        const { port, bytes } = JSON.parse(text) as { port: number; bytes: number };
+        resolve({ child, port, bytes });
+      });
+    }),
+    sleep(15_000, undefined, { ref: false }).then(() => {
+      throw new Error('the bare server did not start within 15 s');
+    }),
+  ]);
+}
+
+export type LoadTool = 'wrk' | 'autocannon';
+
+/** wrk when it is installed (the issue's anchors were measured with it), else autocannon. */
+export function defaultTool(): LoadTool {
+  const found = (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
+    try {
+      accessSync(path.join(dir, 'wrk'), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return found ? 'wrk' : 'autocannon';
+}
+
+/** One load run in its own process: wrk, or autocannon in scripts/bench/load.ts. */
+export async function runLoadChild(spec: LoadSpec, tool: LoadTool, scratch: string): Promise<LoadResult> {
+  if (tool === 'wrk') return runWrk(spec, path.join(scratch, 'wrk-script.lua'));
+  const proc = spawn(process.execPath, [path.join(HERE, 'load.ts'), '--child'], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const child = track('load generator', proc);
+  let out = '';
+  proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  proc.stdin?.end(JSON.stringify(spec));
+  const { code } = await child.exited;
+  if (code !== 0) throw new Error(`the load generator exited with ${String(code)}`);
+  return JSON.parse(out) as LoadResult;
+}
