@@ -15,23 +15,28 @@ const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+type Headers = readonly (readonly [string, string])[];
+
 const COMMON: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
 };
-const API: Readonly<Record<string, string>> = {
+const API: Headers = Object.entries({
   ...COMMON,
   'content-security-policy': API_CSP,
   // Answers are per caller and change with every write: no cache may keep them.
   'cache-control': 'no-store',
-};
-const DOCS: Readonly<Record<string, string>> = { ...COMMON, 'content-security-policy': DOCS_CSP };
+});
+const DOCS: Headers = Object.entries({ ...COMMON, 'content-security-policy': DOCS_CSP });
 
 const isDocs = (url: string): boolean => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs?');
 
+/** Sets each header unless something earlier (a plugin's own hook) already chose its value. */
 export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  void reply.headers(isDocs(request.url) ? DOCS : API);
+  for (const [name, value] of isDocs(request.url) ? DOCS : API) {
+    if (!reply.hasHeader(name)) void reply.header(name, value);
+  }
 }
 
 /**
