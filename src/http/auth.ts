@@ -18,7 +18,8 @@ export function authHook(apiKeys: ApiKeysService, limiter: RateLimiter) {
     const open = request.is404 || request.routeOptions.config.auth === false;
     if (auth === null) {
       // Counted, and refused with 429 when over, before the 401: a key guesser is slowed down.
-      await limiter.chargeAddress(request.ip, reply);
+      const counted = limiter.chargeAddress(request.ip, reply);
+      if (counted !== undefined) await counted;
       if (open) return;
       throw new AppError(
         'unauthorized',
@@ -31,7 +32,8 @@ export function authHook(apiKeys: ApiKeysService, limiter: RateLimiter) {
     // Every later log line of this request names the key (never the key itself).
     request.log = request.log.child({ key_id: auth.keyId });
     reply.log = request.log;
-    await limiter.chargeKey(auth.keyId, reply);
+    const counted = limiter.chargeKey(auth.keyId, reply);
+    if (counted !== undefined) await counted;
     if (open) return;
     if (auth.scope === 'read_only' && !READ_METHODS.has(request.method)) {
       throw new AppError('forbidden', 'This API key is read-only; use a full-access key to make changes');

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import type { LimitsConfig } from '../config.ts';
 import type { Clock } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import { WINDOW_MS, type RateLimitStore } from './rate-limit-store.ts';
+import { WINDOW_MS, type Hit, type RateLimitStore } from './rate-limit-store.ts';
 
 interface Policy {
   /** The draft's policy name. */
@@ -48,19 +48,22 @@ export function addressBucket(ip: string): string {
     .join(':')}::/64`;
 }
 
+/**
+ * Each charge sets the fields and throws 429 over the limit; it returns a promise only when the
+ * store answers asynchronously (Redis), so the in-memory path costs no extra turn of the loop.
+ */
 export interface RateLimiter {
-  /** Counts a request made with a valid key; sets the fields; throws 429 over the limit. */
-  chargeKey(keyId: string, reply: FastifyReply): Promise<void>;
-  /** Counts a request without a valid key against its client address; same fields, same 429. */
-  chargeAddress(ip: string, reply: FastifyReply): Promise<void>;
+  /** Counts a request made with a valid key. */
+  chargeKey(keyId: string, reply: FastifyReply): Promise<void> | undefined;
+  /** Counts a request without a valid key against its client address. */
+  chargeAddress(ip: string, reply: FastifyReply): Promise<void> | undefined;
 }
 
 export function createRateLimiter(store: RateLimitStore, limits: LimitsConfig, clock: Clock): RateLimiter {
   const perKey = policy('default', limits.perKeyPerMinute);
   const perAddress = policy('anonymous', limits.perAddressPerMinute);
 
-  async function charge(bucket: string, applied: Policy, reply: FastifyReply): Promise<void> {
-    const hit = await store.hit(bucket, clock().getTime());
+  function apply(hit: Hit, applied: Policy, reply: FastifyReply): undefined {
     const remaining = hit.count >= applied.limit ? 0 : applied.limit - hit.count;
     // Whole seconds, rounded up: a client that waits this long is in the next window.
     const reset = Math.max(1, Math.ceil(hit.resetMs / 1000));
@@ -78,6 +81,12 @@ export function createRateLimiter(store: RateLimitStore, limits: LimitsConfig, c
         { 'retry-after': String(reset) },
       );
     }
+    return undefined;
+  }
+
+  function charge(bucket: string, applied: Policy, reply: FastifyReply): Promise<void> | undefined {
+    const hit = store.hit(bucket, clock().getTime());
+    return hit instanceof Promise ? hit.then((h) => apply(h, applied, reply)) : apply(hit, applied, reply);
   }
 
   return {
