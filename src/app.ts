@@ -9,8 +9,11 @@ import { authHook } from './http/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import { genReqId } from './http/request-id.ts';
 import { logRequest } from './http/request-log.ts';
+import { securityHook } from './http/security-headers.ts';
 import type { App } from './http/types.ts';
 import { checkInput, parseJsonBody, validatorCompiler } from './http/validation.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
@@ -18,6 +21,7 @@ import { createAccountsService, type AccountsService } from './modules/accounts/
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
 import { createSignInService, type SignInService } from './modules/accounts/sign-in.service.ts';
 import { registerDashboard } from './dashboard/dashboard.plugin.ts';
+import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
 import multipart from '@fastify/multipart';
@@ -43,6 +47,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   listings: ListingsService;
   clients: ClientsService;
+  idempotency: IdempotencyService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
   notifications: NotificationsService;
@@ -57,6 +62,7 @@ export function createServices(deps: Deps): Services {
     apiKeys: createApiKeysService(deps),
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),
+    idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,
     notifications: createNotificationsService(deps),
@@ -123,6 +129,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     }
     done();
   });
+  // Protective headers on every response; compressed request bodies refused before parsing.
+  app.addHook('onRequest', securityHook);
   app.addHook('preValidation', (request, _reply, done) => {
     const refused = checkInput(request.body, request.query, request.routeOptions.schema as never);
     const first = refused[0];
@@ -141,13 +149,31 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     done();
   });
 
-  registerErrorHandling(app);
+  const notFound = registerErrorHandling(app);
+
+  // Redis (when configured) gets a moment to connect, so the first requests are counted shared.
+  await deps.rateLimits.ready(2000);
+  deps.rateLimits.attachLog(app.log);
+  const limiter = createRateLimiter(deps.rateLimits, deps.config.limits, deps.clock);
+  const authenticate = authHook(services.apiKeys, limiter);
+  // A /v1 route registered outside the /v1 scope (the OpenAPI document) is counted like the rest.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/v1/') && !route.prefix.startsWith('/v1')) {
+      const own =
+        route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+      route.onRequest = [authenticate, ...own];
+    }
+  });
+
   await registerOpenApi(app, version);
   registerHealthRoutes(app, deps.db);
 
   await app.register(
     (v1, _options, done) => {
-      v1.addHook('onRequest', authHook(services.apiKeys));
+      v1.addHook('onRequest', authenticate);
+      // Unknown /v1 paths run the hook above too: they are counted and carry the RateLimit fields.
+      v1.setNotFoundHandler(notFound);
+      registerIdempotency(v1, services.idempotency);
       registerListingsRoutes(v1, services);
       registerClientsRoutes(v1, services);
       registerNotificationsRoutes(v1, services);

@@ -16,6 +16,18 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly media: MediaConfig;
   readonly mail: MailConfig;
+  readonly limits: LimitsConfig;
+}
+
+export interface LimitsConfig {
+  /** Requests a minute per API key (RATE_LIMIT_PER_MINUTE). */
+  readonly perKeyPerMinute: number;
+  /** Requests a minute per client address for requests without a valid key. */
+  readonly perAddressPerMinute: number;
+  /** redis:// or rediss:// URL; undefined keeps the counters in this process. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes (so deployments and tests can share one Redis). */
+  readonly redisKeyPrefix: string;
 }
 
 export interface MailConfig {
@@ -263,6 +275,42 @@ function mail(env: Env): MailConfig {
   });
 }
 
+function redisUrl(env: Env): string | undefined {
+  const raw = read(env, 'REDIS_URL');
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // Never echo the value: it may carry a password.
+  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new ConfigError('REDIS_URL', 'must be redis://[:password@]host[:port][/db] or rediss://...');
+  }
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d{1,2}$/.test(url.pathname)) {
+    throw new ConfigError('REDIS_URL', 'may name a database only by its number (redis://host:6379/0)');
+  }
+  return raw;
+}
+
+function redisKeyPrefix(env: Env): string {
+  const raw = read(env, 'REDIS_KEY_PREFIX') ?? 'lightbox:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError('REDIS_KEY_PREFIX', `must be 1 to 64 of A-Z a-z 0-9 : _ . - (got ${JSON.stringify(raw)})`);
+  }
+  return raw;
+}
+
+function limits(env: Env): LimitsConfig {
+  return Object.freeze({
+    perKeyPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600, 1_000_000_000),
+    perAddressPerMinute: positiveInteger(env, 'RATE_LIMIT_ADDRESS_PER_MINUTE', 60, 1_000_000_000),
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: redisKeyPrefix(env),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = dataDirectory(env);
   const p = port(env);
@@ -276,5 +324,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel(env),
     media: media(env, dataDir),
     mail: mail(env),
+    limits: limits(env),
   });
 }

@@ -1,6 +1,8 @@
-// The only wiring: creates the long-lived resources once (database, media storage, mailer, clock).
+// The only wiring: creates the long-lived resources once (database, media storage, mailer, clock,
+// rate-limit counters).
 import type { Config } from './config.ts';
 import { openDatabase, type Db } from './db/database.ts';
+import { createMemoryStore, createRedisStore, type RateLimitStore } from './http/rate-limit-store.ts';
 import { createMailer } from './mail/index.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
@@ -14,6 +16,8 @@ export interface Deps {
   readonly clock: Clock;
   readonly storage: MediaStorage;
   readonly mailer: Mailer;
+  /** In this process, or in Redis (shared by every node) when REDIS_URL is set. */
+  readonly rateLimits: RateLimitStore;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -23,11 +27,17 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     clock: overrides.clock ?? (() => new Date()),
     storage: overrides.storage ?? createStorage(config.media.storage),
     mailer: overrides.mailer ?? createMailer(config),
+    rateLimits:
+      overrides.rateLimits ??
+      (config.limits.redisUrl === undefined
+        ? createMemoryStore()
+        : createRedisStore({ url: config.limits.redisUrl, prefix: config.limits.redisKeyPrefix })),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.storage.close?.();
   deps.mailer.close();
+  await deps.rateLimits.close();
   await deps.db.destroy();
 }

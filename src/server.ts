@@ -28,6 +28,8 @@ export async function serve(config: Config): Promise<void> {
   // Bytes of deleted media, and of uploads cut short by an earlier crash, are removed now and
   // then whenever their deletion falls due.
   const stopSweeper = services.mediaCleanup.startBackground(running.log);
+  // Idempotency records older than 24 h are ignored at once, and deleted now and then.
+  const stopPruner = services.idempotency.startPruning(running.log);
   // The outbox worker sends the notification emails that assignments queue.
   const worker = createNotificationWorker(deps, running.log);
   worker.start();
@@ -44,6 +46,7 @@ export async function serve(config: Config): Promise<void> {
       // A send in flight finishes (bounded); anything unsent stays queued for the next start.
       await worker.stop(10_000);
       await stopSweeper();
+      await stopPruner();
       await closeDeps(deps);
       running.log.info('stopped');
       process.exitCode = 0;

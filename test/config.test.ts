@@ -294,3 +294,54 @@ describe('media settings', () => {
     assertConfigError({ MEDIA_MAX_FILES: '10001' }, 'MEDIA_MAX_FILES');
   });
 });
+
+describe('limits and Redis', () => {
+  test('defaults: 600 a minute per key, 60 per address without a key, counters in the process', () => {
+    const { limits } = loadConfig({});
+    assert.deepEqual(limits, {
+      perKeyPerMinute: 600,
+      perAddressPerMinute: 60,
+      redisUrl: undefined,
+      redisKeyPrefix: 'lightbox:',
+    });
+    assert.ok(Object.isFrozen(limits));
+  });
+
+  test('RATE_LIMIT_PER_MINUTE and RATE_LIMIT_ADDRESS_PER_MINUTE are whole numbers from 1', () => {
+    const { limits } = loadConfig({ RATE_LIMIT_PER_MINUTE: '20', RATE_LIMIT_ADDRESS_PER_MINUTE: '5' });
+    assert.equal(limits.perKeyPerMinute, 20);
+    assert.equal(limits.perAddressPerMinute, 5);
+    for (const value of ['0', '-1', '1.5', 'many', '1e3', '1000000001']) {
+      assert.match(
+        assertConfigError({ RATE_LIMIT_PER_MINUTE: value }, 'RATE_LIMIT_PER_MINUTE').message,
+        /whole number from 1/,
+      );
+      assertConfigError({ RATE_LIMIT_ADDRESS_PER_MINUTE: value }, 'RATE_LIMIT_ADDRESS_PER_MINUTE');
+    }
+  });
+
+  test('REDIS_URL: redis:// or rediss://, taken as given', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://:pw@cache.example:6380/2', 'redis://user:pw@r/0']) {
+      assert.equal(loadConfig({ REDIS_URL: url }).limits.redisUrl, url);
+    }
+    assert.equal(loadConfig({ REDIS_KEY_PREFIX: 'prod-eu:' }).limits.redisKeyPrefix, 'prod-eu:');
+  });
+
+  test('a bad REDIS_URL is refused in one line, never echoing it or its password', () => {
+    for (const url of [
+      'http://:hunter2@cache:6379',
+      'redis//:hunter2@cache',
+      'redis://:hunter2@cache:6379/not-a-db',
+      'redis://:hunter2@:6379',
+    ]) {
+      const err = assertConfigError({ REDIS_URL: url }, 'REDIS_URL', 'hunter2');
+      assert.ok(!err.message.includes(url));
+    }
+  });
+
+  test('REDIS_KEY_PREFIX holds only safe characters', () => {
+    for (const prefix of ['has space', 'x'.repeat(65), 'brace{}', 'new\nline']) {
+      assertConfigError({ REDIS_KEY_PREFIX: prefix }, 'REDIS_KEY_PREFIX');
+    }
+  });
+});

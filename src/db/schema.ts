@@ -131,6 +131,26 @@ export interface SetupMarkerTable {
   created_at: string;
 }
 
+export type IdempotencyState = 'in_flight' | 'completed';
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  idempotency_key: string;
+  /** SHA-256 of method, path and canonical JSON body (uploads: method and path). */
+  fingerprint: string;
+  state: IdempotencyState;
+  /** Which request holds the row; completing or releasing it needs this token. */
+  token: string;
+  /** An in-flight row whose lease has run out belonged to a request that died; it may be taken over. */
+  locked_until: string;
+  response_status: number | null;
+  /** JSON object of the replayed response headers (content-type, location). */
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -142,4 +162,5 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
   setup_marker: SetupMarkerTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'f
 import { AppError, type ErrorCode } from '../errors.ts';
 import { isUnavailable } from '../db/errors.ts';
 import { logRequest } from './request-log.ts';
+import { applySecurityHeaders } from './security-headers.ts';
 import { toDetails } from './validation.ts';
 import type { App } from './types.ts';
 
@@ -77,6 +78,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('x-request-id', request.id);
+  applySecurityHeaders(request, reply);
   const known = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const err = known
     ? new AppError('not_found', 'No such resource')
@@ -87,7 +89,11 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   logRequest(request, reply);
 }
 
-export function registerErrorHandling(app: App): void {
+/**
+ * Sets the error handler and the not-found handler (404, or 405 with Allow on a known path), and
+ * returns the latter so that a prefix (/v1) can install it too and run its own hooks first.
+ */
+export function registerErrorHandling(app: App): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   // A second router that knows every (method, path) pair, to tell 405 from 404.
   const known = FindMyWay();
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -107,7 +113,7 @@ export function registerErrorHandling(app: App): void {
     return sendError(request, reply, err);
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
       (m) => known.find(m as 'GET', path) !== null,
@@ -127,5 +133,7 @@ export function registerErrorHandling(app: App): void {
       );
     }
     return sendError(request, reply, new AppError('not_found', `No route ${request.method} ${path}`));
-  });
+  };
+  app.setNotFoundHandler(notFound);
+  return notFound;
 }

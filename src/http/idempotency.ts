@@ -1,0 +1,165 @@
+// Idempotency-Key on every /v1 POST (contract section 9, docs/decisions/0003). Hooked onto each
+// POST route only, after authentication, the rate limit and validation: a request refused
+// before its handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key.
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onResponseHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  RouteOptions,
+} from 'fastify';
+import { AppError } from '../errors.ts';
+import {
+  fingerprint,
+  JSON_LEASE_MS,
+  UPLOAD_LEASE_MS,
+  type IdempotencyService,
+} from '../modules/idempotency/idempotency.service.ts';
+import type { App } from './types.ts';
+
+const HEADER = 'idempotency-key';
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/** Response headers a replay carries besides status and body. */
+const KEPT_HEADERS = ['content-type', 'location'] as const;
+
+interface Claim {
+  accountId: string;
+  key: string;
+  token: string;
+  upload: boolean;
+  settled: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: Claim | null;
+  }
+}
+
+const invalidKey = (): AppError =>
+  new AppError('validation_error', 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
+    { field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },
+  ]);
+
+/** A replayed error names this request in its body, as the X-Request-Id header does. */
+function withRequestId(body: string, requestId: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { request_id?: string } };
+    if (parsed.error === undefined) return body;
+    parsed.error.request_id = requestId;
+    return JSON.stringify(parsed);
+  } catch {
+    return body;
+  }
+}
+
+/** A route's own hooks of one kind, as a list (Fastify takes one function or an array). */
+const hooksOf = (hooks: unknown): unknown[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
+export function registerIdempotency(v1: App, idempotency: IdempotencyService): void {
+  v1.decorateRequest('idempotency', null);
+
+  const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> => {
+    const claim = request.idempotency;
+    if (claim === null || claim.settled) return;
+    claim.settled = true;
+    const status = reply.statusCode;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    try {
+      // A fault (5xx) may not happen again, so a retry runs anew. A refused upload kept nothing
+      // (all or nothing), and its files were never part of the fingerprint: a corrected retry
+      // with the same key must run too.
+      if (status >= 500 || body === null || (claim.upload && status >= 300)) {
+        await idempotency.release(claim.accountId, claim.key, claim.token);
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const value = reply.getHeader(name);
+        if (typeof value === 'string') headers[name] = value;
+      }
+      const kept = await idempotency.complete(claim.accountId, claim.key, claim.token, { status, headers, body });
+      if (!kept) request.log.warn({ status }, 'idempotency key was taken over before this request finished');
+    } catch (err) {
+      // The response goes out regardless; the key stays in flight until its lease runs out.
+      request.log.error({ err }, 'could not record the idempotent response');
+    }
+  };
+
+  /** What a key's first request decides: run it, replay it, or refuse it as a conflict. */
+  async function begin(request: FastifyRequest, reply: FastifyReply, upload: boolean): Promise<'run' | 'sent'> {
+    const raw = request.headers[HEADER];
+    if (raw === undefined || request.auth === null) return 'run';
+    if (typeof raw !== 'string' || !VALID_KEY.test(raw)) throw invalidKey();
+    const path = request.url.split('?')[0] ?? request.url;
+    const print = fingerprint(request.method, path, upload ? 'upload' : { json: request.body });
+    const { accountId } = request.auth;
+    const outcome = await idempotency.begin(accountId, raw, print, upload ? UPLOAD_LEASE_MS : JSON_LEASE_MS);
+    // An upload's body is not read when the request does not run: close rather than drain it.
+    if (outcome.kind !== 'proceed' && upload) void reply.header('connection', 'close');
+    switch (outcome.kind) {
+      case 'proceed':
+        request.idempotency = { accountId, key: raw, token: outcome.token, upload, settled: false };
+        return 'run';
+      case 'replay': {
+        const { status, headers, body } = outcome.response;
+        void reply
+          .code(status)
+          .headers(headers)
+          .header('idempotent-replayed', 'true')
+          .send(status >= 400 ? withRequestId(body, request.id) : body);
+        return 'sent';
+      }
+      case 'in_flight':
+        throw new AppError(
+          'conflict',
+          'A request with this Idempotency-Key is still in progress; retry once it has finished',
+          undefined,
+          { 'retry-after': '1' },
+        );
+      case 'mismatch':
+        throw new AppError(
+          'conflict',
+          'This Idempotency-Key was already used for a different request (method, path or body); use a new key',
+        );
+    }
+  }
+
+  // Callback-style hooks: they are attached to routes directly (below), one promise each at most.
+  const beginFor =
+    (upload: boolean): preHandlerHookHandler =>
+    (request, reply, done) => {
+      begin(request, reply, upload).then(
+        (next) => {
+          if (next === 'run') done();
+        },
+        (err: unknown) => done(err as Error),
+      );
+    };
+
+  const record: onSendHookHandler = (request, reply, payload, done) => {
+    settle(request, reply, payload).then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
+  };
+
+  // A response that never reached onSend (a fault while sending) gives its key back.
+  const backstop: onResponseHookHandler = (request, reply, done) => {
+    settle(request, reply, null).then(
+      () => done(),
+      () => done(),
+    );
+  };
+
+  v1.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    // A multipart body is streamed by its handler (see src/http/validation.ts).
+    const upload = (route.schema?.body as Record<string, unknown> | undefined)?.['x-multipart'] === true;
+    route.preHandler = [...hooksOf(route.preHandler), beginFor(upload)] as preHandlerHookHandler[];
+    route.onSend = [...hooksOf(route.onSend), record] as onSendHookHandler[];
+    route.onResponse = [...hooksOf(route.onResponse), backstop] as onResponseHookHandler[];
+  });
+}

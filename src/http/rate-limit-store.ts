@@ -1,0 +1,162 @@
+// Counters behind the rate limits (docs/decisions/0004): fixed one-minute windows aligned to the
+// clock, one counter per bucket and window. In this process by default; in Redis when REDIS_URL
+// is set, so every node shares them.
+import { Redis } from 'ioredis';
+
+export const WINDOW_MS = 60_000;
+
+/** What one request did to its bucket: the count in this window so far, and when the window ends. */
+export interface Hit {
+  count: number;
+  resetMs: number;
+}
+
+export interface StoreLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export interface RateLimitStore {
+  readonly kind: 'memory' | 'redis';
+  /** Counts one request against `bucket`. Never rejects: a store fault falls back (see Redis). */
+  hit(bucket: string, nowMs: number): Hit | Promise<Hit>;
+  /** Resolves once the store can count (Redis: connected), or after `timeoutMs` regardless. */
+  ready(timeoutMs: number): Promise<void>;
+  /** Where faults and recoveries are reported (the app's logger, once it exists). */
+  attachLog(log: StoreLog): void;
+  close(): Promise<void>;
+}
+
+/**
+ * At most this many buckets are tracked in one window: enough for every key and every address
+ * of a busy minute (~10 MB). A bucket first seen once the map is full is not tracked (it is let
+ * through) rather than evicting one that is being counted; IPv6 clients are bucketed by /64, so
+ * filling it takes 100,000 distinct IPv4 addresses or /64 networks in one minute.
+ */
+const MAX_BUCKETS = 100_000;
+
+export function createMemoryStore(): RateLimitStore {
+  let window = -1;
+  const counts = new Map<string, number>();
+  return {
+    kind: 'memory',
+    hit(bucket, nowMs) {
+      const current = Math.floor(nowMs / WINDOW_MS);
+      // Every counter belongs to the window that just ended: dropping them all at once keeps
+      // memory bounded without a timer or a sweep per key.
+      if (current !== window) {
+        window = current;
+        counts.clear();
+      }
+      const count = (counts.get(bucket) ?? 0) + 1;
+      if (count > 1 || counts.size < MAX_BUCKETS) counts.set(bucket, count);
+      return { count, resetMs: (current + 1) * WINDOW_MS - nowMs };
+    },
+    ready: () => Promise.resolve(),
+    attachLog: () => undefined,
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * One round trip: INCR the bucket's counter for the current window, named by Redis's own clock
+ * (so nodes with skewed clocks still share a window), and give it a TTL on first use. The
+ * window number follows a hash tag, so a Redis Cluster keeps every key of a bucket on one slot.
+ */
+const HIT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local size = tonumber(ARGV[1])
+local window = math.floor(now / size)
+local key = KEYS[1] .. ':' .. window
+local count = redis.call('INCR', key)
+if count == 1 then redis.call('PEXPIRE', key, size * 2) end
+return {count, (window + 1) * size - now}
+`;
+
+interface ScriptedRedis extends Redis {
+  lightboxRateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Prepended to every key: `${prefix}rl:{bucket}:window`. */
+  prefix: string;
+  /** A command slower than this counts as a fault (the request is not held up by Redis). */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * Fails open to this node's own counters: while Redis is unreachable or slow, every node keeps
+ * limiting on its own (each allows up to the limit, so the cluster allows up to N times it)
+ * instead of refusing traffic or letting everything through. Faults and the recovery are logged
+ * once each, not once a request.
+ */
+export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
+  const redis = new Redis(options.url, {
+    // No queue while disconnected: a request must not wait for a reconnect to be counted.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 250,
+    connectTimeout: 2000,
+    // Reconnect forever, backing off to 2 s: the limits become shared again once Redis is back.
+    retryStrategy: (times: number) => Math.min(times * 100, 2000),
+  }) as ScriptedRedis;
+  redis.defineCommand('lightboxRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const fallback = createMemoryStore();
+  let log: StoreLog | undefined;
+  let failing = false;
+  let closed = false;
+
+  const fail = (err: unknown): void => {
+    if (failing || closed) return;
+    failing = true;
+    // The message only: the error may carry the URL, and the URL a password.
+    const reason = err instanceof Error ? err.message.replace(/rediss?:\/\/\S*/g, '[redis url]') : 'unknown';
+    log?.warn({ reason }, 'rate limits: Redis unreachable, counting on this node until it is back');
+  };
+  redis.on('error', fail);
+  redis.on('ready', () => {
+    if (!failing) return;
+    failing = false;
+    log?.info({}, 'rate limits: Redis is back, limits are shared again');
+  });
+
+  return {
+    kind: 'redis',
+    async hit(bucket, nowMs) {
+      if (redis.status !== 'ready') {
+        fail(new Error(`connection ${redis.status}`));
+        return fallback.hit(bucket, nowMs);
+      }
+      try {
+        const [count, resetMs] = await redis.lightboxRateLimitHit(`${options.prefix}rl:{${bucket}}`, WINDOW_MS);
+        return { count, resetMs };
+      } catch (err) {
+        fail(err);
+        return fallback.hit(bucket, nowMs);
+      }
+    },
+    ready(timeoutMs) {
+      if (redis.status === 'ready') return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        redis.once('ready', done);
+      });
+    },
+    attachLog(next) {
+      log = next;
+      if (failing) next.warn({}, 'rate limits: Redis unreachable, counting on this node until it is back');
+    },
+    async close() {
+      closed = true;
+      if (redis.status === 'end') return;
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -1,0 +1,209 @@
+// Rate limits with the in-memory counters (contract section 9): the fields on every /v1 response,
+// errors included; 429 with Retry-After past the limit; a separate budget per key; requests
+// without a valid key counted per client address; windows on a clock the test moves.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { WINDOW_MS, createMemoryStore } from '../src/http/rate-limit-store.ts';
+import { addressBucket } from '../src/http/rate-limit.ts';
+import {
+  call,
+  createAccount,
+  createKey,
+  createTestContext,
+  expectError,
+  type Response,
+  type TestAccount,
+  type TestContext,
+} from './helpers.ts';
+import { fakeClock } from './notification-helpers.ts';
+
+const PER_KEY = 5;
+const PER_ADDRESS = 3;
+// Ten seconds into a window, so a test's requests never straddle two.
+const clock = fakeClock(Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + 10_000);
+let ctx: TestContext;
+let account: TestAccount;
+
+before(async () => {
+  ctx = await createTestContext(
+    { RATE_LIMIT_PER_MINUTE: String(PER_KEY), RATE_LIMIT_ADDRESS_PER_MINUTE: String(PER_ADDRESS) },
+    { clock: clock.clock },
+  );
+  account = await createAccount(ctx);
+});
+after(() => ctx.close());
+
+/** Every test starts in a fresh window. */
+const nextWindow = (): void => clock.set((Math.floor(clock.now() / WINDOW_MS) + 1) * WINDOW_MS + 10_000);
+
+function fields(res: Response) {
+  return {
+    limit: res.headers['ratelimit-limit'],
+    remaining: res.headers['ratelimit-remaining'],
+    reset: res.headers['ratelimit-reset'],
+    policy: res.headers['ratelimit-policy'],
+    state: res.headers.ratelimit,
+  };
+}
+
+function callFrom(ip: string, method: string, url: string, key: string | null): Promise<Response> {
+  return ctx.app.inject({
+    method: method as 'GET',
+    url,
+    remoteAddress: ip,
+    headers: key === null ? {} : { authorization: `Bearer ${key}` },
+  });
+}
+
+describe('per API key', () => {
+  test('every response says where the key stands, in both header styles', async () => {
+    nextWindow();
+    for (let i = 1; i <= PER_KEY; i += 1) {
+      const res = await call(ctx, 'GET', '/v1/listings', { key: account.key });
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(fields(res), {
+        limit: String(PER_KEY),
+        remaining: String(PER_KEY - i),
+        reset: '50',
+        policy: `"default";q=${PER_KEY};w=60`,
+        state: `"default";r=${PER_KEY - i};t=50`,
+      });
+    }
+  });
+
+  test('past the limit: 429 rate_limited with Retry-After, in the contract’s error body', async () => {
+    nextWindow();
+    for (let i = 0; i < PER_KEY; i += 1) await call(ctx, 'GET', '/v1/listings', { key: account.key });
+    clock.advance(12_400);
+    const res = await call(ctx, 'POST', '/v1/listings', { key: account.key, body: { address: 'Over Road' } });
+    const error = expectError(res, 429, 'rate_limited');
+    assert.match(error.message, /5 requests a minute/);
+    assert.equal(res.headers['retry-after'], '38');
+    assert.deepEqual(fields(res), {
+      limit: '5',
+      remaining: '0',
+      reset: '38',
+      policy: '"default";q=5;w=60',
+      state: '"default";r=0;t=38',
+    });
+    const created = await call(ctx, 'GET', '/v1/listings', { key: account.key });
+    expectError(created, 429, 'rate_limited');
+    // The next window starts afresh.
+    clock.advance(38_000);
+    const fresh = await call(ctx, 'GET', '/v1/listings', { key: account.key });
+    assert.equal(fresh.statusCode, 200);
+    assert.equal(fresh.headers['ratelimit-remaining'], '4');
+    assert.equal(fresh.headers['ratelimit-reset'], '60');
+    assert.equal(fresh.json().pagination.total, 0, 'the refused POST created nothing');
+  });
+
+  test('errors count and carry the fields too: 400, 403, 404, 405 and unknown paths', async () => {
+    nextWindow();
+    const readOnly = await createKey(ctx, account.accountId, { scope: 'read_only' });
+    const answers = [
+      await call(ctx, 'GET', '/v1/listings', { key: readOnly.key, query: { limit: '1000' } }),
+      await call(ctx, 'POST', '/v1/listings', { key: readOnly.key, body: { address: 'x' } }),
+      await call(ctx, 'GET', '/v1/listings/lst_missing', { key: readOnly.key }),
+      await call(ctx, 'PUT', '/v1/listings', { key: readOnly.key }),
+      await call(ctx, 'GET', '/v1/nowhere', { key: readOnly.key }),
+      await call(ctx, 'GET', '/v1/listings', { key: readOnly.key }),
+    ];
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      [400, 403, 404, 405, 404, 429],
+    );
+    assert.deepEqual(
+      answers.map((r) => r.headers['ratelimit-remaining']),
+      ['4', '3', '2', '1', '0', '0'],
+    );
+    for (const res of answers) assert.equal(res.headers['ratelimit-policy'], '"default";q=5;w=60');
+  });
+
+  test('each key has its own budget; requests with a valid key spend no address budget', async () => {
+    nextWindow();
+    const second = await createKey(ctx, account.accountId);
+    for (let i = 0; i < PER_KEY; i += 1) await call(ctx, 'GET', '/v1/listings', { key: account.key });
+    expectError(await call(ctx, 'GET', '/v1/listings', { key: account.key }), 429, 'rate_limited');
+    const other = await call(ctx, 'GET', '/v1/listings', { key: second.key });
+    assert.equal(other.statusCode, 200);
+    assert.equal(other.headers['ratelimit-remaining'], '4');
+    const anonymous = await call(ctx, 'GET', '/v1/listings');
+    assert.equal(anonymous.statusCode, 401);
+    assert.equal(anonymous.headers['ratelimit-remaining'], String(PER_ADDRESS - 1));
+  });
+});
+
+describe('per client address, without a valid key', () => {
+  test('401s spend the address budget; past it, 429 instead of 401', async () => {
+    nextWindow();
+    const ip = '203.0.113.7';
+    const answers = [
+      await callFrom(ip, 'GET', '/v1/listings', null),
+      await callFrom(ip, 'GET', '/v1/listings', 'lbx_guess00000000000000000000000000000000'),
+      await callFrom(ip, 'GET', '/v1/openapi.json', null),
+      await callFrom(ip, 'GET', '/v1/listings', 'lbx_guess11111111111111111111111111111111'),
+      await callFrom(ip, 'GET', '/v1/openapi.json', null),
+    ];
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      [401, 401, 200, 429, 429],
+    );
+    for (const res of answers) {
+      assert.equal(res.headers['ratelimit-policy'], `"anonymous";q=${PER_ADDRESS};w=60`);
+      assert.equal(res.headers['ratelimit-limit'], String(PER_ADDRESS));
+    }
+    expectError(answers[3]!, 429, 'rate_limited');
+    assert.equal(answers[3]!.headers['retry-after'], '50');
+    assert.equal(answers[0]!.headers['www-authenticate'], 'Bearer');
+    // The same address with a valid key is not held back; another address has its own budget.
+    assert.equal((await callFrom(ip, 'GET', '/v1/listings', account.key)).statusCode, 200);
+    assert.equal((await callFrom('198.51.100.1', 'GET', '/v1/listings', null)).statusCode, 401);
+  });
+
+  test('an IPv6 client is one budget for its whole /64', async () => {
+    nextWindow();
+    const statuses: number[] = [];
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::9', '2001:0db8:0001:0002:1::1']) {
+      statuses.push((await callFrom(ip, 'GET', '/v1/listings', null)).statusCode);
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 429]);
+    assert.equal((await callFrom('2001:db8:1:3::1', 'GET', '/v1/listings', null)).statusCode, 401);
+  });
+
+  test('health and docs are not under /v1: not counted, no fields', async () => {
+    nextWindow();
+    for (let i = 0; i < PER_ADDRESS + 2; i += 1) {
+      const res = await call(ctx, 'GET', '/healthz');
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['ratelimit-limit'], undefined);
+    }
+    assert.equal((await call(ctx, 'GET', '/v1/listings')).headers['ratelimit-remaining'], String(PER_ADDRESS - 1));
+  });
+});
+
+describe('counters', () => {
+  test('address buckets: IPv4, IPv4-mapped IPv6, and IPv6 by /64', () => {
+    assert.equal(addressBucket('192.0.2.1'), 'a:192.0.2.1');
+    assert.equal(addressBucket('::ffff:192.0.2.1'), 'a:192.0.2.1');
+    assert.equal(addressBucket('2001:db8::1'), 'a6:2001:db8:0:0::/64');
+    assert.equal(addressBucket('2001:0db8:0000:0000:abcd::1'), 'a6:2001:db8:0:0::/64');
+    assert.equal(addressBucket('::1'), 'a6:0:0:0:0::/64');
+    assert.notEqual(addressBucket('2001:db8:0:1::1'), addressBucket('2001:db8:0:2::1'));
+  });
+
+  test('the memory store counts per window and stays bounded', () => {
+    const store = createMemoryStore();
+    const t0 = 1_000 * WINDOW_MS;
+    assert.deepEqual(store.hit('k:a', t0 + 1000), { count: 1, resetMs: 59_000 });
+    assert.deepEqual(store.hit('k:a', t0 + 2000), { count: 2, resetMs: 58_000 });
+    // Fill the window to its bound: a bucket seen before keeps counting, a new one is let through.
+    for (let i = 0; i < 100_000; i += 1) void store.hit(`a:${i}`, t0 + 3000);
+    assert.equal((store.hit('k:a', t0 + 3000) as { count: number }).count, 3);
+    assert.equal((store.hit('k:new', t0 + 3000) as { count: number }).count, 1);
+    assert.equal((store.hit('k:new', t0 + 3000) as { count: number }).count, 1);
+    // The next window drops every counter of the last one.
+    assert.deepEqual(store.hit('k:a', t0 + WINDOW_MS), { count: 1, resetMs: 60_000 });
+    assert.equal((store.hit('k:new', t0 + WINDOW_MS) as { count: number }).count, 1);
+    assert.equal((store.hit('k:new', t0 + WINDOW_MS) as { count: number }).count, 2);
+  });
+});
