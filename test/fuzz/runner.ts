@@ -183,8 +183,8 @@ export async function fuzzOperation(op: Operation, world: World, options: FuzzOp
     report.cases += 1;
     report.arms[plan.arm] = (report.arms[plan.arm] ?? 0) + 1;
     report.statuses[res.statusCode] = (report.statuses[res.statusCode] ?? 0) + 1;
-    // Deletes and unassignments change what the next case can point at.
-    if (op.method !== 'GET' && res.statusCode < 300) await world.read(world.owner);
+    // Deletes and unassignments take away what the next case can point at.
+    if (op.method === 'DELETE' && res.statusCode < 300) await world.read(world.owner);
     const found = problems(op, plan, res);
     if (found.length > 0) throw new Error(`${op.method} ${op.path} -> ${res.statusCode}: ${found.join(' | ')}`);
   });

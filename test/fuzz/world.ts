@@ -86,10 +86,16 @@ export class World {
     if (res.statusCode !== 201) throw new Error(`seeding media: ${res.statusCode} ${res.body}`);
   }
 
-  /** At least a few of everything, in the account (assignments also queue notifications). */
+  /**
+   * At least a few of everything, in the account (assignments also queue notifications). Reads
+   * the pool as last read: call read() after anything that may have removed resources.
+   */
   async replenish(account: TestAccount = this.owner): Promise<void> {
+    const enough = (p: Pool): boolean =>
+      p.lst.length >= 4 && p.cli.length >= 3 && p.media.length >= 3 && p.assigned.length >= 2;
+    if (enough(account === this.owner ? this.own : this.foreign)) return;
     let pool = await this.read(account);
-    if (pool.lst.length >= 4 && pool.cli.length >= 3 && pool.media.length >= 3 && pool.assigned.length >= 2) return;
+    if (enough(pool)) return;
     while (pool.lst.length < 4) pool.lst.push(await this.#listing(account));
     while (pool.cli.length < 3) pool.cli.push(await this.#client(account));
     if (pool.media.length < 3) await this.#media(account, pool.lst[0] ?? (await this.#listing(account)));
