@@ -11,8 +11,9 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * The layers in front of every handler answer too: the rate limit (429), the key check (401), the
  * scope check (403 on writes), idempotency (400, 409 on POST), the JSON body parser (400, 413, 415
- * on any method that may carry a body) and the id lookup (404). Documenting them here keeps each route's own list to what its handler adds, and
- * keeps the document honest when a route forgets one.
+ * on any method that may carry a body) and the id lookup (404). Documenting them here keeps each
+ * route's own list to what its handler adds, and keeps the document honest when a route forgets
+ * one. Their headers are added to the whole document by openapi-headers.ts.
  */
 const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (schema === undefined || schema.hide === true) return { schema, url };
@@ -45,7 +46,9 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         description:
           'Galleries (`listings`) with their media, and clients, for photography studios. ' +
           'Authenticate with `Authorization: Bearer <API_KEY>`. Errors share one body: ' +
-          '`{"error": {"code", "message", "details"?, "request_id"}}`.',
+          '`{"error": {"code", "message", "details"?, "request_id"}}`. Every /v1 request is rate limited ' +
+          '(per key, or per address without one; 429 with `Retry-After`, and `RateLimit-*` headers on every ' +
+          'response). Every POST takes an optional `Idempotency-Key` header for safe retries.',
       },
       // Relative to where this document is served: right for every deployment (local, staging or
       // production alike), whatever its PUBLIC_URL, and never a plain-http URL baked in.
