@@ -12,19 +12,29 @@ interface Operation {
   summary?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
-  parameters?: { in: string; name: string; required?: boolean }[];
+  parameters?: ({ in: string; name: string; required?: boolean } | { $ref: string })[];
   requestBody?: { required?: boolean; content: Record<string, unknown> };
   responses: Record<
     string,
-    { description?: string; content?: Record<string, { schema?: { $ref?: string; type?: string; format?: string } }> }
+    {
+      description?: string;
+      content?: Record<string, { schema?: { $ref?: string; type?: string; format?: string } }>;
+      headers?: Record<string, { $ref?: string }>;
+    }
   >;
 }
 
 interface Document {
   openapi: string;
   info: { title: string; version: string };
+  servers?: { url: string }[];
   security?: Record<string, string[]>[];
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string; scheme?: string }> };
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: Record<string, { type: string; scheme?: string }>;
+    headers: Record<string, { required?: boolean; schema: Record<string, unknown> }>;
+    parameters: Record<string, { name: string; in: string; schema: Record<string, unknown> }>;
+  };
   paths: Record<string, Record<string, Operation>>;
 }
 
@@ -111,6 +121,10 @@ function operations(): { key: string; method: string; path: string; op: Operatio
   return out;
 }
 
+/** The operation's inline parameters (the shared ones are $refs to components.parameters). */
+const inline = (op: Operation): { in: string; name: string; required?: boolean }[] =>
+  (op.parameters ?? []).filter((p): p is { in: string; name: string; required?: boolean } => !('$ref' in p));
+
 /** The success status a route of this shape answers: 201 creates in a collection, 204 deletes. */
 function expectedSuccess(method: string, path: string): string {
   if (method === 'DELETE') return '204';
@@ -194,7 +208,7 @@ describe('GET /v1/openapi.json', () => {
   test('every path parameter is documented as a required path parameter', () => {
     for (const { key, path, op } of operations()) {
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
-        const param = (op.parameters ?? []).find((p) => p.in === 'path' && p.name === name);
+        const param = inline(op).find((p) => p.in === 'path' && p.name === name);
         assert.ok(param !== undefined, `${key}: path parameter ${String(name)} is not documented`);
         assert.equal(param.required, true);
       }
@@ -214,8 +228,11 @@ describe('GET /v1/openapi.json', () => {
       // Any method that may carry a body meets the JSON body parser: 400, 413 and 415.
       if (method !== 'GET') for (const c of ['400', '413', '415']) errors.add(c);
       if (op.requestBody !== undefined) errors.add('400');
-      if ((op.parameters ?? []).some((p) => p.in === 'query')) errors.add('400');
+      if (inline(op).some((p) => p.in === 'query')) errors.add('400');
       if (path.includes('{')) errors.add('404');
+      // Section 9: every /v1 request is rate limited; every POST takes an Idempotency-Key (400, 409).
+      if (path.startsWith('/v1/')) errors.add('429');
+      if (path.startsWith('/v1/') && method === 'POST') for (const c of ['400', '409']) errors.add(c);
       for (const code of errors) assert.ok(codes.includes(code), `${key} does not document ${code}`);
     }
   });
@@ -271,7 +288,8 @@ describe('GET /v1/openapi.json', () => {
     };
     assert.equal(form.schema.type, 'object');
     assert.equal(form.schema.properties?.files?.type, 'array');
-    assert.deepEqual(form.schema.properties.files.items, { type: 'string', format: 'binary' });
+    assert.equal(form.schema.properties.files.items?.type, 'string');
+    assert.equal(form.schema.properties.files.items.format, 'binary');
     const create = doc.paths['/v1/listings']?.post?.requestBody?.content['application/json'] as {
       schema: { additionalProperties?: boolean; required?: string[] };
     };
@@ -337,5 +355,74 @@ describe('/docs', () => {
     const copy = await call(ctx, 'GET', '/docs/json');
     assert.equal(copy.statusCode, 200);
     assert.deepEqual(copy.json(), doc);
+  });
+});
+
+describe('section 9 in the document: rate limits, idempotency, request ids', () => {
+  const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];
+
+  test('every response names X-Request-Id; every non-5xx /v1 response the rate-limit headers', () => {
+    for (const { key, path, op } of operations()) {
+      for (const [code, response] of Object.entries(op.responses)) {
+        const names = Object.keys(response.headers ?? {});
+        assert.ok(names.includes('X-Request-Id'), `${key} ${code}: no X-Request-Id`);
+        const limited = path.startsWith('/v1/') && Number(code) < 500;
+        for (const name of RATE_LIMIT) assert.equal(names.includes(name), limited, `${key} ${code}: ${name}`);
+        for (const header of Object.values(response.headers ?? {})) {
+          const name = header.$ref?.replace('#/components/headers/', '') ?? '';
+          assert.ok(name in doc.components.headers, `${key} ${code}: dangling header ${String(header.$ref)}`);
+        }
+      }
+    }
+    assert.equal(doc.components.headers.XRequestId?.required, true);
+  });
+
+  test('every /v1 operation answers 429 with Retry-After; 401 comes with WWW-Authenticate', () => {
+    for (const { key, path, op } of operations()) {
+      if (!path.startsWith('/v1/')) {
+        assert.equal(op.responses['429'], undefined, `${key} is not rate limited`);
+        continue;
+      }
+      assert.equal(op.responses['429']?.headers?.['Retry-After']?.$ref, '#/components/headers/RetryAfter', key);
+      const unauthorized = op.responses['401'];
+      if (unauthorized !== undefined) assert.ok(unauthorized.headers?.['WWW-Authenticate'] !== undefined, key);
+    }
+  });
+
+  test('every POST takes Idempotency-Key (1..255 printable ASCII) and may answer a replay', () => {
+    const param = doc.components.parameters.IdempotencyKey;
+    assert.equal(param?.name, 'Idempotency-Key');
+    assert.equal(param.in, 'header');
+    assert.deepEqual([param.schema.minLength, param.schema.maxLength], [1, 255]);
+    const printable = new RegExp(String(param.schema.pattern), 'u');
+    assert.ok(printable.test('a-key_1 with spaces~') && !printable.test('tab\there') && !printable.test('é'));
+    for (const { key, method, op } of operations()) {
+      const refs = (op.parameters ?? []).filter((p) => '$ref' in p).map((p) => ('$ref' in p ? p.$ref : ''));
+      const takesKey = refs.includes('#/components/parameters/IdempotencyKey');
+      assert.equal(takesKey, method === 'POST', `${key}: Idempotency-Key`);
+      if (method !== 'POST') continue;
+      const success = Object.entries(op.responses).find(([code]) => code.startsWith('2'));
+      assert.ok(success?.[1].headers?.['Idempotent-Replayed'] !== undefined, `${key}: Idempotent-Replayed`);
+    }
+  });
+
+  test('creates answer Location; the server URL is relative, so no deployment is misdescribed', () => {
+    for (const id of ['createListing', 'createClient']) {
+      const op = operations().find((o) => o.op.operationId === id)?.op;
+      assert.ok(op?.responses['201']?.headers?.Location !== undefined, id);
+    }
+    assert.deepEqual(
+      doc.servers?.map((s) => s.url),
+      ['/'],
+    );
+  });
+
+  test('the error body is bounded: a known code, clipped message and details, a request id', () => {
+    const error = (doc.components.schemas.Error as { properties: { error: { properties: Record<string, any> } } })
+      .properties.error.properties;
+    assert.ok(error.code.enum.includes('rate_limited') && error.code.enum.includes('validation_error'));
+    assert.equal(error.message.maxLength, 1000);
+    assert.equal(error.details.maxItems, 100);
+    assert.equal(error.request_id.maxLength, 128);
   });
 });

@@ -6,13 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createDeps } from '../src/deps.ts';
 import type { App } from '../src/http/types.ts';
 import { appRoutes, routeKey } from './app-routes.ts';
 import { multipart, pdf } from './media-fixtures.ts';
-import { storedKeys } from './media-helpers.ts';
+import { takeSnapshot, type Snapshot } from './snapshot.ts';
 import {
   expectError,
   call,
@@ -242,27 +241,8 @@ const send = (request: Ready, options: CallOptions): Promise<Response> =>
     headers: { ...request.headers, ...options.headers },
   });
 
-/**
- * Every row of every table (api_keys without last_used_at, which reads may move), and every
- * object in the media storage.
- */
-async function snapshot(): Promise<Record<string, string[]>> {
-  const db = ctx.deps.db.kysely;
-  const tables = (await db.introspection.getTables()).map((t) => t.name).sort();
-  const out: Record<string, string[]> = {};
-  for (const table of tables) {
-    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
-    out[table] = rows
-      .map((row) => {
-        const copy = { ...row };
-        if (table === 'api_keys') delete copy.last_used_at;
-        return JSON.stringify(copy);
-      })
-      .sort();
-  }
-  out['(media storage)'] = await storedKeys(ctx);
-  return out;
-}
+/** Every row of every table and every stored object (test/snapshot.ts). */
+const snapshot = (): Promise<Snapshot> => takeSnapshot(ctx);
 
 const assertError = expectError;
 

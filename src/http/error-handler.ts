@@ -5,6 +5,7 @@ import { AppError, type ErrorCode } from '../errors.ts';
 import { isUnavailable } from '../db/errors.ts';
 import { logRequest } from './request-log.ts';
 import { applySecurityHeaders } from './security-headers.ts';
+import { ERROR_LIMITS } from './schemas.ts';
 import { toDetails } from './validation.ts';
 import type { App } from './types.ts';
 
@@ -56,16 +57,29 @@ function toAppError(error: FastifyError): AppError {
   return new AppError('internal_error', 'Internal server error');
 }
 
+/** At most `max` characters (code points, as the documented maxLength counts them). */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   if (err.code === 'unauthorized') void reply.header('www-authenticate', 'Bearer');
+  // Messages and details may quote what the caller sent (a 5,000-character field name, thousands
+  // of unknown fields): the error body stays within its documented bounds whatever came in.
+  const details = err.details?.slice(0, ERROR_LIMITS.details).map((d) => ({
+    field: clip(d.field, ERROR_LIMITS.field),
+    message: clip(d.message, ERROR_LIMITS.detailMessage),
+  }));
   return reply
     .code(err.status)
     .headers(err.headers)
     .send({
       error: {
         code: err.code,
-        message: err.message,
-        ...(err.details === undefined ? {} : { details: err.details }),
+        message: clip(err.message, ERROR_LIMITS.message),
+        ...(details === undefined ? {} : { details }),
         request_id: request.id,
       },
     });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { errorResponses } from './schemas.ts';
+import { errorResponses, StringEnum } from './schemas.ts';
 import type { App } from './types.ts';
 
-const Status = Type.Object({ status: Type.String() });
+const Status = Type.Object({ status: StringEnum(['ok', 'ready'] as const) }, { additionalProperties: false });
 
 export function registerHealthRoutes(app: App, db: Db): void {
   app.get(
@@ -19,7 +19,7 @@ export function registerHealthRoutes(app: App, db: Db): void {
         response: { 200: Status },
       },
     },
-    () => ({ status: 'ok' }),
+    () => ({ status: 'ok' as const }),
   );
   app.get(
     '/readyz',
@@ -40,7 +40,7 @@ export function registerHealthRoutes(app: App, db: Db): void {
         request.log.warn({ err }, 'readiness check: the database is not answering');
         throw new AppError('unavailable', 'The database is not answering');
       }
-      return { status: 'ready' };
+      return { status: 'ready' as const };
     },
   );
 }

@@ -4,22 +4,30 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.ts';
 import { ErrorBody, errorResponses, type ErrorStatus } from './schemas.ts';
+import { withProtocolHeaders } from './openapi-headers.ts';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * The layers in front of every handler answer too: the key check (401), the scope check (403 on
- * writes), the JSON body parser (400, 413, 415 on any method that may carry a body) and the id
- * lookup (404). Documenting them here keeps each route's own list to what its handler adds, and
- * keeps the document honest when a route forgets one.
+ * The layers in front of every handler answer too: the rate limit (429), the key check (401), the
+ * scope check (403 on writes), idempotency (400, 409 on POST), the JSON body parser (400, 413, 415
+ * on any method that may carry a body) and the id lookup (404). Documenting them here keeps each
+ * route's own list to what its handler adds, and keeps the document honest when a route forgets
+ * one. Their headers are added to the whole document by openapi-headers.ts.
  */
 const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (schema === undefined || schema.hide === true) return { schema, url };
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const statuses: ErrorStatus[] = [];
-  if (url.startsWith('/v1/') && route.config?.auth !== false) {
-    statuses.push(401);
-    if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(403);
+  if (url.startsWith('/v1/')) {
+    // Every /v1 request counts against a rate limit: per key, or per address without one.
+    statuses.push(429);
+    if (route.config?.auth !== false) {
+      statuses.push(401);
+      if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(403);
+    }
+    // Every POST takes an Idempotency-Key: a bad one is 400, a reused or busy one 409.
+    if (methods.includes('POST')) statuses.push(400, 409);
   }
   if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 413, 415);
   if (url.includes('/:')) statuses.push(404);
@@ -38,10 +46,29 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         description:
           'Galleries (`listings`) with their media, and clients, for photography studios. ' +
           'Authenticate with `Authorization: Bearer <API_KEY>`. Errors share one body: ' +
-          '`{"error": {"code", "message", "details"?, "request_id"}}`.',
+          '`{"error": {"code", "message", "details"?, "request_id"}}`. Every /v1 request is rate limited ' +
+          '(per key, or per address without one; 429 with `Retry-After`, and `RateLimit-*` headers on every ' +
+          'response). Every POST takes an optional `Idempotency-Key` header for safe retries.',
       },
+      // Relative to where this document is served: right for every deployment (local, staging or
+      // production alike), whatever its PUBLIC_URL, and never a plain-http URL baked in.
+      servers: [
+        {
+          url: '/',
+          description: 'This deployment: the host serving this document (local, staging or production).',
+          'x-internal': false,
+        } as { url: string; description: string },
+      ],
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An `lbx_...` API key.' } },
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'An `lbx_...` API key, made in the dashboard or with `lightbox keys create`. Scope `full` or ' +
+              '`read_only` (GET only); optional expiry; revocable.',
+          },
+        },
       },
       security: [{ apiKey: [] }],
       tags: [
@@ -53,6 +80,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       ],
     },
     transform: withFrontErrors,
+    transformObject: (document) => withProtocolHeaders('openapiObject' in document ? document.openapiObject : {}),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

@@ -1,51 +1,121 @@
 // Schema building blocks shared by every route. Each route's own schemas live beside it
 // in src/modules/<feature>/<feature>.schemas.ts.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 
 /** A string field of a closed set, as a plain JSON Schema enum (clear errors, clean OpenAPI). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
-export const NullableString = (options: {
-  maxLength: number;
-  minLength?: number;
-  format?: string;
-  description?: string;
-}) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+/**
+ * Text as the API takes it: no NUL (PostgreSQL cannot store one) and no unpaired surrogate (it
+ * would be stored as U+FFFD). src/http/validation.ts refuses both first, with a clearer message;
+ * the pattern says so in the document.
+ */
+export const TEXT_PATTERN = '^[^\\x00\\uD800-\\uDFFF]*$';
+
+/** Input text: at most `maxLength` characters, see TEXT_PATTERN. */
+export const TextInput = (options: { maxLength: number; minLength?: number; description?: string }) =>
+  Type.String({ pattern: TEXT_PATTERN, ...options });
+
+export const NullableString = (options: { maxLength: number; minLength?: number; description?: string }) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: TEXT_PATTERN, ...options });
 
 export const NullableNumber = (options: { minimum: number; maximum: number; description?: string }) =>
   Type.Unsafe<number | null>({ type: ['number', 'null'], ...options });
 
+/** ISO 8601 UTC with milliseconds, `2026-11-22T10:15:30.123Z`: 24 characters. */
+const TIMESTAMP = { format: 'date-time', maxLength: 24 } as const;
+
 export const Timestamp = (description?: string) =>
-  Type.String({ format: 'date-time', ...(description === undefined ? {} : { description }) });
+  Type.String({ ...TIMESTAMP, ...(description === undefined ? {} : { description }) });
 
 export const NullableTimestamp = (description?: string) =>
   Type.Unsafe<string | null>({
     type: ['string', 'null'],
-    format: 'date-time',
+    ...TIMESTAMP,
     ...(description === undefined ? {} : { description }),
   });
+
+/** Largest values of the int32 and int64 formats (int64: the largest integer a JSON number keeps exactly). */
+export const INT32_MAX = 2_147_483_647;
+export const INT64_MAX = Number.MAX_SAFE_INTEGER;
+
+/** A count or size that fits in 32 bits (positions, pixels, attempts). */
+export const Int32 = (options: { minimum: number; maximum?: number; description?: string }) =>
+  Type.Integer({ format: 'int32', maximum: INT32_MAX, ...options });
+
+/** A count or size that may need 64 bits (bytes, totals). */
+export const Int64 = (options: { minimum: number; maximum?: number; description?: string }) =>
+  Type.Integer({ format: 'int64', maximum: INT64_MAX, ...options });
+
+/** A response string of free text, at most `maxLength` characters. */
+export const Text = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, ...(description === undefined ? {} : { description }) });
+
+/** A response string that may be null. */
+export const NullableText = (maxLength: number, description?: string) =>
+  Type.Union([Type.String({ maxLength }), Type.Null()], description === undefined ? {} : { description });
+
+/**
+ * A resource id in a response: its prefix and an opaque URL-safe string, at most 40 characters
+ * in all (section 1). The pattern documents the shape; clients must still not parse it.
+ */
+export const Id = (prefix: string, description?: string) =>
+  Type.String({
+    maxLength: 40,
+    pattern: `^${prefix}_[0-9A-Za-z_-]+$`,
+    ...(description === undefined ? {} : { description }),
+  });
+
+export const NullableId = (prefix: string, description?: string) =>
+  Type.Union(
+    [Type.String({ maxLength: 40, pattern: `^${prefix}_[0-9A-Za-z_-]+$` }), Type.Null()],
+    description === undefined ? {} : { description },
+  );
 
 /** Path parameter: any string; an id of the wrong shape is simply not found (404). */
 export const IdParam = (description: string) => Type.String({ description, maxLength: 1024 });
 
+/**
+ * Bounds of an error body. Messages and details can quote what the caller sent (an unknown
+ * field's name, a file name), so they are clipped to these when sent (src/http/error-handler.ts).
+ */
+export const ERROR_LIMITS = { message: 1000, details: 100, field: 300, detailMessage: 1000 } as const;
+
 export const ErrorBody = Type.Object(
   {
-    error: Type.Object({
-      code: Type.String({ description: 'Machine-readable code, e.g. `validation_error`.' }),
-      message: Type.String({ description: 'Human-readable text.' }),
-      details: Type.Optional(
-        Type.Array(
-          Type.Object({
-            field: Type.String({ description: 'Dotted path of the field or query parameter.' }),
-            message: Type.String(),
-          }),
+    error: Type.Object(
+      {
+        code: StringEnum(Object.keys(ERROR_STATUS) as ErrorCode[], {
+          description: 'Machine-readable code, e.g. `validation_error`.',
+        }),
+        message: Type.String({ maxLength: ERROR_LIMITS.message, description: 'Human-readable text.' }),
+        details: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                field: Type.String({
+                  maxLength: ERROR_LIMITS.field,
+                  description: 'Dotted path of the field or query parameter.',
+                }),
+                message: Type.String({ maxLength: ERROR_LIMITS.detailMessage }),
+              },
+              { additionalProperties: false },
+            ),
+            { maxItems: ERROR_LIMITS.details, description: 'One entry per refused field (validation errors).' },
+          ),
         ),
-      ),
-      request_id: Type.String({ description: 'Equals the X-Request-Id response header.' }),
-    }),
+        request_id: Type.String({
+          maxLength: 128,
+          pattern: '^[A-Za-z0-9._:-]+$',
+          description: 'Equals the X-Request-Id response header.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
   },
-  { $id: 'Error', title: 'Error' },
+  { $id: 'Error', title: 'Error', additionalProperties: false },
 );
 export type ErrorBodyType = Static<typeof ErrorBody>;
 
@@ -56,9 +126,12 @@ const ERROR_DESCRIPTIONS = {
   401: 'Missing, malformed, unknown, revoked or expired API key (`unauthorized`).',
   403: 'The key is read-only and the operation writes (`forbidden`).',
   404: 'No such resource in this account (`not_found`).',
-  409: 'Conflict with existing data (`conflict`).',
+  409:
+    'Conflict (`conflict`): an Idempotency-Key reused for another request, or one still in flight; ' +
+    'a duplicate client email.',
   413: 'Request body too large (`payload_too_large`).',
   415: 'Wrong request content type (`unsupported_media_type`).',
+  429: 'Over the rate limit (`rate_limited`); `Retry-After` says when to try again.',
   503: 'Shutting down or database unreachable (`unavailable`).',
 } as const;
 
@@ -79,23 +152,58 @@ export const READ_ERRORS: ErrorStatus[] = [400, 401, 404];
 /** Errors every authenticated JSON write can answer with. */
 export const WRITE_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415];
 
-export const Pagination = Type.Object(
-  {
-    page: Type.Integer({ minimum: 1 }),
-    limit: Type.Integer({ minimum: 0 }),
-    total: Type.Integer({ minimum: 0, description: 'Number of items matching the filters, over all pages.' }),
-  },
-  { title: 'Pagination' },
-);
+/**
+ * Any page past the end is valid (200, no data): the only bound is the largest number a JSON
+ * number can hold, which the validator already enforces (a larger one is not finite).
+ */
+const PAGE_NUMBER_MAX = Number.MAX_VALUE;
+
+/** Most items a list can hold: a page (at most 100), or a whole list (a gallery's media, a client's galleries). */
+const PAGE_MAX = 100;
+
+const paginationOf = (limitMax: number) =>
+  Type.Object(
+    {
+      page: Int64({ minimum: 1, maximum: PAGE_NUMBER_MAX }),
+      limit: Int32({ minimum: 0, maximum: limitMax }),
+      total: Int64({ minimum: 0, description: 'Number of items matching the filters, over all pages.' }),
+    },
+    { title: 'Pagination', additionalProperties: false },
+  );
 
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' })),
+  page: Type.Optional(
+    Type.Integer({
+      format: 'int64',
+      minimum: 1,
+      maximum: PAGE_NUMBER_MAX,
+      default: 1,
+      description: 'Page number, from 1. A page past the end answers an empty `data`.',
+    }),
+  ),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
+    Type.Integer({
+      format: 'int32',
+      minimum: 1,
+      maximum: PAGE_MAX,
+      default: 20,
+      description: 'Items per page, 1 to 100.',
+    }),
   ),
 };
 
+/** A page of a paged list (page, limit). */
 export const ListOf = <T extends TSchema>(item: T, title: string) =>
-  Type.Object({ data: Type.Array(item), pagination: Pagination }, { title });
+  Type.Object(
+    { data: Type.Array(item, { maxItems: PAGE_MAX }), pagination: paginationOf(PAGE_MAX) },
+    { title, additionalProperties: false },
+  );
+
+/** A whole list, unpaged: `pagination` is `{page: 1, limit: n, total: n}`. */
+export const WholeListOf = <T extends TSchema>(item: T, title: string) =>
+  Type.Object(
+    { data: Type.Array(item, { maxItems: INT32_MAX }), pagination: paginationOf(INT32_MAX) },
+    { title, additionalProperties: false },
+  );
 
 export const NoContent = Type.Null({ description: 'No content.' });

@@ -108,11 +108,16 @@ export function toDetails(errors: readonly ErrorObject[], context: string | unde
 const hasNul = (v: unknown): boolean =>
   (typeof v === 'string' && v.includes('\u0000')) || (Array.isArray(v) && v.some((x) => hasNul(x)));
 
+/** A lone UTF-16 surrogate (JSON's "\udfff") is not text: storing it would silently turn it into U+FFFD. */
+const hasLoneSurrogate = (v: unknown): boolean =>
+  (typeof v === 'string' && !v.isWellFormed()) || (Array.isArray(v) && v.some((x) => hasLoneSurrogate(x)));
+
 function nulFields(values: unknown): ErrorDetail[] {
   if (typeof values !== 'object' || values === null) return [];
-  return Object.entries(values as Record<string, unknown>)
-    .filter(([, v]) => hasNul(v))
-    .map(([field]) => ({ field, message: 'must not contain NUL characters' }));
+  return Object.entries(values as Record<string, unknown>).flatMap(([field, v]) => [
+    ...(hasNul(v) ? [{ field, message: 'must not contain NUL characters' }] : []),
+    ...(hasLoneSurrogate(v) ? [{ field, message: 'must be valid Unicode text (no unpaired surrogates)' }] : []),
+  ]);
 }
 
 interface RouteSchemas {
@@ -126,7 +131,9 @@ const INTEGER_TEXT = /^-?[0-9]+$/;
  * Runs before schema validation, on what the route declares:
  * - a route without a body schema takes no body: anything sent is refused, not ignored;
  * - strings are stored trimmed, so trimming first makes "   " an empty string for the schema;
- * - a NUL character is refused (PostgreSQL cannot store one, SQLite can: both must answer alike);
+ * - a NUL character is refused (PostgreSQL cannot store one, SQLite can: both must answer alike),
+ *   and so is an unpaired surrogate (both would store U+FFFD instead: the caller would not get back
+ *   what it sent);
  * - an integer query parameter must be written as one: coercion alone would take 0x14, 1e1, +5.
  */
 export function checkInput(body: unknown, query: unknown, schema: RouteSchemas | undefined): ErrorDetail[] {

@@ -1,10 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, ListOf, NullableString, PageQuery, Timestamp } from '../../http/schemas.ts';
+import {
+  Id,
+  IdParam,
+  INT32_MAX,
+  ListOf,
+  NullableString,
+  NullableText,
+  PageQuery,
+  TextInput,
+  Timestamp,
+  WholeListOf,
+} from '../../http/schemas.ts';
 import { MAX_EMAIL_LENGTH } from '../../email-address.ts';
 import { ListingItem } from '../listings/listings.schemas.ts';
 
 const fields = {
-  name: Type.String({ minLength: 1, maxLength: 200, description: "Person's name (trimmed)." }),
+  name: TextInput({ minLength: 1, maxLength: 200, description: "Person's name (trimmed)." }),
   email: Type.String({
     minLength: 1,
     maxLength: MAX_EMAIL_LENGTH,
@@ -35,44 +46,45 @@ export const ClientUpdateBody = Type.Partial(ClientCreateBody, {
 });
 export type ClientUpdateInput = Static<typeof ClientUpdateBody>;
 
-const nullableString = () => Type.Union([Type.String(), Type.Null()]);
-
 export const Client = Type.Object(
   {
-    id: Type.String({ description: '`cli_` followed by an opaque string.' }),
-    name: Type.String(),
-    email: Type.String(),
-    phone: nullableString(),
-    company: nullableString(),
-    notes: nullableString(),
+    id: Id('cli', '`cli_` followed by an opaque string.'),
+    name: Type.String({ maxLength: 200 }),
+    email: Type.String({ maxLength: MAX_EMAIL_LENGTH, format: 'email' }),
+    phone: NullableText(50),
+    company: NullableText(200),
+    notes: NullableText(10_000),
     created_at: Timestamp(),
     updated_at: Timestamp(),
-    listings: Type.Array(ListingItem, { description: "The client's galleries, newest first." }),
+    listings: Type.Array(ListingItem, {
+      maxItems: INT32_MAX,
+      description: "The client's galleries, newest first (all of them).",
+    }),
   },
-  { title: 'Client' },
+  { title: 'Client', additionalProperties: false },
 );
 export type ClientType = Static<typeof Client>;
 
 export const ClientItem = Type.Object(
   {
-    id: Type.String(),
-    name: Type.String(),
-    email: Type.String(),
-    phone: nullableString(),
-    company: nullableString(),
+    id: Id('cli'),
+    name: Type.String({ maxLength: 200 }),
+    email: Type.String({ maxLength: MAX_EMAIL_LENGTH, format: 'email' }),
+    phone: NullableText(50),
+    company: NullableText(200),
     created_at: Timestamp(),
   },
-  { title: 'ClientItem' },
+  { title: 'ClientItem', additionalProperties: false },
 );
 export type ClientItemType = Static<typeof ClientItem>;
 
 export const ClientList = ListOf(ClientItem, 'ClientList');
-export const ClientListingList = ListOf(ListingItem, 'ClientListingList');
+export const ClientListingList = WholeListOf(ListingItem, 'ClientListingList');
 
 export const ClientListQuery = Type.Object({
   ...PageQuery,
   search: Type.Optional(
-    Type.String({
+    TextInput({
       maxLength: 200,
       description: 'Case-insensitive substring of the name or email; `%` and `_` match themselves.',
     }),

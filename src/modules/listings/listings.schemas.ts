@@ -1,7 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  Id,
   IdParam,
+  Int32,
   ListOf,
+  NullableId,
+  NullableText,
   NullableNumber,
   NullableString,
   PageQuery,
@@ -19,7 +23,7 @@ const fields = {
   address: Type.String({
     minLength: 1,
     maxLength: 500,
-    pattern: '^[^\\r\\n]*$',
+    pattern: '^[^\\r\\n\\x00\\uD800-\\uDFFF]*$',
     description: 'Single-line postal address (trimmed; no line breaks).',
   }),
   beds: NullableNumber({ minimum: 0, maximum: 1000 }),
@@ -51,37 +55,44 @@ export const ListingUpdateBody = Type.Partial(ListingCreateBody, {
 });
 export type ListingUpdateInput = Static<typeof ListingUpdateBody>;
 
+/** Numbers as stored: within the bounds a create or update accepts. */
+const out = {
+  beds: Type.Union([Type.Number({ minimum: 0, maximum: 1000 }), Type.Null()]),
+  baths: Type.Union([Type.Number({ minimum: 0, maximum: 1000 }), Type.Null()]),
+  sqft: Type.Union([Type.Number({ minimum: 0, maximum: 10_000_000 }), Type.Null()]),
+};
+
 export const Listing = Type.Object(
   {
-    id: Type.String({ description: '`lst_` followed by an opaque string.' }),
-    address: Type.String(),
-    beds: Type.Union([Type.Number(), Type.Null()]),
-    baths: Type.Union([Type.Number(), Type.Null()]),
-    sqft: Type.Union([Type.Number(), Type.Null()]),
+    id: Id('lst', '`lst_` followed by an opaque string.'),
+    address: Type.String({ maxLength: 500 }),
+    beds: out.beds,
+    baths: out.baths,
+    sqft: out.sqft,
     status: ListingStatusSchema,
-    description: Type.Union([Type.String(), Type.Null()]),
-    mls_number: Type.Union([Type.String(), Type.Null()]),
-    client_id: Type.Union([Type.String(), Type.Null()], { description: 'The assigned client, or null.' }),
-    media_count: Type.Integer({ minimum: 0 }),
+    description: NullableText(10_000),
+    mls_number: NullableText(50),
+    client_id: NullableId('cli', 'The assigned client, or null.'),
+    media_count: Int32({ minimum: 0 }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
-  { title: 'Listing' },
+  { title: 'Listing', additionalProperties: false },
 );
 export type ListingType = Static<typeof Listing>;
 
 export const ListingItem = Type.Object(
   {
-    id: Type.String(),
-    address: Type.String(),
-    beds: Type.Union([Type.Number(), Type.Null()]),
-    baths: Type.Union([Type.Number(), Type.Null()]),
-    sqft: Type.Union([Type.Number(), Type.Null()]),
+    id: Id('lst'),
+    address: Type.String({ maxLength: 500 }),
+    beds: out.beds,
+    baths: out.baths,
+    sqft: out.sqft,
     status: ListingStatusSchema,
-    client_id: Type.Union([Type.String(), Type.Null()]),
+    client_id: NullableId('cli'),
     created_at: Timestamp(),
   },
-  { title: 'ListingItem' },
+  { title: 'ListingItem', additionalProperties: false },
 );
 export type ListingItemType = Static<typeof ListingItem>;
 

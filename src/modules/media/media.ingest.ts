@@ -191,15 +191,25 @@ export async function readDimensions(
   return { width, height };
 }
 
+/** The longest file name kept, in characters (code points). */
+export const FILENAME_MAX = 255;
+
 /** The uploaded name without any path parts or control characters; never empty. */
 export function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[/\\]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '').trim();
   const trimmed = clean === '.' || clean === '..' ? '' : clean;
-  return trimmed === ''
-    ? 'file'
-    : Array.from(new Intl.Segmenter().segment(trimmed), (g) => g.segment)
-        .slice(0, 255)
-        .join('');
+  if (trimmed === '') return 'file';
+  // At most 255 characters (code points, as the documented maxLength counts), cut between
+  // graphemes so that no accent or emoji sequence is split.
+  let out = '';
+  let length = 0;
+  for (const { segment } of new Intl.Segmenter().segment(trimmed)) {
+    const size = Array.from(segment).length;
+    if (length + size > FILENAME_MAX) break;
+    out += segment;
+    length += size;
+  }
+  return out === '' ? 'file' : out;
 }

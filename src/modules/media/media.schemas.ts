@@ -1,35 +1,58 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, ListOf, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { Id, IdParam, Int32, Int64, StringEnum, Timestamp, WholeListOf } from '../../http/schemas.ts';
+import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
+
+/** The defaults of the upload limits (configurable: MEDIA_MAX_FILE_BYTES; 100 files a request). */
+const MAX_FILE_BYTES_DEFAULT = 2 * 1024 ** 3;
+const MAX_FILES_DEFAULT = 100;
+/** A conditional or range header longer than this is refused (400) rather than parsed. */
+const HEADER_MAX = 1024;
 
 export const Media = Type.Object(
   {
-    id: Type.String({ description: '`med_` followed by an opaque string.' }),
-    listing_id: Type.String(),
+    id: Id('med', '`med_` followed by an opaque string.'),
+    listing_id: Id('lst'),
     kind: StringEnum(['photo', 'video', 'document'] as const, {
       description: 'Decided by sniffing the bytes, never by the declared type or name.',
     }),
-    filename: Type.String({ description: 'The uploaded name without path parts or control characters.' }),
-    content_type: Type.String({ description: 'The sniffed type, e.g. `image/jpeg`.' }),
-    size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
-    sha256: Type.String({ description: 'Hex SHA-256 of the bytes.' }),
-    width: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels, for photos; null otherwise.' }),
-    height: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels, for photos; null otherwise.' }),
-    position: Type.Integer({ minimum: 1, description: 'Order within the gallery: upload order.' }),
+    filename: Type.String({
+      minLength: 1,
+      maxLength: FILENAME_MAX,
+      description: 'The uploaded name without path parts or control characters (at most 255 characters).',
+    }),
+    content_type: StringEnum(ACCEPTED_TYPES, { description: 'The sniffed type, e.g. `image/jpeg`.' }),
+    size: Int64({ minimum: 0, description: 'Bytes.' }),
+    sha256: Type.String({
+      minLength: 64,
+      maxLength: 64,
+      pattern: '^[0-9a-f]{64}$',
+      description: 'Hex SHA-256 of the bytes.',
+    }),
+    width: Type.Union([Int32({ minimum: 1 }), Type.Null()], { description: 'Pixels, for photos; null otherwise.' }),
+    height: Type.Union([Int32({ minimum: 1 }), Type.Null()], { description: 'Pixels, for photos; null otherwise.' }),
+    position: Int32({ minimum: 1, description: 'Order within the gallery: upload order.' }),
     created_at: Timestamp(),
-    content_url: Type.String({ format: 'uri', description: 'Absolute URL of the bytes.' }),
+    content_url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes.' }),
   },
-  { title: 'Media' },
+  { title: 'Media', additionalProperties: false },
 );
 export type MediaType = Static<typeof Media>;
 
-export const MediaList = ListOf(Media, 'MediaList');
-export const MediaUploaded = Type.Object({ data: Type.Array(Media) }, { title: 'MediaUploaded' });
+export const MediaList = WholeListOf(Media, 'MediaList');
+export const MediaUploaded = Type.Object(
+  { data: Type.Array(Media, { minItems: 1, maxItems: MAX_FILES_DEFAULT }) },
+  { title: 'MediaUploaded', additionalProperties: false },
+);
 
 /** Documents the multipart body; the parts are streamed by the handler, not validated here. */
 export const MediaUploadBody = Type.Object(
   {
-    files: Type.Array(Type.String({ format: 'binary' }), {
-      description: 'One or more files (any field name works; `files` is conventional).',
+    files: Type.Array(Type.String({ format: 'binary', maxLength: MAX_FILE_BYTES_DEFAULT }), {
+      minItems: 1,
+      maxItems: MAX_FILES_DEFAULT,
+      description:
+        'One or more files (any field name works; `files` is conventional). By default at most 100 files ' +
+        'of at most 2 GiB each (MEDIA_MAX_FILE_BYTES); over a limit is 413.',
     }),
   },
   { 'x-multipart': true },
@@ -42,9 +65,19 @@ export const MediaParams = Type.Object({
 });
 
 export const MediaContentHeaders = Type.Object({
-  range: Type.Optional(Type.String({ description: 'One byte range, e.g. `bytes=0-1023` (answers 206).' })),
-  'if-none-match': Type.Optional(Type.String({ description: 'An ETag from an earlier response (answers 304).' })),
-  'if-range': Type.Optional(Type.String({ description: 'Serve the range only if the ETag still matches.' })),
+  range: Type.Optional(
+    Type.String({ maxLength: HEADER_MAX, description: 'One byte range, e.g. `bytes=0-1023` (answers 206).' }),
+  ),
+  'if-none-match': Type.Optional(
+    Type.String({ maxLength: HEADER_MAX, description: 'An ETag from an earlier response (answers 304).' }),
+  ),
+  'if-range': Type.Optional(
+    Type.String({ maxLength: HEADER_MAX, description: 'Serve the range only if the ETag still matches.' }),
+  ),
 });
 
-export const Binary = Type.String({ format: 'binary', description: 'The stored bytes.' });
+export const Binary = Type.String({
+  format: 'binary',
+  maxLength: MAX_FILE_BYTES_DEFAULT,
+  description: 'The stored bytes (at most the per-file limit, 2 GiB by default).',
+});

@@ -1,24 +1,35 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, ListOf, NullableTimestamp, PageQuery, StringEnum, Timestamp } from '../../http/schemas.ts';
+import {
+  Id,
+  IdParam,
+  Int32,
+  ListOf,
+  NullableText,
+  NullableTimestamp,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.ts';
+import { MAX_EMAIL_LENGTH } from '../../email-address.ts';
 
 export const NOTIFICATION_STATUSES = ['queued', 'sent', 'failed', 'cancelled'] as const;
 
 export const Notification = Type.Object(
   {
-    id: Type.String({ description: '`ntf_` followed by an opaque string.' }),
-    client_id: Type.String({ description: 'Kept after the client is deleted.' }),
-    listing_id: Type.String(),
-    to: Type.String({ description: 'The recipient address.' }),
+    id: Id('ntf', '`ntf_` followed by an opaque string.'),
+    client_id: Id('cli', 'Kept after the client is deleted.'),
+    listing_id: Id('lst'),
+    to: Type.String({ maxLength: MAX_EMAIL_LENGTH, format: 'email', description: 'The recipient address.' }),
     status: StringEnum(NOTIFICATION_STATUSES, {
       description:
         '`queued` until delivered (`sent`), refused by the mail server or out of retries (`failed`), or no longer wanted (`cancelled`).',
     }),
-    attempts: Type.Integer({ minimum: 0 }),
-    last_error: Type.Union([Type.String(), Type.Null()], { description: 'The last failure, e.g. an SMTP reply.' }),
+    attempts: Int32({ minimum: 0 }),
+    last_error: NullableText(500, 'The last failure, e.g. an SMTP reply.'),
     created_at: Timestamp(),
     sent_at: NullableTimestamp(),
   },
-  { title: 'Notification' },
+  { title: 'Notification', additionalProperties: false },
 );
 export type NotificationType = Static<typeof Notification>;
 

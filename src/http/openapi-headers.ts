@@ -1,0 +1,151 @@
+// The protocol the front layers add to every operation, written into the OpenAPI document once
+// rather than into each route: response headers (request id, rate limits, idempotency), the
+// Idempotency-Key parameter of every POST (section 9). The routes' own schemas stay about their
+// resources.
+
+/** The parts of an OpenAPI 3.1 document this file reads and writes. */
+interface Ref {
+  $ref: string;
+}
+interface Header {
+  description: string;
+  required?: boolean;
+  schema: Record<string, unknown>;
+}
+interface Parameter extends Header {
+  name: string;
+  in: 'header';
+}
+interface Operation {
+  operationId?: string;
+  parameters?: unknown[];
+  responses?: Record<string, { headers?: Record<string, unknown> } | Ref>;
+}
+interface Document {
+  components?: { headers?: Record<string, unknown>; parameters?: Record<string, unknown> };
+  paths?: Record<string, Partial<Record<string, Operation>> | undefined>;
+}
+type HeaderRef = Ref;
+
+const int32 = (minimum: number) => ({ type: 'integer', format: 'int32', minimum, maximum: 2_147_483_647 });
+
+/** components.headers: every response header the service documents, once. */
+export const HEADERS: Record<string, Header> = {
+  XRequestId: {
+    description:
+      'The request id: a caller-supplied `X-Request-Id` of at most 128 characters from `A-Za-z0-9._:-` is ' +
+      'echoed, otherwise one is generated. It is in every log line and equals `error.request_id`.',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
+  },
+  RateLimitLimit: {
+    description: 'Requests allowed in the current window (a minute): per API key, or per address without one.',
+    schema: int32(1),
+  },
+  RateLimitRemaining: {
+    description: 'Requests left in the current window.',
+    schema: int32(0),
+  },
+  RateLimitReset: {
+    description: 'Seconds until the current window resets.',
+    schema: int32(0),
+  },
+  RateLimit: {
+    description:
+      'The same, as the IETF draft structured field (draft-ietf-httpapi-ratelimit-headers), e.g. ' +
+      '`"default";r=598;t=42`: `r` requests remain, the window resets in `t` seconds.',
+    schema: { type: 'string', maxLength: 256, pattern: '^[\\x20-\\x7E]+$' },
+  },
+  RateLimitPolicy: {
+    description: 'The quota policy (IETF draft), e.g. `"default";q=600;w=60`: `q` requests per `w` seconds.',
+    schema: { type: 'string', maxLength: 256, pattern: '^[\\x20-\\x7E]+$' },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: int32(0),
+  },
+  IdempotentReplayed: {
+    description:
+      'Present (`true`) when this response is the replay of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  WwwAuthenticate: {
+    description: 'How to authenticate: `Bearer`.',
+    required: true,
+    schema: { type: 'string', enum: ['Bearer'] },
+  },
+  Location: {
+    description: 'The path of the created resource, e.g. `/v1/listings/lst_...`.',
+    required: true,
+    schema: { type: 'string', format: 'uri-reference', maxLength: 100 },
+  },
+};
+
+/** components.parameters: the Idempotency-Key header every POST takes. */
+export const PARAMETERS: Record<string, Parameter> = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      '1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account ' +
+      'within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another ' +
+      'method, path or JSON body, or while the first request is still running, is 409 `conflict`.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  },
+};
+
+const ref = (name: keyof typeof HEADERS): HeaderRef => ({ $ref: `#/components/headers/${name}` });
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': ref('RateLimitLimit'),
+  'RateLimit-Remaining': ref('RateLimitRemaining'),
+  'RateLimit-Reset': ref('RateLimitReset'),
+  RateLimit: ref('RateLimit'),
+  'RateLimit-Policy': ref('RateLimitPolicy'),
+};
+
+/** Creates that answer `Location` (an upload answers the list of what it created instead). */
+const LOCATION_OPERATIONS = new Set(['createListing', 'createClient']);
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+function headersFor(path: string, method: string, operation: Operation, status: string): Record<string, HeaderRef> {
+  const v1 = path.startsWith('/v1/');
+  const code = Number(status);
+  const headers: Record<string, HeaderRef> = { 'X-Request-Id': ref('XRequestId') };
+  // A 5xx may come before the limiter counted the request (shutting down, database down).
+  if (v1 && code < 500) Object.assign(headers, RATE_LIMIT_HEADERS);
+  if (code === 429) headers['Retry-After'] = ref('RetryAfter');
+  if (code === 401) headers['WWW-Authenticate'] = ref('WwwAuthenticate');
+  if (v1 && method === 'post' && code < 500 && code !== 429 && code !== 409) {
+    headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+  }
+  if (code === 201 && LOCATION_OPERATIONS.has(operation.operationId ?? '')) headers.Location = ref('Location');
+  return headers;
+}
+
+/** The document with the front layers' headers and parameters on every operation. */
+export function withProtocolHeaders<T extends object>(input: T): T {
+  const doc = input as Document;
+  doc.components = {
+    ...doc.components,
+    headers: { ...doc.components?.headers, ...HEADERS },
+    parameters: { ...doc.components?.parameters, ...PARAMETERS },
+  };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item?.[method];
+      if (operation === undefined) continue;
+      if (path.startsWith('/v1/') && method === 'post') {
+        operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if ('$ref' in response) continue;
+        response.headers = { ...response.headers, ...headersFor(path, method, operation, status) };
+      }
+    }
+  }
+  return input;
+}

@@ -1,0 +1,205 @@
+// Runs the fuzz cases of each operation against the app (app.inject) and checks every response
+// against the contract: a documented status, never a 5xx, the documented body and headers, the
+// status each kind of wrong request must get, and stored values that read back as sent.
+import fc from 'fast-check';
+import { ERROR_STATUS } from '../../src/errors.ts';
+import type { Response } from '../helpers.ts';
+import { planArb, resolvePath, routerRefuses, type Arm, type Plan } from './cases.ts';
+import { explain, validator, type Operation } from './contract.ts';
+import { buildMultipart, expectedUploadStatus, uploadedFileCount } from './multipart.ts';
+import type { World } from './world.ts';
+
+export interface OperationReport {
+  operationId: string;
+  cases: number;
+  arms: Partial<Record<Arm, number>>;
+  statuses: Record<string, number>;
+  failure: { message: string; seed: number; path: string | undefined; counterexample: string } | undefined;
+}
+
+export interface FuzzOptions {
+  runs: number;
+  seed?: number;
+}
+
+const STATUS_OF: Record<string, number> = ERROR_STATUS;
+
+/** The JSON body the server validates: top-level strings trimmed (src/http/validation.ts). */
+function asServerSees(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  return Object.fromEntries(
+    Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v.trim() : v]),
+  );
+}
+
+/** Refused before the schema is consulted: top-level strings with NUL or an unpaired surrogate. */
+const notText = (body: unknown): boolean =>
+  typeof body === 'object' &&
+  body !== null &&
+  Object.values(body as Record<string, unknown>).some(
+    (v) => typeof v === 'string' && (v.includes('\u0000') || !v.isWellFormed()),
+  );
+
+/** What the contract says this plan must get: an exact status, or any documented one but a refusal. */
+function expectation(op: Operation, plan: Plan): number | 'accepted' | '4xx' {
+  switch (plan.arm) {
+    case 'no-key':
+      return 401;
+    case 'read-only':
+      return 403;
+    case 'not-found':
+      // Bodies are validated before any lookup.
+      return routerRefuses(plan.path) || bodyIsValid(op, plan) ? 404 : 400;
+    case 'invalid-query':
+    case 'invalid-json':
+    case 'unexpected-body':
+      return 400;
+    case 'content-type':
+      return 415;
+    case 'too-large':
+      return 413;
+    case 'broken-multipart':
+      return '4xx';
+    case 'valid':
+    case 'invalid-body':
+      if (plan.body?.kind === 'multipart') return expectedUploadStatus(plan.body.plan);
+      return bodyIsValid(op, plan) ? 'accepted' : 400;
+  }
+}
+
+/** The oracle: does the JSON body, as the server sees it, meet the documented schema? */
+function bodyIsValid(op: Operation, plan: Plan): boolean {
+  if (plan.body?.kind !== 'json' || op.body?.type !== 'json') return true;
+  const seen = asServerSees(plan.body.value);
+  return !notText(seen) && validator(op.body.schema)(seen);
+}
+
+async function send(op: Operation, plan: Plan, world: World): Promise<Response> {
+  const headers: Record<string, string> = { ...plan.headers };
+  if (plan.arm !== 'no-key')
+    headers.authorization = `Bearer ${plan.arm === 'read-only' ? world.readOnlyKey : world.owner.key}`;
+  let payload: string | Buffer | undefined;
+  if (plan.body?.kind === 'json') {
+    payload = JSON.stringify(plan.body.value);
+    headers['content-type'] = 'application/json';
+  } else if (plan.body?.kind === 'raw') {
+    payload = plan.body.text;
+    headers['content-type'] = plan.body.type;
+  } else if (plan.body?.kind === 'multipart') {
+    const built = buildMultipart(plan.body.plan, world.files);
+    payload = built.body;
+    headers['content-type'] = built.contentType;
+  }
+  const query = Object.fromEntries(plan.query);
+  return world.ctx.app.inject({
+    method: op.method as 'GET',
+    url: resolvePath(op, plan.path, world),
+    headers,
+    ...(Object.keys(query).length === 0 ? {} : { query }),
+    ...(payload === undefined ? {} : { payload }),
+  });
+}
+
+/** Everything wrong with the response, as the contract sees it. */
+export function problems(op: Operation, plan: Plan, res: Response): string[] {
+  const out: string[] = [];
+  const status = res.statusCode;
+  const documented = op.responses[String(status)] ?? op.responses.default;
+  if (status >= 500) out.push(`a ${status}: ${res.body.slice(0, 300)}`);
+  if (documented === undefined) out.push(`status ${status} is not documented for ${op.operationId}`);
+  const expected = expectation(op, plan);
+  if (typeof expected === 'number' && status !== expected) out.push(`expected ${expected}, got ${status}`);
+  if (expected === '4xx' && (status < 400 || status >= 500)) out.push(`expected a 4xx, got ${status}`);
+  if (expected === 'accepted' && status === 400) out.push(`a valid request was refused: ${res.body.slice(0, 300)}`);
+  if (documented === undefined) return out;
+
+  for (const name of documented.requiredHeaders) {
+    if (res.headers[name] === undefined) out.push(`header ${name} is missing`);
+  }
+  const contentType = res.headers['content-type'];
+  const type = (typeof contentType === 'string' ? contentType : '').split(';')[0] ?? '';
+  const types = Object.keys(documented.content);
+  if (types.length === 0) {
+    if (res.rawPayload.length > 0) out.push(`${status} has a body`);
+    return out;
+  }
+  if (!types.includes(type)) out.push(`content type ${type} is not one of ${types.join(', ')}`);
+  const schema = documented.content['application/json'];
+  if (type !== 'application/json' || schema === undefined) return out;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    out.push('the body is not JSON');
+    return out;
+  }
+  const validate = validator(schema);
+  if (!validate(body)) out.push(`the body does not match the documented schema: ${explain(validate)}`);
+  if (status >= 400) {
+    const error = (body as { error?: { code?: string; request_id?: string } }).error;
+    if (STATUS_OF[error?.code ?? ''] !== status)
+      out.push(`error code ${String(error?.code)} does not go with ${status}`);
+    if (error?.request_id !== res.headers['x-request-id']) out.push('error.request_id differs from X-Request-Id');
+  }
+  out.push(...readBack(op, plan, status, body));
+  return out;
+}
+
+/** A created or changed resource reads back what was sent (strings trimmed), and uploads keep every file. */
+function readBack(op: Operation, plan: Plan, status: number, body: unknown): string[] {
+  if (status !== 200 && status !== 201) return [];
+  if (plan.body?.kind === 'multipart') {
+    const count = (body as { data?: unknown[] }).data?.length;
+    const files = uploadedFileCount(plan.body.plan);
+    return count === files ? [] : [`uploaded ${files} files, the answer lists ${String(count)}`];
+  }
+  if (plan.body?.kind !== 'json' || op.method === 'GET') return [];
+  const sent = asServerSees(plan.body.value) as Record<string, unknown>;
+  const got = body as Record<string, unknown>;
+  return Object.entries(sent)
+    .filter(([k]) => k in got && JSON.stringify(got[k]) !== JSON.stringify(sent[k]))
+    .map(
+      ([k]) => `${k} reads back ${JSON.stringify(got[k])?.slice(0, 80)}, sent ${JSON.stringify(sent[k])?.slice(0, 80)}`,
+    );
+}
+
+const short = (s: string): string => (s.length > 200 ? `${s.slice(0, 60)}…(${s.length} chars)` : s);
+
+/** A plan as a reader would want it in a failure report: without megabytes of padding. */
+const describe = (plan: Plan): string =>
+  JSON.stringify(plan, (_k, v: unknown) => {
+    if (typeof v === 'string') return short(v);
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      return Object.fromEntries(Object.entries(v).map(([key, value]) => [short(key), value as unknown]));
+    }
+    return v;
+  });
+
+export async function fuzzOperation(op: Operation, world: World, options: FuzzOptions): Promise<OperationReport> {
+  const report: OperationReport = { operationId: op.operationId, cases: 0, arms: {}, statuses: {}, failure: undefined };
+  const property = fc.asyncProperty(planArb(op), async (plan) => {
+    await world.replenish();
+    const res = await send(op, plan, world);
+    report.cases += 1;
+    report.arms[plan.arm] = (report.arms[plan.arm] ?? 0) + 1;
+    report.statuses[res.statusCode] = (report.statuses[res.statusCode] ?? 0) + 1;
+    // Deletes and unassignments take away what the next case can point at.
+    if (op.method === 'DELETE' && res.statusCode < 300) await world.read(world.owner);
+    const found = problems(op, plan, res);
+    if (found.length > 0) throw new Error(`${op.method} ${op.path} -> ${res.statusCode}: ${found.join(' | ')}`);
+  });
+  const details = await fc.check(property, {
+    numRuns: options.runs,
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+  });
+  if (details.failed) {
+    const error = details.errorInstance;
+    report.failure = {
+      message: error instanceof Error ? error.message : String(error),
+      seed: details.seed,
+      path: details.counterexamplePath ?? undefined,
+      counterexample: details.counterexample === null ? '' : describe(details.counterexample[0]),
+    };
+  }
+  return report;
+}

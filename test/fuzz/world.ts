@@ -1,0 +1,172 @@
+// The data the fuzz cases point at: one account with galleries, clients, media, assignments and
+// notifications (made over HTTP, as a user would), and a second account whose ids must stay out
+// of reach. Deletes consume resources, so the pool is read back from the database after every
+// successful write and topped up before every case.
+import { randomBytes } from 'node:crypto';
+import { call, createAccount, createKey, type TestAccount, type TestContext } from '../helpers.ts';
+import { jpeg, multipart, pdf } from '../media-fixtures.ts';
+
+export type Prefix = 'lst' | 'cli' | 'med' | 'ntf';
+
+/** Related ids that make a path point at something real: a media item with its gallery, an assignment. */
+export type Scene = Partial<Record<Prefix, string>>;
+
+interface Pool {
+  lst: string[];
+  cli: string[];
+  ntf: string[];
+  media: { lst: string; med: string }[];
+  assigned: { cli: string; lst: string }[];
+}
+
+const emptyPool = (): Pool => ({ lst: [], cli: [], ntf: [], media: [], assigned: [] });
+
+export interface Files {
+  jpeg: Buffer;
+  pdf: Buffer;
+}
+
+export class World {
+  readonly ctx: TestContext;
+  readonly owner: TestAccount;
+  readonly other: TestAccount;
+  readonly readOnlyKey: string;
+  readonly files: Files;
+  own: Pool = emptyPool();
+  foreign: Pool = emptyPool();
+  #serial = 0;
+
+  private constructor(ctx: TestContext, owner: TestAccount, other: TestAccount, readOnlyKey: string, files: Files) {
+    this.ctx = ctx;
+    this.owner = owner;
+    this.other = other;
+    this.readOnlyKey = readOnlyKey;
+    this.files = files;
+  }
+
+  static async create(ctx: TestContext): Promise<World> {
+    const owner = await createAccount(ctx, 'Fuzz studio');
+    const other = await createAccount(ctx, 'Other studio');
+    const { key } = await createKey(ctx, owner.accountId, { scope: 'read_only' });
+    const world = new World(ctx, owner, other, key, { jpeg: await jpeg(), pdf: pdf('fuzz') });
+    await world.replenish(other);
+    await world.replenish(owner);
+    return world;
+  }
+
+  async #json(account: TestAccount, method: string, url: string, body?: unknown): Promise<{ id: string }> {
+    const res = await call(this.ctx, method, url, { key: account.key, ...(body === undefined ? {} : { body }) });
+    if (res.statusCode >= 300) throw new Error(`seeding ${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json<{ id: string }>();
+  }
+
+  async #listing(account: TestAccount): Promise<string> {
+    this.#serial += 1;
+    const body = { address: `${this.#serial} Seed Street`, beds: 3, baths: 2, sqft: 1200, status: 'active' };
+    return (await this.#json(account, 'POST', '/v1/listings', body)).id;
+  }
+
+  async #client(account: TestAccount): Promise<string> {
+    this.#serial += 1;
+    const email = `seed${this.#serial}.${randomBytes(3).toString('hex')}@example.test`;
+    return (await this.#json(account, 'POST', '/v1/clients', { name: `Seed ${this.#serial}`, email })).id;
+  }
+
+  async #media(account: TestAccount, listingId: string): Promise<void> {
+    const { body, contentType } = multipart([
+      { filename: 'seed.jpg', contentType: 'image/jpeg', data: this.files.jpeg },
+      { filename: 'seed.pdf', contentType: 'application/pdf', data: this.files.pdf },
+    ]);
+    const res = await this.ctx.app.inject({
+      method: 'POST',
+      url: `/v1/listings/${listingId}/media`,
+      headers: { authorization: `Bearer ${account.key}`, 'content-type': contentType },
+      payload: body,
+    });
+    if (res.statusCode !== 201) throw new Error(`seeding media: ${res.statusCode} ${res.body}`);
+  }
+
+  /**
+   * At least a few of everything, in the account (assignments also queue notifications). Reads
+   * the pool as last read: call read() after anything that may have removed resources.
+   */
+  async replenish(account: TestAccount = this.owner): Promise<void> {
+    const enough = (p: Pool): boolean =>
+      p.lst.length >= 4 && p.cli.length >= 3 && p.media.length >= 3 && p.assigned.length >= 2;
+    if (enough(account === this.owner ? this.own : this.foreign)) return;
+    let pool = await this.read(account);
+    if (enough(pool)) return;
+    while (pool.lst.length < 4) pool.lst.push(await this.#listing(account));
+    while (pool.cli.length < 3) pool.cli.push(await this.#client(account));
+    if (pool.media.length < 3) await this.#media(account, pool.lst[0] ?? (await this.#listing(account)));
+    if (pool.assigned.length < 2) {
+      const cli = await this.#client(account);
+      for (const lst of [await this.#listing(account), await this.#listing(account)]) {
+        await this.#json(account, 'POST', `/v1/clients/${cli}/listings/${lst}`);
+      }
+    }
+    pool = await this.read(account);
+    if (account === this.owner) this.own = pool;
+    else this.foreign = pool;
+  }
+
+  /** What the account holds now (the newest of each kind). */
+  async read(account: TestAccount): Promise<Pool> {
+    const db = this.ctx.deps.db.kysely;
+    const recent = 12;
+    const ids = async (table: 'listings' | 'clients' | 'notifications'): Promise<string[]> =>
+      (
+        await db
+          .selectFrom(table)
+          .select('id')
+          .where('account_id', '=', account.accountId)
+          .orderBy('id', 'desc')
+          .limit(recent)
+          .execute()
+      ).map((r) => r.id);
+    const media = await db
+      .selectFrom('media')
+      .select(['id', 'listing_id'])
+      .where('account_id', '=', account.accountId)
+      .orderBy('id', 'desc')
+      .limit(recent)
+      .execute();
+    const assigned = await db
+      .selectFrom('listings')
+      .select(['id', 'client_id'])
+      .where('account_id', '=', account.accountId)
+      .where('client_id', 'is not', null)
+      .orderBy('id', 'desc')
+      .limit(recent)
+      .execute();
+    const pool: Pool = {
+      lst: await ids('listings'),
+      cli: await ids('clients'),
+      ntf: await ids('notifications'),
+      media: media.map((m) => ({ lst: m.listing_id, med: m.id })),
+      assigned: assigned.map((a) => ({ cli: a.client_id ?? '', lst: a.id })),
+    };
+    if (account === this.owner) this.own = pool;
+    else this.foreign = pool;
+    return pool;
+  }
+
+  /** Consistent real ids for the prefixes a path needs; the n-th such scene, cycling. */
+  scene(prefixes: Prefix[], n: number, pool: Pool = this.own): Scene {
+    const scenes: Scene[] = [
+      ...pool.media,
+      ...pool.assigned,
+      ...pool.lst.map((lst) => ({ lst })),
+      ...pool.cli.map((cli) => ({ cli })),
+      ...pool.ntf.map((ntf) => ({ ntf })),
+    ];
+    const fitting = scenes.filter((s) => prefixes.every((p) => s[p] !== undefined));
+    return fitting[n % Math.max(fitting.length, 1)] ?? {};
+  }
+
+  /** A real id of that kind, the n-th (cycling); undefined when the pool has none. */
+  any(prefix: Prefix, n: number, pool: Pool = this.own): string | undefined {
+    const list = prefix === 'med' ? pool.media.map((m) => m.med) : pool[prefix];
+    return list[n % Math.max(list.length, 1)];
+  }
+}

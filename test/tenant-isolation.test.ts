@@ -1,0 +1,206 @@
+// Tenant isolation, as one shared suite over every id-bearing /v1 route the app registers (the
+// table below is checked against the app's own router, so a new route with an id in its path
+// cannot be left out): account B, with a full-access key, calls each of them with account A's
+// ids, in every combination of A's and B's own ids. Every call is 404 not_found, exactly as for
+// an id that does not exist, and nothing anywhere changes: no row of any table, no stored object.
+// node:test's describe() and test() return promises that the runner itself awaits.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { appRoutes, routeKey } from './app-routes.ts';
+import { call, createAccount, createTestContext, expectError, type TestAccount, type TestContext } from './helpers.ts';
+import { jpeg, multipart, pdf } from './media-fixtures.ts';
+import { takeSnapshot } from './snapshot.ts';
+
+/** One account's resources: a gallery with media, a client, an assignment and its notification. */
+interface Holdings {
+  listing: string;
+  media: string;
+  client: string;
+  /** A gallery assigned to `assignedClient`. */
+  assignedListing: string;
+  assignedClient: string;
+  notification: string;
+}
+
+interface Request {
+  url: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/** A well-formed id that no account has. */
+const MISSING = { lst: 'lst_0000000000000000000000ZZZZ', cli: 'cli_0000000000000000000000ZZZZ' } as const;
+
+let ctx: TestContext;
+let a: TestAccount;
+let b: TestAccount;
+let ofA: Holdings;
+let ofB: Holdings;
+let photo: Buffer;
+
+async function json(account: TestAccount, method: string, url: string, body?: unknown): Promise<{ id: string }> {
+  const res = await call(ctx, method, url, { key: account.key, ...(body === undefined ? {} : { body }) });
+  assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res.json<{ id: string }>();
+}
+
+function upload(): { body: string; headers: Record<string, string> } {
+  const { body, contentType } = multipart([{ filename: 'intruder.pdf', contentType: 'application/pdf', data: pdf() }]);
+  return { body: body.toString('latin1'), headers: { 'content-type': contentType } };
+}
+
+async function hold(account: TestAccount): Promise<Holdings> {
+  const listing = (await json(account, 'POST', '/v1/listings', { address: '1 Private Lane', beds: 2 })).id;
+  const { body, contentType } = multipart([{ filename: 'a.jpg', contentType: 'image/jpeg', data: photo }]);
+  const uploaded = await ctx.app.inject({
+    method: 'POST',
+    url: `/v1/listings/${listing}/media`,
+    headers: { authorization: `Bearer ${account.key}`, 'content-type': contentType },
+    payload: body,
+  });
+  assert.equal(uploaded.statusCode, 201, uploaded.body);
+  const media = uploaded.json<{ data: { id: string }[] }>().data[0]?.id ?? '';
+  const email = () => `c.${randomBytes(4).toString('hex')}@example.test`;
+  const client = (await json(account, 'POST', '/v1/clients', { name: 'Private Client', email: email() })).id;
+  const assignedClient = (await json(account, 'POST', '/v1/clients', { name: 'Assigned', email: email() })).id;
+  const assignedListing = (await json(account, 'POST', '/v1/listings', { address: '2 Private Lane' })).id;
+  await json(account, 'POST', `/v1/clients/${assignedClient}/listings/${assignedListing}`);
+  const notification = await ctx.deps.db.kysely
+    .selectFrom('notifications')
+    .select('id')
+    .where('account_id', '=', account.accountId)
+    .where('listing_id', '=', assignedListing)
+    .executeTakeFirstOrThrow();
+  return { listing, media, client, assignedListing, assignedClient, notification: notification.id };
+}
+
+/**
+ * Every id-bearing route, with B's requests at A's data: each request a caller could make with
+ * those ids (A's own, A's and B's mixed, and A's pairs that really go together).
+ */
+const CASES: Record<string, () => Request[]> = {
+  'GET /v1/listings/:id': () => [{ url: `/v1/listings/${ofA.listing}` }],
+  'PATCH /v1/listings/:id': () => [
+    { url: `/v1/listings/${ofA.listing}`, body: JSON.stringify({ status: 'archived', address: 'Taken over' }) },
+  ],
+  'DELETE /v1/listings/:id': () => [
+    { url: `/v1/listings/${ofA.listing}` },
+    { url: `/v1/listings/${ofA.assignedListing}` },
+  ],
+  'GET /v1/listings/:id/media': () => [{ url: `/v1/listings/${ofA.listing}/media` }],
+  'POST /v1/listings/:id/media': () => [{ url: `/v1/listings/${ofA.listing}/media`, ...upload() }],
+  'GET /v1/listings/:id/media/:media_id': () => [
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}` },
+    { url: `/v1/listings/${ofB.listing}/media/${ofA.media}` },
+    { url: `/v1/listings/${ofA.listing}/media/${ofB.media}` },
+  ],
+  'GET /v1/listings/:id/media/:media_id/content': () => [
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/content` },
+    { url: `/v1/listings/${ofB.listing}/media/${ofA.media}/content` },
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/content`, headers: { range: 'bytes=0-9' } },
+  ],
+  'DELETE /v1/listings/:id/media/:media_id': () => [
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}` },
+    { url: `/v1/listings/${ofB.listing}/media/${ofA.media}` },
+  ],
+  'GET /v1/clients/:id': () => [{ url: `/v1/clients/${ofA.client}` }, { url: `/v1/clients/${ofA.assignedClient}` }],
+  'PATCH /v1/clients/:id': () => [
+    { url: `/v1/clients/${ofA.client}`, body: JSON.stringify({ email: 'hijacked@example.test', notes: 'mine now' }) },
+  ],
+  'DELETE /v1/clients/:id': () => [{ url: `/v1/clients/${ofA.client}` }, { url: `/v1/clients/${ofA.assignedClient}` }],
+  'GET /v1/clients/:id/listings': () => [{ url: `/v1/clients/${ofA.assignedClient}/listings` }],
+  'POST /v1/clients/:id/listings/:listing_id': () => [
+    { url: `/v1/clients/${ofA.client}/listings/${ofA.listing}` },
+    { url: `/v1/clients/${ofB.client}/listings/${ofA.listing}` },
+    { url: `/v1/clients/${ofA.client}/listings/${ofB.listing}` },
+  ],
+  'DELETE /v1/clients/:id/listings/:listing_id': () => [
+    { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}` },
+    { url: `/v1/clients/${ofB.assignedClient}/listings/${ofA.assignedListing}` },
+    { url: `/v1/clients/${ofA.assignedClient}/listings/${ofB.assignedListing}` },
+  ],
+  'GET /v1/notifications/:id': () => [{ url: `/v1/notifications/${ofA.notification}` }],
+};
+
+/** The same request with A's ids swapped for ids no account has: what B must not tell apart. */
+const withMissingIds = (url: string): string =>
+  url
+    .replaceAll(ofA.listing, MISSING.lst)
+    .replaceAll(ofA.assignedListing, MISSING.lst)
+    .replaceAll(ofA.client, MISSING.cli)
+    .replaceAll(ofA.assignedClient, MISSING.cli)
+    .replaceAll(ofA.media, 'med_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.notification, 'ntf_0000000000000000000000ZZZZ');
+
+function withoutRequestId(body: string): unknown {
+  const { error } = JSON.parse(body) as { error: Record<string, unknown> };
+  return { ...error, request_id: undefined };
+}
+
+before(async () => {
+  ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000000' });
+  photo = await jpeg();
+  a = await createAccount(ctx, 'Studio A');
+  b = await createAccount(ctx, 'Studio B');
+  ofA = await hold(a);
+  ofB = await hold(b);
+});
+
+after(async () => {
+  await ctx.close();
+});
+
+describe('tenant isolation', () => {
+  test('the suite covers every id-bearing /v1 route the app registered', () => {
+    const idRoutes = appRoutes(ctx.app)
+      .filter((r) => r.url.startsWith('/v1/') && r.url.includes('/:') && r.method !== 'HEAD')
+      .map(routeKey)
+      .sort();
+    assert.deepEqual(Object.keys(CASES).sort(), idRoutes);
+  });
+
+  for (const [route, requests] of Object.entries(CASES)) {
+    const [method = ''] = route.split(' ');
+    test(`${route}: B's key on A's ids is 404, like a missing id; nothing changes`, async () => {
+      const before = await takeSnapshot(ctx);
+      for (const request of requests()) {
+        const options = {
+          key: b.key,
+          ...(request.body === undefined ? {} : { body: request.body }),
+          ...(request.headers === undefined ? {} : { headers: request.headers }),
+        };
+        const res = await call(ctx, method, request.url, options);
+        expectError(res, 404, 'not_found');
+        assert.deepEqual(await takeSnapshot(ctx), before, `${method} ${request.url} changed something`);
+        // Indistinguishable from an id that does not exist, message included.
+        const missing = await call(ctx, method, withMissingIds(request.url), options);
+        assert.deepEqual(withoutRequestId(res.body), withoutRequestId(missing.body), request.url);
+      }
+      assert.deepEqual(await takeSnapshot(ctx), before);
+    });
+  }
+
+  test("A still sees all of its data as it was, and B's lists hold none of it", async () => {
+    const gallery = await call(ctx, 'GET', `/v1/listings/${ofA.listing}`, { key: a.key });
+    assert.equal(gallery.statusCode, 200);
+    assert.deepEqual(
+      [gallery.json<{ address: string }>().address, gallery.json<{ status: string }>().status],
+      ['1 Private Lane', 'draft'],
+    );
+    const content = await call(ctx, 'GET', `/v1/listings/${ofA.listing}/media/${ofA.media}/content`, { key: a.key });
+    assert.equal(content.statusCode, 200);
+    assert.deepEqual(content.rawPayload, photo);
+    const assigned = await call(ctx, 'GET', `/v1/clients/${ofA.assignedClient}/listings`, { key: a.key });
+    assert.deepEqual(
+      assigned.json<{ data: { id: string }[] }>().data.map((g) => g.id),
+      [ofA.assignedListing],
+    );
+    const aIds = new Set(Object.values(ofA));
+    for (const url of ['/v1/listings?limit=100', '/v1/clients?limit=100', '/v1/notifications?limit=100']) {
+      const res = await call(ctx, 'GET', url, { key: b.key });
+      assert.equal(res.statusCode, 200);
+      for (const item of res.json<{ data: { id: string }[] }>().data) assert.ok(!aIds.has(item.id), url);
+    }
+  });
+});
