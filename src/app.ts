@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { authHook } from './http/auth.ts';
-import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { createFrameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -87,6 +87,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
     ...(options.logStream === undefined ? {} : { stream: options.logStream }),
   };
+  // Redis (when configured) gets a moment to connect, so the first requests are counted shared.
+  await deps.rateLimits.ready(2000);
+  const limiter = createRateLimiter(deps.rateLimits, deps.config.limits, deps.clock);
   const app = Fastify({
     logger,
     genReqId,
@@ -97,7 +100,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     return503OnClosing: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    frameworkErrors,
+    frameworkErrors: createFrameworkErrors(limiter),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -152,9 +155,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const notFound = registerErrorHandling(app);
 
   // Redis (when configured) gets a moment to connect, so the first requests are counted shared.
-  await deps.rateLimits.ready(2000);
   deps.rateLimits.attachLog(app.log);
-  const limiter = createRateLimiter(deps.rateLimits, deps.config.limits, deps.clock);
   const authenticate = authHook(services.apiKeys, limiter);
   // A /v1 route registered outside the /v1 scope (the OpenAPI document) is counted like the rest.
   app.addHook('onRoute', (route) => {

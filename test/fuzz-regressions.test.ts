@@ -141,4 +141,17 @@ describe('found by the fuzz suite', () => {
     const names = res.json<{ data: { filename: string }[] }>().data.map((m) => m.filename);
     assert.deepEqual(names, ['x'.repeat(255), '😀'.repeat(255)]);
   });
+  // getMediaContent (and every id route), not-found arm with a raw path of '%zz': the router
+  // refuses a malformed percent-escape before any hook runs, and the 404 came without the
+  // rate-limit headers every /v1 response documents; such requests were not counted either.
+  test('a malformed percent-escape in a /v1 path: 404 with the rate-limit headers, counted', async () => {
+    const first = await call(ctx, 'GET', '/v1/listings/%zz', { key: account.key });
+    expectError(first, 404, 'not_found');
+    for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
+      assert.ok(first.headers[name] !== undefined, `${name} is missing`);
+    }
+    const second = await call(ctx, 'GET', '/v1/clients/%E0%A4%A', { key: account.key });
+    expectError(second, 404, 'not_found');
+    assert.equal(Number(second.headers['ratelimit-remaining']), Number(first.headers['ratelimit-remaining']) - 1);
+  });
 });

@@ -7,6 +7,7 @@ import { logRequest } from './request-log.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 import { ERROR_LIMITS } from './schemas.ts';
 import { toDetails } from './validation.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import type { App } from './types.ts';
 
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
@@ -90,17 +91,48 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
  * segment. Such a path names no resource, so it is simply not found (an id of a wrong shape is
  * a 404, never a 400 or 414), in the one error body.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', request.id);
-  applySecurityHeaders(request, reply);
-  const known = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-  const err = known
-    ? new AppError('not_found', 'No such resource')
-    : new AppError('internal_error', 'Internal server error');
-  if (!known) request.log.error({ err: error }, 'request failed');
-  void sendError(request, reply, err);
-  // No route, so no onResponse hook: write the request's log line here.
-  logRequest(request, reply);
+/**
+ * Errors the router raises before any hook runs (a malformed percent-escape, an over-long path
+ * segment): 404. A /v1 path is still counted against the client's address, so the rate-limit
+ * headers are on every /v1 response and malformed URLs cannot be sent without limit; the request
+ * never reached authentication, so it is the address, not a key, that pays.
+ */
+export function createFrameworkErrors(limiter: Pick<RateLimiter, 'chargeAddress'>) {
+  return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    void reply.header('x-request-id', request.id);
+    applySecurityHeaders(request, reply);
+    const known = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+    const err = known
+      ? new AppError('not_found', 'No such resource')
+      : new AppError('internal_error', 'Internal server error');
+    if (!known) request.log.error({ err: error }, 'request failed');
+    const send = (refusal: AppError): void => {
+      void sendError(request, reply, refusal);
+      // No route, so no onResponse hook: write the request's log line here.
+      logRequest(request, reply);
+    };
+    const charge = (): Promise<void> | undefined =>
+      request.url.startsWith('/v1/') ? limiter.chargeAddress(request.ip, reply) : undefined;
+    let counted: Promise<void> | undefined;
+    try {
+      counted = charge();
+    } catch (refused) {
+      send(refused instanceof AppError ? refused : err);
+      return;
+    }
+    if (counted === undefined) {
+      send(err);
+      return;
+    }
+    counted.then(
+      () => {
+        send(err);
+      },
+      (refused: unknown) => {
+        send(refused instanceof AppError ? refused : err);
+      },
+    );
+  };
 }
 
 /**

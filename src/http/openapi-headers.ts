@@ -40,24 +40,29 @@ export const HEADERS: Record<string, Header> = {
   },
   RateLimitLimit: {
     description: 'Requests allowed in the current window (a minute): per API key, or per address without one.',
+    required: true,
     schema: int32(1),
   },
   RateLimitRemaining: {
     description: 'Requests left in the current window.',
+    required: true,
     schema: int32(0),
   },
   RateLimitReset: {
     description: 'Seconds until the current window resets.',
+    required: true,
     schema: int32(0),
   },
   RateLimit: {
     description:
       'The same, as the IETF draft structured field (draft-ietf-httpapi-ratelimit-headers), e.g. ' +
       '`"default";r=598;t=42`: `r` requests remain, the window resets in `t` seconds.',
+    required: true,
     schema: { type: 'string', maxLength: 256, pattern: '^[\\x20-\\x7E]+$' },
   },
   RateLimitPolicy: {
     description: 'The quota policy (IETF draft), e.g. `"default";q=600;w=60`: `q` requests per `w` seconds.',
+    required: true,
     schema: { type: 'string', maxLength: 256, pattern: '^[\\x20-\\x7E]+$' },
   },
   RetryAfter: {
