@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
-import { likeContains } from '../../db/like.ts';
+import type { Dialect } from '../../db/database.ts';
+import { clientMatches } from '../../db/search.ts';
 import type { ClientsTable } from '../../db/schema.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -26,32 +27,52 @@ export interface ClientFilter {
   search?: string | undefined;
 }
 
-function filtered(db: Executor, accountId: string, filter: ClientFilter) {
-  let q = db.selectFrom('clients').where('account_id', '=', accountId);
-  const term = filter.search;
-  if (term !== undefined && term !== '') {
-    q = q.where((eb) => eb.or([likeContains('name_normalized', term), likeContains('email_normalized', term)]));
-  }
-  return q;
-}
+const hasSearch = (filter: ClientFilter): filter is { search: string } =>
+  filter.search !== undefined && filter.search !== '';
 
+/** A page of the account's clients, newest first; with a search, through the search index. */
 export async function listClients(
   db: Executor,
+  dialect: Dialect,
   accountId: string,
   filter: ClientFilter,
   page: { limit: number; offset: number },
 ): Promise<ClientItemRow[]> {
-  return filtered(db, accountId, filter)
-    .select(CLIENT_ITEM_COLUMNS)
+  if (!hasSearch(filter)) {
+    return db
+      .selectFrom('clients')
+      .select(CLIENT_ITEM_COLUMNS)
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+  }
+  // The page's ids first (from the index alone on SQLite), then only those rows are read.
+  const ids = clientMatches(db, dialect, accountId, filter.search)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(page.limit)
-    .offset(page.offset)
+    .offset(page.offset);
+  return db
+    .selectFrom(ids.as('m'))
+    .innerJoin('clients as c', 'c.id', 'm.id')
+    .select(CLIENT_ITEM_COLUMNS.map((column) => `c.${column}` as const))
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
     .execute();
 }
 
-export async function countClients(db: Executor, accountId: string, filter: ClientFilter): Promise<number> {
-  const row = await filtered(db, accountId, filter)
+/** How many of the account's clients match a search (counted through the search index). */
+export async function countClientMatches(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  search: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom(clientMatches(db, dialect, accountId, search).as('m'))
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return row.n;

@@ -17,6 +17,8 @@ import type {
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
+import { notificationsMoved, notificationsQueued } from '../stats/counters.ts';
+import { addCounts, readCount } from '../stats/stats.repository.ts';
 import * as repo from './clients.repository.ts';
 
 const duplicateEmail = (): AppError =>
@@ -66,18 +68,22 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
       const now = clock().toISOString();
       try {
-        const row = await repo.insertClient(db.kysely, {
-          id: newId('cli'),
-          account_id: accountId,
-          name: input.name,
-          name_normalized: input.name.toLowerCase(),
-          email: input.email,
-          email_normalized: normalizeEmail(input.email),
-          phone: input.phone ?? null,
-          company: input.company ?? null,
-          notes: input.notes ?? null,
-          created_at: now,
-          updated_at: now,
+        const row = await db.kysely.transaction().execute(async (trx) => {
+          const inserted = await repo.insertClient(trx, {
+            id: newId('cli'),
+            account_id: accountId,
+            name: input.name,
+            name_normalized: input.name.toLowerCase(),
+            email: input.email,
+            email_normalized: normalizeEmail(input.email),
+            phone: input.phone ?? null,
+            company: input.company ?? null,
+            notes: input.notes ?? null,
+            created_at: now,
+            updated_at: now,
+          });
+          await addCounts(trx, accountId, { clients: 1 });
+          return inserted;
         });
         return toClient(row, []);
       } catch (err) {
@@ -92,10 +98,13 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
 
     async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
       const window = pageWindow(query);
-      const filter = { search: query.search?.toLowerCase() };
+      const search = query.search?.toLowerCase() ?? '';
       const [rows, total] = await Promise.all([
-        repo.listClients(db.kysely, accountId, filter, window),
-        repo.countClients(db.kysely, accountId, filter),
+        repo.listClients(db.kysely, db.dialect, accountId, { search }, window),
+        // Unfiltered: the maintained count. A search: counted through the search index.
+        search === ''
+          ? readCount(db.kysely, accountId, 'clients')
+          : repo.countClientMatches(db.kysely, db.dialect, accountId, search),
       ]);
       return { data: rows.map(toClientItem), pagination: { page: window.page, limit: window.limit, total } };
     },
@@ -131,9 +140,10 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       if (!hasIdShape('cli', id)) throw notFound('Client');
       const now = clock().toISOString();
       await db.kysely.transaction().execute(async (trx) => {
-        await cancelQueued(trx, accountId, { clientId: id }, now);
+        const cancelled = await cancelQueued(trx, accountId, { clientId: id }, now);
         await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
         if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
+        await addCounts(trx, accountId, { clients: -1 }, notificationsMoved('queued', 'cancelled', cancelled));
       });
     },
 
@@ -158,7 +168,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
           if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
           if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
             // The gallery is no longer the earlier client's: their unsent email is moot.
-            await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
+            const cancelled = await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
             await queueAssignmentNotification(trx, {
               accountId,
               clientId,
@@ -167,6 +177,12 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
               now,
               messageIdHost,
             });
+            await addCounts(
+              trx,
+              accountId,
+              notificationsMoved('queued', 'cancelled', cancelled),
+              notificationsQueued(),
+            );
           }
           const listing = await listingsRepo.findListing(trx, accountId, listingId);
           if (listing === undefined) throw notFound('Gallery');
@@ -189,7 +205,8 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
-        await cancelQueued(trx, accountId, { clientId, listingId }, now);
+        const cancelled = await cancelQueued(trx, accountId, { clientId, listingId }, now);
+        await addCounts(trx, accountId, notificationsMoved('queued', 'cancelled', cancelled));
       });
     },
   };

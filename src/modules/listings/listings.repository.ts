@@ -44,16 +44,6 @@ export async function listListings(
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 
-export async function countListings(db: Executor, accountId: string, filter: ListingFilter): Promise<number> {
-  let q = db
-    .selectFrom('listings')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId);
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  const row = await q.executeTakeFirstOrThrow();
-  return row.n;
-}
-
 export async function listListingsOfClient(
   db: Executor,
   accountId: string,
@@ -69,28 +59,48 @@ export async function listListingsOfClient(
     .execute();
 }
 
+/**
+ * Updates the gallery; with `expectStatus`, only while its status is still that one (undefined
+ * otherwise), so a status change knows exactly which count it moves from.
+ */
 export async function updateListing(
   db: Executor,
   accountId: string,
   id: string,
   patch: Updateable<ListingsTable>,
+  expectStatus?: ListingStatus,
 ): Promise<ListingRow | undefined> {
-  return db
-    .updateTable('listings')
-    .set(patch)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  let q = db.updateTable('listings').set(patch).where('account_id', '=', accountId).where('id', '=', id);
+  if (expectStatus !== undefined) q = q.where('status', '=', expectStatus);
+  return q.returningAll().executeTakeFirst();
 }
 
-export async function deleteListing(db: Executor, accountId: string, id: string): Promise<boolean> {
-  const result = await db
+export async function findListingStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<ListingStatus | undefined> {
+  const row = await db
+    .selectFrom('listings')
+    .select('status')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.status;
+}
+
+/** Deletes the gallery (its media rows go by cascade); what it held, for the counts. */
+export async function deleteListing(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<Pick<ListingRow, 'status' | 'media_count'> | undefined> {
+  return db
     .deleteFrom('listings')
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .returning(['status', 'media_count'])
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
 }
 
 /** Unassigns every gallery of a client (used when the client is deleted). */

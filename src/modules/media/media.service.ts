@@ -22,6 +22,7 @@ import {
   type Sniffed,
 } from './media.ingest.ts';
 import type { MediaType } from './media.schemas.ts';
+import { addCounts } from '../stats/stats.repository.ts';
 import * as repo from './media.repository.ts';
 
 /** An upload's bytes are deleted by the sweep if their request has not committed by then. */
@@ -218,6 +219,7 @@ export function createMediaService({
             created_at: now,
           }));
           await repo.insertMedia(trx, inserted);
+          await addCounts(trx, accountId, { media: inserted.length });
           return inserted;
         });
         return rows.map(toMedia);
@@ -251,6 +253,7 @@ export function createMediaService({
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
         await repo.uncountMedia(trx, accountId, listingId, iso());
         await cleanup.scheduleNow(trx, [row.storage_key]);
+        await addCounts(trx, accountId, { media: -1 });
       });
       await cleanup.purge([row.storage_key], log);
     },
