@@ -3,7 +3,8 @@
 // its triggers), so the database stays exactly as consistent as the API would leave it.
 import type { Insertable } from 'kysely';
 import type { Db } from '../src/db/database.ts';
-import type { ClientsTable } from '../src/db/schema.ts';
+import type { ClientsTable, ListingsTable } from '../src/db/schema.ts';
+import { optimizeClientSearchIndex } from '../src/db/search.ts';
 import { newId } from '../src/ids.ts';
 import { addCounts } from '../src/modules/stats/stats.repository.ts';
 
@@ -42,6 +43,7 @@ export async function seedClients(db: Db, accountId: string, clients: readonly S
     }
     await addCounts(trx, accountId, { clients: clients.length });
   });
+  await optimizeClientSearchIndex(db.kysely, db.dialect);
   return ids;
 }
 
@@ -59,4 +61,38 @@ export function plausibleClient(i: number): SeedClient {
       .replace(/[^A-Za-z]/g, '')
       .toLowerCase()}.${i}@studio${i % 97}.example`,
   };
+}
+
+/** Inserts `n` galleries into one account with statuses in turn; the counts follow. */
+export async function seedListings(db: Db, accountId: string, n: number): Promise<void> {
+  const statuses = ['draft', 'active', 'archived'] as const;
+  const start = Date.now() - n;
+  const BATCH = 1000;
+  const made = { draft: 0, active: 0, archived: 0 };
+  await db.kysely.transaction().execute(async (trx) => {
+    for (let i = 0; i < n; i += BATCH) {
+      const rows: Insertable<ListingsTable>[] = [];
+      for (let j = i; j < Math.min(n, i + BATCH); j += 1) {
+        const status = statuses[j % 3] ?? 'draft';
+        made[status] += 1;
+        const at = new Date(start + j).toISOString();
+        rows.push({
+          id: newId('lst'),
+          account_id: accountId,
+          client_id: null,
+          address: `${j} Harbour Road`,
+          beds: j % 5,
+          baths: j % 3,
+          sqft: 800 + (j % 2000),
+          status,
+          description: null,
+          mls_number: null,
+          created_at: at,
+          updated_at: at,
+        });
+      }
+      await trx.insertInto('listings').values(rows).execute();
+    }
+    await addCounts(trx, accountId, { listings: n }, ...statuses.map((s) => ({ [`listings:${s}`]: made[s] })));
+  });
 }

@@ -109,3 +109,12 @@ export async function rebuildClientSearchIndex(db: Executor, dialect: Dialect): 
     from clients_search_keys k join clients c on c.id = k.client_id
   `.execute(db);
 }
+
+/**
+ * Merges the search index into one segment, as a bulk load should end (SQLite: a search then
+ * reads one b-tree per trigram instead of one per segment; PostgreSQL's GIN needs nothing).
+ * Ordinary writes keep it merged incrementally (FTS5 automerge).
+ */
+export async function optimizeClientSearchIndex(db: Executor, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') await sql`insert into clients_fts (clients_fts) values ('optimize')`.execute(db);
+}

@@ -22,60 +22,67 @@ export async function findClient(db: Executor, accountId: string, id: string): P
     .executeTakeFirst();
 }
 
-export interface ClientFilter {
-  /** Lower-cased substring of the name or the email. */
-  search?: string | undefined;
+/** A page of the account's clients, newest first. */
+export async function listClients(
+  db: Executor,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<ClientItemRow[]> {
+  return db
+    .selectFrom('clients')
+    .select(CLIENT_ITEM_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
 }
 
-const hasSearch = (filter: ClientFilter): filter is { search: string } =>
-  filter.search !== undefined && filter.search !== '';
-
-/** A page of the account's clients, newest first; with a search, through the search index. */
-export async function listClients(
+/**
+ * A page of the account's clients matching a lower-cased search term, newest first, and how many
+ * match in all, from one pass over the search index: the page's ids carry the total (a window
+ * count over every match), and only the page's rows are then read from `clients`.
+ */
+export async function searchClients(
   db: Executor,
   dialect: Dialect,
   accountId: string,
-  filter: ClientFilter,
+  term: string,
   page: { limit: number; offset: number },
-): Promise<ClientItemRow[]> {
-  if (!hasSearch(filter)) {
-    return db
-      .selectFrom('clients')
-      .select(CLIENT_ITEM_COLUMNS)
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute();
-  }
-  // The page's ids first (from the index alone on SQLite), then only those rows are read.
-  const ids = clientMatches(db, dialect, accountId, filter.search)
+): Promise<{ rows: ClientItemRow[]; total: number }> {
+  const ids = clientMatches(db, dialect, accountId, term)
+    .select((eb) => eb.fn.countAll<number>().over().as('total'))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(page.limit)
     .offset(page.offset);
-  return db
+  const rows = await db
     .selectFrom(ids.as('m'))
     .innerJoin('clients as c', 'c.id', 'm.id')
-    .select(CLIENT_ITEM_COLUMNS.map((column) => `c.${column}` as const))
+    .select([...CLIENT_ITEM_COLUMNS.map((column) => `c.${column}` as const), 'm.total'])
     .orderBy('c.created_at', 'desc')
     .orderBy('c.id', 'desc')
     .execute();
-}
-
-/** How many of the account's clients match a search (counted through the search index). */
-export async function countClientMatches(
-  db: Executor,
-  dialect: Dialect,
-  accountId: string,
-  search: string,
-): Promise<number> {
-  const row = await db
-    .selectFrom(clientMatches(db, dialect, accountId, search).as('m'))
+  const first = rows[0];
+  if (first !== undefined) {
+    const items = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      email: r.email,
+      phone: r.phone,
+      company: r.company,
+      created_at: r.created_at,
+    }));
+    return { rows: items, total: first.total };
+  }
+  if (page.offset === 0) return { rows: [], total: 0 };
+  // A page past the end has no row to carry the total: count on its own.
+  const counted = await db
+    .selectFrom(clientMatches(db, dialect, accountId, term).as('m'))
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return row.n;
+  return { rows: [], total: counted.n };
 }
 
 export async function updateClient(

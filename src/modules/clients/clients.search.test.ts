@@ -132,6 +132,21 @@ describe('client search through the index', () => {
       );
       assert.equal(page.pagination.total, want.length, `total of ${JSON.stringify(term)}`);
     }
+    // A page past the end has no rows and still the true total.
+    const past = await ctx.services.clients.list(account.accountId, { search: 'ab', limit: 100, page: 9 });
+    assert.deepEqual(past, {
+      data: [],
+      pagination: { page: 9, limit: 100, total: expected(clients, ids, 'ab').length },
+    });
+    const long = clients.map((c) => Array.from(c.name.toLowerCase())).find((cs) => cs.length >= 3) ?? [];
+    const indexedTerm = long.slice(0, 3).join('');
+    const pastIndexed = await ctx.services.clients.list(account.accountId, {
+      search: indexedTerm,
+      limit: 100,
+      page: 9,
+    });
+    assert.equal(pastIndexed.pagination.total, expected(clients, ids, indexedTerm).length);
+    assert.ok(pastIndexed.pagination.total > 0);
     // Paging a search walks the same rows, newest first.
     const term = 'a';
     const want = expected(clients, ids, term);

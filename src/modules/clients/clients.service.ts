@@ -99,13 +99,14 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
       const window = pageWindow(query);
       const search = query.search?.toLowerCase() ?? '';
-      const [rows, total] = await Promise.all([
-        repo.listClients(db.kysely, db.dialect, accountId, { search }, window),
-        // Unfiltered: the maintained count. A search: counted through the search index.
+      // Unfiltered: the page and the maintained count. A search: both through the search index.
+      const { rows, total } =
         search === ''
-          ? readCount(db.kysely, accountId, 'clients')
-          : repo.countClientMatches(db.kysely, db.dialect, accountId, search),
-      ]);
+          ? await Promise.all([
+              repo.listClients(db.kysely, accountId, window),
+              readCount(db.kysely, accountId, 'clients'),
+            ]).then(([page, n]) => ({ rows: page, total: n }))
+          : await repo.searchClients(db.kysely, db.dialect, accountId, search, window);
       return { data: rows.map(toClientItem), pagination: { page: window.page, limit: window.limit, total } };
     },
 

@@ -3,7 +3,12 @@
 // (`lightbox doctor --fix`, after a bulk load that bypassed the services).
 import type { Db } from '../../db/database.ts';
 import { lockTableForRewrite } from '../../db/locking.ts';
-import { checkClientSearchIndex, rebuildClientSearchIndex, type SearchIndexProblem } from '../../db/search.ts';
+import {
+  checkClientSearchIndex,
+  optimizeClientSearchIndex,
+  rebuildClientSearchIndex,
+  type SearchIndexProblem,
+} from '../../db/search.ts';
 import { LISTING_STATUSES, NOTIFICATION_STATUSES, type Counter } from './counters.ts';
 import * as repo from './stats.repository.ts';
 
@@ -87,6 +92,16 @@ export async function recomputeCounts(db: CountsDb): Promise<CountsReport> {
     if (before.searchIndex.length > 0) await rebuildClientSearchIndex(trx, db.dialect);
   });
   return before;
+}
+
+/**
+ * What a bulk load that wrote rows directly (a seed, an import) calls once it is done: counts
+ * rewritten from the rows where they differ, and the search index merged for fast reads.
+ */
+export async function afterBulkLoad(db: CountsDb): Promise<CountsReport> {
+  const report = await recomputeCounts(db);
+  await optimizeClientSearchIndex(db.kysely, db.dialect);
+  return report;
 }
 
 export type StatsService = ReturnType<typeof createStatsService>;
