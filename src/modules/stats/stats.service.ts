@@ -7,6 +7,7 @@ import {
   checkClientSearchIndex,
   optimizeClientSearchIndex,
   rebuildClientSearchIndex,
+  verifyClientSearchIndex,
   type SearchIndexProblem,
 } from '../../db/search.ts';
 import { LISTING_STATUSES, NOTIFICATION_STATUSES, type Counter } from './counters.ts';
@@ -58,6 +59,7 @@ function compare(stored: repo.CountRow[], actual: repo.CountRow[]): CountMismatc
  * cannot show up as a mismatch: a write and its count change commit together.
  */
 export async function checkCounts(db: CountsDb): Promise<CountsReport> {
+  const structure = await verifyClientSearchIndex(db.kysely, db.dialect);
   return db.kysely
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -65,7 +67,7 @@ export async function checkCounts(db: CountsDb): Promise<CountsReport> {
       const stored = await repo.storedCounts(trx);
       const actual = await repo.actualCounts(trx);
       const mediaCounts = await repo.wrongMediaCounts(trx);
-      const searchIndex = await checkClientSearchIndex(trx, db.dialect);
+      const searchIndex = [...structure, ...(await checkClientSearchIndex(trx, db.dialect))];
       const counters = compare(stored, actual);
       return {
         counters,
