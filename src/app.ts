@@ -35,6 +35,7 @@ import {
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
 import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
+import { createStatsService, type StatsService } from './modules/stats/stats.service.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -51,6 +52,7 @@ export interface Services {
   media: MediaService;
   mediaCleanup: MediaCleanup;
   notifications: NotificationsService;
+  stats: StatsService;
 }
 
 export function createServices(deps: Deps): Services {
@@ -66,6 +68,7 @@ export function createServices(deps: Deps): Services {
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,
     notifications: createNotificationsService(deps),
+    stats: createStatsService(deps),
   };
 }
 

@@ -1,9 +1,8 @@
 // Seeds one size for `npm run bench`: 100 accounts (one holding 90% of the galleries), clients in
 // proportion, some assignments and some media, through a bulk path that keeps every invariant the
 // services keep (see data.ts for the rows; afterBulkSeed for the derived data).
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -11,6 +10,7 @@ import type { Config } from '../../src/config.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createAccountsService } from '../../src/modules/accounts/accounts.service.ts';
+import { afterBulkLoad } from '../../src/modules/stats/stats.service.ts';
 import { hashPassword } from '../../src/modules/accounts/password.ts';
 import {
   CLIENT_COLUMNS,
@@ -24,7 +24,6 @@ import {
   TINY_PNG,
 } from './data.ts';
 
-const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 export const BIG_ACCOUNT_EMAIL = 'bench-big@lightbox.invalid';
 export const PASSWORD = 'a long benchmark password';
 const ACCOUNTS = 100;
@@ -116,34 +115,13 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
 }
 
 /**
- * Everything derived from the rows that the services maintain as they write (counts, search
- * indexes). The maintained counts of issue 7 provide `recomputeCounts(db)`; it is found by its
- * export, wherever the module lives, so the bench needs no edit when it lands.
+ * Everything derived from the rows that the services maintain as they write: the maintained
+ * counts, rewritten from the rows, and the client search index, merged for fast reads.
  */
 export async function afterBulkSeed(db: Db, log: (line: string) => void): Promise<boolean> {
-  const found = await findExport(SRC, 'recomputeCounts');
-  if (found === undefined) {
-    log('warning: no recomputeCounts(db) in src/: counts are not maintained in this build, nothing to recompute');
-    return false;
-  }
-  const module = (await import(pathToFileURL(found).href)) as { recomputeCounts: (db: Db) => Promise<unknown> };
-  await module.recomputeCounts(db);
-  log(`recomputed counts with ${path.relative(path.dirname(SRC), found)}`);
+  const report = await afterBulkLoad(db);
+  log(`recomputed counts (${String(report.counters.length)} counters rewritten) and merged the search index`);
   return true;
-}
-
-async function findExport(dir: string, name: string): Promise<string | undefined> {
-  const declaration = new RegExp(`export\\s+(?:async\\s+)?(?:function\\s+|const\\s+)${name}\\b`);
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      const inner = await findExport(full, name);
-      if (inner !== undefined) return inner;
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
-      if (declaration.test(await readFile(full, 'utf8'))) return full;
-    }
-  }
-  return undefined;
 }
 
 /** Seeds `galleries` galleries into a fresh database (SQLite file or empty PostgreSQL database). */

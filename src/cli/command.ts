@@ -5,6 +5,7 @@ import { loadConfig } from '../config.ts';
 import type { AccountsService } from '../modules/accounts/accounts.service.ts';
 import type { MediaCleanup } from '../modules/media/media.cleanup.ts';
 import type { ApiKeysService } from '../modules/api-keys/api-keys.service.ts';
+import type { Db } from '../db/database.ts';
 
 /** The process's streams and environment, passed in so tests can run a command in-process. */
 export interface CliIo {
@@ -88,7 +89,7 @@ export function parseCommandArgs(args: string[], optionNames: readonly string[] 
   return { values, positionals: given };
 }
 
-function describeParseError(err: unknown): string {
+export function describeParseError(err: unknown): string {
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   const quoted = /'([^']*)'/.exec(message)?.[1] ?? '';
@@ -118,6 +119,7 @@ export interface CliContext {
   readonly accounts: AccountsService;
   readonly apiKeys: ApiKeysService;
   readonly mediaCleanup: MediaCleanup;
+  readonly db: Db;
   /** Migrations applied just now, oldest first. */
   readonly applied: readonly string[];
 }
@@ -145,6 +147,7 @@ export async function withDatabase<T>(io: CliIo, fn: (context: CliContext) => Pr
       accounts: accounts.createAccountsService(resources),
       apiKeys: apiKeys.createApiKeysService(resources),
       mediaCleanup: media.createMediaCleanup(resources),
+      db: resources.db,
       applied,
     });
   } finally {

@@ -13,6 +13,7 @@ import {
   type CliIo,
   type Command,
 } from './command.ts';
+import { doctorCommand } from './doctor.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
 import { mediaSweepCommand } from './media.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
@@ -27,6 +28,7 @@ const COMMANDS: readonly Command[] = [
   keysListCommand,
   keysRevokeCommand,
   mediaSweepCommand,
+  doctorCommand,
 ];
 
 /** Commands with subcommands: `lightbox keys create`. */

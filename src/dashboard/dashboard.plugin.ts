@@ -129,14 +129,12 @@ export async function registerDashboard(
 
   scope.get('/', { config: { dashboard: 'member' }, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
-    const [galleries, clients, media, keys, notifications] = await Promise.all([
-      services.listings.countByStatus(account.id),
-      services.clients.count(account.id),
-      services.media.countByKind(account.id),
+    const [counts, keys, notifications] = await Promise.all([
+      services.stats.counts(account.id),
       services.apiKeys.list(account.id),
       services.notifications.latest(account.id, 10),
     ]);
-    const data = { galleries, clients, media, keys: keys.length, notifications };
+    const data = { counts, keys: keys.length, notifications };
     return sendPage(reply, overviewPage({ viewer, data, notice: noticeOf(request) }));
   });
 

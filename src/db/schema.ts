@@ -151,6 +151,34 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+/**
+ * Maintained counts: one row per (account, counter), changed in the same transaction as every
+ * write that changes what it counts (src/modules/stats/). A missing row means 0.
+ */
+export interface AccountCountsTable {
+  account_id: string;
+  /** `listings`, `listings:<status>`, `clients`, `media`, `notifications`, `notifications:<status>`. */
+  counter: string;
+  n: number;
+}
+
+/** SQLite only: a stable integer key per client for the FTS5 search index (src/db/search.ts). */
+export interface ClientsSearchKeysTable {
+  rowid: Generated<number>;
+  client_id: string;
+  account_id: string;
+  created_at: string;
+}
+
+/** SQLite only: the contentless FTS5 trigram index over the lower-cased name and email. */
+export interface ClientsFtsTable {
+  rowid: number;
+  name: string;
+  email: string;
+  /** The hidden column named after the table: the left side of MATCH. */
+  clients_fts: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -163,4 +191,7 @@ export interface Database {
   sign_in_failures: SignInFailuresTable;
   setup_marker: SetupMarkerTable;
   idempotency_keys: IdempotencyKeysTable;
+  account_counts: AccountCountsTable;
+  clients_search_keys: ClientsSearchKeysTable;
+  clients_fts: ClientsFtsTable;
 }

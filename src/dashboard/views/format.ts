@@ -24,5 +24,3 @@ export function day(iso: string): SafeHtml {
 }
 
 export const count = (n: number): string => n.toLocaleString('en-GB');
-
-export const plural = (n: number, one: string, many: string): string => `${count(n)} ${n === 1 ? one : many}`;

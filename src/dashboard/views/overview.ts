@@ -1,14 +1,13 @@
 // The overview: what the account holds, and what the API has been doing lately.
-import type { ListingStatus, MediaKind } from '../../db/schema.ts';
 import type { LatestNotification } from '../../modules/notifications/notifications.service.ts';
+import type { AccountCounts } from '../../modules/stats/stats.service.ts';
 import { html, type SafeHtml } from '../html.ts';
-import { count, plural, when } from './format.ts';
+import { count, when } from './format.ts';
 import { page, type Notice, type Viewer } from './layout.ts';
 
 export interface OverviewData {
-  galleries: Record<ListingStatus, number>;
-  clients: number;
-  media: Record<MediaKind, number>;
+  /** The account's maintained counts: a few keyed rows, cheap at any size. */
+  counts: AccountCounts;
   keys: number;
   notifications: LatestNotification[];
 }
@@ -16,8 +15,6 @@ export interface OverviewData {
 /** Parts kept whole on a line: a narrow card wraps between them, never inside one. */
 const breakdown = (parts: string[]): SafeHtml[] =>
   parts.map((part, i) => html`<span class="nowrap">${part}${i < parts.length - 1 ? ' ·' : ''}</span> `);
-
-const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);
 
 function notificationsTable(rows: LatestNotification[]): SafeHtml {
   if (rows.length === 0) {
@@ -58,7 +55,8 @@ function notificationsTable(rows: LatestNotification[]): SafeHtml {
 }
 
 export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: Notice | null }): SafeHtml {
-  const { galleries, media, clients, keys } = o.data;
+  const { keys } = o.data;
+  const { listings: galleries, clients, media, notifications: emails } = o.data.counts;
   const firstSteps =
     keys === 0
       ? html`<section class="card" aria-labelledby="next-step">
@@ -79,7 +77,7 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
         <div class="stat">
           <dt>Galleries</dt>
           <dd>
-            <span class="figure" data-testid="galleries-total">${count(sum(galleries))}</span>
+            <span class="figure" data-testid="galleries-total">${count(galleries.total)}</span>
             <span class="breakdown"
               >${breakdown([
                 `${count(galleries.active)} active`,
@@ -96,12 +94,19 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
         <div class="stat">
           <dt>Media files</dt>
           <dd>
-            <span class="figure" data-testid="media-total">${count(sum(media))}</span>
+            <span class="figure" data-testid="media-total">${count(media)}</span>
+            <span class="breakdown">photos, videos and documents</span>
+          </dd>
+        </div>
+        <div class="stat">
+          <dt>Notification emails</dt>
+          <dd>
+            <span class="figure" data-testid="emails-total">${count(emails.total)}</span>
             <span class="breakdown"
               >${breakdown([
-                plural(media.photo, 'photo', 'photos'),
-                plural(media.video, 'video', 'videos'),
-                plural(media.document, 'document', 'documents'),
+                `${count(emails.sent)} sent`,
+                `${count(emails.queued)} queued`,
+                `${count(emails.failed)} failed`,
               ])}</span
             >
           </dd>

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
-import { likeContains } from '../../db/like.ts';
+import type { Dialect } from '../../db/database.ts';
+import { clientMatches } from '../../db/search.ts';
 import type { ClientsTable } from '../../db/schema.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -21,28 +22,16 @@ export async function findClient(db: Executor, accountId: string, id: string): P
     .executeTakeFirst();
 }
 
-export interface ClientFilter {
-  /** Lower-cased substring of the name or the email. */
-  search?: string | undefined;
-}
-
-function filtered(db: Executor, accountId: string, filter: ClientFilter) {
-  let q = db.selectFrom('clients').where('account_id', '=', accountId);
-  const term = filter.search;
-  if (term !== undefined && term !== '') {
-    q = q.where((eb) => eb.or([likeContains('name_normalized', term), likeContains('email_normalized', term)]));
-  }
-  return q;
-}
-
+/** A page of the account's clients, newest first. */
 export async function listClients(
   db: Executor,
   accountId: string,
-  filter: ClientFilter,
   page: { limit: number; offset: number },
 ): Promise<ClientItemRow[]> {
-  return filtered(db, accountId, filter)
+  return db
+    .selectFrom('clients')
     .select(CLIENT_ITEM_COLUMNS)
+    .where('account_id', '=', accountId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(page.limit)
@@ -50,11 +39,50 @@ export async function listClients(
     .execute();
 }
 
-export async function countClients(db: Executor, accountId: string, filter: ClientFilter): Promise<number> {
-  const row = await filtered(db, accountId, filter)
+/**
+ * A page of the account's clients matching a lower-cased search term, newest first, and how many
+ * match in all, from one pass over the search index: the page's ids carry the total (a window
+ * count over every match), and only the page's rows are then read from `clients`.
+ */
+export async function searchClients(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  term: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ClientItemRow[]; total: number }> {
+  const ids = clientMatches(db, dialect, accountId, term)
+    .select((eb) => eb.fn.countAll<number>().over().as('total'))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset);
+  const rows = await db
+    .selectFrom(ids.as('m'))
+    .innerJoin('clients as c', 'c.id', 'm.id')
+    .select([...CLIENT_ITEM_COLUMNS.map((column) => `c.${column}` as const), 'm.total'])
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id', 'desc')
+    .execute();
+  const first = rows[0];
+  if (first !== undefined) {
+    const items = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      email: r.email,
+      phone: r.phone,
+      company: r.company,
+      created_at: r.created_at,
+    }));
+    return { rows: items, total: first.total };
+  }
+  if (page.offset === 0) return { rows: [], total: 0 };
+  // A page past the end has no row to carry the total: count on its own.
+  const counted = await db
+    .selectFrom(clientMatches(db, dialect, accountId, term).as('m'))
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return row.n;
+  return { rows: [], total: counted.n };
 }
 
 export async function updateClient(
@@ -79,14 +107,4 @@ export async function deleteClient(db: Executor, accountId: string, id: string):
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
-}
-
-/** Every client of the account, for the dashboard's overview. */
-export async function countClientsOfAccount(db: Executor, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('clients')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return row.n;
 }

@@ -17,6 +17,8 @@ import type {
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
+import { notificationsMoved, notificationsQueued } from '../stats/counters.ts';
+import { addCounts, readCount } from '../stats/stats.repository.ts';
 import * as repo from './clients.repository.ts';
 
 const duplicateEmail = (): AppError =>
@@ -63,26 +65,25 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
   }
 
   return {
-    /** How many clients the account has, for the dashboard's overview. */
-    async count(accountId: string): Promise<number> {
-      return repo.countClientsOfAccount(db.kysely, accountId);
-    },
-
     async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
       const now = clock().toISOString();
       try {
-        const row = await repo.insertClient(db.kysely, {
-          id: newId('cli'),
-          account_id: accountId,
-          name: input.name,
-          name_normalized: input.name.toLowerCase(),
-          email: input.email,
-          email_normalized: normalizeEmail(input.email),
-          phone: input.phone ?? null,
-          company: input.company ?? null,
-          notes: input.notes ?? null,
-          created_at: now,
-          updated_at: now,
+        const row = await db.kysely.transaction().execute(async (trx) => {
+          const inserted = await repo.insertClient(trx, {
+            id: newId('cli'),
+            account_id: accountId,
+            name: input.name,
+            name_normalized: input.name.toLowerCase(),
+            email: input.email,
+            email_normalized: normalizeEmail(input.email),
+            phone: input.phone ?? null,
+            company: input.company ?? null,
+            notes: input.notes ?? null,
+            created_at: now,
+            updated_at: now,
+          });
+          await addCounts(trx, accountId, { clients: 1 });
+          return inserted;
         });
         return toClient(row, []);
       } catch (err) {
@@ -97,11 +98,15 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
 
     async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
       const window = pageWindow(query);
-      const filter = { search: query.search?.toLowerCase() };
-      const [rows, total] = await Promise.all([
-        repo.listClients(db.kysely, accountId, filter, window),
-        repo.countClients(db.kysely, accountId, filter),
-      ]);
+      const search = query.search?.toLowerCase() ?? '';
+      // Unfiltered: the page and the maintained count. A search: both through the search index.
+      const { rows, total } =
+        search === ''
+          ? await Promise.all([
+              repo.listClients(db.kysely, accountId, window),
+              readCount(db.kysely, accountId, 'clients'),
+            ]).then(([page, n]) => ({ rows: page, total: n }))
+          : await repo.searchClients(db.kysely, db.dialect, accountId, search, window);
       return { data: rows.map(toClientItem), pagination: { page: window.page, limit: window.limit, total } };
     },
 
@@ -136,9 +141,10 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       if (!hasIdShape('cli', id)) throw notFound('Client');
       const now = clock().toISOString();
       await db.kysely.transaction().execute(async (trx) => {
-        await cancelQueued(trx, accountId, { clientId: id }, now);
+        const cancelled = await cancelQueued(trx, accountId, { clientId: id }, now);
         await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
         if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
+        await addCounts(trx, accountId, { clients: -1 }, notificationsMoved('queued', 'cancelled', cancelled));
       });
     },
 
@@ -163,7 +169,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
           if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
           if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
             // The gallery is no longer the earlier client's: their unsent email is moot.
-            await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
+            const cancelled = await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
             await queueAssignmentNotification(trx, {
               accountId,
               clientId,
@@ -172,6 +178,12 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
               now,
               messageIdHost,
             });
+            await addCounts(
+              trx,
+              accountId,
+              notificationsMoved('queued', 'cancelled', cancelled),
+              notificationsQueued(),
+            );
           }
           const listing = await listingsRepo.findListing(trx, accountId, listingId);
           if (listing === undefined) throw notFound('Gallery');
@@ -194,7 +206,8 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
-        await cancelQueued(trx, accountId, { clientId, listingId }, now);
+        const cancelled = await cancelQueued(trx, accountId, { clientId, listingId }, now);
+        await addCounts(trx, accountId, notificationsMoved('queued', 'cancelled', cancelled));
       });
     },
   };

@@ -33,25 +33,31 @@ export interface ListingFilter {
   status?: ListingStatus | undefined;
 }
 
+/** From this offset on, a page reads its ids from the index first (see listListings). */
+const DEEP_OFFSET = 1000;
+
 export async function listListings(
   db: Executor,
   accountId: string,
   filter: ListingFilter,
   page: { limit: number; offset: number },
 ): Promise<ListingItemRow[]> {
-  let q = db.selectFrom('listings').select(LIST_ITEM_COLUMNS).where('account_id', '=', accountId);
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
-}
-
-export async function countListings(db: Executor, accountId: string, filter: ListingFilter): Promise<number> {
-  let q = db
-    .selectFrom('listings')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId);
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  const row = await q.executeTakeFirstOrThrow();
-  return row.n;
+  // The order is that of the (account_id, [status,] created_at, id) indexes, so no sort.
+  const inOrder = <T extends 'id' | (typeof LIST_ITEM_COLUMNS)[number]>(columns: readonly T[]) => {
+    let q = db.selectFrom('listings').select(columns).where('account_id', '=', accountId);
+    if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset);
+  };
+  if (page.offset < DEEP_OFFSET) return inOrder(LIST_ITEM_COLUMNS).execute();
+  // A deep page skips its offset on the index alone (PostgreSQL: an index-only scan, instead of
+  // reading every skipped row from the table), then reads just its own rows.
+  return db
+    .selectFrom(inOrder(['id']).as('p'))
+    .innerJoin('listings as l', 'l.id', 'p.id')
+    .select(LIST_ITEM_COLUMNS.map((column) => `l.${column}` as const))
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.id', 'desc')
+    .execute();
 }
 
 export async function listListingsOfClient(
@@ -69,28 +75,48 @@ export async function listListingsOfClient(
     .execute();
 }
 
+/**
+ * Updates the gallery; with `expectStatus`, only while its status is still that one (undefined
+ * otherwise), so a status change knows exactly which count it moves from.
+ */
 export async function updateListing(
   db: Executor,
   accountId: string,
   id: string,
   patch: Updateable<ListingsTable>,
+  expectStatus?: ListingStatus,
 ): Promise<ListingRow | undefined> {
-  return db
-    .updateTable('listings')
-    .set(patch)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  let q = db.updateTable('listings').set(patch).where('account_id', '=', accountId).where('id', '=', id);
+  if (expectStatus !== undefined) q = q.where('status', '=', expectStatus);
+  return q.returningAll().executeTakeFirst();
 }
 
-export async function deleteListing(db: Executor, accountId: string, id: string): Promise<boolean> {
-  const result = await db
+export async function findListingStatus(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<ListingStatus | undefined> {
+  const row = await db
+    .selectFrom('listings')
+    .select('status')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.status;
+}
+
+/** Deletes the gallery (its media rows go by cascade); what it held, for the counts. */
+export async function deleteListing(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<Pick<ListingRow, 'status' | 'media_count'> | undefined> {
+  return db
     .deleteFrom('listings')
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .returning(['status', 'media_count'])
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
 }
 
 /** Unassigns every gallery of a client (used when the client is deleted). */
@@ -145,17 +171,4 @@ export async function unassignListing(
     .where('client_id', '=', clientId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
-}
-
-/** Galleries per status, for the dashboard's overview. */
-export async function countListingsByStatus(
-  db: Executor,
-  accountId: string,
-): Promise<{ status: ListingStatus; n: number }[]> {
-  return db
-    .selectFrom('listings')
-    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
-    .where('account_id', '=', accountId)
-    .groupBy('status')
-    .execute();
 }

@@ -1,7 +1,6 @@
 // Galleries: the rules of section 5 of the contract. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
-import type { ListingStatus } from '../../db/schema.ts';
-import { notFound } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../ids.ts';
 import { pageWindow, type Page } from '../../pagination.ts';
 import type {
@@ -14,6 +13,8 @@ import type {
 import { cancelQueued } from '../notifications/notifications.repository.ts';
 import type { CleanupLog, MediaCleanup } from '../media/media.cleanup.ts';
 import { storageKeysOfListing } from '../media/media.repository.ts';
+import { listingMoved, listingsAdded, listingsCounter, notificationsMoved } from '../stats/counters.ts';
+import { addCounts, readCount } from '../stats/stats.repository.ts';
 import * as repo from './listings.repository.ts';
 
 export const toListing = (row: repo.ListingRow): ListingType => ({
@@ -42,32 +43,33 @@ export const toListingItem = (row: repo.ListingItemRow): ListingItemType => ({
   created_at: row.created_at,
 });
 
+/** Status changes racing one update, beyond which it gives up (only ever reached under abuse). */
+const MAX_STATUS_RACES = 20;
+
 export type ListingsService = ReturnType<typeof createListingsService>;
 
 export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 'clock'> & { cleanup: MediaCleanup }) {
   return {
-    /** Galleries per status (every status present, 0 when none), for the dashboard's overview. */
-    async countByStatus(accountId: string): Promise<Record<ListingStatus, number>> {
-      const counts: Record<ListingStatus, number> = { draft: 0, active: 0, archived: 0 };
-      for (const { status, n } of await repo.countListingsByStatus(db.kysely, accountId)) counts[status] = n;
-      return counts;
-    },
-
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
       const now = clock().toISOString();
-      const row = await repo.insertListing(db.kysely, {
-        id: newId('lst'),
-        account_id: accountId,
-        client_id: null,
-        address: input.address,
-        beds: input.beds ?? null,
-        baths: input.baths ?? null,
-        sqft: input.sqft ?? null,
-        status: input.status ?? 'draft',
-        description: input.description ?? null,
-        mls_number: input.mls_number ?? null,
-        created_at: now,
-        updated_at: now,
+      const status = input.status ?? 'draft';
+      const row = await db.kysely.transaction().execute(async (trx) => {
+        const inserted = await repo.insertListing(trx, {
+          id: newId('lst'),
+          account_id: accountId,
+          client_id: null,
+          address: input.address,
+          beds: input.beds ?? null,
+          baths: input.baths ?? null,
+          sqft: input.sqft ?? null,
+          status,
+          description: input.description ?? null,
+          mls_number: input.mls_number ?? null,
+          created_at: now,
+          updated_at: now,
+        });
+        await addCounts(trx, accountId, listingsAdded(status));
+        return inserted;
       });
       return toListing(row);
     },
@@ -84,14 +86,34 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
       const filter = { status: query.status };
       const [rows, total] = await Promise.all([
         repo.listListings(db.kysely, accountId, filter, window),
-        repo.countListings(db.kysely, accountId, filter),
+        // A maintained count: one keyed row, whatever the account's size.
+        readCount(db.kysely, accountId, listingsCounter(filter.status)),
       ]);
       return { data: rows.map(toListingItem), pagination: { page: window.page, limit: window.limit, total } };
     },
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const row = await repo.updateListing(db.kysely, accountId, id, { ...patch, updated_at: clock().toISOString() });
+      const changes = { ...patch, updated_at: clock().toISOString() };
+      const next = patch.status;
+      const row =
+        next === undefined
+          ? await repo.updateListing(db.kysely, accountId, id, changes)
+          : await db.kysely.transaction().execute(async (trx) => {
+              // The update applies only while the status is the one just read, so the counts
+              // move from the right status even when another request changes it meanwhile
+              // (PostgreSQL re-reads the row; SQLite has one writer, so it never retries there).
+              for (let attempt = 0; attempt < MAX_STATUS_RACES; attempt += 1) {
+                const current = await repo.findListingStatus(trx, accountId, id);
+                if (current === undefined) return undefined;
+                const updated = await repo.updateListing(trx, accountId, id, changes, current);
+                if (updated !== undefined) {
+                  await addCounts(trx, accountId, listingMoved(current, next));
+                  return updated;
+                }
+              }
+              throw new AppError('unavailable', 'The gallery is changing too often right now; retry');
+            });
       if (row === undefined) throw notFound('Gallery');
       return toListing(row);
     },
@@ -104,9 +126,17 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
         // deletion in the same transaction, so a crash after it leaves them to the sweep.
         const storageKeys = await storageKeysOfListing(trx, accountId, id);
         await cleanup.scheduleNow(trx, storageKeys);
-        if (!(await repo.deleteListing(trx, accountId, id))) throw notFound('Gallery');
+        const deleted = await repo.deleteListing(trx, accountId, id);
+        if (deleted === undefined) throw notFound('Gallery');
         // An email about a gallery that no longer exists must not go out.
-        await cancelQueued(trx, accountId, { listingId: id }, now);
+        const cancelled = await cancelQueued(trx, accountId, { listingId: id }, now);
+        await addCounts(
+          trx,
+          accountId,
+          listingsAdded(deleted.status, -1),
+          { media: -deleted.media_count },
+          notificationsMoved('queued', 'cancelled', cancelled),
+        );
         return storageKeys;
       });
       await cleanup.purge(keys, log);

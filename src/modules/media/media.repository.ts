@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
-import type { MediaKind, MediaTable } from '../../db/schema.ts';
+import type { MediaTable } from '../../db/schema.ts';
 
 export type MediaRow = Selectable<MediaTable>;
 
@@ -144,14 +144,4 @@ export async function claimCleanup(db: Executor, key: string, now: string): Prom
     .where('delete_after', '<=', now)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
-}
-
-/** Media per kind across the account's galleries, for the dashboard's overview. */
-export async function countMediaByKind(db: Executor, accountId: string): Promise<{ kind: MediaKind; n: number }[]> {
-  return db
-    .selectFrom('media')
-    .select((eb) => ['kind', eb.fn.countAll<number>().as('n')])
-    .where('account_id', '=', accountId)
-    .groupBy('kind')
-    .execute();
 }

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../../deps.ts';
-import type { MediaKind } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../ids.ts';
 import { wholeList, type Page } from '../../pagination.ts';
@@ -23,6 +22,7 @@ import {
   type Sniffed,
 } from './media.ingest.ts';
 import type { MediaType } from './media.schemas.ts';
+import { addCounts } from '../stats/stats.repository.ts';
 import * as repo from './media.repository.ts';
 
 /** An upload's bytes are deleted by the sweep if their request has not committed by then. */
@@ -162,13 +162,6 @@ export function createMediaService({
   }
 
   return {
-    /** Media per kind across the account (every kind present, 0 when none), for the overview. */
-    async countByKind(accountId: string): Promise<Record<MediaKind, number>> {
-      const counts: Record<MediaKind, number> = { photo: 0, video: 0, document: 0 };
-      for (const { kind, n } of await repo.countMediaByKind(db.kysely, accountId)) counts[kind] = n;
-      return counts;
-    },
-
     async upload(
       accountId: string,
       listingId: string,
@@ -226,6 +219,7 @@ export function createMediaService({
             created_at: now,
           }));
           await repo.insertMedia(trx, inserted);
+          await addCounts(trx, accountId, { media: inserted.length });
           return inserted;
         });
         return rows.map(toMedia);
@@ -259,6 +253,7 @@ export function createMediaService({
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
         await repo.uncountMedia(trx, accountId, listingId, iso());
         await cleanup.scheduleNow(trx, [row.storage_key]);
+        await addCounts(trx, accountId, { media: -1 });
       });
       await cleanup.purge([row.storage_key], log);
     },

@@ -101,14 +101,21 @@ export async function releaseClaim(
     .execute();
 }
 
-/** Records a delivery. It is the truth even if the notification was cancelled meanwhile. */
-export async function markSent(db: Executor, id: string, now: string): Promise<void> {
-  await db
-    .updateTable('notifications')
-    .set({ status: 'sent', sent_at: now, last_error: null, updated_at: now })
-    .where('id', '=', id)
-    .where('status', 'in', ['queued', 'cancelled'])
-    .execute();
+/**
+ * Records a delivery. It is the truth even if the notification was cancelled meanwhile. Returns
+ * the status it left (for the counts), or undefined when it was neither queued nor cancelled.
+ */
+export async function markSent(db: Executor, id: string, now: string): Promise<'queued' | 'cancelled' | undefined> {
+  for (const from of ['queued', 'cancelled'] as const) {
+    const result = await db
+      .updateTable('notifications')
+      .set({ status: 'sent', sent_at: now, last_error: null, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) return from;
+  }
+  return undefined;
 }
 
 /**
@@ -131,20 +138,22 @@ export async function markRetry(
     .execute();
 }
 
+/** Ends a claimed notification as failed or cancelled; false if the claim was no longer held. */
 export async function markFinal(
   db: Executor,
   claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
   status: 'failed' | 'cancelled',
   error: string,
   now: string,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('notifications')
     .set({ status, last_error: error, updated_at: now })
     .where('id', '=', claim.id)
     .where('status', '=', 'queued')
     .where('next_attempt_at', '=', claim.next_attempt_at)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Everything the email says, read fresh at sending time. */
@@ -195,15 +204,6 @@ export async function listNotifications(
   let q = db.selectFrom('notifications').selectAll().where('account_id', '=', accountId);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
-}
-
-export async function countNotifications(db: Executor, accountId: string, filter: NotificationFilter): Promise<number> {
-  let q = db
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId);
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  return (await q.executeTakeFirstOrThrow()).n;
 }
 
 export async function findNotification(

@@ -4,6 +4,8 @@ import { notFound } from '../../errors.ts';
 import { hasIdShape } from '../../ids.ts';
 import { pageWindow, type Page } from '../../pagination.ts';
 import type { NotificationListQueryType, NotificationType } from './notifications.schemas.ts';
+import { notificationsCounter } from '../stats/counters.ts';
+import { readCount } from '../stats/stats.repository.ts';
 import * as repo from './notifications.repository.ts';
 
 const toNotification = (row: repo.NotificationRow): NotificationType => ({
@@ -36,7 +38,7 @@ export function createNotificationsService({ db }: Pick<Deps, 'db'>) {
       const filter = { status: query.status };
       const [rows, total] = await Promise.all([
         repo.listNotifications(db.kysely, accountId, filter, window),
-        repo.countNotifications(db.kysely, accountId, filter),
+        readCount(db.kysely, accountId, notificationsCounter(filter.status)),
       ]);
       return { data: rows.map(toNotification), pagination: { page: window.page, limit: window.limit, total } };
     },

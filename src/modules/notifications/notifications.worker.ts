@@ -3,6 +3,8 @@
 import type { Deps } from '../../deps.ts';
 import { classifySendError } from '../../mail/mailer.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
+import { notificationsMoved } from '../stats/counters.ts';
+import { addCounts } from '../stats/stats.repository.ts';
 import * as repo from './notifications.repository.ts';
 
 export interface WorkerLog {
@@ -47,6 +49,22 @@ export function createNotificationWorker(
     return Math.round(ceiling * (0.5 + random() / 2));
   };
 
+  // A status change and its count change commit together.
+  async function finish(row: repo.NotificationRow, status: 'failed' | 'cancelled', error: string, at: string) {
+    await db.kysely.transaction().execute(async (trx) => {
+      if (await repo.markFinal(trx, row, status, error, at)) {
+        await addCounts(trx, row.account_id, notificationsMoved('queued', status));
+      }
+    });
+  }
+
+  async function sent(row: repo.NotificationRow, at: string): Promise<void> {
+    await db.kysely.transaction().execute(async (trx) => {
+      const from = await repo.markSent(trx, row.id, at);
+      if (from !== undefined) await addCounts(trx, row.account_id, notificationsMoved(from, 'sent'));
+    });
+  }
+
   async function deliver(row: repo.NotificationRow): Promise<void> {
     // Cancelled (client deleted, gallery unassigned or deleted) or taken over since the claim.
     if (!(await repo.stillClaimed(db.kysely, row))) return;
@@ -54,7 +72,7 @@ export function createNotificationWorker(
     const now = clock().getTime();
     if (ctx.listing === undefined || ctx.account === undefined || ctx.client === undefined) {
       const gone = ctx.client === undefined ? 'the client no longer exists' : 'the gallery no longer exists';
-      await repo.markFinal(db.kysely, row, 'cancelled', gone, iso(now));
+      await finish(row, 'cancelled', gone, iso(now));
       return;
     }
     // The studio's name in the subject and text; its sender name (if set) signs and sends it.
@@ -88,7 +106,7 @@ export function createNotificationWorker(
         const reason = failure.transient
           ? `gave up after ${config.mail.retryHours} h: ${failure.reason}`
           : failure.reason;
-        await repo.markFinal(db.kysely, row, 'failed', reason, iso(at));
+        await finish(row, 'failed', reason, iso(at));
         log.warn({ notification_id: row.id, attempts: row.attempts, reason }, 'notification failed');
       } else {
         const next = at + backoff(row.attempts);
@@ -100,7 +118,7 @@ export function createNotificationWorker(
       }
       return;
     }
-    await repo.markSent(db.kysely, row.id, iso(clock().getTime()));
+    await sent(row, iso(clock().getTime()));
     // Never the body: only what identifies the message.
     log.info({ notification_id: row.id, message_id: row.message_id, mailer: mailer.kind, detail }, 'notification sent');
   }

@@ -1,0 +1,60 @@
+// The maintained counts, by name, and the changes each kind of write makes to them. Services
+// collect these while they write and apply them last in the same transaction (stats.repository).
+import type { ListingStatus, NotificationStatus } from '../../db/schema.ts';
+
+export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const satisfies readonly ListingStatus[];
+export const NOTIFICATION_STATUSES = [
+  'queued',
+  'sent',
+  'failed',
+  'cancelled',
+] as const satisfies readonly NotificationStatus[];
+
+export type Counter =
+  | 'listings'
+  | `listings:${ListingStatus}`
+  | 'clients'
+  | 'media'
+  | 'notifications'
+  | `notifications:${NotificationStatus}`;
+
+export const ALL_COUNTERS: readonly Counter[] = [
+  'listings',
+  ...LISTING_STATUSES.map((s) => `listings:${s}` as const),
+  'clients',
+  'media',
+  'notifications',
+  ...NOTIFICATION_STATUSES.map((s) => `notifications:${s}` as const),
+];
+
+/** Signed changes to some counters of one account. */
+export type CountDeltas = Partial<Record<Counter, number>>;
+
+export const listingsCounter = (status?: ListingStatus): Counter =>
+  status === undefined ? 'listings' : `listings:${status}`;
+export const notificationsCounter = (status?: NotificationStatus): Counter =>
+  status === undefined ? 'notifications' : `notifications:${status}`;
+
+export const listingsAdded = (status: ListingStatus, n = 1): CountDeltas => ({
+  listings: n,
+  [listingsCounter(status)]: n,
+});
+
+export const listingMoved = (from: ListingStatus, to: ListingStatus): CountDeltas =>
+  from === to ? {} : { [listingsCounter(from)]: -1, [listingsCounter(to)]: 1 };
+
+export const notificationsMoved = (from: NotificationStatus, to: NotificationStatus, n = 1): CountDeltas =>
+  from === to || n === 0 ? {} : { [notificationsCounter(from)]: -n, [notificationsCounter(to)]: n };
+
+export const notificationsQueued = (n = 1): CountDeltas => ({ notifications: n, 'notifications:queued': n });
+
+/** The sum of several changes, without the zeros, in a fixed (sorted) counter order. */
+export function mergeDeltas(...changes: CountDeltas[]): [Counter, number][] {
+  const sum = new Map<Counter, number>();
+  for (const change of changes) {
+    for (const [counter, n] of Object.entries(change) as [Counter, number][]) {
+      sum.set(counter, (sum.get(counter) ?? 0) + n);
+    }
+  }
+  return [...sum].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
