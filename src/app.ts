@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { authHook } from './http/auth.ts';
@@ -79,6 +80,15 @@ export interface BuildOptions {
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
+/** Fastify's option for TRUST_PROXY; a hop count trusts that many proxies nearest the server. */
+function trustProxyOption(
+  trust: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
+}
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<{ app: App; services: Services }> {
   const services = createServices(deps);
   const logger: FastifyServerOptions['logger'] = {
@@ -100,6 +110,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     // One line per request is written by the onResponse hook below, with the key id.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: JSON_BODY_LIMIT,
+    // request.ip (per-address rate limits, sign-in throttling) is the connection's address unless
+    // TRUST_PROXY names the proxies allowed to speak for the client in X-Forwarded-For.
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     return503OnClosing: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',

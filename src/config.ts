@@ -1,5 +1,6 @@
 // The only reader of process.env. Everything else receives a frozen Config.
 import { statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -17,6 +18,11 @@ export interface Config {
   readonly media: MediaConfig;
   readonly mail: MailConfig;
   readonly limits: LimitsConfig;
+  /**
+   * Which proxies in front may name the client in X-Forwarded-For (TRUST_PROXY): false (none,
+   * the default: the connection's address is the client's), a hop count, or addresses/CIDRs.
+   */
+  readonly trustProxy: false | number | readonly string[];
 }
 
 export interface LimitsConfig {
@@ -302,6 +308,36 @@ function redisKeyPrefix(env: Env): string {
   return raw;
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function trustProxy(env: Env): false | number | readonly string[] {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || ['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError('TRUST_PROXY', `a hop count must be 1 to 10 (got ${JSON.stringify(raw)})`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim());
+  const bad = entries.find((e) => !isProxyAddress(e));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be a hop count, or addresses/CIDRs (or loopback, linklocal, uniquelocal) separated by commas (got ${JSON.stringify(bad)})`,
+    );
+  }
+  return Object.freeze(entries);
+}
+
 function limits(env: Env): LimitsConfig {
   return Object.freeze({
     perKeyPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600, 1_000_000_000),
@@ -325,5 +361,6 @@ export function loadConfig(env: Env = process.env): Config {
     media: media(env, dataDir),
     mail: mail(env),
     limits: limits(env),
+    trustProxy: trustProxy(env),
   });
 }

@@ -345,3 +345,27 @@ describe('limits and Redis', () => {
     }
   });
 });
+
+describe('TRUST_PROXY', () => {
+  test('unset or false: no proxy is trusted (the connection is the client)', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
+  });
+
+  test('a hop count, or addresses and CIDRs by name or number', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,2001:db8::/32,192.0.2.7' }).trustProxy, [
+      'loopback',
+      '10.0.0.0/8',
+      '2001:db8::/32',
+      '192.0.2.7',
+    ]);
+  });
+
+  test('anything else is refused in one line naming the variable', () => {
+    for (const value of ['true', '11', 'proxy.example', '10.0.0.0/33', '::/129', '10.0.0.1/8/8', 'loopback,']) {
+      assertConfigError({ TRUST_PROXY: value }, 'TRUST_PROXY');
+    }
+  });
+});

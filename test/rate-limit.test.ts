@@ -207,3 +207,45 @@ describe('counters', () => {
     assert.equal((store.hit('k:new', t0 + WINDOW_MS) as { count: number }).count, 2);
   });
 });
+
+describe('behind a trusted proxy (TRUST_PROXY)', () => {
+  test('each client named in X-Forwarded-For has its own budget; an untrusted hop cannot pick one', async () => {
+    const behind = await createTestContext(
+      { RATE_LIMIT_ADDRESS_PER_MINUTE: '1', TRUST_PROXY: '10.0.0.1' },
+      { clock: clock.clock },
+    );
+    try {
+      nextWindow();
+      const via = (proxy: string, client: string) =>
+        behind.app.inject({
+          method: 'GET',
+          url: '/v1/listings',
+          remoteAddress: proxy,
+          headers: { 'x-forwarded-for': client },
+        });
+      // Two clients through the trusted proxy: one request each within budget.
+      assert.equal((await via('10.0.0.1', '198.51.100.1')).statusCode, 401);
+      assert.equal((await via('10.0.0.1', '198.51.100.2')).statusCode, 401);
+      assert.equal((await via('10.0.0.1', '198.51.100.1')).statusCode, 429);
+      // A connection from elsewhere is its own client, whatever it claims.
+      assert.equal((await via('203.0.113.9', '198.51.100.3')).statusCode, 401);
+      assert.equal((await via('203.0.113.9', '198.51.100.4')).statusCode, 429);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  test('without TRUST_PROXY, X-Forwarded-For is ignored', async () => {
+    nextWindow();
+    const spoof = (client: string) =>
+      ctx.app.inject({
+        method: 'GET',
+        url: '/v1/listings',
+        remoteAddress: '203.0.113.50',
+        headers: { 'x-forwarded-for': client },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i <= PER_ADDRESS; i += 1) statuses.push((await spoof(`198.51.100.${String(i + 10)}`)).statusCode);
+    assert.deepEqual(statuses, [...Array<number>(PER_ADDRESS).fill(401), 429]);
+  });
+});
