@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from './schema.ts';
 
@@ -29,11 +29,14 @@ export const STATEMENT_CACHE_SIZE = 512;
  * keeps one busy, and then a fresh statement is prepared. The wrapper exposes no way to change a
  * statement's modes (raw, pluck, safeIntegers), so a cached statement always behaves as new.
  */
-export function withStatementCache(sqlite: SQLite.Database, size = STATEMENT_CACHE_SIZE): SqliteDatabase {
+export function withStatementCache(
+  sqlite: SQLite.Database,
+  size = STATEMENT_CACHE_SIZE,
+): { close(): void; prepare(text: string): SQLite.Statement } {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(text) {
+    prepare(text: string) {
       const cached = cache.get(text);
       if (cached !== undefined && !cached.busy) return cached;
       const statement = sqlite.prepare(text);
@@ -49,6 +52,18 @@ export function withStatementCache(sqlite: SQLite.Database, size = STATEMENT_CAC
   };
 }
 
+/** The SQLite connection behind a database, for statements run without Kysely (src/db/prepared.ts). */
+export interface DirectSqlite {
+  /** True while a transaction is open on the connection (then only Kysely's executor may use it). */
+  readonly inTransaction: boolean;
+  prepare(text: string): SQLite.Statement;
+}
+
+// Only the root Kysely instance of a SQLite database is here: a transaction object never is.
+const direct = new WeakMap<object, DirectSqlite>();
+
+export const directSqlite = (kysely: object): DirectSqlite | undefined => direct.get(kysely);
+
 // COUNT(*) and other bigints arrive as JS numbers; our counts stay far below 2^53.
 const bigintsAsNumbers = new pg.TypeOverrides();
 bigintsAsNumbers.setTypeParser(pg.types.builtins.INT8, Number);
@@ -61,7 +76,14 @@ export function openDatabase(database: Config['database']): Db {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const statements = withStatementCache(sqlite);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    direct.set(kysely, {
+      get inTransaction() {
+        return sqlite.inTransaction;
+      },
+      prepare: (text) => statements.prepare(text),
+    });
     return {
       kysely,
       dialect: 'sqlite',

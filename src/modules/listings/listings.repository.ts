@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
@@ -16,17 +17,58 @@ export const LIST_ITEM_COLUMNS = [
 ] as const;
 export type ListingItemRow = Pick<ListingRow, (typeof LIST_ITEM_COLUMNS)[number]>;
 
-export async function insertListing(db: Executor, row: Insertable<ListingsTable>): Promise<ListingRow> {
-  return db.insertInto('listings').values(row).returningAll().executeTakeFirstOrThrow();
+type NewListing = Required<
+  Pick<
+    Insertable<ListingsTable>,
+    | 'id'
+    | 'account_id'
+    | 'client_id'
+    | 'address'
+    | 'beds'
+    | 'baths'
+    | 'sqft'
+    | 'status'
+    | 'description'
+    | 'mls_number'
+    | 'created_at'
+    | 'updated_at'
+  >
+>;
+
+// The hot paths' queries are compiled once (src/db/prepared.ts); their shape never changes.
+// Every column is named, so the compiled statement takes each value from the call's row.
+const insertQuery = prepared((db, row: NewListing) =>
+  db
+    .insertInto('listings')
+    .values({
+      id: row.id,
+      account_id: row.account_id,
+      client_id: row.client_id,
+      address: row.address,
+      beds: row.beds,
+      baths: row.baths,
+      sqft: row.sqft,
+      status: row.status,
+      description: row.description,
+      mls_number: row.mls_number,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    })
+    .returningAll(),
+);
+
+export async function insertListing(db: Executor, row: NewListing): Promise<ListingRow> {
+  const inserted = await insertQuery.first(db, row);
+  if (inserted === undefined) throw new Error('insert into listings returned no row');
+  return inserted;
 }
 
+const findQuery = prepared((db, p: { accountId: string; id: string }) =>
+  db.selectFrom('listings').selectAll().where('account_id', '=', p.accountId).where('id', '=', p.id),
+);
+
 export async function findListing(db: Executor, accountId: string, id: string): Promise<ListingRow | undefined> {
-  return db
-    .selectFrom('listings')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return findQuery.first(db, { accountId, id });
 }
 
 export interface ListingFilter {
@@ -36,28 +78,60 @@ export interface ListingFilter {
 /** From this offset on, a page reads its ids from the index first (see listListings). */
 const DEEP_OFFSET = 1000;
 
+type PageParams = {
+  accountId: string;
+  status: ListingStatus;
+  limit: number;
+  offset: number;
+};
+
+// The order is that of the (account_id, [status,] created_at, id) indexes, so no sort.
+const inOrder = <T extends 'id' | (typeof LIST_ITEM_COLUMNS)[number]>(
+  db: Executor,
+  columns: readonly T[],
+  p: PageParams,
+  byStatus: boolean,
+) => {
+  let q = db.selectFrom('listings').select(columns).where('account_id', '=', p.accountId);
+  if (byStatus) q = q.where('status', '=', p.status);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p.limit).offset(p.offset);
+};
+
+// A deep page skips its offset on the index alone (PostgreSQL: an index-only scan, instead of
+// reading every skipped row from the table), then reads just its own rows.
+const deepPage = (db: Executor, p: PageParams, byStatus: boolean) =>
+  db
+    .selectFrom(inOrder(db, ['id'], p, byStatus).as('p'))
+    .innerJoin('listings as l', 'l.id', 'p.id')
+    .select(LIST_ITEM_COLUMNS.map((column) => `l.${column}` as const))
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.id', 'desc');
+
+// One compiled query per shape: with or without a status, shallow or deep.
+const pageQueries = {
+  all: prepared((db, p: PageParams) => inOrder(db, LIST_ITEM_COLUMNS, p, false)),
+  byStatus: prepared((db, p: PageParams) => inOrder(db, LIST_ITEM_COLUMNS, p, true)),
+  deepAll: prepared((db, p: PageParams) => deepPage(db, p, false)),
+  deepByStatus: prepared((db, p: PageParams) => deepPage(db, p, true)),
+};
+
 export async function listListings(
   db: Executor,
   accountId: string,
   filter: ListingFilter,
   page: { limit: number; offset: number },
 ): Promise<ListingItemRow[]> {
-  // The order is that of the (account_id, [status,] created_at, id) indexes, so no sort.
-  const inOrder = <T extends 'id' | (typeof LIST_ITEM_COLUMNS)[number]>(columns: readonly T[]) => {
-    let q = db.selectFrom('listings').select(columns).where('account_id', '=', accountId);
-    if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset);
-  };
-  if (page.offset < DEEP_OFFSET) return inOrder(LIST_ITEM_COLUMNS).execute();
-  // A deep page skips its offset on the index alone (PostgreSQL: an index-only scan, instead of
-  // reading every skipped row from the table), then reads just its own rows.
-  return db
-    .selectFrom(inOrder(['id']).as('p'))
-    .innerJoin('listings as l', 'l.id', 'p.id')
-    .select(LIST_ITEM_COLUMNS.map((column) => `l.${column}` as const))
-    .orderBy('l.created_at', 'desc')
-    .orderBy('l.id', 'desc')
-    .execute();
+  const deep = page.offset >= DEEP_OFFSET;
+  const byStatus = filter.status !== undefined;
+  const query = deep
+    ? byStatus
+      ? pageQueries.deepByStatus
+      : pageQueries.deepAll
+    : byStatus
+      ? pageQueries.byStatus
+      : pageQueries.all;
+  // Without a filter, `status` is a placeholder the query does not use.
+  return query.all(db, { accountId, status: filter.status ?? 'active', limit: page.limit, offset: page.offset });
 }
 
 export async function listListingsOfClient(

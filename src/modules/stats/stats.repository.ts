@@ -1,6 +1,36 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { prepared, type PreparedQuery } from '../../db/prepared.ts';
 import { mergeDeltas, type Counter, type CountDeltas } from './counters.ts';
+
+type Upsert = PreparedQuery<Record<string, string | number>, unknown>;
+
+// One compiled upsert per number of counters changed at once (a write changes one to four).
+const upserts = new Map<number, Upsert>();
+
+function upsertOf(size: number): Upsert {
+  let query = upserts.get(size);
+  if (query === undefined) {
+    query = prepared((db, p: Record<string, string | number>) =>
+      db
+        .insertInto('account_counts')
+        .values(
+          Array.from({ length: size }, (_, i) => ({
+            account_id: p['account'] as string,
+            counter: p[`c${i}`] as string,
+            n: p[`n${i}`] as number,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['account_id', 'counter'])
+            .doUpdateSet((eb) => ({ n: eb('account_counts.n', '+', eb.ref('excluded.n')) })),
+        ),
+    );
+    upserts.set(size, query);
+  }
+  return query;
+}
 
 /**
  * Applies count changes of one account. Call it as the last write of the transaction that made
@@ -11,25 +41,21 @@ import { mergeDeltas, type Counter, type CountDeltas } from './counters.ts';
 export async function addCounts(db: Executor, accountId: string, ...changes: CountDeltas[]): Promise<void> {
   const rows = mergeDeltas(...changes);
   if (rows.length === 0) return;
-  await db
-    .insertInto('account_counts')
-    .values(rows.map(([counter, n]) => ({ account_id: accountId, counter, n })))
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'counter'])
-        .doUpdateSet((eb) => ({ n: eb('account_counts.n', '+', eb.ref('excluded.n')) })),
-    )
-    .execute();
+  const params: Record<string, string | number> = { account: accountId };
+  rows.forEach(([counter, n], i) => {
+    params[`c${i}`] = counter;
+    params[`n${i}`] = n;
+  });
+  await upsertOf(rows.length).run(db, params);
 }
+
+const countQuery = prepared((db, p: { accountId: string; counter: Counter }) =>
+  db.selectFrom('account_counts').select('n').where('account_id', '=', p.accountId).where('counter', '=', p.counter),
+);
 
 /** One counter of one account (0 before its first change). */
 export async function readCount(db: Executor, accountId: string, counter: Counter): Promise<number> {
-  const row = await db
-    .selectFrom('account_counts')
-    .select('n')
-    .where('account_id', '=', accountId)
-    .where('counter', '=', counter)
-    .executeTakeFirst();
+  const row = await countQuery.first(db, { accountId, counter });
   return row === undefined ? 0 : row.n;
 }
 
