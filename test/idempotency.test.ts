@@ -283,6 +283,21 @@ describe('uploads', () => {
     expectError(elsewhere, 409, 'conflict');
   });
 
+  test('an upload refused before its body is read closes the connection (bad key, no key, read-only key)', async () => {
+    const gallery = (await post('/v1/listings', undefined, { address: '14 Unread Road' })).json().id as string;
+    const file = [{ filename: 'a.pdf', contentType: 'application/pdf', data: pdf() }];
+    const readOnly = await createKey(ctx, account.accountId, { scope: 'read_only' });
+    const refused = [
+      [await upload(ctx, account.key, gallery, file, { 'idempotency-key': 'x'.repeat(256) }), 400],
+      [await upload(ctx, 'lbx_notakey000000000000000000000000000000', gallery, file), 401],
+      [await upload(ctx, readOnly.key, gallery, file), 403],
+    ] as const;
+    for (const [res, status] of refused) {
+      assert.equal(res.statusCode, status, res.body);
+      assert.equal(res.headers.connection, 'close', `${status}`);
+    }
+  });
+
   test('a refused upload gives its key back, so the corrected retry runs', async () => {
     const gallery = (await post('/v1/listings', undefined, { address: '13 Refused Road' })).json().id as string;
     const key = newKey();
