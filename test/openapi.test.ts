@@ -232,7 +232,8 @@ describe('GET /v1/openapi.json', () => {
       if (path.includes('{')) errors.add('404');
       // Section 9: every /v1 request is rate limited; every POST takes an Idempotency-Key (400, 409).
       if (path.startsWith('/v1/')) errors.add('429');
-      if (path.startsWith('/v1/') && method === 'POST') for (const c of ['400', '409']) errors.add(c);
+      // On other methods a bad key is 400 and a key the account used is 409 (another method).
+      if (path.startsWith('/v1/') && !PUBLIC.has(key)) for (const c of ['400', '409']) errors.add(c);
       for (const code of errors) assert.ok(codes.includes(code), `${key} does not document ${code}`);
     }
   });
@@ -400,6 +401,9 @@ describe('section 9 in the document: rate limits, idempotency, request ids', () 
       const refs = (op.parameters ?? []).filter((p) => '$ref' in p).map((p) => ('$ref' in p ? p.$ref : ''));
       const takesKey = refs.includes('#/components/parameters/IdempotencyKey');
       assert.equal(takesKey, method === 'POST', `${key}: Idempotency-Key`);
+      // Other authenticated /v1 methods document the check (400, 409) under the same header name.
+      const checksKey = refs.includes('#/components/parameters/IdempotencyKeyChecked');
+      assert.equal(checksKey, method !== 'POST' && key.startsWith(`${method} /v1/`) && !PUBLIC.has(key), key);
       if (method !== 'POST') continue;
       const success = Object.entries(op.responses).find(([code]) => code.startsWith('2'));
       assert.ok(success?.[1].headers?.['Idempotent-Replayed'] !== undefined, `${key}: Idempotent-Replayed`);

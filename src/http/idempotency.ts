@@ -1,6 +1,7 @@
 // Idempotency-Key on every /v1 POST (contract section 9, docs/decisions/0003). Hooked onto each
-// POST route only, after authentication, the rate limit and validation: a request refused
-// before its handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key.
+// route, after authentication, the rate limit and validation: a request refused before its
+// handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key. On other methods the
+// header is checked only: a key the account already used is a conflict, nothing is stored.
 import type {
   FastifyReply,
   FastifyRequest,
@@ -36,6 +37,12 @@ declare module 'fastify' {
     idempotency: Claim | null;
   }
 }
+
+const mismatch = (): AppError =>
+  new AppError(
+    'conflict',
+    'This Idempotency-Key was already used for a different request (method, path or body); use a new key',
+  );
 
 const invalidKey = (): AppError =>
   new AppError('validation_error', 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
@@ -119,10 +126,7 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
           { 'retry-after': '1' },
         );
       case 'mismatch':
-        throw new AppError(
-          'conflict',
-          'This Idempotency-Key was already used for a different request (method, path or body); use a new key',
-        );
+        throw mismatch();
     }
   }
 
@@ -153,9 +157,37 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
     );
   };
 
+  /**
+   * Another method never runs idempotently, but the same key on a different method is a conflict
+   * (section 9): a key the account holds (unexpired) is refused; an unknown one stores nothing.
+   * Only a request that carries the header pays for the lookup.
+   */
+  const checkOther: preHandlerHookHandler = (request, _reply, done) => {
+    const raw = request.headers[HEADER];
+    if (raw === undefined || request.auth === null) {
+      done();
+      return;
+    }
+    if (typeof raw !== 'string' || !VALID_KEY.test(raw)) {
+      done(invalidKey());
+      return;
+    }
+    idempotency.inUse(request.auth.accountId, raw).then(
+      (used) => {
+        done(used ? mismatch() : undefined);
+      },
+      (err: unknown) => {
+        done(err as Error);
+      },
+    );
+  };
+
   v1.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) return;
+    if (!methods.includes('POST')) {
+      route.preHandler = [...hooksOf(route.preHandler), checkOther] as preHandlerHookHandler[];
+      return;
+    }
     // A multipart body is streamed by its handler (see src/http/validation.ts).
     const upload = (route.schema?.body as Record<string, unknown> | undefined)?.['x-multipart'] === true;
     route.preHandler = [...hooksOf(route.preHandler), beginFor(upload)] as preHandlerHookHandler[];

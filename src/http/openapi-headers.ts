@@ -18,6 +18,7 @@ interface Parameter extends Header {
 }
 interface Operation {
   operationId?: string;
+  security?: unknown[];
   parameters?: unknown[];
   responses?: Record<string, { headers?: Record<string, unknown> } | Ref>;
 }
@@ -99,6 +100,16 @@ export const PARAMETERS: Record<string, Parameter> = {
       'method, path or JSON body, or while the first request is still running, is 409 `conflict`.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
   },
+  IdempotencyKeyChecked: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used ' +
+      'within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 ' +
+      '`validation_error`; an unused key is ignored and nothing is stored.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  },
 };
 
 const ref = (name: keyof typeof HEADERS): HeaderRef => ({ $ref: `#/components/headers/${name}` });
@@ -143,8 +154,9 @@ export function withProtocolHeaders<T extends object>(input: T): T {
     for (const method of METHODS) {
       const operation = item?.[method];
       if (operation === undefined) continue;
-      if (path.startsWith('/v1/') && method === 'post') {
-        operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+      if (path.startsWith('/v1/') && (method === 'post' || operation.security?.length !== 0)) {
+        const name = method === 'post' ? 'IdempotencyKey' : 'IdempotencyKeyChecked';
+        operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${name}` }];
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if ('$ref' in response) continue;
