@@ -410,6 +410,32 @@ describe('section 9 in the document: rate limits, idempotency, request ids', () 
     }
   });
 
+  test('Idempotent-Replayed only where a replay can come from; a POST 409 may carry Retry-After', () => {
+    // Refused before the key is claimed (key, scope, rate limit, body parser), or a fault: never stored.
+    const NEVER = new Set(['401', '403', '413', '415', '429', '500', '503']);
+    for (const { key, method, op } of operations()) {
+      for (const [code, response] of Object.entries(op.responses)) {
+        const replayed = response.headers?.['Idempotent-Replayed'] !== undefined;
+        if (method !== 'POST' || NEVER.has(code)) {
+          assert.equal(replayed, false, `${key} ${code} is never a replay`);
+        } else if (MULTIPART.has(key)) {
+          // Only a successful upload is kept.
+          assert.equal(replayed, code.startsWith('2'), `${key} ${code}`);
+        } else {
+          // A handler's 4xx (400, 404, a duplicate email's 409) is kept and replayed.
+          assert.equal(replayed, true, `${key} ${code}`);
+        }
+        const retryAfter = response.headers?.['Retry-After']?.$ref;
+        if (code === '429') assert.equal(retryAfter, '#/components/headers/RetryAfter', `${key} 429`);
+        else if (code === '409' && method === 'POST') {
+          assert.equal(retryAfter, '#/components/headers/RetryAfterInFlight', `${key} 409`);
+        } else assert.equal(retryAfter, undefined, `${key} ${code}`);
+      }
+    }
+    assert.equal(doc.components.headers.RetryAfterInFlight?.required, undefined);
+    assert.equal(doc.components.headers.RetryAfter?.required, true);
+  });
+
   test('creates answer Location; the server URL is relative, so no deployment is misdescribed', () => {
     for (const id of ['createListing', 'createClient']) {
       const op = operations().find((o) => o.op.operationId === id)?.op;

@@ -21,6 +21,19 @@ import type { App } from './types.ts';
 
 const HEADER = 'idempotency-key';
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/**
+ * Statuses a POST answers before its idempotency hook runs (key, scope, rate limit, body parser):
+ * never stored, so never replayed.
+ */
+export const REFUSED_BEFORE_CLAIM: ReadonlySet<number> = new Set([401, 403, 413, 415, 429]);
+
+/**
+ * Whether a handler's answer is kept for replay. A fault (5xx) may not happen again, so a retry
+ * runs anew. A refused upload kept nothing (all or nothing), and its files were never part of the
+ * fingerprint: a corrected retry with the same key must run too.
+ */
+export const keptForReplay = (status: number, upload: boolean): boolean => status < (upload ? 300 : 500);
+
 /** Response headers a replay carries besides status and body. */
 const KEPT_HEADERS = ['content-type', 'location'] as const;
 
@@ -74,10 +87,7 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
     const status = reply.statusCode;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     try {
-      // A fault (5xx) may not happen again, so a retry runs anew. A refused upload kept nothing
-      // (all or nothing), and its files were never part of the fingerprint: a corrected retry
-      // with the same key must run too.
-      if (status >= 500 || body === null || (claim.upload && status >= 300)) {
+      if (body === null || !keptForReplay(status, claim.upload)) {
         await idempotency.release(claim.accountId, claim.key, claim.token);
         return;
       }

@@ -2,6 +2,7 @@
 // rather than into each route: response headers (request id, rate limits, idempotency), the
 // Idempotency-Key parameter of every POST (section 9). The routes' own schemas stay about their
 // resources.
+import { keptForReplay, REFUSED_BEFORE_CLAIM } from './idempotency.ts';
 
 /** The parts of an OpenAPI 3.1 document this file reads and writes. */
 interface Ref {
@@ -18,6 +19,7 @@ interface Parameter extends Header {
 }
 interface Operation {
   operationId?: string;
+  requestBody?: { content?: Record<string, unknown> };
   security?: unknown[];
   parameters?: unknown[];
   responses?: Record<string, { headers?: Record<string, unknown> } | Ref>;
@@ -69,6 +71,11 @@ export const HEADERS: Record<string, Header> = {
   RetryAfter: {
     description: 'Seconds to wait before retrying.',
     required: true,
+    schema: int32(0),
+  },
+  RetryAfterInFlight: {
+    description:
+      'Sent (`1`) when the conflict is a request with the same Idempotency-Key still in progress: retry after it.',
     schema: int32(0),
   },
   IdempotentReplayed: {
@@ -135,8 +142,14 @@ function headersFor(path: string, method: string, operation: Operation, status: 
   if (v1 && code < 500) Object.assign(headers, RATE_LIMIT_HEADERS);
   if (code === 429) headers['Retry-After'] = ref('RetryAfter');
   if (code === 401) headers['WWW-Authenticate'] = ref('WwwAuthenticate');
-  if (v1 && method === 'post' && code < 500 && code !== 429 && code !== 409) {
-    headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+  if (v1 && method === 'post') {
+    // A replay repeats what a handler answered: never a refusal made before the key was claimed.
+    const upload = operation.requestBody?.content?.['multipart/form-data'] !== undefined;
+    if (keptForReplay(code, upload) && !REFUSED_BEFORE_CLAIM.has(code)) {
+      headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+    }
+    // The same key still in flight is 409 with Retry-After: 1; a mismatch has none.
+    if (code === 409) headers['Retry-After'] = ref('RetryAfterInFlight');
   }
   if (code === 201 && LOCATION_OPERATIONS.has(operation.operationId ?? '')) headers.Location = ref('Location');
   return headers;
