@@ -1,7 +1,7 @@
 // Dashboard sign-in: email and password, throttled per client address and per account.
 // Failures are rows in the database, so the limits hold however many nodes serve the dashboard.
 import { randomUUID } from 'node:crypto';
-import { isIPv6 } from 'node:net';
+import { addressGroup } from '../../client-address.ts';
 import type { Deps } from '../../deps.ts';
 import { normalizeEmail } from '../../email-address.ts';
 import type { Account } from './accounts.service.ts';
@@ -28,26 +28,6 @@ export interface SignInInput {
   address: string;
 }
 
-/**
- * The address a limit applies to. IPv6 hosts usually hold a whole /64, so that is one subject;
- * an IPv4-mapped IPv6 address is its IPv4 address.
- */
-export function addressSubject(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped?.[1] !== undefined) return mapped[1];
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail = ''] = ip.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
-
 /** What a throttled password check decided. */
 export type Attempt<T> =
   { outcome: 'passed'; value: T } | { outcome: 'invalid' } | { outcome: 'throttled'; retryAfterSeconds: number };
@@ -69,7 +49,7 @@ export function createSignInThrottle({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
       await repo.deleteFailuresBefore(db.kysely, since);
       const byAccount: repo.Subject = { scope: 'account', subject: normalizeEmail(who.email).slice(0, 320) };
       const limits: [repo.Subject, number][] = [
-        [{ scope: 'address', subject: addressSubject(who.address) }, ADDRESS_LIMIT],
+        [{ scope: 'address', subject: addressGroup(who.address) }, ADDRESS_LIMIT],
         [byAccount, ACCOUNT_LIMIT],
       ];
       // Counted as a failure before the password is checked, so a burst of parallel attempts
