@@ -172,7 +172,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   const notFound = registerErrorHandling(app);
 
-  // Redis (when configured) gets a moment to connect, so the first requests are counted shared.
+  // The store's faults and recoveries (Redis down, Redis back) go to the app's log from now on.
   deps.rateLimits.attachLog(app.log);
   const authenticate = authHook(services.apiKeys, limiter);
   // A /v1 route registered outside the /v1 scope (the OpenAPI document) is counted like the rest.
