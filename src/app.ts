@@ -14,7 +14,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { genReqId } from './http/request-id.ts';
 import { logRequest } from './http/request-log.ts';
-import { securityHook } from './http/security-headers.ts';
+import { encodedBodyHook, securityHook } from './http/security-headers.ts';
 import type { App } from './http/types.ts';
 import { checkInput, parseJsonBody, validatorCompiler } from './http/validation.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
@@ -148,8 +148,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     }
     done();
   });
-  // Protective headers on every response; compressed request bodies refused before parsing.
+  // Protective headers on every response, before routing.
   app.addHook('onRequest', securityHook);
+  // Compressed request bodies: refused unread, after authentication and the rate limit.
+  app.addHook('preParsing', encodedBodyHook);
   app.addHook('preValidation', (request, _reply, done) => {
     const refused = checkInput(request.body, request.query, request.routeOptions.schema as never);
     const first = refused[0];
@@ -170,7 +172,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   const notFound = registerErrorHandling(app);
 
-  // Redis (when configured) gets a moment to connect, so the first requests are counted shared.
+  // The store's faults and recoveries (Redis down, Redis back) go to the app's log from now on.
   deps.rateLimits.attachLog(app.log);
   const authenticate = authHook(services.apiKeys, limiter);
   // A /v1 route registered outside the /v1 scope (the OpenAPI document) is counted like the rest.

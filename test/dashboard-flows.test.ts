@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Browser, inputValue, textOf } from './dashboard-browser.ts';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { ACCOUNT_LIMIT } from '../src/modules/accounts/sign-in.service.ts';
 
 const PASSWORD = 'correct horse battery';
 let ctx: TestContext;
@@ -170,6 +171,28 @@ describe('studio settings', () => {
 
     assert.equal((await new Browser(ctx.app).signIn(owner.email, PASSWORD)).statusCode, 400);
     assert.equal((await new Browser(ctx.app).signIn(owner.email, 'a new long password')).statusCode, 303);
+  });
+});
+
+describe('password change throttling', () => {
+  test('wrong current passwords count against the sign-in limits: past them, the 429 page', async () => {
+    const { owner, browser } = await signedIn('Throttled Studio');
+    const change = async (current: string) => {
+      await browser.get('/dashboard/settings/studio');
+      return browser.post('/dashboard/settings/password', {
+        current_password: current,
+        new_password: 'a new long password',
+        new_password_confirm: 'a new long password',
+      });
+    };
+    for (let i = 0; i < ACCOUNT_LIMIT; i += 1) assert.equal((await change(`guess ${i} password`)).statusCode, 400);
+    // Even the right password is refused now: the limit says nothing about which guess was right.
+    const refused = await change(PASSWORD);
+    assert.equal(refused.statusCode, 429);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.match(textOf(refused.body), /Too many sign-in attempts\. Try again in 15 minutes\./);
+    // The same budget as the sign-in form's, for this account.
+    assert.equal((await new Browser(ctx.app).signIn(owner.email, PASSWORD)).statusCode, 429);
   });
 });
 

@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { fakeClock } from './notification-helpers.ts';
-import { call, createAccount, createKey, expectError, type TestAccount, type TestContext } from './helpers.ts';
+import {
+  call,
+  createAccount,
+  createKey,
+  detailFields,
+  expectError,
+  type TestAccount,
+  type TestContext,
+} from './helpers.ts';
 import { createTestContext } from './helpers.ts';
 import { pdf } from './media-fixtures.ts';
 import { upload } from './media-helpers.ts';
@@ -163,19 +171,70 @@ describe('Idempotency-Key on POST', () => {
     assert.equal((await post('/v1/listings', key, { address: '5 Fresh Start' })).statusCode, 201);
   });
 
-  test('other methods ignore the header', async () => {
-    const key = newKey();
+  test('other methods: an unknown key is ignored and stores nothing; a used one is 409; a bad one 400', async () => {
     const created = await post('/v1/listings', undefined, { address: '6 Patch Place' });
     const id = created.json().id as string;
+    const fresh = newKey();
     for (const beds of [1, 2]) {
       const res = await call(ctx, 'PATCH', `/v1/listings/${id}`, {
         key: account.key,
         body: { beds },
-        headers: { 'idempotency-key': key },
+        headers: { 'idempotency-key': fresh },
       });
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().beds, beds);
       assert.equal(res.headers['idempotent-replayed'], undefined);
+    }
+    assert.ok(!(await records()).some((r) => r.idempotency_key === fresh));
+
+    // A key a POST of this account used: the same key on another method is a conflict, nothing runs.
+    const used = newKey();
+    assert.equal((await post('/v1/listings', used, { address: '7 Used Key Lane' })).statusCode, 201);
+    const patch = await call(ctx, 'PATCH', `/v1/listings/${id}`, {
+      key: account.key,
+      body: { beds: 9 },
+      headers: { 'idempotency-key': used },
+    });
+    expectError(patch, 409, 'conflict');
+    const del = await call(ctx, 'DELETE', `/v1/listings/${id}`, {
+      key: account.key,
+      headers: { 'idempotency-key': used },
+    });
+    expectError(del, 409, 'conflict');
+    const get = await call(ctx, 'GET', `/v1/listings/${id}`, {
+      key: account.key,
+      headers: { 'idempotency-key': used },
+    });
+    expectError(get, 409, 'conflict');
+    assert.equal(get.headers['idempotent-replayed'], undefined);
+    const still = await call(ctx, 'GET', `/v1/listings/${id}`, { key: account.key });
+    assert.equal(still.json().beds, 2);
+
+    // Another account's key of the same name is not this account's.
+    const other = await createAccount(ctx, 'Other Studio');
+    const theirs = await post('/v1/listings', undefined, { address: '8 Their Road' }, other);
+    const theirPatch = await call(ctx, 'PATCH', `/v1/listings/${theirs.json().id as string}`, {
+      key: other.key,
+      body: { beds: 3 },
+      headers: { 'idempotency-key': used },
+    });
+    assert.equal(theirPatch.statusCode, 200, theirPatch.body);
+
+    // An expired record is no conflict.
+    clock.advance(RECORD_TTL_MS + 1);
+    const later = await call(ctx, 'DELETE', `/v1/listings/${id}`, {
+      key: account.key,
+      headers: { 'idempotency-key': used },
+    });
+    assert.equal(later.statusCode, 204, later.body);
+
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const res = await call(ctx, method, `/v1/listings/${id}`, {
+        key: account.key,
+        ...(method === 'PATCH' ? { body: { beds: 1 } } : {}),
+        headers: { 'idempotency-key': 'naïve' },
+      });
+      assert.deepEqual(detailFields(expectError(res, 400, 'validation_error')), ['Idempotency-Key'], method);
     }
   });
 });
@@ -281,6 +340,21 @@ describe('uploads', () => {
       headers: { 'idempotency-key': key },
     });
     expectError(elsewhere, 409, 'conflict');
+  });
+
+  test('an upload refused before its body is read closes the connection (bad key, no key, read-only key)', async () => {
+    const gallery = (await post('/v1/listings', undefined, { address: '14 Unread Road' })).json().id as string;
+    const file = [{ filename: 'a.pdf', contentType: 'application/pdf', data: pdf() }];
+    const readOnly = await createKey(ctx, account.accountId, { scope: 'read_only' });
+    const refused = [
+      [await upload(ctx, account.key, gallery, file, { 'idempotency-key': 'x'.repeat(256) }), 400],
+      [await upload(ctx, 'lbx_notakey000000000000000000000000000000', gallery, file), 401],
+      [await upload(ctx, readOnly.key, gallery, file), 403],
+    ] as const;
+    for (const [res, status] of refused) {
+      assert.equal(res.statusCode, status, res.body);
+      assert.equal(res.headers.connection, 'close', `${status}`);
+    }
   });
 
   test('a refused upload gives its key back, so the corrected retry runs', async () => {

@@ -232,7 +232,8 @@ describe('GET /v1/openapi.json', () => {
       if (path.includes('{')) errors.add('404');
       // Section 9: every /v1 request is rate limited; every POST takes an Idempotency-Key (400, 409).
       if (path.startsWith('/v1/')) errors.add('429');
-      if (path.startsWith('/v1/') && method === 'POST') for (const c of ['400', '409']) errors.add(c);
+      // On other methods a bad key is 400 and a key the account used is 409 (another method).
+      if (path.startsWith('/v1/') && !PUBLIC.has(key)) for (const c of ['400', '409']) errors.add(c);
       for (const code of errors) assert.ok(codes.includes(code), `${key} does not document ${code}`);
     }
   });
@@ -400,10 +401,39 @@ describe('section 9 in the document: rate limits, idempotency, request ids', () 
       const refs = (op.parameters ?? []).filter((p) => '$ref' in p).map((p) => ('$ref' in p ? p.$ref : ''));
       const takesKey = refs.includes('#/components/parameters/IdempotencyKey');
       assert.equal(takesKey, method === 'POST', `${key}: Idempotency-Key`);
+      // Other authenticated /v1 methods document the check (400, 409) under the same header name.
+      const checksKey = refs.includes('#/components/parameters/IdempotencyKeyChecked');
+      assert.equal(checksKey, method !== 'POST' && key.startsWith(`${method} /v1/`) && !PUBLIC.has(key), key);
       if (method !== 'POST') continue;
       const success = Object.entries(op.responses).find(([code]) => code.startsWith('2'));
       assert.ok(success?.[1].headers?.['Idempotent-Replayed'] !== undefined, `${key}: Idempotent-Replayed`);
     }
+  });
+
+  test('Idempotent-Replayed only where a replay can come from; a POST 409 may carry Retry-After', () => {
+    // Refused before the key is claimed (key, scope, rate limit, body parser), or a fault: never stored.
+    const NEVER = new Set(['401', '403', '413', '415', '429', '500', '503']);
+    for (const { key, method, op } of operations()) {
+      for (const [code, response] of Object.entries(op.responses)) {
+        const replayed = response.headers?.['Idempotent-Replayed'] !== undefined;
+        if (method !== 'POST' || NEVER.has(code)) {
+          assert.equal(replayed, false, `${key} ${code} is never a replay`);
+        } else if (MULTIPART.has(key)) {
+          // Only a successful upload is kept.
+          assert.equal(replayed, code.startsWith('2'), `${key} ${code}`);
+        } else {
+          // A handler's 4xx (400, 404, a duplicate email's 409) is kept and replayed.
+          assert.equal(replayed, true, `${key} ${code}`);
+        }
+        const retryAfter = response.headers?.['Retry-After']?.$ref;
+        if (code === '429') assert.equal(retryAfter, '#/components/headers/RetryAfter', `${key} 429`);
+        else if (code === '409' && method === 'POST') {
+          assert.equal(retryAfter, '#/components/headers/RetryAfterInFlight', `${key} 409`);
+        } else assert.equal(retryAfter, undefined, `${key} ${code}`);
+      }
+    }
+    assert.equal(doc.components.headers.RetryAfterInFlight?.required, undefined);
+    assert.equal(doc.components.headers.RetryAfter?.required, true);
   });
 
   test('creates answer Location; the server URL is relative, so no deployment is misdescribed', () => {

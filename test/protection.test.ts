@@ -242,6 +242,52 @@ describe('request bodies', () => {
     assert.equal(media.json<{ pagination: { total: number } }>().pagination.total, 0);
   });
 
+  test('an encoded /v1 body is refused after the key check and the rate limit (401 first; 415 counted)', async () => {
+    const json = zlib.gzipSync(Buffer.from(JSON.stringify({ address: 'Zipped Road' })));
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': json.length };
+    // No key: the missing key is the answer, counted against the address like any keyless request.
+    const anonymous = await send('POST', '/v1/listings', headers, [json]);
+    assert.equal(anonymous.status, 401, anonymous.body);
+    assert.equal(typeof anonymous.headers['ratelimit-remaining'], 'string');
+    // With a key: 415, with the RateLimit fields, charged to the key like any other request.
+    const authed = { ...headers, authorization: `Bearer ${account.key}` };
+    const first = await send('POST', '/v1/listings', authed, [json]);
+    const second = await send('POST', '/v1/listings', authed, [json]);
+    for (const res of [first, second]) {
+      assert.equal(res.status, 415, res.body);
+      assert.equal(errorCode(res), 'unsupported_media_type');
+      for (const name of [
+        'ratelimit-limit',
+        'ratelimit-remaining',
+        'ratelimit-reset',
+        'ratelimit',
+        'ratelimit-policy',
+      ]) {
+        assert.equal(typeof res.headers[name], 'string', name);
+      }
+      // The body is not read, so the connection is closed rather than drained.
+      assert.equal(res.headers.connection, 'close');
+    }
+    assert.equal(Number(second.headers['ratelimit-remaining']), Number(first.headers['ratelimit-remaining']) - 1);
+  });
+
+  test('an encoded dashboard form is refused too', async () => {
+    const form = zlib.gzipSync(Buffer.from('email=a%40b.test&password=x'));
+    const res = await send(
+      'POST',
+      '/dashboard/sign-in',
+      {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-encoding': 'gzip',
+        'content-length': form.length,
+      },
+      [form],
+    );
+    assert.equal(res.status, 415, res.body);
+    assert.equal(res.headers['accept-encoding'], 'identity');
+    assert.equal(res.headers.connection, 'close');
+  });
+
   test('a 415 for encoding is in the contract’s error body', async () => {
     const res = await call(ctx, 'POST', '/v1/listings', {
       key: account.key,

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WINDOW_MS, createMemoryStore } from '../src/http/rate-limit-store.ts';
-import { addressBucket } from '../src/http/rate-limit.ts';
+import type { FastifyReply } from 'fastify';
+import type { AppError } from '../src/errors.ts';
+import { addressBucket, createRateLimiter } from '../src/http/rate-limit.ts';
 import {
   call,
   createAccount,
@@ -196,15 +198,62 @@ describe('counters', () => {
     const t0 = 1_000 * WINDOW_MS;
     assert.deepEqual(store.hit('k:a', t0 + 1000), { count: 1, resetMs: 59_000 });
     assert.deepEqual(store.hit('k:a', t0 + 2000), { count: 2, resetMs: 58_000 });
-    // Fill the window to its bound: a bucket seen before keeps counting, a new one is let through.
-    for (let i = 0; i < 100_000; i += 1) void store.hit(`a:${i}`, t0 + 3000);
-    assert.equal((store.hit('k:a', t0 + 3000) as { count: number }).count, 3);
-    assert.equal((store.hit('k:new', t0 + 3000) as { count: number }).count, 1);
-    assert.equal((store.hit('k:new', t0 + 3000) as { count: number }).count, 1);
     // The next window drops every counter of the last one.
     assert.deepEqual(store.hit('k:a', t0 + WINDOW_MS), { count: 1, resetMs: 60_000 });
-    assert.equal((store.hit('k:new', t0 + WINDOW_MS) as { count: number }).count, 1);
-    assert.equal((store.hit('k:new', t0 + WINDOW_MS) as { count: number }).count, 2);
+  });
+
+  test('a full address map never lets a bucket go uncounted: newcomers share one overflow budget', () => {
+    const store = createMemoryStore({ maxAddressBuckets: 3 });
+    const t0 = 2_000 * WINDOW_MS;
+    const count = (bucket: string, at = t0): number => (store.hit(bucket, at) as { count: number }).count;
+    for (const a of ['a:1', 'a:2', 'a:3']) assert.equal(count(a), 1);
+    // Addresses already tracked keep their own counters.
+    assert.equal(count('a:1'), 2);
+    // New addresses, however many, are counted together (a /47's worth of /64s is one budget).
+    assert.equal(count('a:4'), 1);
+    assert.equal(count('a6:2001:db8:0:5::/64'), 2);
+    assert.equal(count('a:6'), 3);
+    assert.equal(count('a:4'), 4);
+    // Keys have their own map: a flood of addresses cannot push a key out of being counted.
+    for (const k of ['k:x', 'k:y', 'k:z', 'k:w']) assert.equal(count(k), 1);
+    assert.equal(count('k:w'), 2);
+    // A new window starts every bucket afresh.
+    assert.equal(count('a:4', t0 + WINDOW_MS), 1);
+    assert.equal(count('a:5', t0 + WINDOW_MS), 1);
+  });
+
+  test('through the limiter: past the cap, new addresses are refused together once over the limit', () => {
+    const store = createMemoryStore({ maxAddressBuckets: 2 });
+    const clock = () => new Date(3_000 * WINDOW_MS);
+    const limiter = createRateLimiter(
+      store,
+      { perKeyPerMinute: 100, perAddressPerMinute: 3, redisUrl: undefined, redisKeyPrefix: '' },
+      clock,
+    );
+    const headers: Record<string, unknown> = {};
+    const reply = {
+      header(name: string, value: unknown) {
+        headers[name] = value;
+        return reply;
+      },
+    } as unknown as FastifyReply;
+    const charge = (ip: string): string => {
+      try {
+        // The memory store answers at once: no promise to wait for.
+        assert.equal(limiter.chargeAddress(ip, reply), undefined);
+        return 'ok';
+      } catch (err) {
+        return (err as AppError).code;
+      }
+    };
+    assert.equal(charge('192.0.2.1'), 'ok');
+    assert.equal(charge('192.0.2.2'), 'ok');
+    // Each of these is a first request from its address, yet the fourth is over the shared budget.
+    const fresh = ['2001:db8:0:1::1', '2001:db8:0:2::1', '2001:db8:0:3::1', '2001:db8:0:4::1'];
+    assert.deepEqual(fresh.map(charge), ['ok', 'ok', 'ok', 'rate_limited']);
+    assert.equal(headers['ratelimit-remaining'], 0);
+    // The addresses tracked before the map filled still have their own budget.
+    assert.equal(charge('192.0.2.1'), 'ok');
   });
 });
 

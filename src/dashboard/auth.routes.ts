@@ -11,6 +11,7 @@ import {
   formFields,
   noticeOf,
   sendPage,
+  tooManyAttempts,
   type DashboardContext,
 } from './respond.ts';
 import { clearSessionCookie, preSessionToken, setSessionCookie } from './security.ts';
@@ -93,12 +94,8 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     const result = await services.signIn.signIn({ email, password, address: request.ip });
     switch (result.outcome) {
       case 'throttled': {
-        const minutes = Math.ceil(result.retryAfterSeconds / 60);
         void reply.header('retry-after', String(result.retryAfterSeconds));
-        return refuse(
-          `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
-          429,
-        );
+        return refuse(tooManyAttempts(result.retryAfterSeconds), 429);
       }
       case 'invalid':
         // The same words whether the email is unknown or the password wrong.

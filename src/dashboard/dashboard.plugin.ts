@@ -111,6 +111,8 @@ export async function registerDashboard(
   scope.setErrorHandler((error: FastifyError, request, reply) => {
     const status = statusOf(error);
     if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+    // The refusal's own headers (Accept-Encoding, and Connection: close for an unread body).
+    if (error instanceof AppError) void reply.headers(error.headers);
     return errorReply(request, reply, status);
   });
   scope.setNotFoundHandler((request, reply) => errorReply(request, reply, 404));

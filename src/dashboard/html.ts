@@ -1,8 +1,7 @@
 // The dashboard's only way to build HTML: a tagged template that escapes every interpolated
-// value, unless it is already SafeHtml (another template's output, or an explicit raw()).
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+// value, unless it is already SafeHtml (another template's output). There is deliberately no way
+// to insert a plain string unescaped.
+import { escapeHtml } from '../html-escape.ts';
 
 export class SafeHtml {
   readonly #text: string;
@@ -31,6 +30,3 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   });
   return new SafeHtml(out);
 }
-
-/** Trusted markup, inserted as it is. Never pass anything a user or the database supplied. */
-export const raw = (text: string): SafeHtml => new SafeHtml(text);

@@ -70,6 +70,12 @@ export function noticeOf(request: FastifyRequest): Notice | null {
   return typeof code === 'string' ? (NOTICES[code] ?? null) : null;
 }
 
+/** Past a sign-in limit: the words of every throttled password form (sign-in, password change). */
+export function tooManyAttempts(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
+}
+
 /** The preHandler has already refused anything but a form on POST routes. */
 export function formFields(body: unknown): FormFields {
   const form = formOf(body);

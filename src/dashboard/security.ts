@@ -1,7 +1,7 @@
 // The dashboard's browser-facing defences: response headers, cookies, and the two CSRF checks
 // (the request's origin, and a token in the form).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { newToken, sameToken, SESSION_ABSOLUTE_MS } from '../modules/accounts/sessions.service.ts';
+import { newToken, sameToken, SESSION_ABSOLUTE_MS, TOKEN_SHAPE } from '../modules/accounts/sessions.service.ts';
 
 /** Only our own stylesheet and script; no inline code, no framing, forms post only to us. */
 export const CONTENT_SECURITY_POLICY = [
@@ -59,8 +59,6 @@ export function setSessionCookie(reply: FastifyReply, policy: CookiePolicy, toke
 export function clearSessionCookie(reply: FastifyReply, policy: CookiePolicy): void {
   void reply.clearCookie(policy.session, { path: policy.path, httpOnly: true, sameSite: 'lax', secure: policy.secure });
 }
-
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * The setup and sign-in forms have no session yet: their token is a double-submit cookie

@@ -13,6 +13,7 @@ import {
   formFields,
   noticeOf,
   sendPage,
+  tooManyAttempts,
   viewerOf,
   type DashboardContext,
 } from './respond.ts';
@@ -140,19 +141,29 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     const form = formFields(request.body);
     const next = form.get('new_password');
     const values = { name: account.name, sender_name: account.sender_name ?? '' };
-    const render = (passwordErrors: FieldErrors) =>
+    const render = (passwordErrors: FieldErrors, status = 400) =>
       sendPage(
         reply,
         studioPage({ viewer, email: account.email, values, passwordErrors, minPassword: MIN_PASSWORD_LENGTH }),
-        400,
+        status,
       );
     if (form.get('new_password_confirm') !== next) {
       return render({ new_password_confirm: 'The two new passwords are not the same' });
     }
     try {
       // Ends every session of the account, this one included, in one transaction.
-      await services.accounts.changePassword(account.id, form.get('current_password'), next);
+      await services.accounts.changePassword(account.id, {
+        current: form.get('current_password'),
+        next,
+        address: request.ip,
+      });
     } catch (err) {
+      // Past the sign-in limits (this account or this address): the sign-in form's 429 and words.
+      if (err instanceof AppError && err.code === 'rate_limited') {
+        const retryAfter = err.headers['retry-after'] ?? '60';
+        void reply.header('retry-after', retryAfter);
+        return render({ current_password: tooManyAttempts(Number(retryAfter)) }, 429);
+      }
       const refused = fieldErrors(err);
       if (refused === null) throw err;
       return render(refused);

@@ -27,7 +27,8 @@ export interface ApiKeysTable {
   created_at: string;
 }
 
-export type ListingStatus = 'draft' | 'active' | 'archived';
+export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const;
+export type ListingStatus = (typeof LISTING_STATUSES)[number];
 
 export interface ListingsTable {
   id: string;
@@ -60,7 +61,8 @@ export interface ClientsTable {
   updated_at: string;
 }
 
-export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'cancelled';
+export const NOTIFICATION_STATUSES = ['queued', 'sent', 'failed', 'cancelled'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export interface NotificationsTable {
   id: string;

@@ -87,11 +87,6 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
 }
 
 /**
- * Faults the router meets before any route matches: a malformed %-escape or an over-long path
- * segment. Such a path names no resource, so it is simply not found (an id of a wrong shape is
- * a 404, never a 400 or 414), in the one error body.
- */
-/**
  * Errors the router raises before any hook runs (a malformed percent-escape, an over-long path
  * segment): 404. A /v1 path is still counted against the client's address, so the rate-limit
  * headers are on every /v1 response and malformed URLs cannot be sent without limit; the request

@@ -1,6 +1,7 @@
 // Idempotency-Key on every /v1 POST (contract section 9, docs/decisions/0003). Hooked onto each
-// POST route only, after authentication, the rate limit and validation: a request refused
-// before its handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key.
+// route, after authentication, the rate limit and validation: a request refused before its
+// handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key. On other methods the
+// header is checked only: a key the account already used is a conflict, nothing is stored.
 import type {
   FastifyReply,
   FastifyRequest,
@@ -20,6 +21,19 @@ import type { App } from './types.ts';
 
 const HEADER = 'idempotency-key';
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/**
+ * Statuses a POST answers before its idempotency hook runs (key, scope, rate limit, body parser):
+ * never stored, so never replayed.
+ */
+export const REFUSED_BEFORE_CLAIM: ReadonlySet<number> = new Set([401, 403, 413, 415, 429]);
+
+/**
+ * Whether a handler's answer is kept for replay. A fault (5xx) may not happen again, so a retry
+ * runs anew. A refused upload kept nothing (all or nothing), and its files were never part of the
+ * fingerprint: a corrected retry with the same key must run too.
+ */
+export const keptForReplay = (status: number, upload: boolean): boolean => status < (upload ? 300 : 500);
+
 /** Response headers a replay carries besides status and body. */
 const KEPT_HEADERS = ['content-type', 'location'] as const;
 
@@ -36,6 +50,12 @@ declare module 'fastify' {
     idempotency: Claim | null;
   }
 }
+
+const mismatch = (): AppError =>
+  new AppError(
+    'conflict',
+    'This Idempotency-Key was already used for a different request (method, path or body); use a new key',
+  );
 
 const invalidKey = (): AppError =>
   new AppError('validation_error', 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
@@ -67,10 +87,7 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
     const status = reply.statusCode;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     try {
-      // A fault (5xx) may not happen again, so a retry runs anew. A refused upload kept nothing
-      // (all or nothing), and its files were never part of the fingerprint: a corrected retry
-      // with the same key must run too.
-      if (status >= 500 || body === null || (claim.upload && status >= 300)) {
+      if (body === null || !keptForReplay(status, claim.upload)) {
         await idempotency.release(claim.accountId, claim.key, claim.token);
         return;
       }
@@ -119,10 +136,7 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
           { 'retry-after': '1' },
         );
       case 'mismatch':
-        throw new AppError(
-          'conflict',
-          'This Idempotency-Key was already used for a different request (method, path or body); use a new key',
-        );
+        throw mismatch();
     }
   }
 
@@ -153,9 +167,37 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
     );
   };
 
+  /**
+   * Another method never runs idempotently, but the same key on a different method is a conflict
+   * (section 9): a key the account holds (unexpired) is refused; an unknown one stores nothing.
+   * Only a request that carries the header pays for the lookup.
+   */
+  const checkOther: preHandlerHookHandler = (request, _reply, done) => {
+    const raw = request.headers[HEADER];
+    if (raw === undefined || request.auth === null) {
+      done();
+      return;
+    }
+    if (typeof raw !== 'string' || !VALID_KEY.test(raw)) {
+      done(invalidKey());
+      return;
+    }
+    idempotency.inUse(request.auth.accountId, raw).then(
+      (used) => {
+        done(used ? mismatch() : undefined);
+      },
+      (err: unknown) => {
+        done(err as Error);
+      },
+    );
+  };
+
   v1.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) return;
+    if (!methods.includes('POST')) {
+      route.preHandler = [...hooksOf(route.preHandler), checkOther] as preHandlerHookHandler[];
+      return;
+    }
     // A multipart body is streamed by its handler (see src/http/validation.ts).
     const upload = (route.schema?.body as Record<string, unknown> | undefined)?.['x-multipart'] === true;
     route.preHandler = [...hooksOf(route.preHandler), beginFor(upload)] as preHandlerHookHandler[];

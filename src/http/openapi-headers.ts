@@ -2,6 +2,7 @@
 // rather than into each route: response headers (request id, rate limits, idempotency), the
 // Idempotency-Key parameter of every POST (section 9). The routes' own schemas stay about their
 // resources.
+import { keptForReplay, REFUSED_BEFORE_CLAIM } from './idempotency.ts';
 
 /** The parts of an OpenAPI 3.1 document this file reads and writes. */
 interface Ref {
@@ -18,6 +19,8 @@ interface Parameter extends Header {
 }
 interface Operation {
   operationId?: string;
+  requestBody?: { content?: Record<string, unknown> };
+  security?: unknown[];
   parameters?: unknown[];
   responses?: Record<string, { headers?: Record<string, unknown> } | Ref>;
 }
@@ -70,6 +73,11 @@ export const HEADERS: Record<string, Header> = {
     required: true,
     schema: int32(0),
   },
+  RetryAfterInFlight: {
+    description:
+      'Sent (`1`) when the conflict is a request with the same Idempotency-Key still in progress: retry after it.',
+    schema: int32(0),
+  },
   IdempotentReplayed: {
     description:
       'Present (`true`) when this response is the replay of an earlier request with the same Idempotency-Key.',
@@ -99,6 +107,16 @@ export const PARAMETERS: Record<string, Parameter> = {
       'method, path or JSON body, or while the first request is still running, is 409 `conflict`.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
   },
+  IdempotencyKeyChecked: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used ' +
+      'within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 ' +
+      '`validation_error`; an unused key is ignored and nothing is stored.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  },
 };
 
 const ref = (name: keyof typeof HEADERS): HeaderRef => ({ $ref: `#/components/headers/${name}` });
@@ -124,8 +142,14 @@ function headersFor(path: string, method: string, operation: Operation, status: 
   if (v1 && code < 500) Object.assign(headers, RATE_LIMIT_HEADERS);
   if (code === 429) headers['Retry-After'] = ref('RetryAfter');
   if (code === 401) headers['WWW-Authenticate'] = ref('WwwAuthenticate');
-  if (v1 && method === 'post' && code < 500 && code !== 429 && code !== 409) {
-    headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+  if (v1 && method === 'post') {
+    // A replay repeats what a handler answered: never a refusal made before the key was claimed.
+    const upload = operation.requestBody?.content?.['multipart/form-data'] !== undefined;
+    if (keptForReplay(code, upload) && !REFUSED_BEFORE_CLAIM.has(code)) {
+      headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
+    }
+    // The same key still in flight is 409 with Retry-After: 1; a mismatch has none.
+    if (code === 409) headers['Retry-After'] = ref('RetryAfterInFlight');
   }
   if (code === 201 && LOCATION_OPERATIONS.has(operation.operationId ?? '')) headers.Location = ref('Location');
   return headers;
@@ -143,8 +167,9 @@ export function withProtocolHeaders<T extends object>(input: T): T {
     for (const method of METHODS) {
       const operation = item?.[method];
       if (operation === undefined) continue;
-      if (path.startsWith('/v1/') && method === 'post') {
-        operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+      if (path.startsWith('/v1/') && (method === 'post' || operation.security?.length !== 0)) {
+        const name = method === 'post' ? 'IdempotencyKey' : 'IdempotencyKeyChecked';
+        operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${name}` }];
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if ('$ref' in response) continue;

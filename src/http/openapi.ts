@@ -10,7 +10,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The layers in front of every handler answer too: the rate limit (429), the key check (401), the
- * scope check (403 on writes), idempotency (400, 409 on POST), the JSON body parser (400, 413, 415
+ * scope check (403 on writes), the Idempotency-Key check (400, 409), the JSON body parser (400, 413, 415
  * on any method that may carry a body) and the id lookup (404). Documenting them here keeps each
  * route's own list to what its handler adds, and keeps the document honest when a route forgets
  * one. Their headers are added to the whole document by openapi-headers.ts.
@@ -25,9 +25,10 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
     if (route.config?.auth !== false) {
       statuses.push(401);
       if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(403);
+      // Idempotency-Key: a bad one is 400 on any method; on a POST a reused or busy one is 409,
+      // on another method a key the account already used is 409.
+      statuses.push(400, 409);
     }
-    // Every POST takes an Idempotency-Key: a bad one is 400, a reused or busy one 409.
-    if (methods.includes('POST')) statuses.push(400, 409);
   }
   if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 413, 415);
   if (url.includes('/:')) statuses.push(404);

@@ -28,16 +28,26 @@ export interface RateLimitStore {
 }
 
 /**
- * At most this many buckets are tracked in one window: enough for every key and every address
- * of a busy minute (~10 MB). A bucket first seen once the map is full is not tracked (it is let
- * through) rather than evicting one that is being counted; IPv6 clients are bucketed by /64, so
- * filling it takes 100,000 distinct IPv4 addresses or /64 networks in one minute.
+ * At most this many address buckets are tracked in one window: enough for every address of a busy
+ * minute (~10 MB). Key buckets have their own map, bounded by the number of real keys (only a
+ * valid key is counted by key), so a flood of addresses can never crowd a key out.
  */
-const MAX_BUCKETS = 100_000;
+export const MAX_ADDRESS_BUCKETS = 100_000;
+/**
+ * Where the addresses first seen once the address map is full are counted, together. Never let
+ * through uncounted: ~100,000 IPv6 /64s (one /47) would otherwise switch the per-address limit,
+ * key guessing included, off for the rest of the minute. While the map is full, such newcomers
+ * share one budget; the addresses already tracked keep theirs.
+ */
+export const OVERFLOW_BUCKET = 'a:overflow';
 
-export function createMemoryStore(): RateLimitStore {
+const isKeyBucket = (bucket: string): boolean => bucket.startsWith('k:');
+
+export function createMemoryStore(options: { maxAddressBuckets?: number } = {}): RateLimitStore {
+  const maxAddresses = options.maxAddressBuckets ?? MAX_ADDRESS_BUCKETS;
   let window = -1;
-  const counts = new Map<string, number>();
+  const keys = new Map<string, number>();
+  const addresses = new Map<string, number>();
   return {
     kind: 'memory',
     hit(bucket, nowMs) {
@@ -46,10 +56,14 @@ export function createMemoryStore(): RateLimitStore {
       // memory bounded without a timer or a sweep per key.
       if (current !== window) {
         window = current;
-        counts.clear();
+        keys.clear();
+        addresses.clear();
       }
-      const count = (counts.get(bucket) ?? 0) + 1;
-      if (count > 1 || counts.size < MAX_BUCKETS) counts.set(bucket, count);
+      const counts = isKeyBucket(bucket) ? keys : addresses;
+      // The overflow bucket is one more entry than the cap: it is always counted.
+      const counted = counts === keys || counts.has(bucket) || counts.size < maxAddresses ? bucket : OVERFLOW_BUCKET;
+      const count = (counts.get(counted) ?? 0) + 1;
+      counts.set(counted, count);
       return { count, resetMs: (current + 1) * WINDOW_MS - nowMs };
     },
     ready: () => Promise.resolve(),

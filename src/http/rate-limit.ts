@@ -2,8 +2,8 @@
 // API key when it carries a valid one, otherwise by its client address, so keys cannot be
 // guessed at speed. Each response says where the caller stands, in the RateLimit-Limit,
 // -Remaining and -Reset fields and in the IETF draft's RateLimit and RateLimit-Policy fields.
-import { isIPv6 } from 'node:net';
 import type { FastifyReply } from 'fastify';
+import { addressGroup, isIPv6Group } from '../client-address.ts';
 import type { LimitsConfig } from '../config.ts';
 import type { Clock } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -25,27 +25,10 @@ const policy = (name: string, limit: number): Policy => ({
   header: `"${name}";q=${limit};w=${WINDOW_MS / 1000}`,
 });
 
-/**
- * The bucket of a client address. An IPv6 client usually holds a whole /64, so it is one
- * bucket (else one machine could spread its guesses over 2^64 addresses); an IPv4-mapped
- * address is its IPv4 address.
- */
+/** The rate-limit bucket of a client address: its group (an IPv6 client's whole /64). */
 export function addressBucket(ip: string): string {
-  if (!ip.includes(':')) return `a:${ip}`;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped !== null) return `a:${mapped[1] ?? ip}`;
-  if (!isIPv6(ip)) return `a:${ip}`;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const front = head === '' ? [] : head.split(':');
-  const back = ip.includes('::') && tail !== '' ? tail.split(':') : [];
-  // An embedded IPv4 tail takes two groups; it never reaches the first four.
-  const groups = ip.includes('::')
-    ? [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back]
-    : front;
-  return `a6:${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+  const group = addressGroup(ip);
+  return `${isIPv6Group(group) ? 'a6' : 'a'}:${group}`;
 }
 
 /**

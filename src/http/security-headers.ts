@@ -2,7 +2,7 @@
 // needs its own (media content's sandbox, the dashboard's policy, swagger-ui's assets) simply
 // overrides them; and the refusal of compressed request bodies. There is no Server or
 // X-Powered-By banner to remove: neither Node nor Fastify sends one (test/protection.test.ts).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import { AppError } from '../errors.ts';
 
 /** JSON and errors: nothing in them may load, run or be framed. */
@@ -42,7 +42,8 @@ export function applySecurityHeaders(request: FastifyRequest, reply: FastifyRepl
 /**
  * Request bodies are taken as sent, never decompressed: a 10 KB gzip bomb inflating to gigabytes
  * cannot be opened here, and JSON is small enough (1 MiB) not to need compression. RFC 7694:
- * 415 with Accept-Encoding naming what is accepted.
+ * 415 with Accept-Encoding naming what is accepted. The body is left unread, so the connection
+ * closes rather than have Node drain it.
  */
 export function refuseEncodedBody(request: FastifyRequest): void {
   const encoding = request.headers['content-encoding'];
@@ -56,17 +57,27 @@ export function refuseEncodedBody(request: FastifyRequest): void {
     'unsupported_media_type',
     `Content-Encoding ${codings.join(', ')} is not accepted on request bodies; send the body uncompressed`,
     undefined,
-    { 'accept-encoding': 'identity' },
+    { 'accept-encoding': 'identity', connection: 'close' },
   );
 }
 
+/** Protective headers, before routing (onRequest). */
 export function securityHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
   applySecurityHeaders(request, reply);
+  done();
+}
+
+/**
+ * The encoding check runs as preParsing: after every onRequest hook, so a /v1 request is
+ * authenticated and charged first (401 before 415; the 415 carries the RateLimit fields and is
+ * counted, section 9), and before anything reads the body.
+ */
+export const encodedBodyHook: preParsingHookHandler = (request, _reply, payload, done) => {
   try {
     refuseEncodedBody(request);
   } catch (err) {
     done(err as Error);
     return;
   }
-  done();
-}
+  done(null, payload);
+};

@@ -1,5 +1,6 @@
 // The gallery-assigned email, as plain text and HTML. Every interpolated value is escaped in
 // the HTML: a studio, client or gallery field can never inject markup.
+import { escapeHtml } from '../html-escape.ts';
 
 export interface AssignmentEmail {
   /** The account's name: the subject and the text name the studio. */
@@ -15,9 +16,6 @@ export interface AssignmentEmail {
   videos: number;
   documents: number;
 }
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 /** Header values are single lines: a line break in a field must not start a new header. */
 const oneLine = (value: string): string => value.replace(/[\r\n\u2028\u2029]+/g, ' ').trim();

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { isEmail, normalizeEmail } from '../../email-address.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { deleteSessionsOfAccount } from './sessions.repository.ts';
+import { createSignInThrottle } from './sign-in.service.ts';
 import * as repo from './accounts.repository.ts';
 
 export interface Account {
@@ -21,6 +22,13 @@ export interface CreateAccountInput {
   name: string;
   email: string;
   password: string;
+}
+
+export interface ChangePasswordInput {
+  current: string;
+  next: string;
+  /** The client's address: failures are throttled per address too. */
+  address: string;
 }
 
 export const MIN_PASSWORD_LENGTH = 10;
@@ -57,6 +65,7 @@ const setupDone = (): AppError =>
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
 export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  const throttle = createSignInThrottle({ db, clock });
   /** Validates and hashes (slow, so never inside a transaction). */
   async function newRow(input: CreateAccountInput) {
     const name = input.name.trim();
@@ -144,13 +153,24 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
      * Changes the password after checking the current one, and ends every session of the
      * account in the same transaction (the caller starts a fresh one for whoever changed it).
      */
-    async changePassword(id: string, current: string, next: string): Promise<void> {
+    async changePassword(id: string, input: ChangePasswordInput): Promise<void> {
       const row = await requireRow(id);
-      if (!(await verifyPassword(current, row.password_hash))) {
-        throw validationError('current_password', 'is not your current password');
+      checkNewPassword('new_password', input.next);
+      // A stolen session must not become a way to guess the password at speed: failures count
+      // against the sign-in limits (this account, this address) and are refused past them.
+      const checked = await throttle.attempt({ email: row.email, address: input.address }, async () =>
+        (await verifyPassword(input.current, row.password_hash)) ? true : null,
+      );
+      if (checked.outcome === 'throttled') {
+        throw new AppError(
+          'rate_limited',
+          `Too many attempts; try again in ${checked.retryAfterSeconds} s`,
+          undefined,
+          { 'retry-after': String(checked.retryAfterSeconds) },
+        );
       }
-      checkNewPassword('new_password', next);
-      const hash = await hashPassword(next);
+      if (checked.outcome === 'invalid') throw validationError('current_password', 'is not your current password');
+      const hash = await hashPassword(input.next);
       const now = clock().toISOString();
       await db.kysely.transaction().execute(async (trx) => {
         await repo.updatePasswordHash(trx, id, hash, now);

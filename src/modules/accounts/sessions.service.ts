@@ -11,7 +11,8 @@ export const SESSION_ABSOLUTE_MS = 7 * 86_400_000;
 /** Activity is written at most this often, so reading pages does not write on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+/** What newToken makes (32 random bytes, base64url): anything else is not a token of ours. */
+export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface Session {
   accountId: string;
@@ -84,11 +85,6 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     async end(token: string | undefined): Promise<void> {
       if (token === undefined || !TOKEN_SHAPE.test(token)) return;
       await repo.deleteSession(db.kysely, hashToken(token));
-    },
-
-    /** Ends every session of the account (a password change does this in its own transaction). */
-    async endAll(accountId: string): Promise<number> {
-      return repo.deleteSessionsOfAccount(db.kysely, accountId);
     },
 
     async countOf(accountId: string): Promise<number> {

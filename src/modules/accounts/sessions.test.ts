@@ -78,28 +78,50 @@ describe('a session', () => {
     const mine = [await sessions().create(owner.accountId), await sessions().create(owner.accountId)];
     const theirs = await sessions().create(other.accountId);
 
-    await assert.rejects(accounts.changePassword(owner.accountId, 'not the password', 'a brand new password'), {
-      code: 'validation_error',
-    });
+    await assert.rejects(
+      accounts.changePassword(owner.accountId, {
+        current: 'not the password',
+        next: 'a brand new password',
+        address: '192.0.2.1',
+      }),
+      {
+        code: 'validation_error',
+      },
+    );
     for (const s of mine) assert.notEqual(await sessions().authenticate(s.token), null, 'refused change ends nothing');
 
-    await accounts.changePassword(owner.accountId, 'correct horse battery', 'a brand new password');
+    await accounts.changePassword(owner.accountId, {
+      current: 'correct horse battery',
+      next: 'a brand new password',
+      address: '192.0.2.1',
+    });
     for (const s of mine) assert.equal(await sessions().authenticate(s.token), null);
     assert.notEqual(await sessions().authenticate(theirs.token), null);
     assert.equal(await sessions().countOf(owner.accountId), 0);
 
     const fresh = await sessions().create(owner.accountId);
     assert.notEqual(await sessions().authenticate(fresh.token), null);
-    await accounts.changePassword(owner.accountId, 'a brand new password', 'correct horse battery');
+    await accounts.changePassword(owner.accountId, {
+      current: 'a brand new password',
+      next: 'correct horse battery',
+      address: '192.0.2.1',
+    });
   });
 
   test('a new password shorter than the minimum is refused and changes nothing', async () => {
     const accounts = createAccountsService({ db: ctx.deps.db, clock });
     const s = await sessions().create(owner.accountId);
-    await assert.rejects(accounts.changePassword(owner.accountId, 'correct horse battery', 'short'), (err: any) => {
-      assert.equal(err.details[0].field, 'new_password');
-      return true;
-    });
+    await assert.rejects(
+      accounts.changePassword(owner.accountId, {
+        current: 'correct horse battery',
+        next: 'short',
+        address: '192.0.2.1',
+      }),
+      (err: any) => {
+        assert.equal(err.details[0].field, 'new_password');
+        return true;
+      },
+    );
     assert.notEqual(await sessions().authenticate(s.token), null);
   });
 });

@@ -1,7 +1,7 @@
 // Dashboard sign-in: email and password, throttled per client address and per account.
 // Failures are rows in the database, so the limits hold however many nodes serve the dashboard.
 import { randomUUID } from 'node:crypto';
-import { isIPv6 } from 'node:net';
+import { addressGroup } from '../../client-address.ts';
 import type { Deps } from '../../deps.ts';
 import { normalizeEmail } from '../../email-address.ts';
 import type { Account } from './accounts.service.ts';
@@ -28,59 +28,28 @@ export interface SignInInput {
   address: string;
 }
 
+/** What a throttled password check decided. */
+export type Attempt<T> =
+  { outcome: 'passed'; value: T } | { outcome: 'invalid' } | { outcome: 'throttled'; retryAfterSeconds: number };
+
+export type SignInThrottle = ReturnType<typeof createSignInThrottle>;
+
 /**
- * The address a limit applies to. IPv6 hosts usually hold a whole /64, so that is one subject;
- * an IPv4-mapped IPv6 address is its IPv4 address.
+ * The throttle of every password check (sign-in, and the current password when changing it): the
+ * same failure rows per client address and per account, so a guesser gains nothing by switching
+ * from one form to the other.
  */
-export function addressSubject(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped?.[1] !== undefined) return mapped[1];
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail = ''] = ip.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
-
-export type SignInService = ReturnType<typeof createSignInService>;
-
-export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
-  // Verified against when the email is unknown, so the time taken does not tell who has an account.
-  let dummyHash: Promise<string> | undefined;
-  const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomUUID()));
-
-  async function check(email: string, password: string): Promise<Account | null> {
-    const row = await findAccountByEmail(db.kysely, normalizeEmail(email));
-    if (row === undefined) {
-      await verifyPassword(password, await dummy());
-      return null;
-    }
-    if (!(await verifyPassword(password, row.password_hash))) return null;
-    return {
-      id: row.id,
-      name: row.name,
-      email: row.email,
-      sender_name: row.sender_name,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-    };
-  }
-
+export function createSignInThrottle({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
   return {
-    async signIn(input: SignInInput): Promise<SignInResult> {
+    /** Runs `check` unless over a limit; `check` answers null for a wrong password. */
+    async attempt<T>(who: { email: string; address: string }, check: () => Promise<T | null>): Promise<Attempt<T>> {
       const now = clock().getTime();
       const at = new Date(now).toISOString();
       const since = new Date(now - SIGN_IN_WINDOW_MS).toISOString();
       await repo.deleteFailuresBefore(db.kysely, since);
-      const byAccount: repo.Subject = { scope: 'account', subject: normalizeEmail(input.email).slice(0, 320) };
+      const byAccount: repo.Subject = { scope: 'account', subject: normalizeEmail(who.email).slice(0, 320) };
       const limits: [repo.Subject, number][] = [
-        [{ scope: 'address', subject: addressSubject(input.address) }, ADDRESS_LIMIT],
+        [{ scope: 'address', subject: addressGroup(who.address) }, ADDRESS_LIMIT],
         [byAccount, ACCOUNT_LIMIT],
       ];
       // Counted as a failure before the password is checked, so a burst of parallel attempts
@@ -106,11 +75,47 @@ export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
         return { outcome: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
       }
 
-      const account = await check(input.email, input.password);
-      if (account === null) return { outcome: 'invalid' };
+      const value = await check();
+      if (value === null) return { outcome: 'invalid' };
       await repo.deleteFailures(db.kysely, ids);
       await repo.clearSubject(db.kysely, byAccount);
-      return { outcome: 'signed_in', account };
+      return { outcome: 'passed', value };
+    },
+  };
+}
+
+export type SignInService = ReturnType<typeof createSignInService>;
+
+export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  const throttle = createSignInThrottle({ db, clock });
+  // Verified against when the email is unknown, so the time taken does not tell who has an
+  // account. Made once, now, in the background: made lazily, the first unknown email would take
+  // two hashes' time and stand out.
+  const dummyHash = hashPassword(randomUUID());
+  // Awaited before first use; a failure then surfaces there, not as an unhandled rejection.
+  dummyHash.catch(() => undefined);
+
+  async function check(email: string, password: string): Promise<Account | null> {
+    const row = await findAccountByEmail(db.kysely, normalizeEmail(email));
+    if (row === undefined) {
+      await verifyPassword(password, await dummyHash);
+      return null;
+    }
+    if (!(await verifyPassword(password, row.password_hash))) return null;
+    return {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      sender_name: row.sender_name,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+
+  return {
+    async signIn(input: SignInInput): Promise<SignInResult> {
+      const result = await throttle.attempt(input, () => check(input.email, input.password));
+      return result.outcome === 'passed' ? { outcome: 'signed_in', account: result.value } : result;
     },
   };
 }

@@ -114,6 +114,15 @@ export function createIdempotencyService({ db, clock }: Pick<Deps, 'db' | 'clock
       return { kind: 'in_flight' };
     },
 
+    /**
+     * Whether the account holds an unexpired record of this key: a request of another method
+     * under it is a conflict. One primary-key read.
+     */
+    async inUse(accountId: string, key: string): Promise<boolean> {
+      const row = await repo.findRecord(db.kysely, accountId, key);
+      return row !== undefined && row.expires_at > iso(clock().getTime());
+    },
+
     /** Keeps the response for replay. False when the key was taken over meanwhile (lease ran out). */
     complete(accountId: string, key: string, token: string, response: StoredResponse): Promise<boolean> {
       return repo.complete(db.kysely, accountId, key, token, {

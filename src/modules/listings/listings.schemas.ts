@@ -12,8 +12,7 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schemas.ts';
-
-export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const;
+import { LISTING_STATUSES } from '../../db/schema.ts';
 
 export const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   description: 'Any transition between the three is allowed.',

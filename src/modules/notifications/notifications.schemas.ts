@@ -10,9 +10,8 @@ import {
   StringEnum,
   Timestamp,
 } from '../../http/schemas.ts';
+import { NOTIFICATION_STATUSES } from '../../db/schema.ts';
 import { MAX_EMAIL_LENGTH } from '../../email-address.ts';
-
-export const NOTIFICATION_STATUSES = ['queued', 'sent', 'failed', 'cancelled'] as const;
 
 export const Notification = Type.Object(
   {

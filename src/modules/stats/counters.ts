@@ -2,14 +2,6 @@
 // collect these while they write and apply them last in the same transaction (stats.repository).
 import type { ListingStatus, NotificationStatus } from '../../db/schema.ts';
 
-export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const satisfies readonly ListingStatus[];
-export const NOTIFICATION_STATUSES = [
-  'queued',
-  'sent',
-  'failed',
-  'cancelled',
-] as const satisfies readonly NotificationStatus[];
-
 export type Counter =
   | 'listings'
   | `listings:${ListingStatus}`
@@ -17,15 +9,6 @@ export type Counter =
   | 'media'
   | 'notifications'
   | `notifications:${NotificationStatus}`;
-
-export const ALL_COUNTERS: readonly Counter[] = [
-  'listings',
-  ...LISTING_STATUSES.map((s) => `listings:${s}` as const),
-  'clients',
-  'media',
-  'notifications',
-  ...NOTIFICATION_STATUSES.map((s) => `notifications:${s}` as const),
-];
 
 /** Signed changes to some counters of one account. */
 export type CountDeltas = Partial<Record<Counter, number>>;

@@ -10,7 +10,8 @@ import {
   verifyClientSearchIndex,
   type SearchIndexProblem,
 } from '../../db/search.ts';
-import { LISTING_STATUSES, NOTIFICATION_STATUSES, type Counter } from './counters.ts';
+import { LISTING_STATUSES, NOTIFICATION_STATUSES } from '../../db/schema.ts';
+import type { Counter } from './counters.ts';
 import * as repo from './stats.repository.ts';
 
 export interface AccountCounts {

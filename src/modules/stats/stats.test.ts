@@ -9,7 +9,7 @@ import { call, createAccount, createTestContext, type TestAccount, type TestCont
 import { pdf } from '../../../test/media-fixtures.ts';
 import { upload } from '../../../test/media-helpers.ts';
 import { uniqueEmail, workerOf } from '../../../test/notification-helpers.ts';
-import { LISTING_STATUSES, NOTIFICATION_STATUSES } from './counters.ts';
+import { LISTING_STATUSES, NOTIFICATION_STATUSES } from '../../db/schema.ts';
 import { checkCounts } from './stats.service.ts';
 
 let ctx: TestContext;
