@@ -1,5 +1,6 @@
-// A small stand-in for a browser over app.inject: it keeps cookies, reads the form token from
-// the last page, and posts forms like a page of the dashboard would (same Origin).
+// A small stand-in for a browser over app.inject (or, HttpBrowser, over real HTTP to a running
+// server): it keeps cookies, reads the form token from the last page, and posts forms like a page
+// of the dashboard would (same Origin).
 import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../src/http/types.ts';
 
@@ -50,9 +51,7 @@ export class Browser {
 
   /** The `_csrf` value of the last page's first form. */
   token(): string {
-    const match = /name="_csrf" value="([^"]+)"/.exec(this.last?.body ?? '');
-    if (match?.[1] === undefined) throw new Error('no form token on the last page');
-    return match[1];
+    return formToken(this.last?.body ?? '');
   }
 
   async post(url: string, fields: Record<string, string>, options: PostOptions = {}): Promise<LightMyRequestResponse> {
@@ -77,6 +76,76 @@ export class Browser {
 
   /** Opens the sign-in page and signs in; returns the POST's response. */
   async signIn(email: string, password: string): Promise<LightMyRequestResponse> {
+    await this.get('/dashboard/sign-in');
+    return this.post('/dashboard/sign-in', { email, password });
+  }
+}
+
+/** The `_csrf` value of a page's first form. */
+function formToken(page: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(page);
+  if (match?.[1] === undefined) throw new Error('no form token on the last page');
+  return match[1];
+}
+
+export interface HttpPage {
+  status: number;
+  location: string | null;
+  body: string;
+}
+
+/**
+ * The same browser over fetch, for suites that run `lightbox serve` as a process: cookies kept
+ * by hand (fetch keeps none), redirects not followed, so a test sees each 303 as a browser would.
+ */
+export class HttpBrowser {
+  readonly base: string;
+  readonly cookies = new Map<string, string>();
+  last = '';
+
+  constructor(base: string) {
+    this.base = base;
+  }
+
+  private async send(method: string, url: string, headers: Record<string, string>, body?: string): Promise<HttpPage> {
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(`${this.base}${url}`, {
+      method,
+      redirect: 'manual',
+      headers: { ...(cookie === '' ? {} : { cookie }), ...headers },
+      ...(body === undefined ? {} : { body }),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
+      const name = pair.slice(0, pair.indexOf('='));
+      const expired = attributes.some((a) => {
+        const [key = '', value = ''] = a.split('=');
+        if (key.toLowerCase() === 'max-age') return Number(value) <= 0;
+        return key.toLowerCase() === 'expires' && Date.parse(value) <= Date.now();
+      });
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, pair.slice(name.length + 1));
+    }
+    this.last = await res.text();
+    return { status: res.status, location: res.headers.get('location'), body: this.last };
+  }
+
+  get(url: string): Promise<HttpPage> {
+    return this.send('GET', url, {});
+  }
+
+  /** Posts a form with the last page's token, from this server's own origin. */
+  post(url: string, fields: Record<string, string>): Promise<HttpPage> {
+    const body = new URLSearchParams({ _csrf: formToken(this.last), ...fields }).toString();
+    return this.send(
+      'POST',
+      url,
+      { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, 'sec-fetch-site': 'same-origin' },
+      body,
+    );
+  }
+
+  async signIn(email: string, password: string): Promise<HttpPage> {
     await this.get('/dashboard/sign-in');
     return this.post('/dashboard/sign-in', { email, password });
   }
