@@ -13,7 +13,7 @@ const SECRET_LENGTH = 40;
 const KEY_SHAPE = /^lbx_[0-9A-Za-z]{32,64}$/;
 const PREFIX_LENGTH = 'lbx_'.length + 6;
 /** A key revoked on another node stops working within this long (the contract allows 5 s). */
-const CACHE_TTL_MS = 4000;
+const CACHE_TTL_MS = 3000;
 const CACHE_MAX_ENTRIES = 10_000;
 const TOUCH_INTERVAL_MS = 60_000;
 
