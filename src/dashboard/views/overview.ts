@@ -99,7 +99,7 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
           </dd>
         </div>
         <div class="stat">
-          <dt>Notification emails</dt>
+          <dt>Emails</dt>
           <dd>
             <span class="figure" data-testid="emails-total">${count(emails.total)}</span>
             <span class="breakdown"
