@@ -10,7 +10,7 @@
 //
 //   node scripts/bench-upload.ts [--size 1GiB] [--rounds 3] [--storage local|s3] [--profile] ...
 //   node scripts/bench-upload.ts --help
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, createWriteStream, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,13 +25,11 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { BIN, HOST, ROOT, cleanup, freePort, onCleanup, tail, track, type Child } from './bench/procs.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const ROOT = path.resolve(path.dirname(SELF), '..');
-const BIN = path.join(ROOT, 'bin', 'lightbox.js');
 const RESULTS_DIR = path.join(ROOT, 'bench-results');
 const S3_SERVER = path.join(ROOT, 'test', 's3-server.ts');
-const HOST = '127.0.0.1';
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const GiB = 1024 * MiB;
@@ -504,77 +502,10 @@ async function upload(
 // ---------------------------------------------------------------------------------------------
 // Child processes, temporary folders, and cleaning up whatever happens
 
-const cleanups: (() => Promise<unknown>)[] = [];
-let cleaning: Promise<void> | undefined;
-
-function onCleanup(work: () => Promise<unknown>): void {
-  cleanups.push(work);
-}
-
-/** Runs every registered clean-up once, newest first, each bounded in time. */
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const work of cleanups.reverse()) {
-      try {
-        await Promise.race([work(), sleep(35_000, undefined, { ref: false })]);
-      } catch (err) {
-        console.error('clean-up step failed:', err);
-      }
-    }
-  })();
-  return cleaning;
-}
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  pid: number;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-  stop(graceMs?: number): Promise<void>;
-}
-
-function track(name: string, proc: ChildProcess): Child {
-  const pid = proc.pid;
-  if (pid === undefined) throw new Error(`${name} did not start`);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    proc.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  let stopping: Promise<void> | undefined;
-  const child: Child = {
-    name,
-    proc,
-    pid,
-    exited,
-    stop(graceMs = 30_000) {
-      stopping ??= (async () => {
-        if (proc.exitCode !== null || proc.signalCode !== null) return;
-        proc.kill('SIGTERM');
-        const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-        await exited;
-        clearTimeout(timer);
-      })();
-      return stopping;
-    },
-  };
-  // On the way out after a failure or abort: no long grace for uploads still in flight.
-  onCleanup(() => child.stop(5_000));
-  return child;
-}
-
 async function tempDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   onCleanup(() => rm(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A port nothing listens on right now: the kernel picks one and we let it go. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Runs a lightbox CLI command to the end; returns its stdout. */
@@ -604,14 +535,6 @@ async function waitForHealthy(port: number, child: Child, log: string, timeoutMs
     await sleep(100);
   }
   throw new Error(`lightbox serve was not healthy within ${timeoutMs} ms:\n${await tail(log)}`);
-}
-
-async function tail(file: string, lines = 20): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
