@@ -2,22 +2,24 @@
 // command line, called over HTTP, stopped with SIGTERM. SQLite by default; a fresh PostgreSQL
 // database when DATABASE_URL says so.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from './helpers.ts';
-
-const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
+import {
+  freePort,
+  killAll,
+  runLightbox,
+  startLightbox,
+  waitForHealthy,
+  type LightboxProcess,
+} from './process-helpers.ts';
 
 let dataDir = '';
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
-const children = new Set<ChildProcessWithoutNullStreams>();
 
 const baseEnv = (): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
@@ -26,64 +28,12 @@ const baseEnv = (): Record<string, string> => ({
   ...database.env,
 });
 
-interface Process {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function start(args: string[], env: Record<string, string> = {}, input = ''): Process {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
-  child.stdin.end(input);
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
-}
+/** Starts `lightbox ARGS` with the test's data directory and database. */
+const start = (args: string[], env: Record<string, string> = {}, input = ''): LightboxProcess =>
+  startLightbox(args, { ...baseEnv(), ...env }, input);
 
 /** Runs a CLI command to the end and returns its stdout; any failure fails the test. */
-async function cli(args: string[], input = ''): Promise<string> {
-  const run = start(args, {}, input);
-  const { code } = await run.exited;
-  assert.equal(code, 0, `lightbox ${args.join(' ')}: ${run.stderr()}`);
-  return run.stdout();
-}
-
-/** A port nothing listens on right now: the kernel picks one, and we let it go. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function waitForHealthy(base: string, server: Process, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void server.exited.then(() => (exited = true));
-  while (Date.now() < deadline) {
-    assert.ok(!exited, `serve exited early: ${server.stderr()}`);
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(100);
-  }
-  assert.fail(`no healthy /healthz within ${timeoutMs} ms: ${server.stderr()}`);
-}
+const cli = (args: string[], input = ''): Promise<string> => runLightbox(args, baseEnv(), input);
 
 async function json(res: Response, status: number): Promise<any> {
   const text = await res.text();
@@ -97,7 +47,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  killAll();
   await database.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
