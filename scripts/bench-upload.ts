@@ -25,7 +25,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BIN, HOST, ROOT, cleanup, freePort, onCleanup, tail, track, type Child } from './bench/procs.ts';
+import { BIN, HOST, ROOT, cleanup, freePort, onCleanup, tail, track, waitForReady, type Child } from './bench/procs.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const RESULTS_DIR = path.join(ROOT, 'bench-results');
@@ -521,22 +521,6 @@ async function lightboxCli(args: string[], input: string, env: NodeJS.ProcessEnv
   return stdout;
 }
 
-async function waitForHealthy(port: number, child: Child, log: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void child.exited.then(() => (exited = true));
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`lightbox serve exited early:\n${await tail(log)}`);
-    try {
-      if ((await call(port, 'GET', '/healthz')).status === 200) return;
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(100);
-  }
-  throw new Error(`lightbox serve was not healthy within ${timeoutMs} ms:\n${await tail(log)}`);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The bare baseline: `node scripts/bench-upload.ts --bare-server DIR` (a child of the benchmark)
 
@@ -875,7 +859,7 @@ async function run(options: Options): Promise<void> {
   });
   closeSync(logFd);
   const lightbox = track('lightbox serve', proc);
-  await waitForHealthy(port, lightbox, logFile);
+  await waitForReady(port, lightbox, logFile);
   const gallery = await call(port, 'POST', '/v1/listings', key, { address: '1 Benchmark Road' });
   if (gallery.status !== 201) throw new Error(`creating the gallery: ${gallery.status} ${gallery.text}`);
   const galleryId = (JSON.parse(gallery.text) as { id: string }).id;

@@ -2,7 +2,9 @@
 // them (ids with their prefixes in creation order, fixed-width ISO timestamps, normalized
 // columns from the same functions), so the bulk path stores what the API would have stored.
 import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { monotonicFactory } from 'ulid';
+import type { ClientsTable, ListingsTable } from '../../src/db/schema.ts';
 import { normalizeEmail } from '../../src/email-address.ts';
 import type { IdPrefix } from '../../src/ids.ts';
 
@@ -52,19 +54,8 @@ const COMPANIES = ['Keller Homes', 'Blue Door Realty', 'Summit Properties', 'Nor
 /** A substring many, but not most, client names contain (Anderson, Sanders, Alexander, Henderson). */
 export const SEARCH_TERM = 'ander';
 
-export interface ClientRow {
-  id: string;
-  account_id: string;
-  name: string;
-  name_normalized: string;
-  email: string;
-  email_normalized: string;
-  phone: string | null;
-  company: string | null;
-  notes: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A clients row exactly as the services write it (the schema's own type). */
+export type ClientRow = ClientsTable;
 
 export const CLIENT_COLUMNS = [
   'id', 'account_id', 'name', 'name_normalized', 'email', 'email_normalized', 'phone', 'company', 'notes',
@@ -96,22 +87,8 @@ export function makeClient(rand: () => number, id: string, accountId: string, n:
   };
 }
 
-export interface ListingRow {
-  id: string;
-  account_id: string;
-  client_id: string | null;
-  address: string;
-  beds: number | null;
-  baths: number | null;
-  sqft: number | null;
-  status: 'draft' | 'active' | 'archived';
-  description: string | null;
-  mls_number: string | null;
-  media_count: number;
-  media_seq: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A listings row exactly as the services write it, counters included. */
+export type ListingRow = Selectable<ListingsTable>;
 
 export const LISTING_COLUMNS = [
   'id', 'account_id', 'client_id', 'address', 'beds', 'baths', 'sqft', 'status', 'description', 'mls_number',

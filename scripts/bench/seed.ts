@@ -205,7 +205,7 @@ export async function seed(
       const clientId = own.length > 0 && rand() < 0.3 ? (own[Math.floor(rand() * known)] ?? null) : null;
       const withMedia = n % 100 === 1;
       const row = makeListing(rand, newListingId(ms), account, clientId, withMedia ? 1 : 0, at);
-      listings.push(row as unknown as Row);
+      listings.push(row);
       if (clientId !== null) assigned++;
       if (withMedia) {
         const m = makeMedia(newMediaId(ms), account, row.id, at);
