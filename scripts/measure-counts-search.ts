@@ -11,13 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { createServices } from '../src/app.ts';
+import { createServices } from '../src/services.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { closeDeps, createDeps } from '../src/deps.ts';
 import { listListings } from '../src/modules/listings/listings.repository.ts';
-import { readCount } from '../src/modules/stats/stats.repository.ts';
-import { checkCounts } from '../src/modules/stats/stats.service.ts';
+import { readCount } from '../src/modules/counts/counts.repository.ts';
+import { checkCounts } from '../src/modules/counts/counts.service.ts';
 import { createTestDatabase } from '../test/helpers.ts';
 import { plausibleClient, seedClients, seedListings } from '../test/seed.ts';
 

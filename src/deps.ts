@@ -1,14 +1,13 @@
 // The only wiring: creates the long-lived resources once (database, media storage, mailer, clock,
 // rate-limit counters).
 import type { Config } from './config.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { createMemoryStore, createRedisStore, type RateLimitStore } from './http/rate-limit-store.ts';
 import { createMailer } from './mail/index.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
 import type { MediaStorage } from './storage/storage.ts';
-
-export type Clock = () => Date;
 
 export interface Deps {
   readonly config: Config;
@@ -24,7 +23,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
   return {
     config,
     db: overrides.db ?? openDatabase(config.database),
-    clock: overrides.clock ?? (() => new Date()),
+    clock: overrides.clock ?? systemClock,
     storage: overrides.storage ?? createStorage(config.media.storage),
     mailer: overrides.mailer ?? createMailer(config),
     rateLimits:

@@ -1,21 +1,23 @@
-// Reads config, builds the app, listens, and shuts down gracefully on SIGTERM/SIGINT.
-import { buildApp, type Services } from './app.ts';
+// The serve process: config -> deps -> migrate -> app -> listen -> jobs -> signals. Shuts down
+// gracefully on SIGTERM/SIGINT: stop accepting, finish in-flight requests, stop the jobs, close.
+import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
 import type { App } from './http/types.ts';
-import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
+import { startJobs } from './jobs.ts';
+import { createServices } from './services.ts';
 
 /** How long in-flight requests get to finish after SIGTERM (within a typical 30 s orchestrator grace). */
 const SHUTDOWN_GRACE_MS = 25_000;
 
 export async function serve(config: Config): Promise<void> {
   const deps = createDeps(config);
+  const services = createServices(deps);
   let app: App | undefined;
-  let services: Services;
   try {
     await migrateToLatest(deps.db);
-    ({ app, services } = await buildApp(deps));
+    ({ app } = await buildApp(deps, { services }));
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // A start that fails (port taken, database unreachable) must not leave a pool or a
@@ -25,14 +27,7 @@ export async function serve(config: Config): Promise<void> {
     throw err;
   }
   const running = app;
-  // Bytes of deleted media, and of uploads cut short by an earlier crash, are removed now and
-  // then whenever their deletion falls due.
-  const stopSweeper = services.mediaCleanup.startBackground(running.log);
-  // Idempotency records older than 24 h are ignored at once, and deleted now and then.
-  const stopPruner = services.idempotency.startPruning(running.log);
-  // The outbox worker sends the notification emails that assignments queue.
-  const worker = createNotificationWorker(deps, running.log);
-  worker.start();
+  const jobs = startJobs(deps, services, running.log);
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -43,10 +38,7 @@ export async function serve(config: Config): Promise<void> {
     force.unref();
     try {
       await running.close();
-      // A send in flight finishes (bounded); anything unsent stays queued for the next start.
-      await worker.stop(10_000);
-      await stopSweeper();
-      await stopPruner();
+      await jobs.stop();
       await closeDeps(deps);
       running.log.info('stopped');
       process.exitCode = 0;

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createServices, type Services } from '../src/app.ts';
+import { createServices, type Services } from '../src/services.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../src/deps.ts';

@@ -7,11 +7,12 @@ import type { Deps } from '../src/deps.ts';
 import {
   createNotificationWorker,
   type NotificationWorker,
-  type WorkerLog,
   type WorkerOptions,
 } from '../src/modules/notifications/notifications.worker.ts';
 import type { NotificationRow } from '../src/modules/notifications/notifications.repository.ts';
 import { call, type TestAccount, type TestContext } from './helpers.ts';
+import { clockOf, type Clock } from '../src/lib/clock.ts';
+import type { Log } from '../src/lib/log.ts';
 
 export interface LogLine {
   level: 'info' | 'warn' | 'error';
@@ -19,8 +20,8 @@ export interface LogLine {
   obj: object;
 }
 
-/** A WorkerLog that keeps every line, and their JSON text for "never in a log" checks. */
-export function captureLog(): WorkerLog & { lines: LogLine[]; text: () => string } {
+/** A Log that keeps every line, and their JSON text for "never in a log" checks. */
+export function captureLog(): Log & { lines: LogLine[]; text: () => string } {
   const lines: LogLine[] = [];
   const add =
     (level: LogLine['level']) =>
@@ -37,7 +38,7 @@ export function captureLog(): WorkerLog & { lines: LogLine[]; text: () => string
 }
 
 export interface FakeClock {
-  clock: () => Date;
+  clock: Clock;
   now: () => number;
   set: (ms: number) => void;
   advance: (ms: number) => void;
@@ -46,7 +47,7 @@ export interface FakeClock {
 export function fakeClock(start = Date.now()): FakeClock {
   let now = start;
   return {
-    clock: () => new Date(now),
+    clock: clockOf(() => now),
     now: () => now,
     set: (ms) => {
       now = ms;
@@ -60,7 +61,7 @@ export function fakeClock(start = Date.now()): FakeClock {
 /** A worker on the context's database and mailer, and on the given clock (real time by default). */
 export function workerOf(
   ctx: TestContext,
-  options: { clock?: FakeClock; log?: WorkerLog; deps?: Partial<Deps>; worker?: WorkerOptions } = {},
+  options: { clock?: FakeClock; log?: Log; deps?: Partial<Deps>; worker?: WorkerOptions } = {},
 ): NotificationWorker {
   return createNotificationWorker(
     { ...ctx.deps, ...(options.clock === undefined ? {} : { clock: options.clock.clock }), ...options.deps },

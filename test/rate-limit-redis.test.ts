@@ -12,6 +12,7 @@ import { WINDOW_MS } from '../src/http/rate-limit-store.ts';
 import type { App } from '../src/http/types.ts';
 import { createAccount, createTestContext, expectError, type TestAccount, type TestContext } from './helpers.ts';
 import { TEST_REDIS_URL, redisNamespace, redisUnavailable, type RedisNamespace } from './redis-helpers.ts';
+import { clockOf } from '../src/lib/clock.ts';
 
 const skip = await redisUnavailable();
 const LIMIT = 10;
@@ -120,7 +121,7 @@ describe('with Redis unreachable', () => {
     const start = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + 10_000;
     const down = await createTestContext(
       { REDIS_URL: `redis://:secretpw@127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '3' },
-      { clock: () => new Date(start) },
+      { clock: clockOf(() => start) },
     );
     try {
       const owner = await createAccount(down);

@@ -18,6 +18,7 @@ import {
   type TestContext,
 } from './helpers.ts';
 import { fakeClock } from './notification-helpers.ts';
+import { clockOf } from '../src/lib/clock.ts';
 
 const PER_KEY = 5;
 const PER_ADDRESS = 3;
@@ -224,7 +225,7 @@ describe('counters', () => {
 
   test('through the limiter: past the cap, new addresses are refused together once over the limit', () => {
     const store = createMemoryStore({ maxAddressBuckets: 2 });
-    const clock = () => new Date(3_000 * WINDOW_MS);
+    const clock = clockOf(() => 3_000 * WINDOW_MS);
     const limiter = createRateLimiter(
       store,
       { perKeyPerMinute: 100, perAddressPerMinute: 3, redisUrl: undefined, redisKeyPrefix: '' },

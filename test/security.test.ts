@@ -23,6 +23,7 @@ import {
   type TestAccount,
   type TestContext,
 } from './helpers.ts';
+import { clockOf, systemClock, type Clock } from '../src/lib/clock.ts';
 
 /** /v1 routes that need no key (section 3). Everything else under /v1 must be in ROUTES. */
 const PUBLIC_V1 = new Set(['GET /v1/openapi.json']);
@@ -274,7 +275,7 @@ const wellFormedUnknownKey = (): string => {
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Another node on the same database, with its own key cache and a clock the test moves. */
-async function otherNode(clock: () => Date): Promise<App> {
+async function otherNode(clock: Clock): Promise<App> {
   const deps = createDeps(ctx.config, { db: ctx.deps.db, clock });
   const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
   const { app } = await buildApp(deps, { logStream: discard });
@@ -517,7 +518,7 @@ describe('API keys', () => {
 
     // A second node, 30 s later, does not write it again; 61 s after the first use it does.
     let now = Date.parse(first) + 30_000;
-    const node = await otherNode(() => new Date(now));
+    const node = await otherNode(clockOf(() => now));
     try {
       assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
       assert.equal(await lastUsed(), first);
@@ -532,7 +533,7 @@ describe('API keys', () => {
   test('a key revoked on one node is refused by another node within 5 seconds', async () => {
     const { key, keyId } = await createKey(ctx, owner.accountId);
     let now = Date.now();
-    const node = await otherNode(() => new Date(now));
+    const node = await otherNode(clockOf(() => now));
     try {
       assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
       await ctx.services.apiKeys.revoke(keyId, owner.accountId);
@@ -553,7 +554,7 @@ describe('API keys', () => {
       .executeTakeFirstOrThrow();
     assert.ok(expiresAt !== null);
     let now = Date.parse(expiresAt) - 1000;
-    const node = await otherNode(() => new Date(now));
+    const node = await otherNode(clockOf(() => now));
     try {
       assert.equal((await call(onNode(node), 'GET', '/v1/listings', { key })).statusCode, 200);
       now = Date.parse(expiresAt);
@@ -568,7 +569,7 @@ describe('API keys', () => {
     assert.equal((await call(ctx, 'GET', '/v1/listings', { key: gone.key })).statusCode, 200);
     await ctx.deps.db.kysely.deleteFrom('accounts').where('id', '=', gone.accountId).execute();
     // Another node has no cache entry, so it reads the (cascaded) deletion at once.
-    const node = await otherNode(() => new Date());
+    const node = await otherNode(systemClock);
     try {
       assertUnauthorized(await call(onNode(node), 'GET', '/v1/listings', { key: gone.key }));
     } finally {

@@ -5,8 +5,8 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../src/db/database.ts';
 import type { ClientsTable, ListingsTable } from '../src/db/schema.ts';
 import { optimizeClientSearchIndex } from '../src/db/search.ts';
-import { newId } from '../src/ids.ts';
-import { addCounts } from '../src/modules/stats/stats.repository.ts';
+import { newId } from '../src/lib/ids.ts';
+import { addCounts } from '../src/modules/counts/counts.repository.ts';
 
 export interface SeedClient {
   name: string;

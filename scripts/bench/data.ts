@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { monotonicFactory } from 'ulid';
 import type { ClientsTable, ListingsTable } from '../../src/db/schema.ts';
-import { normalizeEmail } from '../../src/email-address.ts';
-import type { IdPrefix } from '../../src/ids.ts';
+import { normalizeEmail } from '../../src/lib/email-address.ts';
+import type { IdPrefix } from '../../src/lib/ids.ts';
 
 /** A small deterministic generator (mulberry32): every run seeds the same rows. */
 export function random(seed: number): () => number {

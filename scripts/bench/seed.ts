@@ -10,7 +10,7 @@ import type { Config } from '../../src/config.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createAccountsService } from '../../src/modules/accounts/accounts.service.ts';
-import { afterBulkLoad } from '../../src/modules/stats/stats.service.ts';
+import { afterBulkLoad } from '../../src/modules/counts/counts.service.ts';
 import { hashPassword } from '../../src/modules/accounts/password.ts';
 import {
   CLIENT_COLUMNS,
@@ -23,6 +23,7 @@ import {
   random,
   TINY_PNG,
 } from './data.ts';
+import { clockOf } from '../../src/lib/clock.ts';
 
 export const BIG_ACCOUNT_EMAIL = 'bench-big@lightbox.invalid';
 export const PASSWORD = 'a long benchmark password';
@@ -136,7 +137,7 @@ export async function seed(
   await migrateToLatest(db);
   // The heavy account goes through the service (as `lightbox accounts create` would); the other
   // 99 share one password hash computed by the same function, to save 99 scrypt runs.
-  const big = await createAccountsService({ db, clock: () => new Date(now - 3 * 365 * DAY - DAY) }).create({
+  const big = await createAccountsService({ db, clock: clockOf(() => now - 3 * 365 * DAY - DAY) }).create({
     name: 'Big Studio',
     email: BIG_ACCOUNT_EMAIL,
     password: PASSWORD,

@@ -1,5 +1,5 @@
 // `lightbox accounts create`: the first setup of a studio, or a script's.
-import { isEmail } from '../email-address.ts';
+import { isEmail } from '../lib/email-address.ts';
 import { AppError } from '../errors.ts';
 import {
   CommandError,
@@ -37,7 +37,7 @@ Example:
     if (!isEmail(email.trim())) throw new UsageError('--email must be a valid email address');
     const password = await readPassword(io);
     if (password === '') throw new CommandError('no password: give it on the first line of stdin');
-    const account = await withDatabase(io, async ({ accounts }) => {
+    const account = await withDatabase(io, async ({ services: { accounts } }) => {
       try {
         return await accounts.create({ name, email, password });
       } catch (err) {

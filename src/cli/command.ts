@@ -2,10 +2,9 @@
 // that turns node:util's parse errors into one clear line and exit code 2.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { loadConfig } from '../config.ts';
-import type { AccountsService } from '../modules/accounts/accounts.service.ts';
-import type { MediaCleanup } from '../modules/media/media.cleanup.ts';
-import type { ApiKeysService } from '../modules/api-keys/api-keys.service.ts';
 import type { Db } from '../db/database.ts';
+import type { Log } from '../lib/log.ts';
+import type { Services } from '../services.ts';
 
 /** The process's streams and environment, passed in so tests can run a command in-process. */
 export interface CliIo {
@@ -114,45 +113,44 @@ export function required(values: ParsedArgs['values'], name: string, placeholder
   return value;
 }
 
-/** What a command that uses the database is handed. */
+/** What a command that uses the database is handed: the same services as the app. */
 export interface CliContext {
-  readonly accounts: AccountsService;
-  readonly apiKeys: ApiKeysService;
-  readonly mediaCleanup: MediaCleanup;
+  readonly services: Services;
   readonly db: Db;
   /** Migrations applied just now, oldest first. */
   readonly applied: readonly string[];
 }
 
 /**
- * Opens the configured database, brings its schema up to date (so first setup needs no
- * separate `migrate`), runs `fn`, and always closes the database so the process can exit.
+ * Opens the configured resources, brings the database schema up to date (so first setup needs no
+ * separate `migrate`), runs `fn` with the one service graph (src/services.ts), and always closes
+ * the resources so the process can exit.
  */
 export async function withDatabase<T>(io: CliIo, fn: (context: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
   // Loaded on use, not at start: the database drivers take most of a second to load, and
   // `--help` or a mistyped option should answer at once.
-  const [deps, migrate, accounts, apiKeys, media] = await Promise.all([
+  const [deps, migrate, graph] = await Promise.all([
     import('../deps.ts'),
     import('../db/migrate.ts'),
-    import('../modules/accounts/accounts.service.ts'),
-    import('../modules/api-keys/api-keys.service.ts'),
-    import('../modules/media/media.cleanup.ts'),
+    import('../services.ts'),
   ]);
   const resources = deps.createDeps(config);
   try {
     const { applied } = await migrate.migrateToLatest(resources.db);
     for (const name of applied) io.stderr.write(`applied migration ${name}\n`);
-    return await fn({
-      accounts: accounts.createAccountsService(resources),
-      apiKeys: apiKeys.createApiKeysService(resources),
-      mediaCleanup: media.createMediaCleanup(resources),
-      db: resources.db,
-      applied,
-    });
+    return await fn({ services: graph.createServices(resources), db: resources.db, applied });
   } finally {
     await deps.closeDeps(resources);
   }
+}
+
+/** A command's progress and warnings, as lines on stderr (stdout is kept for its result). */
+export function stderrLog(io: CliIo): Log {
+  const line = (prefix: string) => (obj: object, msg: string) => {
+    io.stderr.write(`${prefix}${msg}: ${JSON.stringify(obj)}\n`);
+  };
+  return { info: line(''), warn: line('warning: '), error: line('error: ') };
 }
 
 /** Control characters in stored text (a key name, say) must not drive the operator's terminal. */

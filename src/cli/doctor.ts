@@ -37,7 +37,7 @@ Options:
     } catch (err) {
       throw new UsageError(describeParseError(err));
     }
-    const { recomputeCounts, checkCounts } = await import('../modules/stats/stats.service.ts');
+    const { recomputeCounts, checkCounts } = await import('../modules/counts/counts.service.ts');
     const [report, after] = await withDatabase(io, async ({ db }) => {
       if (!fix) return [await checkCounts(db), undefined] as const;
       return [await recomputeCounts(db), await checkCounts(db)] as const;

@@ -47,7 +47,7 @@ Example:
     const { key, apiKey, account } = await withDatabase(io, async (context) => {
       const owner = await findAccount(context, email);
       try {
-        const created = await context.apiKeys.create(owner.id, {
+        const created = await context.services.apiKeys.create(owner.id, {
           name,
           scope,
           ...(expiresInDays === undefined ? {} : { expiresInDays }),
@@ -86,7 +86,7 @@ Options:
     const email = required(values, 'account', 'EMAIL');
     const { keys, account } = await withDatabase(io, async (context) => {
       const owner = await findAccount(context, email);
-      return { keys: await context.apiKeys.list(owner.id), account: owner };
+      return { keys: await context.services.apiKeys.list(owner.id), account: owner };
     });
     if (keys.length === 0) {
       io.stderr.write(`${account.email} has no API keys\n`);
@@ -111,7 +111,7 @@ Options:
   async run(args, io) {
     const { positionals } = parseCommandArgs(args, [], 'KEY_ID');
     const keyId = positionals[0] ?? '';
-    await withDatabase(io, async ({ apiKeys }) => {
+    await withDatabase(io, async ({ services: { apiKeys } }) => {
       try {
         // null: the operator may revoke any account's key.
         await apiKeys.revoke(keyId, null);
@@ -127,7 +127,7 @@ Options:
   },
 };
 
-async function findAccount({ accounts }: CliContext, email: string): Promise<Account> {
+async function findAccount({ services: { accounts } }: CliContext, email: string): Promise<Account> {
   try {
     return await accounts.findByEmail(email);
   } catch (err) {

@@ -1,6 +1,6 @@
 // `lightbox media sweep`: removes stored media bytes that no record owns. The service runs
 // the same sweep at start-up and keeps acting on due deletions while it runs.
-import { EXIT_OK, parseCommandArgs, withDatabase, type Command } from './command.ts';
+import { EXIT_OK, parseCommandArgs, stderrLog, withDatabase, type Command } from './command.ts';
 
 export const mediaSweepCommand: Command = {
   name: 'media sweep',
@@ -18,12 +18,7 @@ Options:
 `,
   async run(args, io) {
     parseCommandArgs(args);
-    const result = await withDatabase(io, ({ mediaCleanup }) =>
-      mediaCleanup.sweep({
-        info: (obj, msg) => io.stderr.write(`${msg}: ${JSON.stringify(obj)}\n`),
-        warn: (obj, msg) => io.stderr.write(`warning: ${msg}: ${JSON.stringify(obj)}\n`),
-      }),
-    );
+    const result = await withDatabase(io, ({ services }) => services.mediaCleanup.sweep(stderrLog(io)));
     io.stdout.write(`purged ${result.purged} deleted, removed ${result.orphans} orphaned\n`);
     return EXIT_OK;
   },

@@ -1,11 +1,10 @@
 // First-run setup, sign-in and sign-out.
 import type { FastifyReply } from 'fastify';
-import { isEmail } from '../email-address.ts';
+import { isEmail } from '../lib/email-address.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import {
-  FORM_ROUTE,
   PAGE_ROUTE,
   fieldErrors,
   formFields,
@@ -37,7 +36,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     );
   });
 
-  scope.post('/setup', { config: { dashboard: 'anonymous' }, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/setup', { config: { dashboard: 'anonymous' }, schema: PAGE_ROUTE }, async (request, reply) => {
     if (await services.accounts.isSetUp()) return reply.redirect('/dashboard/sign-in?notice=already-set-up', 303);
     const form = formFields(request.body);
     const values = { name: form.get('name').trim(), email: form.get('email').trim() };
@@ -84,7 +83,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     return sendPage(reply, signInPage({ csrf, email: '', notice: noticeOf(request) }));
   });
 
-  scope.post('/sign-in', { config: { dashboard: 'anonymous' }, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/sign-in', { config: { dashboard: 'anonymous' }, schema: PAGE_ROUTE }, async (request, reply) => {
     const form = formFields(request.body);
     const email = form.get('email').trim();
     const password = form.get('password');
@@ -106,7 +105,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     }
   });
 
-  scope.post('/sign-out', { config: { dashboard: 'member' }, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/sign-out', { config: { dashboard: 'member' }, schema: PAGE_ROUTE }, async (request, reply) => {
     await services.sessions.end(request.dashboard.token);
     clearSessionCookie(reply, cookies);
     return reply.redirect('/dashboard/sign-in?notice=signed-out', 303);

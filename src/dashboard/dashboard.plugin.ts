@@ -4,7 +4,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import { isUnavailable } from '../db/errors.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
@@ -57,7 +57,8 @@ export async function registerDashboard(
 ): Promise<void> {
   const ctx: DashboardContext = { services, config, clock, cookies: cookiePolicy(config.publicUrl) };
   await scope.register(cookie);
-  // Forms only, and small: the largest form is a few hundred bytes.
+  // Forms only, and small: the largest form is a few hundred bytes. Any other body is 415.
+  scope.removeAllContentTypeParsers();
   await scope.register(formbody, { parser: parseForm, bodyLimit: 16 * 1024 });
   scope.decorateRequest('dashboard', null as never);
   // Before anything else, so redirects and early refusals carry them too.
@@ -132,7 +133,7 @@ export async function registerDashboard(
   scope.get('/', { config: { dashboard: 'member' }, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const [counts, keys, notifications] = await Promise.all([
-      services.stats.counts(account.id),
+      services.counts.counts(account.id),
       services.apiKeys.list(account.id),
       services.notifications.latest(account.id, 10),
     ]);

@@ -1,26 +1,35 @@
-// Form bodies (application/x-www-form-urlencoded) as an object with no enumerable fields of its
-// own: the app-wide input hook (src/http/validation.ts) trims the strings of JSON bodies, and a
-// password must reach the service exactly as typed. Names repeated in a body take the first value.
-export class FormFields {
-  readonly #params: URLSearchParams;
+// Form bodies (application/x-www-form-urlencoded): the only bodies the dashboard scope parses.
+// A name repeated in a body takes its first value; values are kept exactly as typed (a password
+// must reach the service as it was entered).
+export type FormBody = Readonly<Record<string, string>>;
 
-  constructor(body: string) {
-    this.#params = new URLSearchParams(body);
+/** The parser given to @fastify/formbody: a plain record with no prototype (no `__proto__` games). */
+export function parseForm(body: string): FormBody {
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of new URLSearchParams(body)) {
+    if (!(name in fields)) fields[name] = value;
+  }
+  return fields;
+}
+
+export class FormFields {
+  readonly #fields: FormBody;
+
+  constructor(fields: FormBody) {
+    this.#fields = fields;
   }
 
   /** The field as sent, or '' when absent. */
   get(name: string): string {
-    return this.#params.get(name) ?? '';
+    return this.#fields[name] ?? '';
   }
 
   /** The field as sent, or undefined when absent (a CSRF token must be present, not empty). */
   optional(name: string): string | undefined {
-    return this.#params.get(name) ?? undefined;
+    return this.#fields[name];
   }
 }
 
-/** The parser @fastify/formbody is given (its type says a record; the hook needs no more). */
-export const parseForm = (body: string): Record<string, unknown> => new FormFields(body) as never;
-
-/** The request's form, or null when the body was something else (JSON, or nothing). */
-export const formOf = (body: unknown): FormFields | null => (body instanceof FormFields ? body : null);
+/** The request's form, or null when the request carried no form. */
+export const formOf = (body: unknown): FormFields | null =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) ? new FormFields(body as FormBody) : null;

@@ -1,7 +1,7 @@
 // The dashboard's only way to build HTML: a tagged template that escapes every interpolated
 // value, unless it is already SafeHtml (another template's output). There is deliberately no way
 // to insert a plain string unescaped.
-import { escapeHtml } from '../html-escape.ts';
+import { escapeHtml } from '../lib/html-escape.ts';
 
 export class SafeHtml {
   readonly #text: string;

@@ -1,9 +1,9 @@
 // What every dashboard route shares: the request's sign-in state, how a page is sent, and
 // how a refused form is read back.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../app.ts';
+import type { Services } from '../services.ts';
 import type { Config } from '../config.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../errors.ts';
 import type { Account } from '../modules/accounts/accounts.service.ts';
 import type { Session } from '../modules/accounts/sessions.service.ts';
@@ -22,15 +22,6 @@ export interface DashboardState {
   account: Account | null;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    dashboard: DashboardState;
-  }
-  interface FastifyContextConfig {
-    dashboard?: Access;
-  }
-}
-
 export interface DashboardContext {
   services: Services;
   config: Config;
@@ -38,8 +29,7 @@ export interface DashboardContext {
   cookies: CookiePolicy;
 }
 
-/** Every POST route declares a body, so the app-wide input hook lets the form through. */
-export const FORM_ROUTE = { hide: true, body: {} } as const;
+/** Dashboard routes are pages and forms, not API operations: hidden from the OpenAPI document. */
 export const PAGE_ROUTE = { hide: true } as const;
 
 export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {

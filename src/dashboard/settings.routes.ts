@@ -3,11 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import type { KeyScope } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
-import { hasIdShape } from '../ids.ts';
+import { hasIdShape } from '../lib/ids.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
 import {
-  FORM_ROUTE,
   PAGE_ROUTE,
   fieldErrors,
   formFields,
@@ -26,7 +25,7 @@ const MEMBER = { dashboard: 'member' } as const;
 
 export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
-  const now = (): number => ctx.clock().getTime();
+  const now = (): number => ctx.clock.now();
 
   /** One of the holder's own keys; another account's key is simply not found. */
   async function ownKey(request: FastifyRequest, accountId: string): Promise<ApiKey> {
@@ -46,7 +45,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return sendPage(reply, keysPage({ viewer, keys, now: now(), notice: noticeOf(request) }));
   });
 
-  scope.post('/settings/api', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const form = formFields(request.body);
     const values: KeyFormValues = {
@@ -88,7 +87,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return sendPage(reply, revokePage({ viewer, key: await ownKey(request, account.id) }));
   });
 
-  scope.post('/settings/api/:id/revoke', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/settings/api/:id/revoke', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const key = await ownKey(request, account.id);
     // Refused from the next request on this node at once, and on every other within seconds.
@@ -111,7 +110,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     );
   });
 
-  scope.post('/settings/studio', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/settings/studio', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const form = formFields(request.body);
     const values = { name: form.get('name').trim(), sender_name: form.get('sender_name').trim() };
@@ -136,7 +135,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return reply.redirect('/dashboard/settings/studio?notice=studio-saved', 303);
   });
 
-  scope.post('/settings/password', { config: MEMBER, schema: FORM_ROUTE }, async (request, reply) => {
+  scope.post('/settings/password', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const form = formFields(request.body);
     const next = form.get('new_password');

@@ -155,7 +155,7 @@ export interface IdempotencyKeysTable {
 
 /**
  * Maintained counts: one row per (account, counter), changed in the same transaction as every
- * write that changes what it counts (src/modules/stats/). A missing row means 0.
+ * write that changes what it counts (src/modules/counts/). A missing row means 0.
  */
 export interface AccountCountsTable {
   account_id: string;

@@ -2,7 +2,7 @@
 // rather than into each route: response headers (request id, rate limits, idempotency), the
 // Idempotency-Key parameter of every POST (section 9). The routes' own schemas stay about their
 // resources.
-import { keptForReplay, REFUSED_BEFORE_CLAIM } from './idempotency.ts';
+import { keptForReplay, REFUSED_BEFORE_CLAIM } from './idempotency-policy.ts';
 
 /** The parts of an OpenAPI 3.1 document this file reads and writes. */
 interface Ref {

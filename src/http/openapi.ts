@@ -36,6 +36,10 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   return { schema: { ...schema, response: { ...errorResponses(...statuses), ...declared } }, url };
 };
 
+/**
+ * At the root, before any scope, so the document sees every route registered after it; /docs
+ * renders it. The document itself is served inside the /v1 scope (registerOpenApiDocument).
+ */
 export async function registerOpenApi(app: App, version: string): Promise<void> {
   app.addSchema(ErrorBody);
   await app.register(swagger, {
@@ -87,9 +91,12 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}
 
-  app.get(
-    '/v1/openapi.json',
+/** `GET /v1/openapi.json`, in the /v1 scope: no key needed, but counted like every /v1 request. */
+export function registerOpenApiDocument(v1: App): void {
+  v1.get(
+    '/openapi.json',
     {
       config: { auth: false },
       schema: {
@@ -100,6 +107,6 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         response: { 200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.1 document.' } },
       },
     },
-    (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())),
+    (_request, reply) => reply.type('application/json').send(JSON.stringify(v1.swagger())),
   );
 }

@@ -2,6 +2,7 @@
 // clock, one counter per bucket and window. In this process by default; in Redis when REDIS_URL
 // is set, so every node shares them.
 import { Redis } from 'ioredis';
+import type { Log } from '../lib/log.ts';
 
 export const WINDOW_MS = 60_000;
 
@@ -11,11 +12,6 @@ export interface Hit {
   resetMs: number;
 }
 
-export interface StoreLog {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-}
-
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
   /** Counts one request against `bucket`. Never rejects: a store fault falls back (see Redis). */
@@ -23,7 +19,7 @@ export interface RateLimitStore {
   /** Resolves once the store can count (Redis: connected), or after `timeoutMs` regardless. */
   ready(timeoutMs: number): Promise<void>;
   /** Where faults and recoveries are reported (the app's logger, once it exists). */
-  attachLog(log: StoreLog): void;
+  attachLog(log: Log): void;
   close(): Promise<void>;
 }
 
@@ -118,7 +114,7 @@ export function createRedisStore(options: RedisStoreOptions): RateLimitStore {
   }) as ScriptedRedis;
   redis.defineCommand('lightboxRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const fallback = createMemoryStore();
-  let log: StoreLog | undefined;
+  let log: Log | undefined;
   let failing = false;
   let closed = false;
 

@@ -3,9 +3,9 @@
 // guessed at speed. Each response says where the caller stands, in the RateLimit-Limit,
 // -Remaining and -Reset fields and in the IETF draft's RateLimit and RateLimit-Policy fields.
 import type { FastifyReply } from 'fastify';
-import { addressGroup, isIPv6Group } from '../client-address.ts';
+import { addressGroup, isIPv6Group } from '../lib/client-address.ts';
 import type { LimitsConfig } from '../config.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../errors.ts';
 import { WINDOW_MS, type Hit, type RateLimitStore } from './rate-limit-store.ts';
 
@@ -68,7 +68,7 @@ export function createRateLimiter(store: RateLimitStore, limits: LimitsConfig, c
   }
 
   function charge(bucket: string, applied: Policy, reply: FastifyReply): Promise<void> | undefined {
-    const hit = store.hit(bucket, clock().getTime());
+    const hit = store.hit(bucket, clock.now());
     return hit instanceof Promise ? hit.then((h) => apply(h, applied, reply)) : apply(hit, applied, reply);
   }
 

@@ -6,7 +6,9 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Access, DashboardState } from '../dashboard/respond.ts';
 import type { KeyScope } from '../db/schema.ts';
+import type { IdempotencyClaim } from '../modules/idempotency/idempotency.hooks.ts';
 
 /** The Fastify instance every module registers its routes on. */
 export type App = FastifyInstance<
@@ -24,12 +26,20 @@ export interface AuthContext {
   scope: KeyScope;
 }
 
+// Everything this app adds to Fastify's request and route config, in one place.
 declare module 'fastify' {
   interface FastifyRequest {
+    /** /v1: set by the auth hook (src/http/auth.ts). */
     auth: AuthContext;
+    /** /v1 POSTs: the Idempotency-Key held by this request (src/modules/idempotency/idempotency.hooks.ts). */
+    idempotency: IdempotencyClaim | null;
+    /** /dashboard: the sign-in state (src/dashboard/dashboard.plugin.ts). */
+    dashboard: DashboardState;
   }
   interface FastifyContextConfig {
-    /** false: the route needs no API key (health, OpenAPI document). */
+    /** /v1: false when the route needs no API key (the OpenAPI document). */
     auth?: boolean;
+    /** /dashboard: who may use the route. */
+    dashboard?: Access;
   }
 }

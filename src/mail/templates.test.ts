@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { visibleText } from '../../test/notification-helpers.ts';
-import { escapeHtml } from '../html-escape.ts';
+import { escapeHtml } from '../lib/html-escape.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName, type AssignmentEmail } from './templates.ts';
 
 const base: AssignmentEmail = {

@@ -1,6 +1,6 @@
 // The gallery-assigned email, as plain text and HTML. Every interpolated value is escaped in
 // the HTML: a studio, client or gallery field can never inject markup.
-import { escapeHtml } from '../html-escape.ts';
+import { escapeHtml } from '../lib/html-escape.ts';
 
 export interface AssignmentEmail {
   /** The account's name: the subject and the text name the studio. */

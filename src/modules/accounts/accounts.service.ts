@@ -1,9 +1,9 @@
 // Accounts are studios: a name used in emails, an owner email and a password.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
-import { newId } from '../../ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { isEmail, normalizeEmail } from '../../email-address.ts';
+import { isEmail, normalizeEmail } from '../../lib/email-address.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { deleteSessionsOfAccount } from './sessions.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
@@ -73,7 +73,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     checkName('name', name);
     if (!isEmail(email)) throw validationError('email', 'must be a valid email address');
     checkNewPassword('password', input.password);
-    const now = clock().toISOString();
+    const now = clock.iso();
     return {
       id: newId('acc'),
       name,
@@ -144,7 +144,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       const sender = input.senderName?.trim() ?? '';
       checkName('name', name);
       if (sender.length > 200) throw validationError('sender_name', 'must be at most 200 characters');
-      const values = { name, sender_name: sender === '' ? null : sender, updated_at: clock().toISOString() };
+      const values = { name, sender_name: sender === '' ? null : sender, updated_at: clock.iso() };
       if (!(await repo.updateStudio(db.kysely, id, values))) throw notFound('Account');
       return toAccount(await requireRow(id));
     },
@@ -171,7 +171,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       }
       if (checked.outcome === 'invalid') throw validationError('current_password', 'is not your current password');
       const hash = await hashPassword(input.next);
-      const now = clock().toISOString();
+      const now = clock.iso();
       await db.kysely.transaction().execute(async (trx) => {
         await repo.updatePasswordHash(trx, id, hash, now);
         await deleteSessionsOfAccount(trx, id);

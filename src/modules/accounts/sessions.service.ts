@@ -3,6 +3,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import * as repo from './sessions.repository.ts';
+import { isoAt } from '../../lib/clock.ts';
 
 /** A session unused this long ends (the owner signs in again after a night away). */
 export const SESSION_IDLE_MS = 8 * 3_600_000;
@@ -43,22 +44,20 @@ const toSession = (row: repo.SessionRow): Session => ({
 export type SessionsService = ReturnType<typeof createSessionsService>;
 
 export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
-  const iso = (ms: number): string => new Date(ms).toISOString();
-
   return {
     /** Starts a session; the returned token goes in the cookie and is never stored. */
     async create(accountId: string): Promise<{ token: string; session: Session }> {
-      const now = clock().getTime();
+      const now = clock.now();
       // Dead sessions are removed as new ones start: the table stays the size of who is signed in.
-      await repo.deleteDeadSessions(db.kysely, iso(now), iso(now - SESSION_IDLE_MS));
+      await repo.deleteDeadSessions(db.kysely, isoAt(now), isoAt(now - SESSION_IDLE_MS));
       const token = newToken();
       const row = {
         token_hash: hashToken(token),
         account_id: accountId,
         csrf_token: newToken(),
-        created_at: iso(now),
-        last_seen_at: iso(now),
-        expires_at: iso(now + SESSION_ABSOLUTE_MS),
+        created_at: isoAt(now),
+        last_seen_at: isoAt(now),
+        expires_at: isoAt(now + SESSION_ABSOLUTE_MS),
       };
       await repo.insertSession(db.kysely, row);
       return { token, session: toSession(row) };
@@ -70,13 +69,13 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       const hash = hashToken(token);
       const row = await repo.findSession(db.kysely, hash);
       if (row === undefined) return null;
-      const now = clock().getTime();
+      const now = clock.now();
       if (Date.parse(row.expires_at) <= now || Date.parse(row.last_seen_at) + SESSION_IDLE_MS <= now) {
         await repo.deleteSession(db.kysely, hash);
         return null;
       }
       if (now - Date.parse(row.last_seen_at) >= TOUCH_INTERVAL_MS) {
-        await repo.touchSession(db.kysely, hash, iso(now), iso(now - TOUCH_INTERVAL_MS));
+        await repo.touchSession(db.kysely, hash, isoAt(now), isoAt(now - TOUCH_INTERVAL_MS));
       }
       return toSession(row);
     },

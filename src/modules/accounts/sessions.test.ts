@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
 import { createAccountsService } from './accounts.service.ts';
 import { createSessionsService, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './sessions.service.ts';
+import { clockOf } from '../../lib/clock.ts';
 
 let ctx: TestContext;
 let owner: TestAccount;
 let now = Date.parse('2026-11-22T10:00:00.000Z');
-const clock = () => new Date(now);
+const clock = clockOf(() => now);
 
 before(async () => {
   ctx = await createTestContext();

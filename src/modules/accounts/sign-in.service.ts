@@ -1,9 +1,9 @@
 // Dashboard sign-in: email and password, throttled per client address and per account.
 // Failures are rows in the database, so the limits hold however many nodes serve the dashboard.
 import { randomUUID } from 'node:crypto';
-import { addressGroup } from '../../client-address.ts';
+import { addressGroup } from '../../lib/client-address.ts';
 import type { Deps } from '../../deps.ts';
-import { normalizeEmail } from '../../email-address.ts';
+import { normalizeEmail } from '../../lib/email-address.ts';
 import type { Account } from './accounts.service.ts';
 import { findAccountByEmail } from './accounts.repository.ts';
 import { hashPassword, verifyPassword } from './password.ts';
@@ -43,7 +43,7 @@ export function createSignInThrottle({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
   return {
     /** Runs `check` unless over a limit; `check` answers null for a wrong password. */
     async attempt<T>(who: { email: string; address: string }, check: () => Promise<T | null>): Promise<Attempt<T>> {
-      const now = clock().getTime();
+      const now = clock.now();
       const at = new Date(now).toISOString();
       const since = new Date(now - SIGN_IN_WINDOW_MS).toISOString();
       await repo.deleteFailuresBefore(db.kysely, since);

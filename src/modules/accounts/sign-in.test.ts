@@ -15,6 +15,7 @@ import {
   type SignInResult,
   type SignInService,
 } from './sign-in.service.ts';
+import { clockOf } from '../../lib/clock.ts';
 
 const PASSWORD = 'correct horse battery';
 let ctx: TestContext;
@@ -33,7 +34,7 @@ after(async () => {
   await ctx.close();
 });
 
-const clock = () => new Date(now);
+const clock = clockOf(() => now);
 let service: SignInService;
 const attempt = (email: string, password: string, address = freshAddress()): Promise<SignInResult> =>
   service.signIn({ email, password, address });

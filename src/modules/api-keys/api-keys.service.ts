@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
+import { newId } from '../../lib/ids.ts';
 import type { KeyScope } from '../../db/schema.ts';
 import type { AuthContext } from '../../http/types.ts';
 import * as repo from './api-keys.repository.ts';
@@ -89,7 +89,7 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
           { field: 'expires_in_days', message: 'must be a whole number from 1 to 3650' },
         ]);
       }
-      const now = clock();
+      const now = clock.date();
       const key = `lbx_${randomSecret(SECRET_LENGTH)}`;
       const row = {
         id: newId('key'),
@@ -128,7 +128,7 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
     async authenticate(presented: string): Promise<AuthContext | null> {
       if (!KEY_SHAPE.test(presented)) return null;
       const hash = hashKey(presented);
-      const now = clock().getTime();
+      const now = clock.now();
       let entry = cache.get(hash);
       if (entry === undefined || now - entry.cachedAt > CACHE_TTL_MS) {
         const row = await repo.findApiKeyByHash(db.kysely, hash);

@@ -11,7 +11,7 @@ import {
   Timestamp,
   WholeListOf,
 } from '../../http/schemas.ts';
-import { MAX_EMAIL_LENGTH } from '../../email-address.ts';
+import { MAX_EMAIL_LENGTH } from '../../lib/email-address.ts';
 import { ListingItem } from '../listings/listings.schemas.ts';
 
 const fields = {

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/helpers.ts';
 import { plausibleClient, seedClients, type SeedClient } from '../../../test/seed.ts';
 import { clientMatches } from '../../db/search.ts';
-import { checkCounts } from '../stats/stats.service.ts';
+import { checkCounts } from '../counts/counts.service.ts';
 
 let ctx: TestContext;
 

@@ -1,10 +1,10 @@
 // Clients and assignment: section 7 of the contract. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { hasIdShape, newId } from '../../ids.ts';
+import { hasIdShape, newId } from '../../lib/ids.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
-import { normalizeEmail } from '../../email-address.ts';
-import { pageWindow, wholeList, type Page } from '../../pagination.ts';
+import { normalizeEmail } from '../../lib/email-address.ts';
+import { pageWindow, wholeList, type Page } from '../../lib/pagination.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { toListing, toListingItem } from '../listings/listings.service.ts';
@@ -17,8 +17,8 @@ import type {
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
-import { notificationsMoved, notificationsQueued } from '../stats/counters.ts';
-import { addCounts, readCount } from '../stats/stats.repository.ts';
+import { notificationsMoved, notificationsQueued } from '../counts/counters.ts';
+import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './clients.repository.ts';
 
 const duplicateEmail = (): AppError =>
@@ -66,7 +66,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
 
   return {
     async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
-      const now = clock().toISOString();
+      const now = clock.iso();
       try {
         const row = await db.kysely.transaction().execute(async (trx) => {
           const inserted = await repo.insertClient(trx, {
@@ -116,7 +116,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         ...patch,
         ...(patch.name === undefined ? {} : { name_normalized: patch.name.toLowerCase() }),
         ...(patch.email === undefined ? {} : { email_normalized: normalizeEmail(patch.email) }),
-        updated_at: clock().toISOString(),
+        updated_at: clock.iso(),
       };
       let row: repo.ClientRow | undefined;
       try {
@@ -139,7 +139,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     /** Deletes the client; their galleries stay, unassigned, and unsent notifications are cancelled. */
     async remove(accountId: string, id: string): Promise<void> {
       if (!hasIdShape('cli', id)) throw notFound('Client');
-      const now = clock().toISOString();
+      const now = clock.iso();
       await db.kysely.transaction().execute(async (trx) => {
         const cancelled = await cancelQueued(trx, accountId, { clientId: id }, now);
         await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
@@ -161,7 +161,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     async assign(accountId: string, clientId: string, listingId: string): Promise<ListingType> {
       if (!hasIdShape('cli', clientId)) throw notFound('Client');
       if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
-      const now = clock().toISOString();
+      const now = clock.iso();
       try {
         return await db.kysely.transaction().execute(async (trx) => {
           const client = await repo.findClient(trx, accountId, clientId);
@@ -200,7 +200,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     async unassign(accountId: string, clientId: string, listingId: string): Promise<void> {
       if (!hasIdShape('cli', clientId)) throw notFound('Client');
       if (!hasIdShape('lst', listingId)) throw new AppError('not_found', 'This gallery is not assigned to this client');
-      const now = clock().toISOString();
+      const now = clock.iso();
       await db.kysely.transaction().execute(async (trx) => {
         if ((await repo.findClient(trx, accountId, clientId)) === undefined) throw notFound('Client');
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {

@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import * as repo from './idempotency.repository.ts';
+import { isoAt } from '../../lib/clock.ts';
 
 /** How long a key's first response is kept and replayed. */
 export const RECORD_TTL_MS = 24 * 3_600_000;
@@ -27,11 +28,6 @@ export type Begin =
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
-
-export interface PruneLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 /** JSON with object keys sorted at every level: the same data always gives the same text. */
 export function canonicalJson(value: unknown): string {
@@ -59,14 +55,12 @@ export function fingerprint(method: string, path: string, body: { json: unknown 
 export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 
 export function createIdempotencyService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
-  const iso = (ms: number): string => new Date(ms).toISOString();
-
   const service = {
     /** Claims the key for this request, or says why not (replay, still running, another request). */
     async begin(accountId: string, key: string, print: string, leaseMs: number): Promise<Begin> {
       // A few rounds at most: each lost race means another request changed the row meanwhile.
       for (let round = 0; round < 3; round += 1) {
-        const now = clock().getTime();
+        const now = clock.now();
         const token = randomUUID();
         const inserted = await repo.insertInFlight(db.kysely, {
           account_id: accountId,
@@ -74,19 +68,19 @@ export function createIdempotencyService({ db, clock }: Pick<Deps, 'db' | 'clock
           fingerprint: print,
           state: 'in_flight',
           token,
-          locked_until: iso(now + leaseMs),
+          locked_until: isoAt(now + leaseMs),
           response_status: null,
           response_headers: null,
           response_body: null,
-          created_at: iso(now),
-          expires_at: iso(now + RECORD_TTL_MS),
+          created_at: isoAt(now),
+          expires_at: isoAt(now + RECORD_TTL_MS),
         });
         if (inserted) return { kind: 'proceed', token };
         const row = await repo.findRecord(db.kysely, accountId, key);
         if (row === undefined) continue;
         // An expired record is as good as none (the pruner may not have come by yet).
-        if (row.expires_at <= iso(now)) {
-          await repo.deleteIfExpired(db.kysely, accountId, key, iso(now));
+        if (row.expires_at <= isoAt(now)) {
+          await repo.deleteIfExpired(db.kysely, accountId, key, isoAt(now));
           continue;
         }
         if (row.fingerprint !== print) return { kind: 'mismatch' };
@@ -100,14 +94,14 @@ export function createIdempotencyService({ db, clock }: Pick<Deps, 'db' | 'clock
             },
           };
         }
-        if (row.locked_until > iso(now)) return { kind: 'in_flight' };
+        if (row.locked_until > isoAt(now)) return { kind: 'in_flight' };
         // The request that held it died (or stalled past its lease): this retry runs instead.
         const taken = await repo.takeOver(
           db.kysely,
           accountId,
           key,
-          { token: row.token, now: iso(now) },
-          { token, lockedUntil: iso(now + leaseMs) },
+          { token: row.token, now: isoAt(now) },
+          { token, lockedUntil: isoAt(now + leaseMs) },
         );
         if (taken) return { kind: 'proceed', token };
       }
@@ -120,7 +114,7 @@ export function createIdempotencyService({ db, clock }: Pick<Deps, 'db' | 'clock
      */
     async inUse(accountId: string, key: string): Promise<boolean> {
       const row = await repo.findRecord(db.kysely, accountId, key);
-      return row !== undefined && row.expires_at > iso(clock().getTime());
+      return row !== undefined && row.expires_at > isoAt(clock.now());
     },
 
     /** Keeps the response for replay. False when the key was taken over meanwhile (lease ran out). */
@@ -139,35 +133,13 @@ export function createIdempotencyService({ db, clock }: Pick<Deps, 'db' | 'clock
 
     /** Deletes every expired record; returns how many. */
     async prune(): Promise<number> {
-      const now = iso(clock().getTime());
+      const now = isoAt(clock.now());
       let total = 0;
       for (;;) {
         const deleted = await repo.deleteExpired(db.kysely, now, PRUNE_BATCH);
         total += deleted;
         if (deleted < PRUNE_BATCH) return total;
       }
-    },
-
-    /** In the serve process: prunes at start, then every `intervalMs`. Returns the stop function. */
-    startPruning(log: PruneLog, intervalMs = 10 * 60_000): () => Promise<void> {
-      const run = (): Promise<void> =>
-        service.prune().then(
-          (pruned) => {
-            if (pruned > 0) log.info({ pruned }, 'expired idempotency keys pruned');
-          },
-          (err: unknown) => {
-            log.warn({ err }, 'pruning idempotency keys failed');
-          },
-        );
-      let running = run();
-      const timer = setInterval(() => {
-        running = running.then(run);
-      }, intervalMs);
-      timer.unref();
-      return async () => {
-        clearInterval(timer);
-        await running;
-      };
     },
   };
   return service;

@@ -1,8 +1,8 @@
 // Galleries: the rules of section 5 of the contract. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { hasIdShape, newId } from '../../ids.ts';
-import { pageWindow, type Page } from '../../pagination.ts';
+import { hasIdShape, newId } from '../../lib/ids.ts';
+import { pageWindow, type Page } from '../../lib/pagination.ts';
 import type {
   ListingCreateInput,
   ListingItemType,
@@ -11,11 +11,12 @@ import type {
   ListingUpdateInput,
 } from './listings.schemas.ts';
 import { cancelQueued } from '../notifications/notifications.repository.ts';
-import type { CleanupLog, MediaCleanup } from '../media/media.cleanup.ts';
+import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { storageKeysOfListing } from '../media/media.repository.ts';
-import { listingMoved, listingsAdded, listingsCounter, notificationsMoved } from '../stats/counters.ts';
-import { addCounts, readCount } from '../stats/stats.repository.ts';
+import { listingMoved, listingsAdded, listingsCounter, notificationsMoved } from '../counts/counters.ts';
+import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
+import type { Log } from '../../lib/log.ts';
 
 export const toListing = (row: repo.ListingRow): ListingType => ({
   id: row.id,
@@ -51,7 +52,7 @@ export type ListingsService = ReturnType<typeof createListingsService>;
 export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 'clock'> & { cleanup: MediaCleanup }) {
   return {
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
-      const now = clock().toISOString();
+      const now = clock.iso();
       const status = input.status ?? 'draft';
       const row = await db.kysely.transaction().execute(async (trx) => {
         const inserted = await repo.insertListing(trx, {
@@ -94,7 +95,7 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const changes = { ...patch, updated_at: clock().toISOString() };
+      const changes = { ...patch, updated_at: clock.iso() };
       const next = patch.status;
       const row =
         next === undefined
@@ -118,9 +119,9 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
       return toListing(row);
     },
 
-    async remove(accountId: string, id: string, log?: CleanupLog): Promise<void> {
+    async remove(accountId: string, id: string, log?: Log): Promise<void> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const now = clock().toISOString();
+      const now = clock.iso();
       const keys = await db.kysely.transaction().execute(async (trx) => {
         // The media rows go with the gallery (ON DELETE CASCADE); their bytes are scheduled for
         // deletion in the same transaction, so a crash after it leaves them to the sweep.

@@ -6,11 +6,7 @@ import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import * as repo from './media.repository.ts';
-
-export interface CleanupLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+import type { Log } from '../../lib/log.ts';
 
 const BATCH = 200;
 const RETRY_AFTER_MS = 60_000;
@@ -18,16 +14,14 @@ const RETRY_AFTER_MS = 60_000;
 export type MediaCleanup = ReturnType<typeof createMediaCleanup>;
 
 export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'clock'> & { storage: MediaStorage }) {
-  const iso = (offsetMs = 0): string => new Date(clock().getTime() + offsetMs).toISOString();
-
   /** Deletes one claimed object; if storage fails, puts its row back to be retried. */
-  async function purgeClaimed(key: string, log?: CleanupLog): Promise<boolean> {
+  async function purgeClaimed(key: string, log?: Log): Promise<boolean> {
     try {
       await storage.delete(key);
       return true;
     } catch (err) {
       log?.warn({ err, storage_key: key }, 'could not delete stored media; will retry');
-      await repo.scheduleCleanup(db.kysely, [key], iso(RETRY_AFTER_MS), iso());
+      await repo.scheduleCleanup(db.kysely, [key], clock.iso(RETRY_AFTER_MS), clock.iso());
       return false;
     }
   }
@@ -35,25 +29,25 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
   const cleanup = {
     /** In the caller's transaction: these keys' bytes are to go as soon as it commits. */
     async scheduleNow(trx: Executor, keys: string[]): Promise<void> {
-      await repo.scheduleCleanup(trx, keys, iso(), iso());
+      await repo.scheduleCleanup(trx, keys, clock.iso(), clock.iso());
     },
 
     /** Deletes these keys' bytes now, if their cleanup rows are due (after a delete commits). */
-    async purge(keys: string[], log?: CleanupLog): Promise<void> {
+    async purge(keys: string[], log?: Log): Promise<void> {
       for (const key of keys) {
-        if (await repo.claimCleanup(db.kysely, key, iso())) await purgeClaimed(key, log);
+        if (await repo.claimCleanup(db.kysely, key, clock.iso())) await purgeClaimed(key, log);
       }
     },
 
     /** Acts on every due cleanup row. */
-    async purgeDue(log?: CleanupLog): Promise<number> {
+    async purgeDue(log?: Log): Promise<number> {
       let purged = 0;
       for (;;) {
-        const keys = await repo.dueCleanup(db.kysely, iso(), BATCH);
+        const keys = await repo.dueCleanup(db.kysely, clock.iso(), BATCH);
         if (keys.length === 0) return purged;
         let claimed = 0;
         for (const key of keys) {
-          if (!(await repo.claimCleanup(db.kysely, key, iso()))) continue;
+          if (!(await repo.claimCleanup(db.kysely, key, clock.iso()))) continue;
           claimed += 1;
           if (await purgeClaimed(key, log)) purged += 1;
         }
@@ -62,7 +56,7 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
     },
 
     /** Lists storage and deletes objects that no row accounts for (bytes orphaned by a crash). */
-    async sweepOrphans(log?: CleanupLog): Promise<number> {
+    async sweepOrphans(log?: Log): Promise<number> {
       let removed = 0;
       let batch: string[] = [];
       const flush = async (): Promise<void> => {
@@ -83,37 +77,10 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       return removed;
     },
 
-    async sweep(log?: CleanupLog): Promise<{ purged: number; orphans: number }> {
+    async sweep(log?: Log): Promise<{ purged: number; orphans: number }> {
       const purged = await cleanup.purgeDue(log);
       const orphans = await cleanup.sweepOrphans(log);
       return { purged, orphans };
-    },
-
-    /**
-     * In the serve process: a full sweep at start, then due rows every `intervalMs` (leases of
-     * uploads cut short by a crash fall due within a couple of minutes).
-     */
-    startBackground(log: CleanupLog, intervalMs = 60_000): () => Promise<void> {
-      let running: Promise<unknown> = cleanup.sweep(log).then(
-        (r) => {
-          if (r.purged + r.orphans > 0) log.info(r, 'media sweep at start-up');
-        },
-        (err: unknown) => {
-          log.warn({ err }, 'media sweep at start-up failed');
-        },
-      );
-      const timer = setInterval(() => {
-        running = running.then(() =>
-          cleanup.purgeDue(log).catch((err: unknown) => {
-            log.warn({ err }, 'media cleanup failed');
-          }),
-        );
-      }, intervalMs);
-      timer.unref();
-      return async () => {
-        clearInterval(timer);
-        await running;
-      };
     },
   };
   return cleanup;

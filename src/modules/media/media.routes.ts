@@ -1,7 +1,9 @@
 import { create as contentDisposition } from 'content-disposition';
+import multipart from '@fastify/multipart';
 import rangeParser from 'range-parser';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import type { MediaConfig } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { errorResponses, NoContent, READ_ERRORS } from '../../http/schemas.ts';
@@ -54,7 +56,32 @@ function matchesAny(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function registerMediaRoutes(app: App, { media }: { media: MediaService }): void {
+/**
+ * Multipart parsing exists only in this scope, where uploads are taken; every other /v1 route
+ * stays JSON-only. The parser's limits follow the configured media limits.
+ */
+export async function registerMediaRoutes(
+  v1: App,
+  { media }: { media: MediaService },
+  limits: Pick<MediaConfig, 'maxFileBytes' | 'maxFiles'>,
+): Promise<void> {
+  await v1.register(async (app) => {
+    await app.register(multipart, {
+      limits: {
+        // One byte over the file limit lets IngestStream refuse with its own message first.
+        fileSize: limits.maxFileBytes + 1,
+        files: limits.maxFiles,
+        fields: 100,
+        fieldSize: 64 * 1024,
+        parts: limits.maxFiles + 100,
+        headerPairs: 200,
+      },
+    });
+    registerMediaRouteTable(app, media);
+  });
+}
+
+function registerMediaRouteTable(app: App, media: MediaService): void {
   app.post(
     '/listings/:id/media',
     {

@@ -8,11 +8,11 @@ import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { hasIdShape, newId } from '../../ids.ts';
-import { wholeList, type Page } from '../../pagination.ts';
+import { hasIdShape, newId } from '../../lib/ids.ts';
+import { wholeList, type Page } from '../../lib/pagination.ts';
 import type { ByteRange, MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
-import type { CleanupLog, MediaCleanup } from './media.cleanup.ts';
+import type { MediaCleanup } from './media.cleanup.ts';
 import {
   cleanFilename,
   HEAD_BYTES,
@@ -22,8 +22,9 @@ import {
   type Sniffed,
 } from './media.ingest.ts';
 import type { MediaType } from './media.schemas.ts';
-import { addCounts } from '../stats/stats.repository.ts';
+import { addCounts } from '../counts/counts.repository.ts';
 import * as repo from './media.repository.ts';
+import type { Log } from '../../lib/log.ts';
 
 /** An upload's bytes are deleted by the sweep if their request has not committed by then. */
 const LEASE_MS = 2 * 60_000;
@@ -65,7 +66,6 @@ export function createMediaService({
   storage,
   cleanup,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup }) {
-  const iso = (offsetMs = 0): string => new Date(clock().getTime() + offsetMs).toISOString();
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
@@ -149,13 +149,13 @@ export function createMediaService({
   }
 
   /** Deletes what a failed upload stored; rows of bytes that would not go stay due for the sweep. */
-  async function discard(keys: string[], log?: CleanupLog): Promise<void> {
+  async function discard(keys: string[], log?: Log): Promise<void> {
     const results = await Promise.allSettled(keys.map((key) => storage.delete(key)));
     const gone = keys.filter((_, i) => results[i]?.status === 'fulfilled');
     const stuck = keys.filter((_, i) => results[i]?.status === 'rejected');
     try {
       await repo.cancelCleanup(db.kysely, gone);
-      await repo.extendCleanup(db.kysely, stuck, iso());
+      await repo.extendCleanup(db.kysely, stuck, clock.iso());
     } catch (err) {
       log?.warn({ err }, 'could not update the media cleanup ledger; the sweep will catch up');
     }
@@ -166,13 +166,13 @@ export function createMediaService({
       accountId: string,
       listingId: string,
       files: AsyncIterable<IncomingFile>,
-      log?: CleanupLog,
+      log?: Log,
     ): Promise<MediaType[]> {
       await requireListing(accountId, listingId);
       const keys: string[] = [];
       const stored: StoredFile[] = [];
       const heartbeat = setInterval(() => {
-        repo.extendCleanup(db.kysely, keys, iso(LEASE_MS)).catch((err: unknown) => {
+        repo.extendCleanup(db.kysely, keys, clock.iso(LEASE_MS)).catch((err: unknown) => {
           log?.warn({ err }, 'could not extend upload leases');
         });
       }, HEARTBEAT_MS);
@@ -185,7 +185,7 @@ export function createMediaService({
           const id = newId('med');
           const key = `${accountId}/${listingId}/${id}`;
           // The lease is written before any byte, so no stored byte is ever unaccounted for.
-          await repo.scheduleCleanup(db.kysely, [key], iso(LEASE_MS), iso());
+          await repo.scheduleCleanup(db.kysely, [key], clock.iso(LEASE_MS), clock.iso());
           keys.push(key);
           stored.push({ id, key, ...(await store(key, file)) });
         }
@@ -194,7 +194,7 @@ export function createMediaService({
             { field: 'files', message: 'at least one file part is required' },
           ]);
         }
-        const now = iso();
+        const now = clock.iso();
         const rows = await db.kysely.transaction().execute(async (trx) => {
           const last = await repo.reservePositions(trx, accountId, listingId, stored.length, now);
           if (last === undefined) throw notFound('Gallery');
@@ -247,11 +247,11 @@ export function createMediaService({
       return storage.get(row.storage_key, range);
     },
 
-    async remove(accountId: string, listingId: string, mediaId: string, log?: CleanupLog): Promise<void> {
+    async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
       const row = await record(accountId, listingId, mediaId);
       await db.kysely.transaction().execute(async (trx) => {
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
-        await repo.uncountMedia(trx, accountId, listingId, iso());
+        await repo.uncountMedia(trx, accountId, listingId, clock.iso());
         await cleanup.scheduleNow(trx, [row.storage_key]);
         await addCounts(trx, accountId, { media: -1 });
       });

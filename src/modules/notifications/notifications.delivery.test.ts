@@ -147,7 +147,7 @@ describe('an SMTP outage', () => {
       assert.equal(row.status, 'sent');
       assert.equal(row.attempts, 4);
       assert.equal(row.last_error, null);
-      assert.equal(row.sent_at, clock.clock().toISOString());
+      assert.equal(row.sent_at, clock.clock.iso());
     }
     assert.equal(smtp.received.length, 3);
     const counts = receivedCounts();
@@ -302,7 +302,7 @@ describe('a crash between claim and send', () => {
     const claimed = await claimDue(
       db.kysely,
       db.dialect,
-      clock.clock().toISOString(),
+      clock.clock.iso(),
       new Date(clock.now() + LEASE_MS).toISOString(),
       10,
     );

@@ -13,6 +13,7 @@ import {
 } from '../../../test/notification-helpers.ts';
 import type { MailMessage, Mailer } from '../../mail/mailer.ts';
 import * as repo from './notifications.repository.ts';
+import { isoAt } from '../../lib/clock.ts';
 
 let ctx: TestContext;
 let account: TestAccount;
@@ -23,8 +24,6 @@ before(async () => {
 });
 after(() => ctx.close());
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 test('an outcome from an expired claim is ignored once another worker holds the notification', async () => {
   const gallery = await newGallery(ctx, account);
   const client = await newClient(ctx, account);
@@ -32,25 +31,25 @@ test('an outcome from an expired claim is ignored once another worker holds the 
   const db = ctx.deps.db;
   const t0 = Date.now() + 1000;
 
-  const [first] = await repo.claimDue(db.kysely, db.dialect, iso(t0), iso(t0 + 300_000), 10);
+  const [first] = await repo.claimDue(db.kysely, db.dialect, isoAt(t0), isoAt(t0 + 300_000), 10);
   assert.ok(first !== undefined);
   // The first claim's lease runs out; a second worker claims it.
   const t1 = t0 + 300_001;
-  const [second] = await repo.claimDue(db.kysely, db.dialect, iso(t1), iso(t1 + 300_000), 10);
+  const [second] = await repo.claimDue(db.kysely, db.dialect, isoAt(t1), isoAt(t1 + 300_000), 10);
   assert.equal(second?.id, first.id);
 
   // The first worker's late failure must change nothing...
-  await repo.markFinal(db.kysely, first, 'failed', '550 late news from a stale worker', iso(t1 + 1));
-  await repo.markRetry(db.kysely, first, iso(t1 + 5), '451 late news from a stale worker', iso(t1 + 1));
+  await repo.markFinal(db.kysely, first, 'failed', '550 late news from a stale worker', isoAt(t1 + 1));
+  await repo.markRetry(db.kysely, first, isoAt(t1 + 5), '451 late news from a stale worker', isoAt(t1 + 1));
   let row = await notificationRow(ctx, first.id);
   assert.equal(row.status, 'queued');
   assert.equal(row.next_attempt_at, second.next_attempt_at);
   assert.equal(row.last_error, null);
 
   // ...while the current holder's outcome is recorded.
-  await repo.markRetry(db.kysely, second, iso(t1 + 60_000), '451 try later', iso(t1 + 2));
+  await repo.markRetry(db.kysely, second, isoAt(t1 + 60_000), '451 try later', isoAt(t1 + 2));
   row = await notificationRow(ctx, first.id);
-  assert.equal(row.next_attempt_at, iso(t1 + 60_000));
+  assert.equal(row.next_attempt_at, isoAt(t1 + 60_000));
   assert.equal(row.last_error, '451 try later');
   assert.equal(row.attempts, 2);
 });

@@ -1,7 +1,7 @@
 // The outbox: a notification row recorded in the same transaction as the assignment that
 // causes it. A background worker (a later issue) delivers queued rows.
 import type { Executor } from '../../db/executor.ts';
-import { newId } from '../../ids.ts';
+import { newId } from '../../lib/ids.ts';
 import { insertNotification } from './notifications.repository.ts';
 
 export interface QueueNotificationInput {

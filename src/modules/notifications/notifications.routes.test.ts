@@ -15,7 +15,7 @@ import {
   expectError,
 } from '../../../test/helpers.ts';
 import { assign, newClient, newGallery, notificationRows, workerOf } from '../../../test/notification-helpers.ts';
-import { recomputeCounts } from '../stats/stats.service.ts';
+import { recomputeCounts } from '../counts/counts.service.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const FIELDS = ['attempts', 'client_id', 'created_at', 'id', 'last_error', 'listing_id', 'sent_at', 'status', 'to'];

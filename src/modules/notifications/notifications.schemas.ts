@@ -11,7 +11,7 @@ import {
   Timestamp,
 } from '../../http/schemas.ts';
 import { NOTIFICATION_STATUSES } from '../../db/schema.ts';
-import { MAX_EMAIL_LENGTH } from '../../email-address.ts';
+import { MAX_EMAIL_LENGTH } from '../../lib/email-address.ts';
 
 export const Notification = Type.Object(
   {

@@ -1,11 +1,11 @@
 // Notification history, as the API shows it. Delivery itself is notifications.worker.ts.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
-import { hasIdShape } from '../../ids.ts';
-import { pageWindow, type Page } from '../../pagination.ts';
+import { hasIdShape } from '../../lib/ids.ts';
+import { pageWindow, type Page } from '../../lib/pagination.ts';
 import type { NotificationListQueryType, NotificationType } from './notifications.schemas.ts';
-import { notificationsCounter } from '../stats/counters.ts';
-import { readCount } from '../stats/stats.repository.ts';
+import { notificationsCounter } from '../counts/counters.ts';
+import { readCount } from '../counts/counts.repository.ts';
 import * as repo from './notifications.repository.ts';
 
 const toNotification = (row: repo.NotificationRow): NotificationType => ({

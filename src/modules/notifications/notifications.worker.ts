@@ -3,15 +3,11 @@
 import type { Deps } from '../../deps.ts';
 import { classifySendError } from '../../mail/mailer.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
-import { notificationsMoved } from '../stats/counters.ts';
-import { addCounts } from '../stats/stats.repository.ts';
+import { notificationsMoved } from '../counts/counters.ts';
+import { addCounts } from '../counts/counts.repository.ts';
 import * as repo from './notifications.repository.ts';
-
-export interface WorkerLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import { isoAt } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
 
 /** Longer than any one send can take (SMTP timeouts are at most a minute). */
 const CLAIM_LEASE_MS = 5 * 60_000;
@@ -34,14 +30,13 @@ export type NotificationWorker = ReturnType<typeof createNotificationWorker>;
 
 export function createNotificationWorker(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
-  log: WorkerLog,
+  log: Log,
   options: WorkerOptions = {},
 ) {
   const pollMs = options.pollMs ?? 1000;
   const random = options.random ?? Math.random;
   const retryWindowMs = config.mail.retryHours * 3_600_000;
   const baseMs = config.mail.retryBaseSeconds * 1000;
-  const iso = (ms: number): string => new Date(ms).toISOString();
 
   /** Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, then 50-100% of it. */
   const backoff = (attempts: number): number => {
@@ -69,10 +64,10 @@ export function createNotificationWorker(
     // Cancelled (client deleted, gallery unassigned or deleted) or taken over since the claim.
     if (!(await repo.stillClaimed(db.kysely, row))) return;
     const ctx = await repo.loadEmailContext(db.kysely, row);
-    const now = clock().getTime();
+    const now = clock.now();
     if (ctx.listing === undefined || ctx.account === undefined || ctx.client === undefined) {
       const gone = ctx.client === undefined ? 'the client no longer exists' : 'the gallery no longer exists';
-      await finish(row, 'cancelled', gone, iso(now));
+      await finish(row, 'cancelled', gone, isoAt(now));
       return;
     }
     // The studio's name in the subject and text; its sender name (if set) signs and sends it.
@@ -100,25 +95,25 @@ export function createNotificationWorker(
       }));
     } catch (err) {
       const failure = classifySendError(err);
-      const at = clock().getTime();
+      const at = clock.now();
       const expired = at - Date.parse(row.created_at) >= retryWindowMs;
       if (!failure.transient || expired) {
         const reason = failure.transient
           ? `gave up after ${config.mail.retryHours} h: ${failure.reason}`
           : failure.reason;
-        await finish(row, 'failed', reason, iso(at));
+        await finish(row, 'failed', reason, isoAt(at));
         log.warn({ notification_id: row.id, attempts: row.attempts, reason }, 'notification failed');
       } else {
         const next = at + backoff(row.attempts);
-        await repo.markRetry(db.kysely, row, iso(next), failure.reason, iso(at));
+        await repo.markRetry(db.kysely, row, isoAt(next), failure.reason, isoAt(at));
         log.info(
-          { notification_id: row.id, attempts: row.attempts, retry_at: iso(next) },
+          { notification_id: row.id, attempts: row.attempts, retry_at: isoAt(next) },
           'notification will be retried',
         );
       }
       return;
     }
-    await sent(row, iso(clock().getTime()));
+    await sent(row, isoAt(clock.now()));
     // Never the body: only what identifies the message.
     log.info({ notification_id: row.id, message_id: row.message_id, mailer: mailer.kind, detail }, 'notification sent');
   }
@@ -132,13 +127,13 @@ export function createNotificationWorker(
   const worker = {
     /** Claims and delivers one batch; returns how many were claimed. */
     async runOnce(): Promise<number> {
-      const now = clock().getTime();
+      const now = clock.now();
       const leaseEnd = now + CLAIM_LEASE_MS;
-      const rows = await repo.claimDue(db.kysely, db.dialect, iso(now), iso(leaseEnd), BATCH);
+      const rows = await repo.claimDue(db.kysely, db.dialect, isoAt(now), isoAt(leaseEnd), BATCH);
       for (const [i, row] of rows.entries()) {
         // Shutting down, or slow sends ate the lease: give the rest back, due now, unsent.
-        if (stopping || clock().getTime() > leaseEnd - SEND_MARGIN_MS) {
-          const at = iso(clock().getTime());
+        if (stopping || clock.now() > leaseEnd - SEND_MARGIN_MS) {
+          const at = isoAt(clock.now());
           for (const rest of rows.slice(i)) await repo.releaseClaim(db.kysely, rest, at);
           break;
         }

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addressGroup } from './client-address.ts';
-import { addressBucket } from './http/rate-limit.ts';
+import { addressBucket } from '../http/rate-limit.ts';
 
 describe('addressGroup', () => {
   test('IPv4 as it is, IPv4-mapped IPv6 as its IPv4, IPv6 by /64', () => {

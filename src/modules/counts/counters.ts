@@ -1,5 +1,5 @@
 // The maintained counts, by name, and the changes each kind of write makes to them. Services
-// collect these while they write and apply them last in the same transaction (stats.repository).
+// collect these while they write and apply them last in the same transaction (counts.repository).
 import type { ListingStatus, NotificationStatus } from '../../db/schema.ts';
 
 export type Counter =

@@ -12,7 +12,7 @@ import {
 } from '../../db/search.ts';
 import { LISTING_STATUSES, NOTIFICATION_STATUSES } from '../../db/schema.ts';
 import type { Counter } from './counters.ts';
-import * as repo from './stats.repository.ts';
+import * as repo from './counts.repository.ts';
 
 export interface AccountCounts {
   listings: { total: number; draft: number; active: number; archived: number };
@@ -107,9 +107,9 @@ export async function afterBulkLoad(db: CountsDb): Promise<CountsReport> {
   return report;
 }
 
-export type StatsService = ReturnType<typeof createStatsService>;
+export type CountsService = ReturnType<typeof createCountsService>;
 
-export function createStatsService({ db }: { db: CountsDb }) {
+export function createCountsService({ db }: { db: CountsDb }) {
   return {
     /** Every maintained count of one account: a handful of keyed rows, at any size. */
     async counts(accountId: string): Promise<AccountCounts> {

@@ -1,4 +1,4 @@
-// Idempotency-Key on every /v1 POST (contract section 9, docs/decisions/0003). Hooked onto each
+// The HTTP face of Idempotency-Key on every /v1 POST (contract section 9, docs/decisions/0003). Hooked onto each
 // route, after authentication, the rate limit and validation: a request refused before its
 // handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key. On other methods the
 // header is checked only: a key the account already used is a conflict, nothing is stored.
@@ -10,45 +10,25 @@ import type {
   preHandlerHookHandler,
   RouteOptions,
 } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../../errors.ts';
 import {
-  fingerprint,
-  JSON_LEASE_MS,
-  UPLOAD_LEASE_MS,
-  type IdempotencyService,
-} from '../modules/idempotency/idempotency.service.ts';
-import type { App } from './types.ts';
-
-const HEADER = 'idempotency-key';
-const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
-/**
- * Statuses a POST answers before its idempotency hook runs (key, scope, rate limit, body parser):
- * never stored, so never replayed.
- */
-export const REFUSED_BEFORE_CLAIM: ReadonlySet<number> = new Set([401, 403, 413, 415, 429]);
-
-/**
- * Whether a handler's answer is kept for replay. A fault (5xx) may not happen again, so a retry
- * runs anew. A refused upload kept nothing (all or nothing), and its files were never part of the
- * fingerprint: a corrected retry with the same key must run too.
- */
-export const keptForReplay = (status: number, upload: boolean): boolean => status < (upload ? 300 : 500);
+  IDEMPOTENCY_HEADER as HEADER,
+  keptForReplay,
+  VALID_IDEMPOTENCY_KEY as VALID_KEY,
+} from '../../http/idempotency-policy.ts';
+import type { App } from '../../http/types.ts';
+import { fingerprint, JSON_LEASE_MS, UPLOAD_LEASE_MS, type IdempotencyService } from './idempotency.service.ts';
 
 /** Response headers a replay carries besides status and body. */
 const KEPT_HEADERS = ['content-type', 'location'] as const;
 
-interface Claim {
+/** A POST's hold on its Idempotency-Key, from its preHandler to its response. */
+export interface IdempotencyClaim {
   accountId: string;
   key: string;
   token: string;
   upload: boolean;
   settled: boolean;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    idempotency: Claim | null;
-  }
 }
 
 const mismatch = (): AppError =>

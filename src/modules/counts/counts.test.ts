@@ -10,7 +10,7 @@ import { pdf } from '../../../test/media-fixtures.ts';
 import { upload } from '../../../test/media-helpers.ts';
 import { uniqueEmail, workerOf } from '../../../test/notification-helpers.ts';
 import { LISTING_STATUSES, NOTIFICATION_STATUSES } from '../../db/schema.ts';
-import { checkCounts } from './stats.service.ts';
+import { checkCounts } from './counts.service.ts';
 
 let ctx: TestContext;
 
@@ -66,7 +66,7 @@ async function assertTotalsExact(account: TestAccount, note: string): Promise<vo
       `notifications ${status} ${note}`,
     );
   }
-  const counts = await ctx.services.stats.counts(account.accountId);
+  const counts = await ctx.services.counts.counts(account.accountId);
   assert.equal(counts.media, await count('media'), `media ${note}`);
   assert.equal(counts.listings.total, await count('listings'));
   const galleries = await db

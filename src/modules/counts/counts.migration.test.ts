@@ -8,12 +8,12 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, Migrator } from 'kysely/migration';
-import { createServices, type Services } from '../../app.ts';
+import { createServices, type Services } from '../../services.ts';
 import { loadConfig } from '../../config.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../../deps.ts';
 import { createTestDatabase } from '../../../test/helpers.ts';
-import { checkCounts } from './stats.service.ts';
+import { checkCounts } from './counts.service.ts';
 
 const BEFORE = '2026-11-22-0002-media';
 const THIS = '2026-11-22-0005-counts-and-search';
@@ -140,7 +140,7 @@ test('rows from before 0005 are counted and searchable after it; down() and up()
 
   const check = async (): Promise<void> => {
     assert.deepEqual(await checkCounts(deps.db), { counters: [], mediaCounts: [], searchIndex: [], ok: true });
-    assert.deepEqual(await services.stats.counts('acc_A'), {
+    assert.deepEqual(await services.counts.counts('acc_A'), {
       listings: { total: 5, draft: 1, active: 3, archived: 1 },
       clients: 2,
       media: 2,

@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { call, createAccount, createTestContext, type TestContext } from '../../../test/helpers.ts';
 import { uniqueEmail } from '../../../test/notification-helpers.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
-import { addCounts, readCount } from './stats.repository.ts';
-import { checkCounts } from './stats.service.ts';
+import { addCounts, readCount } from './counts.repository.ts';
+import { checkCounts } from './counts.service.ts';
 
 let ctx: TestContext;
 

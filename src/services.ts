@@ -1,0 +1,49 @@
+// The one service graph: every service, built once from the long-lived resources (src/deps.ts).
+// The app (both scopes), the command line and the tests all take their services from here, so a
+// new service or a new dependency between services is written in one place.
+import type { Deps } from './deps.ts';
+import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
+import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
+import { createSignInService, type SignInService } from './modules/accounts/sign-in.service.ts';
+import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
+import { createCountsService, type CountsService } from './modules/counts/counts.service.ts';
+import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
+import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
+import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
+import { createMediaService, type MediaService } from './modules/media/media.service.ts';
+import {
+  createNotificationsService,
+  type NotificationsService,
+} from './modules/notifications/notifications.service.ts';
+
+export interface Services {
+  accounts: AccountsService;
+  sessions: SessionsService;
+  signIn: SignInService;
+  apiKeys: ApiKeysService;
+  listings: ListingsService;
+  clients: ClientsService;
+  idempotency: IdempotencyService;
+  media: MediaService;
+  mediaCleanup: MediaCleanup;
+  notifications: NotificationsService;
+  counts: CountsService;
+}
+
+export function createServices(deps: Deps): Services {
+  const mediaCleanup = createMediaCleanup(deps);
+  return {
+    accounts: createAccountsService(deps),
+    sessions: createSessionsService(deps),
+    signIn: createSignInService(deps),
+    apiKeys: createApiKeysService(deps),
+    listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
+    clients: createClientsService(deps),
+    idempotency: createIdempotencyService(deps),
+    media: createMediaService({ ...deps, cleanup: mediaCleanup }),
+    mediaCleanup,
+    notifications: createNotificationsService(deps),
+    counts: createCountsService(deps),
+  };
+}

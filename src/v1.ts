@@ -1,0 +1,60 @@
+// The /v1 scope: the JSON API of contract sections 1-12. Everything a /v1 request passes through
+// is attached here, in order, and nowhere else: the JSON body parser, authentication and the rate
+// limit, the input check, Idempotency-Key, every feature's routes and the OpenAPI document. The
+// dashboard (/dashboard) and the client gallery (/g) are sibling scopes that see none of it.
+import type { Deps } from './deps.ts';
+import { AppError } from './errors.ts';
+import { authHook } from './http/auth.ts';
+import { registerOpenApiDocument } from './http/openapi.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
+import type { App } from './http/types.ts';
+import { checkInput, parseJsonBody } from './http/validation.ts';
+import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
+import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
+import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
+import { registerMediaRoutes } from './modules/media/media.routes.ts';
+import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
+import type { Services } from './services.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export interface V1Options {
+  services: Services;
+  deps: Deps;
+  limiter: RateLimiter;
+  /** The app's 404/405 handler: installed here so unknown /v1 paths run this scope's hooks first. */
+  notFound: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+}
+
+export async function registerV1(v1: App, { services, deps, limiter, notFound }: V1Options): Promise<void> {
+  // JSON only: a text/plain body is 415, not a string that fails validation. Many clients send
+  // Content-Type: application/json on every request: an empty body is then "no body" (fine for
+  // DELETE and assign; a route that needs a body answers validation_error).
+  v1.removeAllContentTypeParsers();
+  v1.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+    } catch (err) {
+      done(err as AppError, undefined);
+    }
+  });
+
+  // The key (or, without one, the client's address) is checked and charged first: unknown /v1
+  // paths run this hook too, so they are counted and carry the RateLimit fields.
+  v1.addHook('onRequest', authHook(services.apiKeys, limiter));
+  v1.setNotFoundHandler(notFound);
+
+  v1.addHook('preValidation', (request, _reply, done) => {
+    const refused = checkInput(request.body, request.query, request.routeOptions.schema as never);
+    const first = refused[0];
+    done(
+      first === undefined ? undefined : new AppError('validation_error', `${first.field} ${first.message}`, refused),
+    );
+  });
+  registerIdempotency(v1, services.idempotency);
+
+  registerOpenApiDocument(v1);
+  registerListingsRoutes(v1, services);
+  registerClientsRoutes(v1, services);
+  registerNotificationsRoutes(v1, services);
+  await registerMediaRoutes(v1, services, deps.config.media);
+}
