@@ -23,6 +23,75 @@ export default defineConfig(
       '@typescript-eslint/no-unnecessary-condition': 'off',
     },
   },
+  // Import boundaries (docs/architecture.md, "Rules that hold everywhere"). Each block covers its
+  // own files only: ESLint does not merge two blocks' options for one rule.
+  {
+    // The HTTP layer knows features by their types only; features are wired in src/v1.ts.
+    files: ['src/http/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'kysely', message: 'SQL lives in src/db/ and in repositories.' }],
+          patterns: [
+            {
+              group: ['**/modules/**', '**/dashboard/**'],
+              allowTypeImports: true,
+              message: 'src/http imports no feature values; wire features in src/v1.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Pages call services, never SQL.
+    files: ['src/dashboard/**/*.ts', 'src/gallery/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'kysely', message: 'Pages call services; SQL lives in repositories.' }],
+          patterns: [{ group: ['**/*.repository.ts'], message: 'Pages call services, never a repository.' }],
+        },
+      ],
+    },
+  },
+  {
+    // A feature changes another feature's data through that feature's entry points (its service
+    // or outbox), never its repository. Counts are the shared exception (every write applies its
+    // count changes last in its own transaction: decisions/0005), and so is the gallery row that
+    // media and assignment hang off (STYLE.md: listings with media, clients with assignment).
+    files: ['src/modules/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/modules/**/*.repository.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'kysely', message: 'SQL lives in src/db/ and in repositories.' }],
+          patterns: [
+            {
+              group: ['../*/*.repository.ts', '!../counts/counts.repository.ts', '!../listings/listings.repository.ts'],
+              message: "Call the other feature's entry points (its service or outbox), not its repository.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Everything else in src: no SQL outside src/db/ and repositories.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/db/**', 'src/http/**', 'src/dashboard/**', 'src/gallery/**', 'src/modules/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'kysely', message: 'SQL lives in src/db/ and in repositories.' }] },
+      ],
+    },
+  },
   {
     // The dashboard's one browser script: plain JavaScript, outside the TypeScript project.
     files: ['src/dashboard/assets/**/*.js'],

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from './database.ts';
 import type { Database } from './schema.ts';
 
@@ -25,4 +25,19 @@ export async function lockTableForRewrite(
   table: keyof Database,
 ): Promise<void> {
   if (dialect === 'postgres') await sql`lock table ${sql.table(table)} in exclusive mode`.execute(db);
+}
+
+/**
+ * `column IN (locking subquery)` for a claim. On PostgreSQL `id IN (subquery)` may be planned as a
+ * semi-join that re-runs the locking subquery for every outer row, claiming far past its LIMIT;
+ * `= any(array(subquery))` runs it once.
+ */
+export function inClaimed(
+  dialect: Dialect,
+  column: Expression<string>,
+  claimed: Expression<{ id: string }>,
+): Expression<SqlBool> {
+  return dialect === 'postgres'
+    ? sql<SqlBool>`${column} = any(array(${claimed}))`
+    : sql<SqlBool>`${column} in (${claimed})`;
 }

@@ -8,8 +8,11 @@ import { pageWindow, wholeList, type Page } from '../../lib/pagination.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { toListing, toListingItem } from '../listings/listings.service.ts';
-import { cancelQueued, readdressQueued } from '../notifications/notifications.repository.ts';
-import { queueAssignmentNotification } from '../notifications/notifications.outbox.ts';
+import {
+  cancelQueuedNotifications,
+  queueAssignmentNotification,
+  readdressQueuedNotifications,
+} from '../notifications/notifications.outbox.ts';
 import type {
   ClientCreateInput,
   ClientItemType,
@@ -17,7 +20,6 @@ import type {
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
-import { notificationsMoved, notificationsQueued } from '../counts/counters.ts';
 import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './clients.repository.ts';
 
@@ -124,7 +126,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
           const updated = await repo.updateClient(trx, accountId, id, changes);
           // Emails not yet sent go to the client's address as it is now.
           if (updated !== undefined && patch.email !== undefined) {
-            await readdressQueued(trx, accountId, id, updated.email, changes.updated_at);
+            await readdressQueuedNotifications(trx, accountId, id, updated.email, changes.updated_at);
           }
           return updated;
         });
@@ -141,10 +143,10 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       if (!hasIdShape('cli', id)) throw notFound('Client');
       const now = clock.iso();
       await db.kysely.transaction().execute(async (trx) => {
-        const cancelled = await cancelQueued(trx, accountId, { clientId: id }, now);
+        const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId: id }, now);
         await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
         if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
-        await addCounts(trx, accountId, { clients: -1 }, notificationsMoved('queued', 'cancelled', cancelled));
+        await addCounts(trx, accountId, { clients: -1 }, cancelled);
       });
     },
 
@@ -169,8 +171,13 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
           if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
           if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
             // The gallery is no longer the earlier client's: their unsent email is moot.
-            const cancelled = await cancelQueued(trx, accountId, { listingId, notClientId: clientId }, now);
-            await queueAssignmentNotification(trx, {
+            const cancelled = await cancelQueuedNotifications(
+              trx,
+              accountId,
+              { listingId, notClientId: clientId },
+              now,
+            );
+            const queued = await queueAssignmentNotification(trx, {
               accountId,
               clientId,
               listingId,
@@ -178,12 +185,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
               now,
               messageIdHost,
             });
-            await addCounts(
-              trx,
-              accountId,
-              notificationsMoved('queued', 'cancelled', cancelled),
-              notificationsQueued(),
-            );
+            await addCounts(trx, accountId, cancelled, queued.counts);
           }
           const listing = await listingsRepo.findListing(trx, accountId, listingId);
           if (listing === undefined) throw notFound('Gallery');
@@ -206,8 +208,8 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
-        const cancelled = await cancelQueued(trx, accountId, { clientId, listingId }, now);
-        await addCounts(trx, accountId, notificationsMoved('queued', 'cancelled', cancelled));
+        const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId, listingId }, now);
+        await addCounts(trx, accountId, cancelled);
       });
     },
   };

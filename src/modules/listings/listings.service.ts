@@ -10,10 +10,9 @@ import type {
   ListingType,
   ListingUpdateInput,
 } from './listings.schemas.ts';
-import { cancelQueued } from '../notifications/notifications.repository.ts';
+import { cancelQueuedNotifications } from '../notifications/notifications.outbox.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
-import { storageKeysOfListing } from '../media/media.repository.ts';
-import { listingMoved, listingsAdded, listingsCounter, notificationsMoved } from '../counts/counters.ts';
+import { listingMoved, listingsAdded, listingsCounter } from '../counts/counters.ts';
 import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import type { Log } from '../../lib/log.ts';
@@ -125,19 +124,12 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
       const keys = await db.kysely.transaction().execute(async (trx) => {
         // The media rows go with the gallery (ON DELETE CASCADE); their bytes are scheduled for
         // deletion in the same transaction, so a crash after it leaves them to the sweep.
-        const storageKeys = await storageKeysOfListing(trx, accountId, id);
-        await cleanup.scheduleNow(trx, storageKeys);
+        const storageKeys = await cleanup.scheduleGallery(trx, accountId, id);
         const deleted = await repo.deleteListing(trx, accountId, id);
         if (deleted === undefined) throw notFound('Gallery');
         // An email about a gallery that no longer exists must not go out.
-        const cancelled = await cancelQueued(trx, accountId, { listingId: id }, now);
-        await addCounts(
-          trx,
-          accountId,
-          listingsAdded(deleted.status, -1),
-          { media: -deleted.media_count },
-          notificationsMoved('queued', 'cancelled', cancelled),
-        );
+        const cancelled = await cancelQueuedNotifications(trx, accountId, { listingId: id }, now);
+        await addCounts(trx, accountId, listingsAdded(deleted.status, -1), { media: -deleted.media_count }, cancelled);
         return storageKeys;
       });
       await cleanup.purge(keys, log);

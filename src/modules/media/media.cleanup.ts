@@ -27,6 +27,16 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
   }
 
   const cleanup = {
+    /**
+     * In the caller's transaction, which deletes the gallery: the bytes of all its media are to
+     * go as soon as it commits. Returns their keys, for purge() after the commit.
+     */
+    async scheduleGallery(trx: Executor, accountId: string, listingId: string): Promise<string[]> {
+      const keys = await repo.storageKeysOfListing(trx, accountId, listingId);
+      await cleanup.scheduleNow(trx, keys);
+      return keys;
+    },
+
     /** In the caller's transaction: these keys' bytes are to go as soon as it commits. */
     async scheduleNow(trx: Executor, keys: string[]): Promise<void> {
       await repo.scheduleCleanup(trx, keys, clock.iso(), clock.iso());

@@ -1,15 +1,13 @@
 // Gallery media: section 6 of the contract. Uploads are all or nothing: bytes are streamed to
 // storage under a lease (a cleanup row), and the media rows replace the leases in one
 // transaction only once every file of the request is stored.
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { finished, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { wholeList, type Page } from '../../lib/pagination.ts';
+import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
@@ -99,23 +97,6 @@ export function createMediaService({
     return row;
   }
 
-  /**
-   * Where sharp can read a stored photo whose header the kept head did not hold: the file
-   * itself on local storage; on object storage a temporary copy (WebP, GIF and TIFF over 1 MiB).
-   */
-  async function withStoredCopy<T>(key: string, read: (source: string) => Promise<T>): Promise<T> {
-    const local = storage.localPath?.(key);
-    if (local !== undefined) return read(local);
-    await mkdir(tmpDir, { recursive: true });
-    const copy = path.join(tmpDir, path.basename(key));
-    try {
-      await pipeline(await storage.get(key), createWriteStream(copy));
-      return await read(copy);
-    } finally {
-      await rm(copy, { force: true });
-    }
-  }
-
   async function store(key: string, file: IncomingFile): Promise<Omit<StoredFile, 'id' | 'key'>> {
     const filename = cleanFilename(file.filename);
     const ingest = new IngestStream({ maxBytes: limits.maxFileBytes, filename });
@@ -143,7 +124,7 @@ export function createMediaService({
       const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
       // The kept head is enough for most photos; only when it is not is the stored file read.
       dimensions = await readDimensions(ingest.head, ingest.bytesSeen <= HEAD_BYTES, dimensionLimits);
-      dimensions ??= await withStoredCopy(key, (source) => readDimensions(source, true, dimensionLimits));
+      dimensions ??= await withLocalFile(storage, key, tmpDir, (file) => readDimensions(file, true, dimensionLimits));
     }
     return { filename, sniffed, size: ingest.bytesSeen, sha256: ingest.digest(), dimensions };
   }

@@ -1,8 +1,11 @@
-// The outbox: a notification row recorded in the same transaction as the assignment that
-// causes it. A background worker (a later issue) delivers queued rows.
+// The notifications feature's entry points for other features' writes. Each runs in the caller's
+// transaction and returns the count changes it made, for the caller's one sorted count upsert at
+// the end of that transaction (src/modules/counts/): the rules (which emails a change cancels or
+// re-addresses, and how that moves the counts) live here, not in listings or clients.
 import type { Executor } from '../../db/executor.ts';
 import { newId } from '../../lib/ids.ts';
-import { insertNotification } from './notifications.repository.ts';
+import { notificationsMoved, notificationsQueued, type CountDeltas } from '../counts/counters.ts';
+import * as repo from './notifications.repository.ts';
 
 export interface QueueNotificationInput {
   accountId: string;
@@ -14,9 +17,13 @@ export interface QueueNotificationInput {
   messageIdHost: string;
 }
 
-export async function queueAssignmentNotification(db: Executor, input: QueueNotificationInput): Promise<string> {
+/** Records the assignment email (the outbox row the worker sends), due now. */
+export async function queueAssignmentNotification(
+  db: Executor,
+  input: QueueNotificationInput,
+): Promise<{ id: string; counts: CountDeltas }> {
   const id = newId('ntf');
-  await insertNotification(db, {
+  await repo.insertNotification(db, {
     id,
     account_id: input.accountId,
     client_id: input.clientId,
@@ -30,5 +37,33 @@ export async function queueAssignmentNotification(db: Executor, input: QueueNoti
     updated_at: input.now,
     sent_at: null,
   });
-  return id;
+  return { id, counts: notificationsQueued() };
+}
+
+/** Which unsent emails a change makes moot. */
+export type CancelScope =
+  | { clientId: string; listingId?: undefined } /* the client was deleted */
+  | { listingId: string; clientId?: string } /* the gallery was deleted, or unassigned from that client */
+  | { listingId: string; notClientId: string }; /* the gallery now belongs to another client */
+
+/** Cancels the emails not yet sent that `scope` makes moot. */
+export async function cancelQueuedNotifications(
+  db: Executor,
+  accountId: string,
+  scope: CancelScope,
+  now: string,
+): Promise<CountDeltas> {
+  const cancelled = await repo.cancelQueued(db, accountId, scope, now);
+  return notificationsMoved('queued', 'cancelled', cancelled);
+}
+
+/** A client's new address applies to their emails not yet sent. */
+export async function readdressQueuedNotifications(
+  db: Executor,
+  accountId: string,
+  clientId: string,
+  to: string,
+  now: string,
+): Promise<void> {
+  await repo.readdressQueued(db, accountId, clientId, to, now);
 }

@@ -1,7 +1,7 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { skipLocked } from '../../db/locking.ts';
+import { inClaimed, skipLocked } from '../../db/locking.ts';
 import type { NotificationStatus, NotificationsTable } from '../../db/schema.ts';
 
 export async function insertNotification(db: Executor, row: Insertable<NotificationsTable>): Promise<void> {
@@ -55,11 +55,7 @@ export async function claimDue(
     db
       .updateTable('notifications')
       .set((eb) => ({ next_attempt_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-      // On PostgreSQL `id IN (subquery)` may be planned as a semi-join that re-runs the locking
-      // subquery for every outer row, claiming far past the limit; ARRAY(...) runs it once.
-      .where((eb) =>
-        dialect === 'postgres' ? sql<boolean>`${eb.ref('id')} = any(array(${due}))` : eb('id', 'in', due),
-      )
+      .where((eb) => inClaimed(dialect, eb.ref('id'), due))
       // Checked again on the row itself: on PostgreSQL a concurrent claim re-evaluates these.
       .where('status', '=', 'queued')
       .where('next_attempt_at', '<=', now)
