@@ -456,3 +456,24 @@ describe('section 9 in the document: rate limits, idempotency, request ids', () 
     assert.equal(error.request_id.maxLength, 128);
   });
 });
+
+describe('the document states the configured limits', () => {
+  test('upload limits follow MEDIA_MAX_FILES and MEDIA_MAX_FILE_BYTES', async () => {
+    const small = await createTestContext({ MEDIA_MAX_FILES: '7', MEDIA_MAX_FILE_BYTES: '5000' });
+    try {
+      const res = await call(small, 'GET', '/v1/openapi.json', { key: null });
+      const upload = (res.json() as Document).paths['/v1/listings/{id}/media']?.post;
+      const body = upload?.requestBody?.content['multipart/form-data'] as {
+        schema: { properties: { files: { maxItems: number; items: { maxLength: number } } } };
+      };
+      assert.equal(body.schema.properties.files.maxItems, 7);
+      assert.equal(body.schema.properties.files.items.maxLength, 5000);
+      const created = upload?.responses['201']?.content?.['application/json']?.schema as {
+        properties: { data: { maxItems: number } };
+      };
+      assert.equal(created.properties.data.maxItems, 7);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // in src/modules/<feature>/<feature>.schemas.ts.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../lib/pagination.ts';
 
 /** A string field of a closed set, as a plain JSON Schema enum (clear errors, clean OpenAPI). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
@@ -48,10 +49,6 @@ export const Int32 = (options: { minimum: number; maximum?: number; description?
 /** A count or size that may need 64 bits (bytes, totals). */
 export const Int64 = (options: { minimum: number; maximum?: number; description?: string }) =>
   Type.Integer({ format: 'int64', maximum: INT64_MAX, ...options });
-
-/** A response string of free text, at most `maxLength` characters. */
-export const Text = (maxLength: number, description?: string) =>
-  Type.String({ maxLength, ...(description === undefined ? {} : { description }) });
 
 /** A response string that may be null. */
 export const NullableText = (maxLength: number, description?: string) =>
@@ -159,7 +156,6 @@ export const WRITE_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415];
 const PAGE_NUMBER_MAX = Number.MAX_VALUE;
 
 /** Most items a list can hold: a page (at most 100), or a whole list (a gallery's media, a client's galleries). */
-const PAGE_MAX = 100;
 
 const paginationOf = (limitMax: number) =>
   Type.Object(
@@ -185,9 +181,9 @@ export const PageQuery = {
     Type.Integer({
       format: 'int32',
       minimum: 1,
-      maximum: PAGE_MAX,
-      default: 20,
-      description: 'Items per page, 1 to 100.',
+      maximum: MAX_PAGE_LIMIT,
+      default: DEFAULT_PAGE_LIMIT,
+      description: `Items per page, 1 to ${MAX_PAGE_LIMIT}.`,
     }),
   ),
 };
@@ -195,7 +191,7 @@ export const PageQuery = {
 /** A page of a paged list (page, limit). */
 export const ListOf = <T extends TSchema>(item: T, title: string) =>
   Type.Object(
-    { data: Type.Array(item, { maxItems: PAGE_MAX }), pagination: paginationOf(PAGE_MAX) },
+    { data: Type.Array(item, { maxItems: MAX_PAGE_LIMIT }), pagination: paginationOf(MAX_PAGE_LIMIT) },
     { title, additionalProperties: false },
   );
 

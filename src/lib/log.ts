@@ -5,6 +5,3 @@ export interface Log {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
-
-/** A log that drops everything (commands that report on stdout/stderr themselves). */
-export const silentLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -3,6 +3,10 @@ export interface Page<T> {
   pagination: { page: number; limit: number; total: number };
 }
 
+/** Items per page when the caller names no limit, and the most it may ask for (contract section 4). */
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
 /** page/limit as validated by the route schema (defaults applied) to a LIMIT/OFFSET window. */
@@ -12,7 +16,7 @@ export function pageWindow(query: { page?: number | undefined; limit?: number | 
   offset: number;
 } {
   const page = query.page ?? 1;
-  const limit = query.limit ?? 20;
+  const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
   // A page far past the end is still a valid page (200, no data), but its offset could overflow
   // the drivers' 64-bit integers; no table holds this many rows, so the cap changes no answer.
   return { page, limit, offset: Math.min((page - 1) * limit, MAX_OFFSET) };

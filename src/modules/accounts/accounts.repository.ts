@@ -16,14 +16,6 @@ export async function findAccount(db: Executor, id: string): Promise<AccountRow 
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function countAccounts(db: Executor): Promise<number> {
-  const row = await db
-    .selectFrom('accounts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return row.n;
-}
-
 /** Whether any account exists: cheaper than a count, and all the setup rule needs. */
 export async function hasAnyAccount(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();

@@ -32,8 +32,6 @@ export interface SignInInput {
 export type Attempt<T> =
   { outcome: 'passed'; value: T } | { outcome: 'invalid' } | { outcome: 'throttled'; retryAfterSeconds: number };
 
-export type SignInThrottle = ReturnType<typeof createSignInThrottle>;
-
 /**
  * The throttle of every password check (sign-in, and the current password when changing it): the
  * same failure rows per client address and per account, so a guesser gains nothing by switching

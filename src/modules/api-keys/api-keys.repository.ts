@@ -12,10 +12,6 @@ export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<A
   return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
 }
 
-export async function findApiKey(db: Executor, id: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function listApiKeys(db: Executor, accountId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')

@@ -110,12 +110,6 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
       return (await repo.listApiKeys(db.kysely, accountId)).map(toApiKey);
     },
 
-    async get(keyId: string): Promise<ApiKey> {
-      const row = await repo.findApiKey(db.kysely, keyId);
-      if (row === undefined) throw notFound('API key');
-      return toApiKey(row);
-    },
-
     /** Revokes a key; refused from the very next request on this node. */
     async revoke(keyId: string, accountId: string | null): Promise<void> {
       const deleted = await repo.deleteApiKey(db.kysely, keyId, accountId);

@@ -2,21 +2,19 @@ import { create as contentDisposition } from 'content-disposition';
 import multipart from '@fastify/multipart';
 import rangeParser from 'range-parser';
 import type { FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
-import type { MediaConfig } from '../../config.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { errorResponses, NoContent, READ_ERRORS } from '../../http/schemas.ts';
 import type { ByteRange } from '../../storage/storage.ts';
 import {
-  Binary,
   ListingMediaParams,
   MediaContentHeaders,
   Media,
   MediaList,
   MediaParams,
-  MediaUploadBody,
-  MediaUploaded,
+  uploadSchemas,
+  type UploadLimits,
 } from './media.schemas.ts';
 import { ACCEPTED_TYPES } from './media.ingest.ts';
 import { asClientFault, type IncomingFile, type MediaService } from './media.service.ts';
@@ -42,7 +40,7 @@ async function* fileParts(request: FastifyRequest): AsyncGenerator<IncomingFile>
 }
 
 /** A response whose body is the stored bytes, in any of the accepted types. */
-const binaryResponse = (description: string) => ({
+const binaryResponse = (description: string, Binary: TSchema) => ({
   description,
   content: Object.fromEntries(ACCEPTED_TYPES.map((type) => [type, { schema: Binary }])),
 });
@@ -63,7 +61,7 @@ function matchesAny(header: string | undefined, etag: string): boolean {
 export async function registerMediaRoutes(
   v1: App,
   { media }: { media: MediaService },
-  limits: Pick<MediaConfig, 'maxFileBytes' | 'maxFiles'>,
+  limits: UploadLimits,
 ): Promise<void> {
   await v1.register(async (app) => {
     await app.register(multipart, {
@@ -77,11 +75,15 @@ export async function registerMediaRoutes(
         headerPairs: 200,
       },
     });
-    registerMediaRouteTable(app, media);
+    registerMediaRouteTable(app, media, uploadSchemas(limits));
   });
 }
 
-function registerMediaRouteTable(app: App, media: MediaService): void {
+function registerMediaRouteTable(
+  app: App,
+  media: MediaService,
+  { MediaUploadBody, MediaUploaded, Binary }: ReturnType<typeof uploadSchemas>,
+): void {
   app.post(
     '/listings/:id/media',
     {
@@ -154,8 +156,8 @@ function registerMediaRouteTable(app: App, media: MediaService): void {
         headers: MediaContentHeaders,
         // Per response, so that the errors stay documented as JSON.
         response: {
-          200: binaryResponse('The stored bytes, with the sniffed content type.'),
-          206: binaryResponse('The requested byte range (`Content-Range`).'),
+          200: binaryResponse('The stored bytes, with the sniffed content type.', Binary),
+          206: binaryResponse('The requested byte range (`Content-Range`).', Binary),
           304: Type.Null({ description: 'Not modified: the ETag matches.' }),
           416: Type.Ref('Error', { description: 'Range not satisfiable (`range_not_satisfiable`).' }),
           ...errorResponses(...READ_ERRORS),

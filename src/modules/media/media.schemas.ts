@@ -2,9 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Id, IdParam, Int32, Int64, StringEnum, Timestamp, WholeListOf } from '../../http/schemas.ts';
 import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
 
-/** The defaults of the upload limits (configurable: MEDIA_MAX_FILE_BYTES; 100 files a request). */
-const MAX_FILE_BYTES_DEFAULT = 2 * 1024 ** 3;
-const MAX_FILES_DEFAULT = 100;
+import type { MediaConfig } from '../../config.ts';
+
+/** The upload limits the schemas document: the configured ones (MEDIA_MAX_FILE_BYTES, MEDIA_MAX_FILES). */
+export type UploadLimits = Pick<MediaConfig, 'maxFileBytes' | 'maxFiles'>;
 /** A conditional or range header longer than this is refused (400) rather than parsed. */
 const HEADER_MAX = 1024;
 
@@ -39,24 +40,33 @@ export const Media = Type.Object(
 export type MediaType = Static<typeof Media>;
 
 export const MediaList = WholeListOf(Media, 'MediaList');
-export const MediaUploaded = Type.Object(
-  { data: Type.Array(Media, { minItems: 1, maxItems: MAX_FILES_DEFAULT }) },
-  { title: 'MediaUploaded', additionalProperties: false },
-);
-
-/** Documents the multipart body; the parts are streamed by the handler, not validated here. */
-export const MediaUploadBody = Type.Object(
-  {
-    files: Type.Array(Type.String({ format: 'binary', maxLength: MAX_FILE_BYTES_DEFAULT }), {
-      minItems: 1,
-      maxItems: MAX_FILES_DEFAULT,
-      description:
-        'One or more files (any field name works; `files` is conventional). By default at most 100 files ' +
-        'of at most 2 GiB each (MEDIA_MAX_FILE_BYTES); over a limit is 413.',
+/** The upload operation's schemas, built from the configured limits so the document states them. */
+export function uploadSchemas({ maxFileBytes, maxFiles }: UploadLimits) {
+  return {
+    MediaUploaded: Type.Object(
+      { data: Type.Array(Media, { minItems: 1, maxItems: maxFiles }) },
+      { title: 'MediaUploaded', additionalProperties: false },
+    ),
+    /** Documents the multipart body; the parts are streamed by the handler, not validated here. */
+    MediaUploadBody: Type.Object(
+      {
+        files: Type.Array(Type.String({ format: 'binary', maxLength: maxFileBytes }), {
+          minItems: 1,
+          maxItems: maxFiles,
+          description:
+            `One or more files (any field name works; \`files\` is conventional). At most ${maxFiles} files ` +
+            `of at most ${maxFileBytes} bytes each (MEDIA_MAX_FILES, MEDIA_MAX_FILE_BYTES); over a limit is 413.`,
+        }),
+      },
+      { 'x-multipart': true },
+    ),
+    Binary: Type.String({
+      format: 'binary',
+      maxLength: maxFileBytes,
+      description: `The stored bytes (at most the per-file limit, ${maxFileBytes} bytes).`,
     }),
-  },
-  { 'x-multipart': true },
-);
+  };
+}
 
 export const ListingMediaParams = Type.Object({ id: IdParam('Gallery id (`lst_...`).') });
 export const MediaParams = Type.Object({
@@ -74,10 +84,4 @@ export const MediaContentHeaders = Type.Object({
   'if-range': Type.Optional(
     Type.String({ maxLength: HEADER_MAX, description: 'Serve the range only if the ETag still matches.' }),
   ),
-});
-
-export const Binary = Type.String({
-  format: 'binary',
-  maxLength: MAX_FILE_BYTES_DEFAULT,
-  description: 'The stored bytes (at most the per-file limit, 2 GiB by default).',
 });
