@@ -462,7 +462,7 @@ describe('the document states the configured limits', () => {
     const small = await createTestContext({ MEDIA_MAX_FILES: '7', MEDIA_MAX_FILE_BYTES: '5000' });
     try {
       const res = await call(small, 'GET', '/v1/openapi.json', { key: null });
-      const upload = (res.json() as Document).paths['/v1/listings/{id}/media']?.post;
+      const upload = res.json<Document>().paths['/v1/listings/{id}/media']?.post;
       const body = upload?.requestBody?.content['multipart/form-data'] as {
         schema: { properties: { files: { maxItems: number; items: { maxLength: number } } } };
       };
