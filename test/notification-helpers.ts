@@ -112,20 +112,43 @@ export async function notificationRow(ctx: TestContext, id: string): Promise<Not
   return ctx.deps.db.kysely.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-/** The earliest next attempt among queued notifications, or undefined when none is queued. */
+/** The earliest next attempt among queued notifications (their jobs' due time), or undefined. */
 export async function nextDue(ctx: TestContext): Promise<number | undefined> {
   const row = await ctx.deps.db.kysely
-    .selectFrom('notifications')
-    .select('next_attempt_at')
-    .where('status', '=', 'queued')
-    .orderBy('next_attempt_at')
+    .selectFrom('jobs')
+    .innerJoin('notifications', 'notifications.id', 'jobs.subject_id')
+    .select('jobs.run_at')
+    .where('jobs.kind', '=', 'notification.send')
+    .where('notifications.status', '=', 'queued')
+    .orderBy('jobs.run_at')
     .limit(1)
     .executeTakeFirst();
-  return row === undefined ? undefined : Date.parse(row.next_attempt_at);
+  return row === undefined ? undefined : Date.parse(row.run_at);
 }
 
-/** Forgets every notification, so a test starts with an empty outbox. */
+/** A notification's pending delivery job (due time, lease, finished attempts), if any. */
+export function notificationJob(ctx: TestContext, notificationId: string) {
+  return ctx.deps.db.kysely
+    .selectFrom('jobs')
+    .selectAll()
+    .where('kind', '=', 'notification.send')
+    .where('subject_id', '=', notificationId)
+    .executeTakeFirst();
+}
+
+/** Makes notifications (all, or some) due at `at` with `attempts` finished, as if just queued. */
+export async function setDue(ctx: TestContext, at: string, ids?: string[], attempts?: number): Promise<void> {
+  let q = ctx.deps.db.kysely
+    .updateTable('jobs')
+    .set({ run_at: at, lease: null, ...(attempts === undefined ? {} : { attempts }) })
+    .where('kind', '=', 'notification.send');
+  if (ids !== undefined) q = q.where('subject_id', 'in', ids);
+  await q.execute();
+}
+
+/** Forgets every notification and its delivery job, so a test starts with an empty outbox. */
 export async function clearOutbox(ctx: TestContext): Promise<void> {
+  await ctx.deps.db.kysely.deleteFrom('jobs').where('kind', '=', 'notification.send').execute();
   await ctx.deps.db.kysely.deleteFrom('notifications').execute();
 }
 

@@ -75,10 +75,33 @@ export interface NotificationsTable {
   attempts: Generated<number>;
   last_error: string | null;
   message_id: string;
-  next_attempt_at: string;
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+}
+
+/** Every kind of background work; each has one handler (src/jobs.ts). */
+export const JOB_KINDS = ['notification.send'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/** A piece of background work still to be done (src/modules/queue/, decisions/0006). */
+export interface JobsTable {
+  id: string;
+  kind: JobKind;
+  account_id: string | null;
+  /** The row the job works on: a notification, a photo, a webhook delivery, an upload. */
+  subject_id: string;
+  /** At most a few jobs of one group (a webhook endpoint) run at once on a node. */
+  group_key: string | null;
+  /** Due time; while a worker holds the job, the end of its lease. */
+  run_at: string;
+  /** Finished attempts: a claim counts once its outcome is recorded. */
+  attempts: Generated<number>;
+  /** The holder's token; outcomes are recorded only under it. */
+  lease: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export type MediaKind = 'photo' | 'video' | 'document';
@@ -187,6 +210,7 @@ export interface Database {
   listings: ListingsTable;
   clients: ClientsTable;
   notifications: NotificationsTable;
+  jobs: JobsTable;
   media: MediaTable;
   media_cleanup: MediaCleanupTable;
   sessions: SessionsTable;

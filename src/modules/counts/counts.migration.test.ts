@@ -131,10 +131,11 @@ test('rows from before 0005 are counted and searchable after it; down() and up()
         to_email: 'ingrid@old.example',
         status,
         message_id: `<${i}@x>`,
+        // The column of this schema version (later moved to the job queue).
         next_attempt_at: at(i),
         created_at: at(i),
         updated_at: at(i),
-      })
+      } as never)
       .execute();
   }
 

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { openDatabase } from '../../db/database.ts';
 import { createSmtpMailer } from '../../mail/smtp.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { claimDue } from './notifications.repository.ts';
+import { claimDue } from '../queue/queue.repository.ts';
 import {
   call,
   createAccount,
@@ -28,8 +28,10 @@ import {
   newClient,
   newGallery,
   nextDue,
+  notificationJob,
   notificationRow,
   notificationRows,
+  setDue,
   workerOf,
 } from '../../../test/notification-helpers.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../../test/smtp-server.ts';
@@ -177,9 +179,10 @@ describe('an SMTP outage', () => {
     ] as const) {
       await ctx.deps.db.kysely
         .updateTable('notifications')
-        .set({ attempts: 0, status: 'queued', next_attempt_at: new Date(0).toISOString() })
+        .set({ attempts: 0, status: 'queued' })
         .where('id', '=', id!)
         .execute();
+      await setDue(ctx, new Date(0).toISOString(), [id!], 0);
       const clock = fakeClock();
       const worker = workerOf(ctx, { clock, worker: { random: () => random } });
       const waits: number[] = [];
@@ -299,15 +302,16 @@ describe('a crash between claim and send', () => {
     const clock = fakeClock();
     // The first worker claims it and dies before sending.
     const db = ctx.deps.db;
-    const claimed = await claimDue(
-      db.kysely,
-      db.dialect,
-      clock.clock.iso(),
-      new Date(clock.now() + LEASE_MS).toISOString(),
-      10,
-    );
+    const claimed = await claimDue(db.kysely, db.dialect, {
+      kind: 'notification.send',
+      now: clock.clock.iso(),
+      leaseUntil: new Date(clock.now() + LEASE_MS).toISOString(),
+      lease: 'dead-worker',
+      limit: 10,
+      busyGroups: [],
+    });
     assert.deepEqual(
-      claimed.map((r) => r.id),
+      claimed.map((r) => r.subject_id),
       [id],
     );
 
@@ -324,7 +328,8 @@ describe('a crash between claim and send', () => {
     assert.equal(smtp.received.length, 1);
     const row = await notificationRow(ctx, id!);
     assert.equal(row.status, 'sent');
-    assert.equal(row.attempts, 2);
+    // The dead worker's claim never finished an attempt: only the delivery counts.
+    assert.equal(row.attempts, 1);
     assert.equal(smtp.received[0]?.messageId, row.message_id);
   });
 
@@ -334,7 +339,7 @@ describe('a crash between claim and send', () => {
     const clock = fakeClock();
     const hung = workerOf(ctx, { clock, deps: { mailer: hangingMailer } });
     void hung.runOnce();
-    await until(async () => (await notificationRow(ctx, id!)).attempts === 1);
+    await until(async () => (await notificationJob(ctx, id!))?.lease !== null);
 
     const other = workerOf(ctx, { clock });
     assert.equal(await other.runOnce(), 0);
@@ -356,19 +361,26 @@ describe('several workers on one database', () => {
     const secondDb = openDatabase(ctx.config.database);
     try {
       const now = new Date().toISOString();
-      const lease = new Date(Date.now() + LEASE_MS).toISOString();
-      const [a, b] = await Promise.all([
-        claimDue(ctx.deps.db.kysely, ctx.deps.db.dialect, now, lease, 10),
-        claimDue(secondDb.kysely, secondDb.dialect, now, lease, 10),
-      ]);
+      const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
+      const claim = (db: typeof secondDb, lease: string) =>
+        claimDue(db.kysely, db.dialect, {
+          kind: 'notification.send',
+          now,
+          leaseUntil,
+          lease,
+          limit: 10,
+          busyGroups: [],
+        });
+      const [a, b] = await Promise.all([claim(ctx.deps.db, 'a'), claim(secondDb, 'b')]);
       assert.equal(a.length, 10);
       assert.equal(b.length, 10);
       const ids = new Set([...a, ...b].map((r) => r.id));
       assert.equal(ids.size, 20, 'no row claimed by both');
-      const c = await claimDue(ctx.deps.db.kysely, ctx.deps.db.dialect, now, lease, 10);
+      const c = await claim(ctx.deps.db, 'c');
       assert.equal(c.length, 5);
-      assert.equal((await claimDue(ctx.deps.db.kysely, ctx.deps.db.dialect, now, lease, 10)).length, 0);
-      for (const row of await notificationRows(ctx)) assert.equal(row.attempts, 1);
+      assert.equal((await claim(ctx.deps.db, 'd')).length, 0);
+      // Claimed is not attempted: attempts count finished attempts only.
+      for (const row of await notificationRows(ctx)) assert.equal(row.attempts, 0);
     } finally {
       await secondDb.destroy();
     }
@@ -456,7 +468,8 @@ describe('several workers on one database', () => {
       await other.connect();
       try {
         await other.query('begin');
-        await other.query('select id from notifications where id = $1 for update', [lockedId]);
+        // Another worker holds its job row mid-claim.
+        await other.query('select id from jobs where subject_id = $1 for update', [lockedId]);
         const worker = workerOf(ctx);
         const claimed = await Promise.race([worker.runOnce(), sleep(3000).then(() => 'blocked' as const)]);
         assert.equal(claimed, 2);
@@ -515,13 +528,17 @@ describe('start() and stop()', () => {
     const [id] = await queue(1);
     const worker = workerOf(ctx, { deps: { mailer: hangingMailer }, worker: { pollMs: 20 } });
     worker.start();
-    await until(async () => (await notificationRow(ctx, id!)).attempts === 1);
+    await until(async () => (await notificationJob(ctx, id!))?.lease !== null);
     const started = Date.now();
     await worker.stop(300);
     const waited = Date.now() - started;
     assert.ok(waited >= 250 && waited < 2000, `waited ${waited} ms`);
     const row = await notificationRow(ctx, id!);
     assert.equal(row.status, 'queued');
-    assert.ok(Date.parse(row.next_attempt_at) > Date.now(), 'leased, to be retried after the lease');
+    // Still in flight: not an attempt yet (the defect was attempts: 1 with no error).
+    assert.equal(row.attempts, 0);
+    assert.equal(row.last_error, null);
+    const job = await notificationJob(ctx, id!);
+    assert.ok(Date.parse(job!.run_at) > Date.now(), 'leased, to be retried after the lease');
   });
 });

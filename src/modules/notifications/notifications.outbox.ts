@@ -5,6 +5,10 @@
 import type { Executor } from '../../db/executor.ts';
 import { newId } from '../../lib/ids.ts';
 import { notificationsMoved, notificationsQueued, type CountDeltas } from '../counts/counters.ts';
+import { dropJobs, enqueue } from '../queue/queue.ts';
+
+/** Ids per statement when dropping jobs (far below every driver's parameter limit). */
+const DROP_BATCH = 500;
 import * as repo from './notifications.repository.ts';
 
 export interface QueueNotificationInput {
@@ -32,11 +36,16 @@ export async function queueAssignmentNotification(
     status: 'queued',
     last_error: null,
     message_id: `<${id}@${input.messageIdHost}>`,
-    next_attempt_at: input.now,
     created_at: input.now,
     updated_at: input.now,
     sent_at: null,
   });
+  // Sent by its job (notifications.worker.ts); a cancelled notification's job finds nothing to send.
+  await enqueue(
+    db,
+    { kind: 'notification.send', accountId: input.accountId, subjectId: id, runAt: input.now },
+    input.now,
+  );
   return { id, counts: notificationsQueued() };
 }
 
@@ -54,7 +63,11 @@ export async function cancelQueuedNotifications(
   now: string,
 ): Promise<CountDeltas> {
   const cancelled = await repo.cancelQueued(db, accountId, scope, now);
-  return notificationsMoved('queued', 'cancelled', cancelled);
+  // Their delivery jobs go too; one in flight finds its lease gone and records nothing but a send.
+  for (let i = 0; i < cancelled.length; i += DROP_BATCH) {
+    await dropJobs(db, 'notification.send', cancelled.slice(i, i + DROP_BATCH));
+  }
+  return notificationsMoved('queued', 'cancelled', cancelled.length);
 }
 
 /** A client's new address applies to their emails not yet sent. */

@@ -1,20 +1,18 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { inClaimed, skipLocked } from '../../db/locking.ts';
 import type { NotificationStatus, NotificationsTable } from '../../db/schema.ts';
 
 export async function insertNotification(db: Executor, row: Insertable<NotificationsTable>): Promise<void> {
   await db.insertInto('notifications').values(row).execute();
 }
 
-/** Cancels notifications not yet sent, to a client, optionally only those about one gallery. */
+/** Cancels notifications not yet sent, to a client, optionally only those about one gallery; their ids. */
 export async function cancelQueued(
   db: Executor,
   accountId: string,
   where: { clientId?: string; listingId?: string; notClientId?: string },
   now: string,
-): Promise<number> {
+): Promise<string[]> {
   let q = db
     .updateTable('notifications')
     .set({ status: 'cancelled', updated_at: now })
@@ -23,89 +21,33 @@ export async function cancelQueued(
   if (where.clientId !== undefined) q = q.where('client_id', '=', where.clientId);
   if (where.listingId !== undefined) q = q.where('listing_id', '=', where.listingId);
   if (where.notClientId !== undefined) q = q.where('client_id', '<>', where.notClientId);
-  const result = await q.executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const rows = await q.returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 export type NotificationRow = Selectable<NotificationsTable>;
 
-/**
- * Claims up to `limit` due notifications for delivery: their next attempt moves to the end of
- * the lease, so no other worker takes them while this one sends, and a worker that dies
- * mid-send leaves them due again once the lease ends (retried, not lost).
- */
-export async function claimDue(
-  db: Executor,
-  dialect: Dialect,
-  now: string,
-  leaseUntil: string,
-  limit: number,
-): Promise<NotificationRow[]> {
-  const due = skipLocked(
-    dialect,
-    db
-      .selectFrom('notifications')
-      .select('id')
-      .where('status', '=', 'queued')
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit),
-  );
-  return (
-    db
-      .updateTable('notifications')
-      .set((eb) => ({ next_attempt_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-      .where((eb) => inClaimed(dialect, eb.ref('id'), due))
-      // Checked again on the row itself: on PostgreSQL a concurrent claim re-evaluates these.
-      .where('status', '=', 'queued')
-      .where('next_attempt_at', '<=', now)
-      .returningAll()
-      .execute()
-  );
+/** A notification by id, for its delivery job (the job carries the account). */
+export async function findForDelivery(db: Executor, id: string): Promise<NotificationRow | undefined> {
+  return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /**
- * Whether this worker still holds the notification it claimed, and it is still wanted: a
- * client deleted, a gallery unassigned or deleted after the claim cancels it before sending.
- */
-export async function stillClaimed(
-  db: Executor,
-  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('notifications')
-    .select('id')
-    .where('id', '=', claim.id)
-    .where('status', '=', 'queued')
-    .where('next_attempt_at', '=', claim.next_attempt_at)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Gives back a claimed notification that was not sent (shutting down, lease running out). */
-export async function releaseClaim(
-  db: Executor,
-  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
-  now: string,
-): Promise<void> {
-  await db
-    .updateTable('notifications')
-    .set((eb) => ({ next_attempt_at: now, attempts: eb('attempts', '-', 1), updated_at: now }))
-    .where('id', '=', claim.id)
-    .where('status', '=', 'queued')
-    .where('next_attempt_at', '=', claim.next_attempt_at)
-    .execute();
-}
-
-/**
- * Records a delivery. It is the truth even if the notification was cancelled meanwhile. Returns
- * the status it left (for the counts), or undefined when it was neither queued nor cancelled.
+ * Records a delivery (one more finished attempt). It is the truth even if the notification was
+ * cancelled meanwhile. Returns the status it left (for the counts), or undefined when it was
+ * neither queued nor cancelled.
  */
 export async function markSent(db: Executor, id: string, now: string): Promise<'queued' | 'cancelled' | undefined> {
   for (const from of ['queued', 'cancelled'] as const) {
     const result = await db
       .updateTable('notifications')
-      .set({ status: 'sent', sent_at: now, last_error: null, updated_at: now })
+      .set((eb) => ({
+        status: 'sent',
+        sent_at: now,
+        last_error: null,
+        attempts: eb('attempts', '+', 1),
+        updated_at: now,
+      }))
       .where('id', '=', id)
       .where('status', '=', from)
       .executeTakeFirst();
@@ -114,40 +56,33 @@ export async function markSent(db: Executor, id: string, now: string): Promise<'
   return undefined;
 }
 
-/**
- * `claim` is the row as claimed: its next_attempt_at (the lease end) fences the update, so a
- * worker whose claim ran out and was taken over cannot overwrite the new holder's outcome.
- */
-export async function markRetry(
-  db: Executor,
-  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
-  nextAttemptAt: string,
-  error: string,
-  now: string,
-): Promise<void> {
+/** One more finished attempt that did not succeed, to be retried: its reason is kept. */
+export async function recordAttempt(db: Executor, id: string, error: string, now: string): Promise<void> {
   await db
     .updateTable('notifications')
-    .set({ next_attempt_at: nextAttemptAt, last_error: error, updated_at: now })
-    .where('id', '=', claim.id)
+    .set((eb) => ({ last_error: error, attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where('id', '=', id)
     .where('status', '=', 'queued')
-    .where('next_attempt_at', '=', claim.next_attempt_at)
     .execute();
 }
 
-/** Ends a claimed notification as failed or cancelled; false if the claim was no longer held. */
+/**
+ * Ends a queued notification as failed (after `attempted` more finished attempts) or cancelled;
+ * false when it was no longer queued.
+ */
 export async function markFinal(
   db: Executor,
-  claim: Pick<NotificationRow, 'id' | 'next_attempt_at'>,
+  id: string,
   status: 'failed' | 'cancelled',
   error: string,
+  attempted: number,
   now: string,
 ): Promise<boolean> {
   const result = await db
     .updateTable('notifications')
-    .set({ status, last_error: error, updated_at: now })
-    .where('id', '=', claim.id)
+    .set((eb) => ({ status, last_error: error, attempts: eb('attempts', '+', attempted), updated_at: now }))
+    .where('id', '=', id)
     .where('status', '=', 'queued')
-    .where('next_attempt_at', '=', claim.next_attempt_at)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -14,7 +14,14 @@ import {
   type TestContext,
   expectError,
 } from '../../../test/helpers.ts';
-import { assign, newClient, newGallery, notificationRows, workerOf } from '../../../test/notification-helpers.ts';
+import {
+  assign,
+  newClient,
+  newGallery,
+  notificationRows,
+  setDue,
+  workerOf,
+} from '../../../test/notification-helpers.ts';
 import { recomputeCounts } from '../counts/counts.service.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -131,11 +138,11 @@ describe('GET /v1/notifications', () => {
     // Two sent by the worker (the .eml outbox), one failed, one cancelled, one left queued.
     const db = ctx.deps.db.kysely;
     const [a, b, c, d] = rows.map((r) => r.id);
-    await db
-      .updateTable('notifications')
-      .set({ next_attempt_at: '9999-01-01T00:00:00.000Z' })
-      .where('id', 'not in', [a!, b!])
-      .execute();
+    await setDue(
+      ctx,
+      '9999-01-01T00:00:00.000Z',
+      rows.map((r) => r.id).filter((id) => id !== a && id !== b),
+    );
     await workerOf(ctx).drain();
     await db
       .updateTable('notifications')

@@ -1,13 +1,16 @@
-// Delivers the outbox: claims due notifications, renders and sends them, records the outcome.
-// Safe with several processes on one PostgreSQL database (claims skip each other's rows).
+// Delivers the outbox: the handler of `notification.send` jobs on the durable queue. Renders and
+// sends each queued notification, and records the outcome on the notification and the job in one
+// transaction, only while the job's lease holds. Safe with several nodes on one database.
 import type { Deps } from '../../deps.ts';
+import { isoAt } from '../../lib/clock.ts';
+import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import { notificationsMoved } from '../counts/counters.ts';
 import { addCounts } from '../counts/counts.repository.ts';
+import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
+import { createJobRunner, type JobHandler, type JobRunner } from '../queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
-import { isoAt } from '../../lib/clock.ts';
-import type { Log } from '../../lib/log.ts';
 
 /** Longer than any one send can take (SMTP timeouts are at most a minute). */
 const CLAIM_LEASE_MS = 5 * 60_000;
@@ -26,15 +29,13 @@ export interface WorkerOptions {
   random?: () => number;
 }
 
-export type NotificationWorker = ReturnType<typeof createNotificationWorker>;
+export type NotificationWorker = JobRunner;
 
-export function createNotificationWorker(
+export function notificationHandler(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
   log: Log,
-  options: WorkerOptions = {},
-) {
-  const pollMs = options.pollMs ?? 1000;
-  const random = options.random ?? Math.random;
+  random: () => number = Math.random,
+): JobHandler {
   const retryWindowMs = config.mail.retryHours * 3_600_000;
   const baseMs = config.mail.retryBaseSeconds * 1000;
 
@@ -44,32 +45,39 @@ export function createNotificationWorker(
     return Math.round(ceiling * (0.5 + random() / 2));
   };
 
-  // A status change and its count change commit together.
-  async function finish(row: repo.NotificationRow, status: 'failed' | 'cancelled', error: string, at: string) {
-    await db.kysely.transaction().execute(async (trx) => {
-      if (await repo.markFinal(trx, row, status, error, at)) {
-        await addCounts(trx, row.account_id, notificationsMoved('queued', status));
-      }
-    });
-  }
+  /** Ends the notification (failed, cancelled) with the job; the status and its count move together. */
+  const finish = (job: ClaimedJob, row: repo.NotificationRow, status: 'failed' | 'cancelled', error: string) =>
+    withJobOutcome(
+      db,
+      (trx) => finishJob(trx, job),
+      async (trx) => {
+        const at = clock.iso();
+        const attempted = status === 'failed' ? 1 : 0;
+        if (await repo.markFinal(trx, row.id, status, error, attempted, at)) {
+          await addCounts(trx, row.account_id, notificationsMoved('queued', status));
+        }
+      },
+    );
 
-  async function sent(row: repo.NotificationRow, at: string): Promise<void> {
-    await db.kysely.transaction().execute(async (trx) => {
-      const from = await repo.markSent(trx, row.id, at);
-      if (from !== undefined) await addCounts(trx, row.account_id, notificationsMoved(from, 'sent'));
-    });
-  }
-
-  async function deliver(row: repo.NotificationRow): Promise<void> {
-    // Cancelled (client deleted, gallery unassigned or deleted) or taken over since the claim.
-    if (!(await repo.stillClaimed(db.kysely, row))) return;
-    const ctx = await repo.loadEmailContext(db.kysely, row);
-    const now = clock.now();
-    if (ctx.listing === undefined || ctx.account === undefined || ctx.client === undefined) {
-      const gone = ctx.client === undefined ? 'the client no longer exists' : 'the gallery no longer exists';
-      await finish(row, 'cancelled', gone, isoAt(now));
+  async function run(job: ClaimedJob): Promise<void> {
+    const row = await repo.findForDelivery(db.kysely, job.subject_id);
+    // Cancelled (client deleted, gallery unassigned or deleted) since it was queued: nothing to send.
+    if (row?.status !== 'queued') {
+      await finishJob(db.kysely, job);
       return;
     }
+    const ctx = await repo.loadEmailContext(db.kysely, row);
+    if (ctx.listing === undefined || ctx.account === undefined || ctx.client === undefined) {
+      await finish(
+        job,
+        row,
+        'cancelled',
+        ctx.client === undefined ? 'the client no longer exists' : 'the gallery no longer exists',
+      );
+      return;
+    }
+    // Taken over by another worker since the claim (this one's lease ran out): theirs to send.
+    if (!(await holdsLease(db.kysely, job))) return;
     // The studio's name in the subject and text; its sender name (if set) signs and sends it.
     const senderName = senderDisplayName(ctx.account.name, ctx.account.sender_name);
     const email = renderAssignmentEmail({
@@ -95,97 +103,53 @@ export function createNotificationWorker(
       }));
     } catch (err) {
       const failure = classifySendError(err);
-      const at = clock.now();
-      const expired = at - Date.parse(row.created_at) >= retryWindowMs;
+      const attempts = job.attempts + 1;
+      const expired = clock.now() - Date.parse(row.created_at) >= retryWindowMs;
       if (!failure.transient || expired) {
         const reason = failure.transient
           ? `gave up after ${config.mail.retryHours} h: ${failure.reason}`
           : failure.reason;
-        await finish(row, 'failed', reason, isoAt(at));
-        log.warn({ notification_id: row.id, attempts: row.attempts, reason }, 'notification failed');
+        await finish(job, row, 'failed', reason);
+        log.warn({ notification_id: row.id, attempts, reason }, 'notification failed');
       } else {
-        const next = at + backoff(row.attempts);
-        await repo.markRetry(db.kysely, row, isoAt(next), failure.reason, isoAt(at));
-        log.info(
-          { notification_id: row.id, attempts: row.attempts, retry_at: isoAt(next) },
-          'notification will be retried',
+        const next = clock.now() + backoff(attempts);
+        await withJobOutcome(
+          db,
+          (trx) => retryJob(trx, job, isoAt(next), failure.reason, clock.iso()),
+          (trx) => repo.recordAttempt(trx, row.id, failure.reason, clock.iso()),
         );
+        log.info({ notification_id: row.id, attempts, retry_at: isoAt(next) }, 'notification will be retried');
       }
       return;
     }
-    await sent(row, isoAt(clock.now()));
+    // Sent is the truth, even if the notification was cancelled or the lease lost meanwhile.
+    await db.kysely.transaction().execute(async (trx) => {
+      await finishJob(trx, job);
+      const from = await repo.markSent(trx, row.id, clock.iso());
+      if (from !== undefined) await addCounts(trx, row.account_id, notificationsMoved(from, 'sent'));
+    });
     // Never the body: only what identifies the message.
     log.info({ notification_id: row.id, message_id: row.message_id, mailer: mailer.kind, detail }, 'notification sent');
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = true;
-  /** Set by stop(): no new send starts, and claimed rows not yet sent are given back. */
-  let stopping = false;
-
-  const worker = {
-    /** Claims and delivers one batch; returns how many were claimed. */
-    async runOnce(): Promise<number> {
-      const now = clock.now();
-      const leaseEnd = now + CLAIM_LEASE_MS;
-      const rows = await repo.claimDue(db.kysely, db.dialect, isoAt(now), isoAt(leaseEnd), BATCH);
-      for (const [i, row] of rows.entries()) {
-        // Shutting down, or slow sends ate the lease: give the rest back, due now, unsent.
-        if (stopping || clock.now() > leaseEnd - SEND_MARGIN_MS) {
-          const at = isoAt(clock.now());
-          for (const rest of rows.slice(i)) await repo.releaseClaim(db.kysely, rest, at);
-          break;
-        }
-        try {
-          await deliver(row);
-        } catch (err) {
-          // The claim lease brings it back: a fault here delays the email, never loses it.
-          log.error({ err, notification_id: row.id }, 'notification delivery fault');
-        }
-      }
-      return rows.length;
-    },
-
-    /** Delivers everything due now (tests, and draining). */
-    async drain(): Promise<void> {
-      while ((await worker.runOnce()) > 0) {
-        // keep going while full batches come back
-      }
-    },
-
-    start(): void {
-      if (!stopped) return;
-      stopped = false;
-      const tick = (): void => {
-        running = worker
-          .runOnce()
-          .then((claimed) => claimed)
-          .catch((err: unknown) => {
-            log.error({ err }, 'notification worker fault');
-            return 0;
-          })
-          .then((claimed) => {
-            if (!stopped) timer = setTimeout(tick, claimed === BATCH ? 0 : pollMs);
-          });
-      };
-      tick();
-    },
-
-    /** Stops claiming; waits (at most `timeoutMs`) for a send in flight to finish. */
-    async stop(timeoutMs = 10_000): Promise<void> {
-      stopped = true;
-      stopping = true;
-      if (timer !== undefined) clearTimeout(timer);
-      let timeout: NodeJS.Timeout | undefined;
-      await Promise.race([
-        running,
-        new Promise<void>((resolve) => {
-          timeout = setTimeout(resolve, timeoutMs);
-        }),
-      ]);
-      clearTimeout(timeout);
-    },
+  return {
+    kind: 'notification.send',
+    concurrency: 1,
+    batch: BATCH,
+    leaseMs: CLAIM_LEASE_MS,
+    startMarginMs: SEND_MARGIN_MS,
+    run,
+    faultDelayMs: backoff,
   };
-  return worker;
+}
+
+/** The outbox's runner on the durable queue (the serve process starts it; tests drive it). */
+export function createNotificationWorker(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
+  log: Log,
+  options: WorkerOptions = {},
+): NotificationWorker {
+  return createJobRunner(deps, log, notificationHandler(deps, log, options.random), {
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  });
 }
