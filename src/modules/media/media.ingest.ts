@@ -177,10 +177,10 @@ export async function readDimensions(
     }
     return null;
   }
-  // Orientation 5-8 swaps the displayed width and height; report what a viewer shows.
-  const swapped = meta.orientation !== undefined && meta.orientation >= 5;
-  const width = swapped ? meta.height : meta.width;
-  const height = swapped ? meta.width : meta.height;
+  // What a viewer shows: EXIF orientation 5-8 swaps width and height (HEIF/AVIF come already
+  // turned by libheif). sharp's own figure, so these always match the variants, which are made
+  // with its autoOrient().
+  const { width, height } = meta.autoOrient;
   if (width * height > limits.maxPixels) {
     throw new AppError(
       'payload_too_large',
