@@ -149,7 +149,13 @@ describe('planZip and zipStream with real readers', () => {
       const report = await checkZipWithTools(file, { hash: true });
       assert.deepEqual(
         report,
-        datas.map((d, i) => ({ name: expectedNames[i], size: d.length, crc: zlib.crc32(d), sha256: sha256(d) })),
+        datas.map((d, i) => ({
+          name: expectedNames[i],
+          size: d.length,
+          crc: zlib.crc32(d),
+          offset: plan.entries[i]!.headerOffset,
+          sha256: sha256(d),
+        })),
       );
 
       // Extracted by 7-Zip: the same names on disk, the same bytes; unzip applies the UTC time.
