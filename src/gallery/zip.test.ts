@@ -63,6 +63,16 @@ describe('uniqueNames', () => {
     assert.deepEqual(uniqueNames([]), []);
   });
 
+  test('replaces what Windows refuses, and drops the trailing dots and spaces it would drop', () => {
+    assert.deepEqual(uniqueNames(['What?.jpg', 'a<b>:c"d|e*.png', 'notes.', 'notes', 'x.jpg .']), [
+      'What_.jpg',
+      'a_b__c_d_e_.png',
+      'notes',
+      'notes (2)',
+      'x.jpg',
+    ]);
+  });
+
   test('removes control characters and separators, never gives an empty or dot name', () => {
     assert.deepEqual(uniqueNames(['a/b\\c.jpg', 'tab\there\u0000.png', '\u0085x\u007f.gif', '', '..', ' . ', '\n']), [
       'a_b_c.jpg',
@@ -90,8 +100,10 @@ describe('uniqueNames', () => {
 
   test('is idempotent and always gives distinct, safe names', () => {
     const name = fc.oneof(
-      fc.constantFrom('a.jpg', 'A.jpg', 'a (2).jpg', 'a', '.x', 'x.', '..', ''),
+      fc.constantFrom('a.jpg', 'A.jpg', 'a (2).jpg', 'a', '.x', 'x.', '..', '', 'a .jpg', `${'x'.repeat(254)} y`),
       fc.string({ maxLength: 12, unit: 'binary' }),
+      // Long enough to be cut to 255 bytes, with spaces and dots where the cut may fall.
+      fc.string({ minLength: 60, maxLength: 300, unit: fc.constantFrom('é', ' ', '.', 'a', '😀', 'e\u0301') }),
     );
     fc.assert(
       fc.property(fc.array(name, { maxLength: 30 }), (names) => {
@@ -101,7 +113,7 @@ describe('uniqueNames', () => {
         assert.equal(new Set(out.map((n) => n.toLowerCase())).size, out.length);
         for (const n of out) {
           // eslint-disable-next-line no-control-regex
-          assert.doesNotMatch(n, /[/\\\u0000-\u001f\u007f-\u009f]|^[.\s]*$/);
+          assert.doesNotMatch(n, /[/\\<>:"|?*\u0000-\u001f\u007f-\u009f]|^[.\s]*$|[. ]$/);
           assert.ok(Buffer.byteLength(n) <= 255);
         }
       }),
@@ -271,6 +283,14 @@ describe('failures and flow control', () => {
     const dataOffset = p.entries[0]!.dataOffset;
     let r = await failure(zipStream(p, () => Promise.reject(new Error('storage down'))));
     assert.match(r.error.message, /storage down/);
+    // An `open` that throws rather than rejects, for an entry reached after another one ends.
+    const two = planZip(entriesFor([data, data], ['a.bin', 'b.bin']));
+    const throwing = (index: number): Promise<Readable> => {
+      if (index === 0) return Promise.resolve(Readable.from([data]));
+      throw new Error('no such key');
+    };
+    r = await failure(zipStream(two, throwing));
+    assert.match(r.error.message, /no such key/);
 
     const broken = new Readable({ read() {} });
     broken.push(data.subarray(0, 100));

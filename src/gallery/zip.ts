@@ -59,10 +59,13 @@ export type OpenEntryRange = (index: number, start: number, end: number) => Prom
 /** Filesystems (ext4, NTFS, APFS) cap a name at 255 bytes or units; a longer one fails to extract. */
 const MAX_NAME_BYTES = 255;
 const MAX_EXT_CHARS = 16;
-// Control characters (C0, DEL, C1) are removed; separators would make a path, so they become "_".
+// Control characters (C0, DEL, C1) are removed. Separators would make a path, and Windows,
+// where many clients extract, refuses the other characters here: they become "_". Windows
+// also drops trailing dots and spaces, so "a." and "a" would collide there: they go too.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-const SEPARATORS = /[/\\]/g;
+const UNSAFE = /[/\\<>:"|?*]/g;
+const TRAILING = /[. ]+$/;
 /** Enough for one 1 MiB read to pass through without splitting, and bounded. */
 const STREAM_BUFFER = 1024 * 1024;
 const ETAG_FORMAT = 'lightbox-zip-v1';
@@ -98,15 +101,17 @@ function fitName(base: string, suffix: string, ext: string): string {
 
 /**
  * A name that is safe as a single file name: well-formed UTF-8 in NFC (macOS would treat two
- * normalisations as one file), no control characters, no separators, not empty and not "."
- * or "..", at most 255 bytes.
+ * normalisations as one file), none of the characters above, not empty, not "." or "..",
+ * at most 255 bytes.
  */
 function cleanName(raw: string): string {
-  const name = raw.toWellFormed().normalize('NFC').replace(CONTROL, '').replace(SEPARATORS, '_');
-  if (/^[.\s]*$/.test(name)) return 'file';
-  if (utf8Length(name) <= MAX_NAME_BYTES) return name;
-  const [base, ext] = splitExtension(name);
-  return fitName(base, '', ext);
+  let name = raw.toWellFormed().normalize('NFC').replace(CONTROL, '').replace(UNSAFE, '_');
+  if (utf8Length(name) > MAX_NAME_BYTES) {
+    const [base, ext] = splitExtension(name);
+    name = fitName(base, '', ext);
+  }
+  name = name.replace(TRAILING, '');
+  return /^[.\s]*$/.test(name) ? 'file' : name;
 }
 
 /**
@@ -272,7 +277,9 @@ class ArchiveStream extends Readable {
 
   #readEntry(index: number, from: number, to: number): void {
     this.#opening = true;
-    this.#open(index, from, to).then(
+    // Through an async function, so that an `open` that throws instead of rejecting still
+    // becomes a stream error rather than an exception in whichever callback got us here.
+    (async () => this.#open(index, from, to))().then(
       (source) => {
         this.#opening = false;
         if (this.destroyed) source.destroy();
