@@ -5,7 +5,13 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
-import { closedPort, startReceiver, systemLookups, type Receiver } from './webhooks.test-support.ts';
+import {
+  blockedConnections,
+  closedPort,
+  startReceiver,
+  systemLookups,
+  type Receiver,
+} from './webhooks.test-support.ts';
 import { WebhookAgentPool } from './webhooks.agents.ts';
 import { sendWebhook, type WebhookRequest } from './webhooks.sender.ts';
 
@@ -15,6 +21,7 @@ after(async () => {
   agents.destroy();
   await Promise.all(receivers.map((r) => r.close()));
   assert.deepEqual(systemLookups, []);
+  assert.deepEqual(blockedConnections, []);
 });
 
 async function receiver(handler: Parameters<typeof startReceiver>[0]): Promise<Receiver> {

@@ -76,14 +76,13 @@ async function attempt(
   const url = checked.url;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 
-  const resolved = await resolveAndCheck(host, {
-    allowPrivate: options.allowPrivate,
-    resolve: options.resolve,
-    timeoutMs: Math.max(1, deadline - performance.now()),
-  });
+  const resolved = await beforeDeadline(
+    resolveAndCheck(host, { allowPrivate: options.allowPrivate, resolve: options.resolve, timeoutMs }),
+    deadline,
+  );
+  if (resolved === TIMED_OUT) return failed(`timed out after ${duration(timeoutMs)} (resolving ${host})`);
   if (resolved.ok === false) return failed(`refused address: ${resolved.reason}`);
   if (resolved.ok === 'unresolved') return failed(`DNS failure: ${resolved.reason}`);
-  if (performance.now() >= deadline) return failed(`timed out after ${duration(timeoutMs)} (resolving ${host})`);
 
   const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
   const destination: Destination = {
@@ -222,6 +221,16 @@ function exchange(x: Exchange): Promise<Outcome> {
 
     req.end(x.body);
   });
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), TIMED_OUT);
+  });
+  return Promise.race([work, expiry]).finally(() => clearTimeout(timer));
 }
 
 function verdict(res: IncomingMessage, excerpt: string): Outcome {

@@ -1,4 +1,5 @@
-// Receivers for the sender's tests, on loopback only, and a guard on the system resolver.
+// Receivers for the sender's tests, on loopback only, and guards on the system resolver and on
+// outgoing connections: nothing these tests do can reach beyond loopback, even with a bug.
 import dns from 'node:dns';
 import { once } from 'node:events';
 import http from 'node:http';
@@ -39,6 +40,49 @@ Object.assign(dns.promises, {
       : Promise.reject(refusal);
   },
 });
+
+/**
+ * Connections the guard below stopped. Every socket of the test process that would connect to
+ * an address outside loopback fails instead (before any packet), and is recorded here, so a
+ * test asserting that nothing was attempted would see a broken check fail loudly and safely.
+ */
+export const blockedConnections: string[] = [];
+
+const isLoopback = (ip: string): boolean => /^(127\.|::1$|::ffff:127\.)/i.test(ip);
+type LookupCallback = (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called below with its socket as `this`
+const realConnect = net.Socket.prototype.connect;
+function guardedConnect(this: net.Socket, ...args: unknown[]): net.Socket {
+  const first: unknown = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
+  if (typeof first === 'object' && first !== null && 'port' in first && !('path' in first && first.path)) {
+    const options = first as net.TcpNetConnectOpts;
+    const host = options.host ?? 'localhost';
+    if (net.isIP(host) !== 0 && !isLoopback(host)) {
+      blockedConnections.push(host);
+      process.nextTick(() =>
+        this.destroy(Object.assign(new Error(`the test guard blocked ${host}`), { code: 'ETESTGUARD' })),
+      );
+      return this;
+    }
+    if (net.isIP(host) === 0) {
+      const inner = options.lookup ?? dns.lookup;
+      options.lookup = (name: string, opts: dns.LookupOptions, callback: LookupCallback) => {
+        inner(name, opts, (err, address, family) => {
+          const all = typeof address === 'string' ? [address] : address.map((a) => a.address);
+          const outside = all.filter((a) => !isLoopback(a));
+          if (err !== null || outside.length === 0) return callback(err, address, family);
+          blockedConnections.push(...outside);
+          callback(
+            Object.assign(new Error(`the test guard blocked ${outside.join(', ')}`), { code: 'ETESTGUARD' }),
+            '',
+          );
+        });
+      };
+    }
+  }
+  return (realConnect as (...a: unknown[]) => net.Socket).apply(this, args);
+}
+net.Socket.prototype.connect = guardedConnect;
 
 /** A resolver that answers what the test says at the time of each call, and counts calls. */
 export function scriptedResolver(answer: (host: string) => string[]): Resolver & { calls: string[] } {
