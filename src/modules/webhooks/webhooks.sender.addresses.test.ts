@@ -19,7 +19,7 @@ import {
   systemLookups,
   type Receiver,
 } from './webhooks.test-support.ts';
-import { WebhookAgentPool } from './webhooks.agents.ts';
+import { pinnedLookup, WebhookAgentPool } from './webhooks.agents.ts';
 import { sendWebhook } from './webhooks.sender.ts';
 
 const body = '{"id":"evt_1"}';
@@ -107,6 +107,17 @@ describe('sendWebhook: addresses', () => {
     assert.equal(agents.size, 2);
   });
 
+  test('with several checked addresses, one that refuses is followed by the next', async () => {
+    const r = await receiver(ok, '127.0.0.1');
+    const resolve = scriptedResolver(() => ['127.0.0.3', '127.0.0.1']); // nothing on 127.0.0.3
+    const result = await sendWebhook(
+      { url: r.url('/hook', 'two.test'), body },
+      { allowPrivate: true, resolve, agents: pool() },
+    );
+    assert.equal(result.ok, true, result.error ?? '');
+    assert.equal(r.received.length, 1);
+  });
+
   test('a name with public and private addresses is refused without any connection', async () => {
     const resolve = scriptedResolver(() => ['93.184.215.14', '2606:4700::1', '10.0.0.5']);
     const agents = pool();
@@ -164,6 +175,24 @@ describe('sendWebhook: addresses', () => {
     );
     assert.equal(slow.error, 'timed out after 200 ms (resolving slow.test)');
     assert.equal(agents.size, 0);
+  });
+});
+
+describe('pinnedLookup', () => {
+  const lookup = (addresses: { address: string; family: 4 | 6 }[], options: object) =>
+    new Promise<unknown[]>((resolve) => pinnedLookup(addresses)('anything.test', options, (...args) => resolve(args)));
+  const both = [
+    { address: '127.0.0.1', family: 4 as const },
+    { address: '::1', family: 6 as const },
+  ];
+
+  test('answers only with the checked addresses, whatever the name', async () => {
+    assert.deepEqual(await lookup(both, {}), [null, '127.0.0.1', 4]);
+    assert.deepEqual(await lookup(both, { all: true }), [null, both]);
+    assert.deepEqual(await lookup(both, { family: 6 }), [null, '::1', 6]);
+    assert.deepEqual(await lookup(both, { all: true, family: 'IPv4' }), [null, [both[0]]]);
+    const [err] = await lookup([both[0]!], { family: 6 });
+    assert.equal((err as NodeJS.ErrnoException).code, 'ENOTFOUND');
   });
 });
 

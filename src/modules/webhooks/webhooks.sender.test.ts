@@ -173,13 +173,23 @@ describe('sendWebhook', () => {
   });
 
   test('an answer that is not HTTP is an invalid response', async () => {
-    const server = net.createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n')).listen(0, '127.0.0.1');
+    const server = net
+      .createServer((socket) => socket.on('error', () => undefined).end('SSH-2.0-OpenSSH_9.6\r\n\r\n'))
+      .listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as net.AddressInfo;
     const result = await send({ url: `http://127.0.0.1:${port}/`, body });
     server.close();
     assert.equal(result.ok, false);
     assert.match(result.error ?? '', /^invalid HTTP response \(HPE_/);
+  });
+
+  test('https to a receiver that does not speak TLS is a TLS error', async () => {
+    const r = await receiver((_req, res) => res.end('plain'));
+    const result = await send({ url: `https://127.0.0.1:${r.port}/hook`, body });
+    assert.equal(result.ok, false);
+    assert.match(result.error ?? '', /^TLS error: /);
+    assert.equal(r.received.length, 0);
   });
 
   test('an endless body: the excerpt is bounded, the result prompt and the connection cut', async () => {

@@ -77,7 +77,12 @@ async function attempt(
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 
   const resolved = await beforeDeadline(
-    resolveAndCheck(host, { allowPrivate: options.allowPrivate, resolve: options.resolve, timeoutMs }),
+    // The deadline bounds the lookup; the resolver's own limit is set beyond it.
+    resolveAndCheck(host, {
+      allowPrivate: options.allowPrivate,
+      resolve: options.resolve,
+      timeoutMs: timeoutMs + 1000,
+    }),
     deadline,
   );
   if (resolved === TIMED_OUT) return failed(`timed out after ${duration(timeoutMs)} (resolving ${host})`);
@@ -129,13 +134,6 @@ function exchange(x: Exchange): Promise<Outcome> {
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
-    const finish = (outcome: Outcome): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      settle(outcome);
-    };
-    const excerpt = (): string | null => (response === undefined ? null : decodeExcerpt(chunks, x.excerptBytes));
 
     const options: https.RequestOptions = {
       agent,
@@ -155,6 +153,7 @@ function exchange(x: Exchange): Promise<Outcome> {
     if (destination.protocol === 'https:' && net.isIP(name) === 0) options.servername = name;
     const req: ClientRequest = (destination.protocol === 'https:' ? https : http).request(options);
 
+    // One deadline for the whole exchange, whatever phase it is in.
     const timer = setTimeout(
       () => {
         finish({ ok: false, status, excerpt: excerpt(), error: `timed out after ${duration(x.timeoutMs)} (${phase})` });
@@ -162,6 +161,14 @@ function exchange(x: Exchange): Promise<Outcome> {
       },
       Math.max(0, x.deadline - performance.now()),
     );
+
+    const finish = (outcome: Outcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      settle(outcome);
+    };
+    const excerpt = (): string | null => (response === undefined ? null : decodeExcerpt(chunks, x.excerptBytes));
 
     req.on('socket', (socket) => {
       if (!socket.connecting) {
