@@ -14,7 +14,8 @@ import { WebhookAgentPool, type Destination } from './webhooks.agents.ts';
 export const WEBHOOK_USER_AGENT = 'Lightbox-Webhooks/1';
 
 export interface WebhookRequest {
-  url: string;
+  /** The endpoint's URL as stored; it is checked again here. */
+  url: string | URL;
   body: string | Uint8Array;
   /** Added to the request (the signature headers); cannot replace the fixed ones below. */
   headers?: Readonly<Record<string, string>>;
@@ -71,7 +72,7 @@ async function attempt(
   deadline: number,
   failed: (error: string) => Outcome,
 ): Promise<Outcome> {
-  const checked = checkWebhookUrl(request.url, { allowPrivate: options.allowPrivate });
+  const checked = checkWebhookUrl(String(request.url), { allowPrivate: options.allowPrivate });
   if (!checked.ok) return failed(`refused URL: ${checked.reason}`);
   const url = checked.url;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
