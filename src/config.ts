@@ -67,6 +67,16 @@ export interface MediaConfig {
   readonly maxFiles: number;
   /** Photos with more pixels are refused (read from the header, never decoded). */
   readonly maxImagePixels: number;
+  readonly variants: VariantsConfig;
+}
+
+export interface VariantsConfig {
+  /** The box the `mls` variant fits within (VARIANT_MLS_SIZE, `2048x1536`). */
+  readonly mlsBox: { readonly width: number; readonly height: number };
+  /** Photos made at once on a node (VARIANT_CONCURRENCY, 1): the rest of the CPU serves the API. */
+  readonly concurrency: number;
+  /** libvips threads per photo (VARIANT_THREADS, 1). */
+  readonly threads: number;
 }
 
 export class ConfigError extends Error {
@@ -234,7 +244,28 @@ function media(env: Env, dataDir: string): MediaConfig {
     maxFileBytes: positiveInteger(env, 'MEDIA_MAX_FILE_BYTES', 2 * 1024 ** 3),
     maxFiles: positiveInteger(env, 'MEDIA_MAX_FILES', 100, 10_000),
     maxImagePixels: positiveInteger(env, 'MEDIA_MAX_IMAGE_PIXELS', 268_402_689),
+    variants: Object.freeze({
+      mlsBox: Object.freeze(box(env, 'VARIANT_MLS_SIZE', { width: 2048, height: 1536 })),
+      concurrency: positiveInteger(env, 'VARIANT_CONCURRENCY', 1, 64),
+      threads: positiveInteger(env, 'VARIANT_THREADS', 1, 64),
+    }),
   });
+}
+
+/** `WIDTHxHEIGHT`, each 1..16384 pixels. */
+function box(env: Env, name: string, fallback: { width: number; height: number }): { width: number; height: number } {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(raw);
+  const width = Number(match?.[1]);
+  const height = Number(match?.[2]);
+  if (match === null || width < 1 || height < 1 || width > 16_384 || height > 16_384) {
+    throw new ConfigError(
+      name,
+      `must be WIDTHxHEIGHT in pixels, each 1 to 16384, e.g. 2048x1536 (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return { width, height };
 }
 
 function dataDirectory(env: Env): string {

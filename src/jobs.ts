@@ -1,25 +1,41 @@
-// Every background job of the serve process, started and stopped here and nowhere else: the
-// notification email worker, the media cleanup (a full sweep at start, then deletions as they
-// fall due) and the pruning of expired idempotency records.
+// Every background job of the serve process, started and stopped here and nowhere else: a runner
+// per kind of job on the durable queue (notification emails, photo variants), the media cleanup
+// (a full sweep at start, then deletions as they fall due) and the pruning of expired
+// idempotency records.
 import type { Deps } from './deps.ts';
 import type { Log } from './lib/log.ts';
 import { every, type Periodic } from './lib/periodic.ts';
+import { variantsHandler } from './modules/media/media.variants.job.ts';
+import { configureSharp } from './modules/media/media.variants.ts';
 import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
+import { createJobRunner, type JobRunner } from './modules/queue/queue.runner.ts';
 import type { Services } from './services.ts';
 
 /** Due cleanup rows are acted on this often (upload leases cut short by a crash fall due in minutes). */
 const CLEANUP_INTERVAL_MS = 60_000;
 /** Idempotency records older than 24 h are ignored at once, and deleted this often. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
+/** How long stop() waits for jobs in flight (an email send, a photo); the rest stays queued. */
+const STOP_GRACE_MS = 10_000;
 
 export interface Jobs {
   /** Stops claiming new work; waits (bounded) for work in flight. Unfinished work stays queued. */
   stop(): Promise<void>;
 }
 
+/** The runner of every kind of job on the queue (tests drive them one by one). */
+export function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
+  return [
+    createNotificationWorker(deps, log),
+    createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),
+  ];
+}
+
 export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
-  const worker = createNotificationWorker(deps, log);
-  worker.start();
+  // libvips' own threads per photo: with one photo at a time, the API keeps a core.
+  configureSharp({ threads: deps.config.media.variants.threads });
+  const runners = createRunners(deps, services, log);
+  for (const runner of runners) runner.start();
   let sweptAtStart = false;
   const cleanup: Periodic = every(
     CLEANUP_INTERVAL_MS,
@@ -47,8 +63,7 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
   );
   return {
     async stop() {
-      // A send in flight finishes (bounded); anything unsent stays queued for the next start.
-      await worker.stop(10_000);
+      await Promise.all(runners.map((runner) => runner.stop(STOP_GRACE_MS)));
       await cleanup.stop();
       await pruning.stop();
     },

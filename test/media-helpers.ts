@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectError, call, type Response, type TestAccount, type TestContext } from './helpers.ts';
 import { multipart, type Part } from './media-fixtures.ts';
+import { variantsHandler } from '../src/modules/media/media.variants.job.ts';
+import { createJobRunner } from '../src/modules/queue/queue.runner.ts';
 
 export interface MediaJson {
   id: string;
@@ -17,8 +19,38 @@ export interface MediaJson {
   width: number | null;
   height: number | null;
   position: number;
+  caption: string | null;
+  hidden: boolean;
+  variants: {
+    status: 'pending' | 'ready' | 'failed';
+    thumb: VariantJson | null;
+    large: VariantJson | null;
+    mls: VariantJson | null;
+  } | null;
   created_at: string;
   content_url: string;
+}
+
+export interface VariantJson {
+  url: string;
+  content_type: string;
+  width: number;
+  height: number;
+  size: number;
+}
+
+/** Makes every queued photo's variants now, as the serve process's runner would. */
+export async function makeVariantsNow(ctx: TestContext): Promise<void> {
+  const runner = createJobRunner(
+    ctx.deps,
+    { info: () => undefined, warn: () => undefined, error: () => undefined },
+    variantsHandler(ctx.deps, ctx.services.mediaCleanup, {
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    }),
+  );
+  await runner.drain();
 }
 
 export interface ErrorJson {

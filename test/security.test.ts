@@ -10,7 +10,8 @@ import { buildApp } from '../src/app.ts';
 import { createDeps } from '../src/deps.ts';
 import type { App } from '../src/http/types.ts';
 import { appRoutes, routeKey } from './app-routes.ts';
-import { multipart, pdf } from './media-fixtures.ts';
+import { jpeg, multipart, pdf } from './media-fixtures.ts';
+import { makeVariantsNow } from './media-helpers.ts';
 import { takeSnapshot, type Snapshot } from './snapshot.ts';
 import {
   expectError,
@@ -84,6 +85,23 @@ async function newMedia(account: TestAccount): Promise<{ listingId: string; medi
   return { listingId, mediaId: media.id };
 }
 
+/** A photo of the account with its variants made. */
+async function newPhoto(account: TestAccount): Promise<{ listingId: string; mediaId: string }> {
+  const listingId = await newListing(account);
+  const { body, contentType } = multipart([{ filename: 'front.jpg', data: await jpeg() }]);
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: `/v1/listings/${listingId}/media`,
+    headers: { authorization: `Bearer ${account.key}`, 'content-type': contentType },
+    payload: body,
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const [media] = res.json<{ data: { id: string }[] }>().data;
+  assert.ok(media !== undefined);
+  await makeVariantsNow(ctx);
+  return { listingId, mediaId: media.id };
+}
+
 /** A notification of the account: the one its new assignment records. */
 async function newNotification(account: TestAccount): Promise<string> {
   const { listingId } = await assignedPair(account);
@@ -108,7 +126,7 @@ interface Prepared {
 }
 
 interface RouteCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Fastify's path, as registered. */
   path: string;
   /** Creates what the request needs in `account` and returns a valid request. */
@@ -222,6 +240,30 @@ const ROUTES: RouteCase[] = [
     prepare: async (a) => {
       const { listingId, mediaId } = await newMedia(a);
       return { url: `/v1/listings/${listingId}/media/${mediaId}`, status: 204 };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/listings/:id/media/:media_id',
+    prepare: async (a) => {
+      const { listingId, mediaId } = await newMedia(a);
+      return { url: `/v1/listings/${listingId}/media/${mediaId}`, body: { caption: 'Front' }, status: 200 };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/v1/listings/:id/media/order',
+    prepare: async (a) => {
+      const { listingId, mediaId } = await newMedia(a);
+      return { url: `/v1/listings/${listingId}/media/order`, body: { media_ids: [mediaId] }, status: 200 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/listings/:id/media/:media_id/variants/:name',
+    prepare: async (a) => {
+      const { listingId, mediaId } = await newPhoto(a);
+      return { url: `/v1/listings/${listingId}/media/${mediaId}/variants/thumb`, status: 200 };
     },
   },
 ];

@@ -11,6 +11,7 @@ import { appRoutes, routeKey } from './app-routes.ts';
 import { call, createAccount, createTestContext, expectError, type TestAccount, type TestContext } from './helpers.ts';
 import { jpeg, multipart, pdf } from './media-fixtures.ts';
 import { takeSnapshot } from './snapshot.ts';
+import { makeVariantsNow } from './media-helpers.ts';
 
 /** One account's resources: a gallery with media, a client, an assignment and its notification. */
 interface Holdings {
@@ -100,6 +101,19 @@ const CASES: Record<string, () => Request[]> = {
     { url: `/v1/listings/${ofB.listing}/media/${ofA.media}/content` },
     { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/content`, headers: { range: 'bytes=0-9' } },
   ],
+  'PATCH /v1/listings/:id/media/:media_id': () => [
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}`, body: JSON.stringify({ caption: 'mine', hidden: true }) },
+    { url: `/v1/listings/${ofB.listing}/media/${ofA.media}`, body: JSON.stringify({ position: 1 }) },
+  ],
+  'PUT /v1/listings/:id/media/order': () => [
+    { url: `/v1/listings/${ofA.listing}/media/order`, body: JSON.stringify({ media_ids: [ofA.media] }) },
+    { url: `/v1/listings/${ofA.listing}/media/order`, body: JSON.stringify({ media_ids: [ofB.media] }) },
+  ],
+  'GET /v1/listings/:id/media/:media_id/variants/:name': () => [
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/variants/thumb` },
+    { url: `/v1/listings/${ofB.listing}/media/${ofA.media}/variants/large` },
+    { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/variants/mls`, headers: { range: 'bytes=0-9' } },
+  ],
   'DELETE /v1/listings/:id/media/:media_id': () => [
     { url: `/v1/listings/${ofA.listing}/media/${ofA.media}` },
     { url: `/v1/listings/${ofB.listing}/media/${ofA.media}` },
@@ -145,6 +159,8 @@ before(async () => {
   b = await createAccount(ctx, 'Studio B');
   ofA = await hold(a);
   ofB = await hold(b);
+  // The photos' variants are made before any snapshot, so the variant route has bytes to refuse.
+  await makeVariantsNow(ctx);
 });
 
 after(async () => {

@@ -91,7 +91,7 @@ const PG_TYPES: Record<string, string> = {
   baths: 'float8',
   sqft: 'float8',
   media_count: 'int4',
-  media_seq: 'int4',
+  hidden: 'int4',
   width: 'int4',
   height: 'int4',
   position: 'int4',

@@ -15,7 +15,7 @@ import {
 } from './command.ts';
 import { doctorCommand } from './doctor.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
-import { mediaSweepCommand } from './media.ts';
+import { mediaSweepCommand, mediaVariantsCommand } from './media.ts';
 import { migrateCommand, serveCommand } from './serve.ts';
 
 export type { CliIo } from './command.ts';
@@ -28,6 +28,7 @@ const COMMANDS: readonly Command[] = [
   keysListCommand,
   keysRevokeCommand,
   mediaSweepCommand,
+  mediaVariantsCommand,
   doctorCommand,
 ];
 

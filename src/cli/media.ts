@@ -1,6 +1,6 @@
 // `lightbox media sweep`: removes stored media bytes that no record owns. The service runs
 // the same sweep at start-up and keeps acting on due deletions while it runs.
-import { EXIT_OK, parseCommandArgs, stderrLog, withDatabase, type Command } from './command.ts';
+import { EXIT_OK, parseCommandArgs, stderrLog, UsageError, withDatabase, type Command } from './command.ts';
 
 export const mediaSweepCommand: Command = {
   name: 'media sweep',
@@ -20,6 +20,40 @@ Options:
     parseCommandArgs(args);
     const result = await withDatabase(io, ({ services }) => services.mediaCleanup.sweep(stderrLog(io)));
     io.stdout.write(`purged ${result.purged} deleted, removed ${result.orphans} orphaned\n`);
+    return EXIT_OK;
+  },
+};
+
+const WHICH = ['missing', 'failed', 'all'] as const;
+
+export const mediaVariantsCommand: Command = {
+  name: 'media variants',
+  summary: "Make photos' variants (thumb, large, mls) again",
+  help: `Usage: lightbox media variants [--missing | --failed | --all]
+
+Queues photos to have their variants made again by the running service (or by the
+next one to start): a backfill, or a remake after changing VARIANT_MLS_SIZE.
+
+  --missing   photos whose variants are not ready (pending or failed): the default
+  --failed    only photos whose variants failed
+  --all       every photo; ready variants stay until the new ones replace them
+
+A photo already queued is left alone. Prints how many were queued on stdout.
+
+Options:
+  -h, --help   show this help
+`,
+  async run(args, io) {
+    const flags = args.filter((a) => a.startsWith('--'));
+    const chosen = WHICH.filter((w) => flags.includes(`--${w}`));
+    const unknown = flags.filter((f) => !WHICH.some((w) => f === `--${w}`));
+    if (unknown.length > 0) throw new UsageError(`unknown option ${unknown[0] ?? ''}`);
+    if (chosen.length > 1) throw new UsageError('choose one of --missing, --failed and --all');
+    const positional = args.find((a) => !a.startsWith('--'));
+    if (positional !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(positional)}`);
+    const which = chosen[0] ?? 'missing';
+    const queued = await withDatabase(io, ({ services }) => services.media.remakeVariants(which));
+    io.stdout.write(`queued ${queued} photo(s) for their variants\n`);
     return EXIT_OK;
   },
 };

@@ -15,6 +15,18 @@ export function skipLocked<DB, TB extends keyof DB, O>(
 }
 
 /**
+ * A row read to be changed in this transaction: locked on PostgreSQL until it ends, so changes
+ * that must not interleave (a gallery's media positions) run one after another. SQLite has one
+ * writer at a time already.
+ */
+export function forUpdate<DB, TB extends keyof DB, O>(
+  dialect: Dialect,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+/**
  * Holds every writer of `table` off until the transaction ends (they wait, then carry on), so
  * a rewrite of the whole table from other tables' rows cannot interleave with their changes.
  * SQLite's one writer at a time already gives a write transaction this.

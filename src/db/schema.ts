@@ -42,7 +42,8 @@ export interface ListingsTable {
   description: string | null;
   mls_number: string | null;
   media_count: Generated<number>;
-  media_seq: Generated<number>;
+  /** A photo of this gallery, or null (the client gallery then uses the first visible photo). */
+  cover_media_id: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -81,7 +82,7 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export const JOB_KINDS = ['notification.send'] as const;
+export const JOB_KINDS = ['notification.send', 'media.variants'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** A piece of background work still to be done (src/modules/queue/, decisions/0006). */
@@ -119,6 +120,28 @@ export interface MediaTable {
   height: number | null;
   position: number;
   storage_key: string;
+  caption: Generated<string | null>;
+  /** 0 or 1: hidden media are never shown to the client. */
+  hidden: Generated<number>;
+  /** Photos only: whether their variants are made yet; null for videos and documents. */
+  variants_status: VariantsStatus | null;
+  created_at: string;
+}
+
+export const VARIANTS_STATUSES = ['pending', 'ready', 'failed'] as const;
+export type VariantsStatus = (typeof VARIANTS_STATUSES)[number];
+
+/** A derived size of a photo (section 13): its own object in storage, owned by this row. */
+export interface MediaVariantsTable {
+  media_id: string;
+  name: 'thumb' | 'large' | 'mls';
+  account_id: string;
+  listing_id: string;
+  storage_key: string;
+  content_type: string;
+  width: number;
+  height: number;
+  size: number;
   created_at: string;
 }
 
@@ -212,6 +235,7 @@ export interface Database {
   notifications: NotificationsTable;
   jobs: JobsTable;
   media: MediaTable;
+  media_variants: MediaVariantsTable;
   media_cleanup: MediaCleanupTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;

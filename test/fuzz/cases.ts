@@ -277,14 +277,22 @@ export function routerRefuses(plan: Plan['path']): boolean {
 /** The path with its ids, as the plan says, from the world as it is now. */
 export function resolvePath(op: Operation, plan: Plan['path'], world: World): string {
   const params = op.params.filter((p) => p.in === 'path');
-  const prefixes = params.map((p) => (p.prefix ?? 'lst') as Prefix);
+  // A parameter of a closed set (a variant's name) takes one of its values; the rest are ids.
+  const choices = (p: Param): unknown[] | undefined => (Array.isArray(p.schema.enum) ? p.schema.enum : undefined);
+  const idParams = params.filter((p) => choices(p) === undefined);
+  const prefixes = idParams.map((p) => (p.prefix ?? 'lst') as Prefix);
   const scene = world.scene(prefixes, plan.pick);
-  const values = params.map((p, i) => {
+  const ids = idParams.map((p, i) => {
     const prefix = prefixes[i] ?? 'lst';
     const real = plan.mode === 'mixed' ? world.any(prefix, plan.pick + i * 7) : scene[prefix];
     return { name: p.name, prefix, value: real ?? `${prefix}_0000000000000000000000NONE`, encode: true };
   });
-  const target = values[plan.which % Math.max(values.length, 1)];
+  const closed = params.flatMap((p) => {
+    const set = choices(p);
+    return set === undefined ? [] : [{ name: p.name, value: String(set[plan.pick % set.length]), encode: true }];
+  });
+  const values = [...ids, ...closed];
+  const target = ids[plan.which % Math.max(ids.length, 1)];
   if (target !== undefined) {
     const missing = `${target.prefix}_0000000000000000000000ZZZZ`;
     if (plan.mode === 'missing') target.value = missing;

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { call, createAccount, createKey, type TestAccount, type TestContext } from '../helpers.ts';
 import { jpeg, multipart, pdf } from '../media-fixtures.ts';
+import { makeVariantsNow } from '../media-helpers.ts';
 
 export type Prefix = 'lst' | 'cli' | 'med' | 'ntf';
 
@@ -84,6 +85,8 @@ export class World {
       payload: body,
     });
     if (res.statusCode !== 201) throw new Error(`seeding media: ${res.statusCode} ${res.body}`);
+    // The photo's variants, as the serve process would make them, so variant routes can succeed.
+    await makeVariantsNow(this.ctx);
   }
 
   /**

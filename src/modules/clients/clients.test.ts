@@ -508,6 +508,7 @@ describe('POST /v1/clients/:id/listings/:listing_id (assign)', () => {
       'baths',
       'beds',
       'client_id',
+      'cover_media_id',
       'created_at',
       'description',
       'id',

@@ -1,5 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
+import { forUpdate } from '../../db/locking.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
@@ -163,6 +165,23 @@ export async function updateListing(
   let q = db.updateTable('listings').set(patch).where('account_id', '=', accountId).where('id', '=', id);
   if (expectStatus !== undefined) q = q.where('status', '=', expectStatus);
   return q.returningAll().executeTakeFirst();
+}
+
+/**
+ * Reads a gallery to change it in this transaction, holding its row lock until the end
+ * (PostgreSQL; SQLite has one writer at a time). Changes to a gallery, and to its media's
+ * positions, its cover and its counts, take this lock first, so they never interleave.
+ */
+export async function lockListing(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  id: string,
+): Promise<ListingRow | undefined> {
+  return forUpdate(
+    dialect,
+    db.selectFrom('listings').selectAll().where('account_id', '=', accountId).where('id', '=', id),
+  ).executeTakeFirst();
 }
 
 export async function findListingStatus(

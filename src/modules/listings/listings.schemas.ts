@@ -47,11 +47,20 @@ export const ListingCreateBody = Type.Object(
 );
 export type ListingCreateInput = Static<typeof ListingCreateBody>;
 
-export const ListingUpdateBody = Type.Partial(ListingCreateBody, {
-  additionalProperties: false,
-  minProperties: 1,
-  title: 'ListingUpdate',
-});
+export const ListingUpdateBody = Type.Object(
+  {
+    ...Type.Partial(ListingCreateBody).properties,
+    cover_media_id: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        maxLength: 40,
+        description:
+          'A photo of this gallery (400 otherwise), or null: the client gallery then uses the first visible photo.',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'ListingUpdate' },
+);
 export type ListingUpdateInput = Static<typeof ListingUpdateBody>;
 
 /** Numbers as stored: within the bounds a create or update accepts. */
@@ -73,6 +82,7 @@ export const Listing = Type.Object(
     mls_number: NullableText(50),
     client_id: NullableId('cli', 'The assigned client, or null.'),
     media_count: Int32({ minimum: 0 }),
+    cover_media_id: NullableId('med', 'A photo of this gallery chosen as its cover, or null.'),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -12,6 +12,7 @@ import type {
 } from './listings.schemas.ts';
 import { cancelQueuedNotifications } from '../notifications/notifications.outbox.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
+import { isPhotoOfGallery } from '../media/media.service.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../counts/counters.ts';
 import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
@@ -28,6 +29,7 @@ export const toListing = (row: repo.ListingRow): ListingType => ({
   mls_number: row.mls_number,
   client_id: row.client_id,
   media_count: row.media_count,
+  cover_media_id: row.cover_media_id,
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
@@ -42,9 +44,6 @@ export const toListingItem = (row: repo.ListingItemRow): ListingItemType => ({
   client_id: row.client_id,
   created_at: row.created_at,
 });
-
-/** Status changes racing one update, beyond which it gives up (only ever reached under abuse). */
-const MAX_STATUS_RACES = 20;
 
 export type ListingsService = ReturnType<typeof createListingsService>;
 
@@ -95,25 +94,23 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const changes = { ...patch, updated_at: clock.iso() };
-      const next = patch.status;
-      const row =
-        next === undefined
-          ? await repo.updateListing(db.kysely, accountId, id, changes)
-          : await db.kysely.transaction().execute(async (trx) => {
-              // The update applies only while the status is the one just read, so the counts
-              // move from the right status even when another request changes it meanwhile
-              // (PostgreSQL re-reads the row; SQLite has one writer, so it never retries there).
-              for (let attempt = 0; attempt < MAX_STATUS_RACES; attempt += 1) {
-                const current = await repo.findListingStatus(trx, accountId, id);
-                if (current === undefined) return undefined;
-                const updated = await repo.updateListing(trx, accountId, id, changes, current);
-                if (updated !== undefined) {
-                  await addCounts(trx, accountId, listingMoved(current, next));
-                  return updated;
-                }
-              }
-              throw new AppError('unavailable', 'The gallery is changing too often right now; retry');
-            });
+      const row = await db.kysely.transaction().execute(async (trx) => {
+        // The gallery's lock first: its status (for the counts) and its media (for the cover)
+        // cannot change under this update.
+        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+        if (current === undefined) return undefined;
+        const cover = patch.cover_media_id;
+        if (typeof cover === 'string' && !(await isPhotoOfGallery(trx, accountId, id, cover))) {
+          throw new AppError('validation_error', 'cover_media_id must be a photo of this gallery', [
+            { field: 'cover_media_id', message: 'must be the id of a photo of this gallery' },
+          ]);
+        }
+        const updated = await repo.updateListing(trx, accountId, id, changes);
+        if (updated !== undefined && patch.status !== undefined) {
+          await addCounts(trx, accountId, listingMoved(current.status, patch.status));
+        }
+        return updated;
+      });
       if (row === undefined) throw notFound('Gallery');
       return toListing(row);
     },

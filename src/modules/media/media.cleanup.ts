@@ -37,6 +37,24 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       return keys;
     },
 
+    /**
+     * Before bytes are written outside an upload (photo variants): a lease on their keys, so they
+     * are removed unless release() is committed first (a crash mid-write leaves nothing).
+     */
+    async lease(keys: string[], ms: number): Promise<void> {
+      await repo.scheduleCleanup(db.kysely, keys, clock.iso(ms), clock.iso());
+    },
+
+    /** In the transaction that records their owner: these keys' bytes are kept. */
+    async release(trx: Executor, keys: string[]): Promise<void> {
+      await repo.cancelCleanup(trx, keys);
+    },
+
+    /** Leased bytes that will not be recorded after all (a failed try): due for removal now. */
+    async dueNow(keys: string[]): Promise<void> {
+      await repo.extendCleanup(db.kysely, keys, clock.iso());
+    },
+
     /** In the caller's transaction: these keys' bytes are to go as soon as it commits. */
     async scheduleNow(trx: Executor, keys: string[]): Promise<void> {
       await repo.scheduleCleanup(trx, keys, clock.iso(), clock.iso());

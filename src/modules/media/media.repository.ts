@@ -1,6 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
-import type { MediaTable } from '../../db/schema.ts';
+import type { MediaTable, MediaVariantsTable, VariantsStatus } from '../../db/schema.ts';
 
 export type MediaRow = Selectable<MediaTable>;
 
@@ -43,20 +43,28 @@ export async function deleteMedia(db: Executor, accountId: string, listingId: st
   return Number(result.numDeletedRows) > 0;
 }
 
+/** Every stored object of a gallery's media: the originals and their variants. */
 export async function storageKeysOfListing(db: Executor, accountId: string, listingId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('media')
     .select('storage_key')
     .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
+    .unionAll(
+      db
+        .selectFrom('media_variants')
+        .select('storage_key')
+        .where('account_id', '=', accountId)
+        .where('listing_id', '=', listingId),
+    )
     .execute();
   return rows.map((r) => r.storage_key);
 }
 
 /**
- * Reserves `count` positions on the gallery and counts the new media, in one statement so
- * concurrent uploads never share a position. Returns the last reserved position, or undefined
- * when the gallery is gone.
+ * Reserves `count` positions at the end of the gallery and counts the new media, in one
+ * statement (which also takes the gallery's row lock). Returns the last reserved position, or
+ * undefined when the gallery is gone.
  */
 export async function reservePositions(
   db: Executor,
@@ -67,25 +75,167 @@ export async function reservePositions(
 ): Promise<number | undefined> {
   const row = await db
     .updateTable('listings')
+    .set((eb) => ({ media_count: eb('media_count', '+', count), updated_at: now }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', listingId)
+    .returning('media_count')
+    .executeTakeFirst();
+  return row?.media_count;
+}
+
+/** After a deletion (under the gallery's lock): the gap closes, the count drops, the cover clears. */
+export async function closeGap(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  removed: { id: string; position: number },
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('media')
+    .set((eb) => ({ position: eb('position', '-', 1) }))
+    .where('listing_id', '=', listingId)
+    .where('position', '>', removed.position)
+    .execute();
+  await db
+    .updateTable('listings')
     .set((eb) => ({
-      media_seq: eb('media_seq', '+', count),
-      media_count: eb('media_count', '+', count),
+      media_count: eb('media_count', '-', 1),
+      cover_media_id: eb.case().when('cover_media_id', '=', removed.id).then(null).else(eb.ref('cover_media_id')).end(),
       updated_at: now,
     }))
     .where('account_id', '=', accountId)
     .where('id', '=', listingId)
-    .returning('media_seq')
-    .executeTakeFirst();
-  return row?.media_seq;
+    .execute();
 }
 
-export async function uncountMedia(db: Executor, accountId: string, listingId: string, now: string): Promise<void> {
+/** Moves one media from `from` to `to`, shifting the items between (under the gallery's lock). */
+export async function movePosition(
+  db: Executor,
+  listingId: string,
+  mediaId: string,
+  from: number,
+  to: number,
+): Promise<void> {
+  if (from === to) return;
+  const up = to < from;
   await db
-    .updateTable('listings')
-    .set((eb) => ({ media_count: eb('media_count', '-', 1), updated_at: now }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', listingId)
+    .updateTable('media')
+    .set((eb) => ({ position: eb('position', up ? '+' : '-', 1) }))
+    .where('listing_id', '=', listingId)
+    .where('position', up ? '>=' : '>', up ? to : from)
+    .where('position', up ? '<' : '<=', up ? from : to)
     .execute();
+  await db.updateTable('media').set({ position: to }).where('id', '=', mediaId).execute();
+}
+
+/** Ids per statement when renumbering (far below every driver's parameter limit). */
+const RENUMBER_BATCH = 400;
+
+/** Gives the gallery's media the positions 1..n in `order` (under the gallery's lock). */
+export async function setPositions(db: Executor, listingId: string, order: readonly string[]): Promise<void> {
+  for (let start = 0; start < order.length; start += RENUMBER_BATCH) {
+    const batch = order.slice(start, start + RENUMBER_BATCH);
+    const position = sql<number>`case ${sql.ref('id')} ${sql.join(
+      batch.map((id, i) => sql`when ${id} then cast(${start + i + 1} as integer)`),
+      sql` `,
+    )} else ${sql.ref('position')} end`;
+    await db
+      .updateTable('media')
+      .set({ position })
+      .where('listing_id', '=', listingId)
+      .where('id', 'in', batch)
+      .execute();
+  }
+}
+
+/** The media ids of a gallery, in position order. */
+export async function mediaOrder(db: Executor, accountId: string, listingId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('media')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .orderBy('position')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function updateMediaFields(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  id: string,
+  fields: { caption?: string | null; hidden?: number },
+): Promise<void> {
+  if (Object.keys(fields).length === 0) return;
+  await db
+    .updateTable('media')
+    .set(fields)
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('id', '=', id)
+    .execute();
+}
+
+// Variants (section 13): a row per derived size of a photo, owning its object in storage.
+
+export type VariantRow = Selectable<MediaVariantsTable>;
+
+/** Every variant of a gallery's photos (for the media list). */
+export async function variantsOfGallery(db: Executor, accountId: string, listingId: string): Promise<VariantRow[]> {
+  return db
+    .selectFrom('media_variants')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .execute();
+}
+
+export async function variantsOfMedia(db: Executor, mediaId: string): Promise<VariantRow[]> {
+  return db.selectFrom('media_variants').selectAll().where('media_id', '=', mediaId).execute();
+}
+
+export async function insertVariants(db: Executor, rows: Insertable<MediaVariantsTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('media_variants').values(rows).execute();
+}
+
+/** Replaces a photo's variant rows (a remake); returns the keys of the ones replaced. */
+export async function deleteVariants(db: Executor, mediaId: string): Promise<string[]> {
+  const rows = await db.deleteFrom('media_variants').where('media_id', '=', mediaId).returning('storage_key').execute();
+  return rows.map((r) => r.storage_key);
+}
+
+export async function setVariantsStatus(db: Executor, mediaId: string, status: VariantsStatus): Promise<boolean> {
+  const result = await db
+    .updateTable('media')
+    .set({ variants_status: status })
+    .where('id', '=', mediaId)
+    .where('kind', '=', 'photo')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** A photo for its variants job (the job carries the ids). */
+export async function findPhotoForVariants(db: Executor, mediaId: string): Promise<MediaRow | undefined> {
+  return db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo').executeTakeFirst();
+}
+
+/** Photos whose variants match `which`, oldest first, a page at a time (`lightbox media variants`). */
+export async function photosForRemake(
+  db: Executor,
+  which: 'missing' | 'failed' | 'all',
+  after: string,
+  limit: number,
+): Promise<Pick<MediaRow, 'id' | 'account_id' | 'variants_status'>[]> {
+  let q = db
+    .selectFrom('media')
+    .select(['id', 'account_id', 'variants_status'])
+    .where('kind', '=', 'photo')
+    .where('id', '>', after);
+  if (which === 'failed') q = q.where('variants_status', '=', 'failed');
+  if (which === 'missing') q = q.where('variants_status', '<>', 'ready');
+  return q.orderBy('id').limit(limit).execute();
 }
 
 // The cleanup ledger (see the media_cleanup migration).
@@ -131,6 +281,7 @@ export async function knownKeys(db: Executor, keys: string[]): Promise<Set<strin
     .selectFrom('media')
     .select('storage_key')
     .where('storage_key', 'in', keys)
+    .unionAll(db.selectFrom('media_variants').select('storage_key').where('storage_key', 'in', keys))
     .unionAll(db.selectFrom('media_cleanup').select('storage_key').where('storage_key', 'in', keys))
     .execute();
   return new Set(rows.map((r) => r.storage_key));

@@ -1,18 +1,19 @@
-import { create as contentDisposition } from 'content-disposition';
 import multipart from '@fastify/multipart';
-import rangeParser from 'range-parser';
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { AppError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
-import { errorResponses, NoContent, READ_ERRORS } from '../../http/schemas.ts';
-import type { ByteRange } from '../../storage/storage.ts';
+import { errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import { sendStoredBytes } from '../../http/send-bytes.ts';
+import type { VariantRow } from './media.repository.ts';
 import {
   ListingMediaParams,
   MediaContentHeaders,
   Media,
   MediaList,
+  MediaOrderBody,
   MediaParams,
+  MediaUpdateBody,
+  VariantParams,
   uploadSchemas,
   type UploadLimits,
 } from './media.schemas.ts';
@@ -20,14 +21,6 @@ import { ACCEPTED_TYPES } from './media.ingest.ts';
 import { asClientFault, type IncomingFile, type MediaService } from './media.service.ts';
 
 const tags = ['Media'];
-
-/** Nothing uploaded may ever run in a browser: it is always a download, never sniffed, sandboxed. */
-const CONTENT_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; sandbox",
-  'cache-control': 'private, no-cache',
-  'accept-ranges': 'bytes',
-};
 
 async function* fileParts(request: FastifyRequest): AsyncGenerator<IncomingFile> {
   try {
@@ -45,14 +38,16 @@ const binaryResponse = (description: string, Binary: TSchema) => ({
   content: Object.fromEntries(ACCEPTED_TYPES.map((type) => [type, { schema: Binary }])),
 });
 
-/** RFC 9110 If-None-Match: a list of (weak or strong) tags, or `*`. */
-function matchesAny(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
+/** A variant's bytes change only when it is made again (a new row, a new time). */
+export const variantEtag = (v: VariantRow): string =>
+  `"${v.media_id}-${v.name}-${Date.parse(v.created_at).toString(36)}-${v.size.toString(36)}"`;
+
+const variantResponse = (description: string) => ({
+  description,
+  content: Object.fromEntries(
+    ['image/webp', 'image/jpeg'].map((type) => [type, { schema: Type.String({ format: 'binary' }) }]),
+  ),
+});
 
 /**
  * Multipart parsing exists only in this scope, where uploads are taken; every other /v1 route
@@ -63,6 +58,8 @@ export async function registerMediaRoutes(
   { media }: { media: MediaService },
   limits: UploadLimits,
 ): Promise<void> {
+  const schemas = uploadSchemas(limits);
+  // Only the upload takes multipart: every other media route stays JSON-only (a form sent to them is 415).
   await v1.register(async (app) => {
     await app.register(multipart, {
       limits: {
@@ -75,14 +72,15 @@ export async function registerMediaRoutes(
         headerPairs: 200,
       },
     });
-    registerMediaRouteTable(app, media, uploadSchemas(limits));
+    registerUploadRoute(app, media, schemas);
   });
+  registerMediaRouteTable(v1, media, schemas);
 }
 
-function registerMediaRouteTable(
+function registerUploadRoute(
   app: App,
   media: MediaService,
-  { MediaUploadBody, MediaUploaded, Binary }: ReturnType<typeof uploadSchemas>,
+  { MediaUploadBody, MediaUploaded }: ReturnType<typeof uploadSchemas>,
 ): void {
   app.post(
     '/listings/:id/media',
@@ -112,7 +110,9 @@ function registerMediaRouteTable(
       return reply.code(201).send({ data });
     },
   );
+}
 
+function registerMediaRouteTable(app: App, media: MediaService, { Binary }: ReturnType<typeof uploadSchemas>): void {
   app.get(
     '/listings/:id/media',
     {
@@ -166,41 +166,85 @@ function registerMediaRouteTable(
     },
     async (request, reply) => {
       const row = await media.record(request.auth.accountId, request.params.id, request.params.media_id);
-      const etag = `"${row.sha256}"`;
-      void reply
-        .headers(CONTENT_HEADERS)
-        .header('etag', etag)
-        .header('content-disposition', contentDisposition(row.filename, { type: 'attachment' }));
-      if (matchesAny(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      const sent = await sendStoredBytes(request, reply, {
+        etag: `"${row.sha256}"`,
+        size: row.size,
+        contentType: row.content_type,
+        filename: row.filename,
+        open: (range) => media.open(row, range),
+      });
+      return sent.reply;
+    },
+  );
 
-      let range: ByteRange | undefined;
-      const ifRange = request.headers['if-range'];
-      const wanted = request.headers.range;
-      if (wanted !== undefined && (ifRange === undefined || ifRange === etag)) {
-        const parsed = rangeParser(row.size, wanted, { combine: true });
-        if (parsed === -1) {
-          throw new AppError(
-            'range_not_satisfiable',
-            `The range is outside the ${row.size} bytes of this file`,
-            undefined,
-            {
-              'content-range': `bytes */${row.size}`,
-            },
-          );
-        }
-        // A malformed header, another unit or several ranges: serve the whole file (RFC 9110 allows it).
-        if (parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1 && parsed[0] !== undefined) {
-          range = { start: parsed[0].start, end: parsed[0].end };
-        }
-      }
-      const body = await media.open(row, range);
-      void reply.type(row.content_type);
-      if (range === undefined) return reply.header('content-length', row.size).send(body);
-      return reply
-        .code(206)
-        .header('content-range', `bytes ${range.start}-${range.end}/${row.size}`)
-        .header('content-length', range.end - range.start + 1)
-        .send(body);
+  app.patch(
+    '/listings/:id/media/:media_id',
+    {
+      schema: {
+        operationId: 'updateMedia',
+        summary: 'Change a caption, hide or show, or move to another position',
+        description:
+          'Body: at least one of `caption`, `hidden`, `position`. A move shifts the media between; positions ' +
+          'stay 1..n without gaps (a position past n is 400).',
+        tags,
+        params: MediaParams,
+        body: MediaUpdateBody,
+        response: { 200: Media, ...errorResponses(...WRITE_ERRORS) },
+      },
+    },
+    (request) => media.update(request.auth.accountId, request.params.id, request.params.media_id, request.body),
+  );
+
+  app.put(
+    '/listings/:id/media/order',
+    {
+      schema: {
+        operationId: 'reorderMedia',
+        summary: "Put all of a gallery's media in a new order",
+        description:
+          '`media_ids` must name every media of the gallery exactly once; otherwise 400 `validation_error` ' +
+          'names what is missing, repeated or not of this gallery. Answers the media list in the new order.',
+        tags,
+        params: ListingMediaParams,
+        body: MediaOrderBody,
+        response: { 200: MediaList, ...errorResponses(...WRITE_ERRORS) },
+      },
+    },
+    (request) => media.reorder(request.auth.accountId, request.params.id, request.body.media_ids),
+  );
+
+  app.get(
+    '/listings/:id/media/:media_id/variants/:name',
+    {
+      schema: {
+        operationId: 'getMediaVariant',
+        summary: "Download one of a photo's variants (thumb, large, mls)",
+        description:
+          'Served like the content (attachment, `nosniff`, sandbox, `ETag`/304, one `Range`). 404 unless the ' +
+          'variant is ready (pending or failed); another name than thumb, large or mls is 400.',
+        tags,
+        params: VariantParams,
+        headers: MediaContentHeaders,
+        response: {
+          200: variantResponse('The variant: WebP (thumb) or JPEG (large, mls).'),
+          206: variantResponse('The requested byte range (`Content-Range`).'),
+          304: Type.Null({ description: 'Not modified: the ETag matches.' }),
+          416: Type.Ref('Error', { description: 'Range not satisfiable (`range_not_satisfiable`).' }),
+          ...errorResponses(...READ_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, media_id: mediaId, name } = request.params;
+      const variant = await media.variant(request.auth.accountId, id, mediaId, name);
+      const sent = await sendStoredBytes(request, reply, {
+        etag: variantEtag(variant),
+        size: variant.size,
+        contentType: variant.content_type,
+        filename: `${mediaId}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
+        open: (range) => media.openVariant(variant, range),
+      });
+      return sent.reply;
     },
   );
 

@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, IdParam, Int32, Int64, StringEnum, Timestamp, WholeListOf } from '../../http/schemas.ts';
+import {
+  Id,
+  IdParam,
+  Int32,
+  Int64,
+  NullableString,
+  NullableText,
+  StringEnum,
+  Timestamp,
+  WholeListOf,
+} from '../../http/schemas.ts';
 import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
 
 import type { MediaConfig } from '../../config.ts';
@@ -8,6 +18,34 @@ import type { MediaConfig } from '../../config.ts';
 export type UploadLimits = Pick<MediaConfig, 'maxFileBytes' | 'maxFiles'>;
 /** A conditional or range header longer than this is refused (400) rather than parsed. */
 const HEADER_MAX = 1024;
+
+const CAPTION_MAX = 2000;
+
+export const VARIANT_NAMES = ['thumb', 'large', 'mls'] as const;
+
+const Variant = Type.Object(
+  {
+    url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes (needs the API key).' }),
+    content_type: StringEnum(['image/webp', 'image/jpeg'] as const),
+    width: Int32({ minimum: 1 }),
+    height: Int32({ minimum: 1 }),
+    size: Int64({ minimum: 0, description: 'Bytes.' }),
+  },
+  { title: 'MediaVariant', additionalProperties: false },
+);
+const NullableVariant = (description: string) => Type.Union([Variant, Type.Null()], { description });
+
+const Variants = Type.Object(
+  {
+    status: StringEnum(['pending', 'ready', 'failed'] as const, {
+      description: 'Made in the background after upload; `failed` when the photo cannot be decoded.',
+    }),
+    thumb: NullableVariant('WebP within 480x480; null until ready.'),
+    large: NullableVariant('JPEG within 2048x2048; null until ready.'),
+    mls: NullableVariant('JPEG within VARIANT_MLS_SIZE (2048x1536 by default); null until ready.'),
+  },
+  { title: 'MediaVariants', additionalProperties: false },
+);
 
 export const Media = Type.Object(
   {
@@ -31,7 +69,16 @@ export const Media = Type.Object(
     }),
     width: Type.Union([Int32({ minimum: 1 }), Type.Null()], { description: 'Pixels, for photos; null otherwise.' }),
     height: Type.Union([Int32({ minimum: 1 }), Type.Null()], { description: 'Pixels, for photos; null otherwise.' }),
-    position: Int32({ minimum: 1, description: 'Order within the gallery: upload order.' }),
+    position: Int32({
+      minimum: 1,
+      description:
+        'Order within the gallery, 1..n without gaps: an upload appends, a move shifts, a deletion closes the gap.',
+    }),
+    caption: NullableText(CAPTION_MAX, 'Shown under the photo in the client gallery; null when unset.'),
+    hidden: Type.Boolean({ description: 'Hidden media are never shown to the client.' }),
+    variants: Type.Union([Variants, Type.Null()], {
+      description: 'The derived sizes of a photo (null for videos and documents).',
+    }),
     created_at: Timestamp(),
     content_url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes.' }),
   },
@@ -67,6 +114,35 @@ export function uploadSchemas({ maxFileBytes, maxFiles }: UploadLimits) {
     }),
   };
 }
+
+export const MediaUpdateBody = Type.Object(
+  {
+    caption: Type.Optional(NullableString({ maxLength: CAPTION_MAX, description: 'null removes it.' })),
+    hidden: Type.Optional(Type.Boolean()),
+    position: Type.Optional(
+      Int32({ minimum: 1, description: 'The new position, 1..n; the media between shift to make room.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'MediaUpdate' },
+);
+export type MediaUpdateInput = Static<typeof MediaUpdateBody>;
+
+export const MediaOrderBody = Type.Object(
+  {
+    media_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9A-Za-z_-]+$' }), {
+      maxItems: 100_000,
+      description: 'Every media id of the gallery, each once, in the new order.',
+    }),
+  },
+  { additionalProperties: false, title: 'MediaOrder' },
+);
+export type MediaOrderInput = Static<typeof MediaOrderBody>;
+
+export const VariantParams = Type.Object({
+  id: IdParam('Gallery id (`lst_...`).'),
+  media_id: IdParam('Media id (`med_...`).'),
+  name: StringEnum(VARIANT_NAMES, { description: 'Which size: `thumb`, `large` or `mls`.' }),
+});
 
 export const ListingMediaParams = Type.Object({ id: IdParam('Gallery id (`lst_...`).') });
 export const MediaParams = Type.Object({

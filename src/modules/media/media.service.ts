@@ -4,12 +4,12 @@
 import path from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import type { Deps } from '../../deps.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { wholeList, type Page } from '../../lib/pagination.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage } from '../../storage/storage.ts';
-import { findListing } from '../listings/listings.repository.ts';
+import { findListing, lockListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import {
   cleanFilename,
@@ -19,7 +19,10 @@ import {
   type Dimensions,
   type Sniffed,
 } from './media.ingest.ts';
-import type { MediaType } from './media.schemas.ts';
+import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
+import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
+import { enqueue, pendingJob } from '../queue/queue.ts';
+import type { Executor } from '../../db/executor.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import * as repo from './media.repository.ts';
 import type { Log } from '../../lib/log.ts';
@@ -67,20 +70,18 @@ export function createMediaService({
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
-  const toMedia = (row: repo.MediaRow): MediaType => ({
-    id: row.id,
-    listing_id: row.listing_id,
-    kind: row.kind,
-    filename: row.filename,
-    content_type: row.content_type,
-    size: row.size,
-    sha256: row.sha256,
-    width: row.width,
-    height: row.height,
-    position: row.position,
-    created_at: row.created_at,
-    content_url: `${config.publicUrl}/v1/listings/${row.listing_id}/media/${row.id}/content`,
-  });
+  const serialize = mediaSerializer(config.publicUrl);
+  const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
+    serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
+
+  async function listOf(trx: Executor, accountId: string, listingId: string): Promise<MediaType[]> {
+    const [rows, variants] = await Promise.all([
+      repo.listMedia(trx, accountId, listingId),
+      repo.variantsOfGallery(trx, accountId, listingId),
+    ]);
+    const byMedia = variantsByMedia(variants);
+    return rows.map((row) => serialize(row, byMedia.get(row.id) ?? []));
+  }
 
   async function requireListing(accountId: string, listingId: string): Promise<void> {
     if (!hasIdShape('lst', listingId) || (await findListing(db.kysely, accountId, listingId)) === undefined) {
@@ -197,13 +198,24 @@ export function createMediaService({
             height: file.dimensions?.height ?? null,
             position: first + i,
             storage_key: file.key,
+            caption: null,
+            hidden: 0,
+            variants_status: file.sniffed.kind === 'photo' ? ('pending' as const) : null,
             created_at: now,
           }));
           await repo.insertMedia(trx, inserted);
+          // Each photo's variants are made in the background (media.variants.job.ts).
+          await enqueue(
+            trx,
+            inserted
+              .filter((m) => m.kind === 'photo')
+              .map((m) => ({ kind: 'media.variants' as const, accountId, subjectId: m.id, runAt: now })),
+            now,
+          );
           await addCounts(trx, accountId, { media: inserted.length });
           return inserted;
         });
-        return rows.map(toMedia);
+        return rows.map((row) => serialize(row, []));
       } catch (err) {
         await discard(keys, log);
         throw err;
@@ -214,11 +226,56 @@ export function createMediaService({
 
     async list(accountId: string, listingId: string): Promise<Page<MediaType>> {
       await requireListing(accountId, listingId);
-      return wholeList((await repo.listMedia(db.kysely, accountId, listingId)).map(toMedia));
+      return wholeList(await listOf(db.kysely, accountId, listingId));
     },
 
     async get(accountId: string, listingId: string, mediaId: string): Promise<MediaType> {
       return toMedia(await record(accountId, listingId, mediaId));
+    },
+
+    /** Changes a caption, hides or shows, or moves to another position (the media between shift). */
+    async update(accountId: string, listingId: string, mediaId: string, patch: MediaUpdateInput): Promise<MediaType> {
+      await record(accountId, listingId, mediaId);
+      return db.kysely.transaction().execute(async (trx) => {
+        const gallery = await lockListing(trx, db.dialect, accountId, listingId);
+        const row = gallery === undefined ? undefined : await repo.findMedia(trx, accountId, listingId, mediaId);
+        if (gallery === undefined || row === undefined) throw notFound('Media');
+        if (patch.position !== undefined) {
+          if (patch.position > gallery.media_count) {
+            throw new AppError('validation_error', `position must be between 1 and ${gallery.media_count}`, [
+              { field: 'position', message: `must be between 1 and ${gallery.media_count} (the gallery's media)` },
+            ]);
+          }
+          await repo.movePosition(trx, listingId, mediaId, row.position, patch.position);
+        }
+        await repo.updateMediaFields(trx, accountId, listingId, mediaId, {
+          ...(patch.caption === undefined ? {} : { caption: patch.caption }),
+          ...(patch.hidden === undefined ? {} : { hidden: patch.hidden ? 1 : 0 }),
+        });
+        const updated = await repo.findMedia(trx, accountId, listingId, mediaId);
+        if (updated === undefined) throw notFound('Media');
+        return toMedia(updated, trx);
+      });
+    },
+
+    /** Puts the gallery's media in the given order: every media id exactly once. */
+    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<Page<MediaType>> {
+      await requireListing(accountId, listingId);
+      return db.kysely.transaction().execute(async (trx) => {
+        if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) throw notFound('Gallery');
+        const current = await repo.mediaOrder(trx, accountId, listingId);
+        const problems = permutationProblems(current, order);
+        const first = problems[0];
+        if (first !== undefined) {
+          throw new AppError(
+            'validation_error',
+            `${first.field} ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+            problems,
+          );
+        }
+        await repo.setPositions(trx, listingId, order);
+        return wholeList(await listOf(trx, accountId, listingId));
+      });
     },
 
     /** The stored record, for serving its bytes. */
@@ -228,15 +285,97 @@ export function createMediaService({
       return storage.get(row.storage_key, range);
     },
 
-    async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
+    /**
+     * Queues photos' variants to be made again (`lightbox media variants`): `missing`, those not
+     * ready (pending with no job, or failed); `failed`, only the failed; `all`, every photo (ready
+     * ones keep theirs until the new ones replace them). A photo whose job is already queued is
+     * left alone. Returns how many were queued.
+     */
+    async remakeVariants(which: 'missing' | 'failed' | 'all'): Promise<number> {
+      let queued = 0;
+      let after = '';
+      for (;;) {
+        const page = await repo.photosForRemake(db.kysely, which, after, 500);
+        if (page.length === 0) return queued;
+        after = page[page.length - 1]?.id ?? after;
+        for (const photo of page) {
+          const now = clock.iso();
+          const added = await db.kysely.transaction().execute(async (trx) => {
+            if ((await pendingJob(trx, 'media.variants', photo.id)) !== undefined) return false;
+            if (photo.variants_status !== 'ready') await repo.setVariantsStatus(trx, photo.id, 'pending');
+            await enqueue(
+              trx,
+              { kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now },
+              now,
+            );
+            return true;
+          });
+          if (added) queued += 1;
+        }
+      }
+    },
+
+    /** A ready variant's record, for serving its bytes; 404 while pending or failed. */
+    async variant(accountId: string, listingId: string, mediaId: string, name: string): Promise<repo.VariantRow> {
       const row = await record(accountId, listingId, mediaId);
-      await db.kysely.transaction().execute(async (trx) => {
+      const variant =
+        row.variants_status === 'ready' && (VARIANT_NAMES as readonly string[]).includes(name)
+          ? (await repo.variantsOfMedia(db.kysely, row.id)).find((v) => v.name === name)
+          : undefined;
+      if (variant === undefined) throw new AppError('not_found', 'No such variant, or it is not ready yet');
+      return variant;
+    },
+
+    openVariant(variant: repo.VariantRow, range?: ByteRange): Promise<Readable> {
+      return storage.get(variant.storage_key, range);
+    },
+
+    async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
+      await record(accountId, listingId, mediaId);
+      const keys = await db.kysely.transaction().execute(async (trx) => {
+        const gallery = await lockListing(trx, db.dialect, accountId, listingId);
+        const row = gallery === undefined ? undefined : await repo.findMedia(trx, accountId, listingId, mediaId);
+        if (row === undefined) throw notFound('Media');
+        // The variants' rows go with the media row (ON DELETE CASCADE); their bytes with the original's.
+        const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
-        await repo.uncountMedia(trx, accountId, listingId, clock.iso());
-        await cleanup.scheduleNow(trx, [row.storage_key]);
+        await repo.closeGap(trx, accountId, listingId, row, clock.iso());
+        await cleanup.scheduleNow(trx, owned);
         await addCounts(trx, accountId, { media: -1 });
+        return owned;
       });
-      await cleanup.purge([row.storage_key], log);
+      await cleanup.purge(keys, log);
     },
   };
+}
+
+/** What is wrong with `order` as a permutation of `current`: missing, repeated and foreign ids. */
+export function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
+  const known = new Set(current);
+  const seen = new Set<string>();
+  const problems: ErrorDetail[] = [];
+  for (const [i, id] of order.entries()) {
+    if (!known.has(id)) problems.push({ field: `media_ids.${i}`, message: `${id} is not a media of this gallery` });
+    else if (seen.has(id)) problems.push({ field: `media_ids.${i}`, message: `repeats ${id}` });
+    seen.add(id);
+  }
+  for (const id of current) {
+    if (!seen.has(id)) problems.push({ field: 'media_ids', message: `is missing ${id}` });
+  }
+  return problems;
+}
+
+/**
+ * Whether `mediaId` may be the gallery's cover: one of its photos. Called in the transaction that
+ * sets the cover, after it took the gallery's lock, so a deletion cannot slip in between.
+ */
+export async function isPhotoOfGallery(
+  trx: Executor,
+  accountId: string,
+  listingId: string,
+  mediaId: string,
+): Promise<boolean> {
+  if (!hasIdShape('med', mediaId)) return false;
+  const row = await repo.findMedia(trx, accountId, listingId, mediaId);
+  return row?.kind === 'photo';
 }

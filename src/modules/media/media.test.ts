@@ -69,21 +69,27 @@ describe('list, get and delete', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), one);
     assert.deepEqual(Object.keys(res.json()).sort(), [
+      'caption',
       'content_type',
       'content_url',
       'created_at',
       'filename',
       'height',
+      'hidden',
       'id',
       'kind',
       'listing_id',
       'position',
       'sha256',
       'size',
+      'variants',
       'width',
     ]);
     assert.equal(one.width, null);
     assert.equal(one.height, null);
+    assert.equal(one.caption, null);
+    assert.equal(one.hidden, false);
+    assert.equal(one.variants, null, 'not a photo');
   });
 
   test('media of one gallery are not found through another gallery of the same account', async () => {
@@ -102,7 +108,7 @@ describe('list, get and delete', () => {
     );
   });
 
-  test('DELETE removes the row and the bytes and decrements media_count; the others keep their position', async () => {
+  test('DELETE removes the row and the bytes and decrements media_count; the gap closes (section 13)', async () => {
     const gone = media[1]!;
     const [row] = (await mediaRows(ctx, listingId)).filter((r) => r.id === gone.id);
     assert.ok(row !== undefined && (await storedKeys(ctx)).includes(row.storage_key));
@@ -129,12 +135,12 @@ describe('list, get and delete', () => {
       list.json<{ data: MediaJson[] }>().data.map((m) => [m.id, m.position]),
       [
         [media[0]!.id, 1],
-        [media[2]!.id, 3],
+        [media[2]!.id, 2],
       ],
     );
-    // A new upload takes the next position; positions are never reused.
+    // A new upload takes the next position: positions stay 1..n.
     const [next] = await uploaded(ctx, owner.key, listingId, [{ filename: '4.jpg', data: await jpeg() }]);
-    assert.equal(next?.position, 4);
+    assert.equal(next?.position, 3);
     assert.equal(await mediaCount(ctx, owner.key, listingId), 3);
   });
 

@@ -65,16 +65,6 @@ export function variantSpecs(mlsBox: Box): VariantSpec[] {
   ];
 }
 
-/** `2048x1536` -> a box; null unless both sides are whole numbers from 1 to 16384. */
-export function parseBox(text: string): Box | null {
-  const match = /^(\d{1,5})x(\d{1,5})$/.exec(text.trim());
-  if (match === null) return null;
-  const width = Number(match[1]);
-  const height = Number(match[2]);
-  const ok = (n: number): boolean => n >= 1 && n <= 16384;
-  return ok(width) && ok(height) ? { width, height } : null;
-}
-
 /**
  * The photo itself cannot be made into variants (truncated, undecodable, over the pixel limit):
  * trying again will not help, so its variants end `failed`. `message` is a short reason for an

@@ -1,0 +1,125 @@
+// The `media.variants` job on the durable queue: makes a photo's thumb, large and mls variants
+// (media.variants.ts does the image work) and records them. Every variant object is owned at all
+// times: by a cleanup-ledger lease while it is written, by its media_variants row once recorded
+// (the lease goes in the same transaction), so a crash leaves nothing the sweep does not remove.
+// Each making writes new keys; a remake replaces the rows and schedules the old keys' deletion.
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import type { Log } from '../../lib/log.ts';
+import { withLocalFile } from '../../storage/local-file.ts';
+import { finishJob, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
+import type { JobHandler } from '../queue/queue.runner.ts';
+import type { MediaCleanup } from './media.cleanup.ts';
+import * as repo from './media.repository.ts';
+import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './media.variants.ts';
+
+/** A photo that will not make its variants ends `failed` after this many tries. */
+export const MAX_VARIANT_TRIES = 3;
+/** Longer than any photo takes (a 268-megapixel TIFF on a busy node): then another node may. */
+const LEASE_MS = 10 * 60_000;
+const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
+
+export function variantsHandler(
+  { db, clock, config, storage }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'>,
+  cleanup: MediaCleanup,
+  log: Log,
+): JobHandler {
+  const specs = variantSpecs(config.media.variants.mlsBox);
+  const tmpDir = path.join(config.dataDir, 'tmp');
+  const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
+
+  /** Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. */
+  async function fail(job: ClaimedJob, mediaId: string, keys: string[], reason: string): Promise<void> {
+    await withJobOutcome(
+      db,
+      (trx) => finishJob(trx, job),
+      (trx) => repo.setVariantsStatus(trx, mediaId, 'failed'),
+    );
+    await cleanup.dueNow(keys);
+    log.warn({ media_id: mediaId, attempts: job.attempts + 1, reason }, 'photo variants failed');
+  }
+
+  async function run(job: ClaimedJob): Promise<void> {
+    const photo = await repo.findPhotoForVariants(db.kysely, job.subject_id);
+    if (photo === undefined) {
+      // Deleted since it was uploaded: nothing to make.
+      await finishJob(db.kysely, job);
+      return;
+    }
+    const generation = randomBytes(6).toString('base64url');
+    const keyOf = (name: string): string => `${photo.storage_key}-${name}-${generation}`;
+    const keys = specs.map((s) => keyOf(s.name));
+    // The ledger first: no byte is written before a row accounts for it.
+    await cleanup.lease(keys, LEASE_MS);
+    let made: MadeVariant[];
+    try {
+      made = await withLocalFile(storage, photo.storage_key, tmpDir, (file) =>
+        makeVariants(file, specs, (name, body, contentType) => storage.put(keyOf(name), body, { contentType }), {
+          maxPixels: config.media.maxImagePixels,
+        }),
+      );
+    } catch (err) {
+      if (err instanceof VariantError) {
+        await fail(job, photo.id, keys, err.message);
+        return;
+      }
+      const reason = err instanceof Error ? err.message : String(err);
+      if (job.attempts + 1 >= MAX_VARIANT_TRIES) {
+        await fail(job, photo.id, keys, `gave up after ${MAX_VARIANT_TRIES} tries: ${reason}`);
+        return;
+      }
+      await retryJob(db.kysely, job, clock.iso(delay(job.attempts + 1)), reason.slice(0, 500), clock.iso());
+      await cleanup.dueNow(keys);
+      log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo variants will be retried');
+      return;
+    }
+    const now = clock.iso();
+    const replaced = await withJobOutcome(
+      db,
+      (trx) => finishJob(trx, job),
+      async (trx) => {
+        // Deleted while its variants were made: the new bytes are the ledger's to remove.
+        if ((await repo.findPhotoForVariants(trx, photo.id)) === undefined) return keys;
+        const old = await repo.deleteVariants(trx, photo.id);
+        await repo.insertVariants(
+          trx,
+          made.map((v) => ({
+            media_id: photo.id,
+            name: v.name,
+            account_id: photo.account_id,
+            listing_id: photo.listing_id,
+            storage_key: keyOf(v.name),
+            content_type: v.contentType,
+            width: v.width,
+            height: v.height,
+            size: v.size,
+            created_at: now,
+          })),
+        );
+        await repo.setVariantsStatus(trx, photo.id, 'ready');
+        await cleanup.release(trx, keys);
+        await cleanup.scheduleNow(trx, old);
+        // The place where "variants ready" happens: the media.variants_ready event is recorded
+        // here, in this transaction (section 15).
+        return old;
+      },
+    );
+    if (replaced === undefined) {
+      // The lease was lost (another node took the job over): its bytes are not ours to keep.
+      await cleanup.dueNow(keys);
+      return;
+    }
+    await cleanup.purge(replaced, log);
+  }
+
+  return {
+    kind: 'media.variants',
+    concurrency: config.media.variants.concurrency,
+    batch: 1,
+    leaseMs: LEASE_MS,
+    startMarginMs: 0,
+    run,
+    faultDelayMs: (attempts) => delay(Math.min(attempts, RETRY_DELAYS_MS.length)),
+  };
+}
