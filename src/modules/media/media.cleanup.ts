@@ -90,6 +90,8 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
     async sweep(log?: Log): Promise<{ purged: number; orphans: number }> {
       const purged = await cleanup.purgeDue(log);
       const orphans = await cleanup.sweepOrphans(log);
+      // Folders emptied by deletions that ran before storage removed its own (or by a crash).
+      await storage.removeEmptyFolders?.();
       return { purged, orphans };
     },
   };
