@@ -1,6 +1,6 @@
 // Every background job of the serve process, started and stopped here and nowhere else: the
 // notification email worker, the media cleanup (a full sweep at start, then deletions as they
-// fall due) and the pruning of expired idempotency records.
+// fall due, and at once when a large deletion wakes it) and the pruning of expired idempotency records.
 import type { Deps } from './deps.ts';
 import type { Log } from './lib/log.ts';
 import { every, type Periodic } from './lib/periodic.ts';
@@ -36,6 +36,8 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
     log,
     'media cleanup',
   );
+  // A large deletion hands its bytes to this job rather than making its request wait for them.
+  const detach = services.mediaCleanup.attachWorker(() => cleanup.wake());
   const pruning = every(
     PRUNE_INTERVAL_MS,
     async () => {
@@ -49,6 +51,7 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
     async stop() {
       // A send in flight finishes (bounded); anything unsent stays queued for the next start.
       await worker.stop(10_000);
+      detach();
       await cleanup.stop();
       await pruning.stop();
     },

@@ -132,7 +132,7 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
         await addCounts(trx, accountId, listingsAdded(deleted.status, -1), { media: -deleted.media_count }, cancelled);
         return storageKeys;
       });
-      await cleanup.purge(keys, log);
+      await cleanup.afterDelete(keys, log);
     },
   };
 }

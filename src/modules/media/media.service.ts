@@ -236,7 +236,7 @@ export function createMediaService({
         await cleanup.scheduleNow(trx, [row.storage_key]);
         await addCounts(trx, accountId, { media: -1 });
       });
-      await cleanup.purge([row.storage_key], log);
+      await cleanup.afterDelete([row.storage_key], log);
     },
   };
 }
