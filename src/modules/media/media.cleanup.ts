@@ -54,6 +54,11 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
      * go as soon as it commits. Returns their keys, for afterDelete() once it has committed.
      */
     async scheduleGallery(trx: Executor, accountId: string, listingId: string): Promise<string[]> {
+      // The gallery row is locked before its media are read: an upload commits through that row,
+      // so every upload that committed before this point is read below, and every later one
+      // finds the gallery gone and takes its bytes back. Read first, an upload committing in
+      // between would lose its media rows to the cascade with no cleanup row for its bytes.
+      if (!(await repo.lockGallery(trx, accountId, listingId))) return [];
       return repo.scheduleGalleryCleanup(trx, accountId, listingId, clock.iso(), clock.iso());
     },
 

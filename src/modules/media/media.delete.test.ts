@@ -1,6 +1,7 @@
 // Deleting a gallery and what happens to its bytes: a gallery of 30,000 media (past every
-// driver's parameter limit) answers 204 at once and its bytes go soon after; and no empty folder
-// is left under the media directory.
+// driver's parameter limit) answers 204 at once and its bytes go soon after; uploads that commit
+// while their gallery is being deleted leave nothing behind (held deterministically on
+// PostgreSQL, raced on both dialects); and no empty folder is left under the media directory.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,9 +10,18 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/helpers.ts';
-import { pdf } from '../../../test/media-fixtures.ts';
-import { cleanupRows, eventually, mediaRows, newGallery, storedKeys, uploaded } from '../../../test/media-helpers.ts';
+import { sql } from 'kysely';
+import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/helpers.ts';
+import { jpeg, pdf } from '../../../test/media-fixtures.ts';
+import {
+  cleanupRows,
+  eventually,
+  mediaRows,
+  newGallery,
+  storedKeys,
+  upload,
+  uploaded,
+} from '../../../test/media-helpers.ts';
 import { startJobs } from '../../jobs.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Log } from '../../lib/log.ts';
@@ -154,6 +164,91 @@ describe('without the background job', () => {
     } finally {
       await ctx.close();
     }
+  });
+});
+
+describe('uploads committing while their gallery is deleted', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext();
+  });
+  after(() => ctx.close());
+
+  /** The ledger's promise: every stored object is owned by a media row or a cleanup row. */
+  async function assertEveryObjectOwned(): Promise<void> {
+    const owned = new Set([
+      ...(await mediaRows(ctx)).map((r) => r.storage_key),
+      ...(await cleanupRows(ctx)).map((r) => r.storage_key),
+    ]);
+    const unowned = (await storedKeys(ctx)).filter((key) => !owned.has(key));
+    assert.deepEqual(unowned, [], 'stored objects that no row owns');
+  }
+
+  test(
+    'an upload whose commit waits on the gallery row while the delete starts: its bytes go too (held on PostgreSQL)',
+    { skip: isPostgres ? false : 'SQLite has one writer at a time: the delete and the commit cannot interleave' },
+    async () => {
+      const owner = await createAccount(ctx);
+      const listingId = await newGallery(ctx, owner);
+      await uploaded(ctx, owner.key, listingId, [{ filename: 'kept.pdf', data: pdf('before') }]);
+      const db = ctx.deps.db.kysely;
+      const waiting = async (): Promise<number> => {
+        const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+        return Number(rows[0]?.n ?? 0);
+      };
+      const waitFor = (n: number) =>
+        eventually(async () => {
+          assert.ok((await waiting()) >= n, `${n} sessions waiting on a lock`);
+        }, 20_000);
+
+      // Another session holds the gallery row, so both requests stop at it in turn.
+      let release!: () => void;
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = db.transaction().execute(async (trx) => {
+        await sql`select id from listings where id = ${listingId} for update`.execute(trx);
+        locked();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await isLocked;
+      const uploading = upload(ctx, owner.key, listingId, [{ filename: 'late.pdf', data: pdf('racing') }]);
+      await waitFor(1); // the upload's commit waits for the row
+      const deleting = call(ctx, 'DELETE', `/v1/listings/${listingId}`, { key: owner.key });
+      await waitFor(2); // and so does the delete
+      release();
+      await holder;
+      const [up, del] = await Promise.all([uploading, deleting]);
+      assert.equal(del.statusCode, 204, del.body);
+      // Whichever came first: the upload committed before the delete read the keys (201), or
+      // found its gallery gone (404) and took its bytes back.
+      assert.ok(up.statusCode === 201 || up.statusCode === 404, `${up.statusCode} ${up.body}`);
+      assert.deepEqual(await keysUnder(ctx, `${owner.accountId}/${listingId}`), []);
+      assert.deepEqual(await cleanupRows(ctx), []);
+      await assertEveryObjectOwned();
+    },
+  );
+
+  test('uploads and deletes raced pairwise leave every stored object owned, and nothing of a deleted gallery', async () => {
+    const owner = await createAccount(ctx);
+    const data = await jpeg();
+    const galleries = await Promise.all(Array.from({ length: 8 }, () => newGallery(ctx, owner)));
+    const results = await Promise.all(
+      galleries.map(async (listingId) => {
+        const [up, del] = await Promise.all([
+          upload(ctx, owner.key, listingId, [{ filename: 'a.jpg', data }]),
+          call(ctx, 'DELETE', `/v1/listings/${listingId}`, { key: owner.key }),
+        ]);
+        return [up.statusCode, del.statusCode] as const;
+      }),
+    );
+    for (const [up, del] of results) {
+      assert.equal(del, 204);
+      assert.ok(up === 201 || up === 404, String(up));
+    }
+    for (const listingId of galleries) assert.deepEqual(await keysUnder(ctx, `${owner.accountId}/${listingId}`), []);
+    assert.deepEqual(await cleanupRows(ctx), []);
+    await assertEveryObjectOwned();
   });
 });
 

@@ -44,6 +44,23 @@ export async function deleteMedia(db: Executor, accountId: string, listingId: st
 }
 
 /**
+ * Takes the gallery row's write lock for the rest of the transaction (a no-op update, which both
+ * dialects lock the same way). Uploads commit by updating this row (reservePositions), so once
+ * it is held no upload to the gallery can commit until the transaction ends. False when the
+ * gallery is not there.
+ */
+export async function lockGallery(db: Executor, accountId: string, listingId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('listings')
+    .set((eb) => ({ media_seq: eb.ref('media_seq') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', listingId)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
  * Reserves `count` positions on the gallery and counts the new media, in one statement so
  * concurrent uploads never share a position. Returns the last reserved position, or undefined
  * when the gallery is gone.
