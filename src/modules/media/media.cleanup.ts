@@ -5,7 +5,7 @@
 // a batch a purge has claimed and not yet deleted, which the orphan sweep at the next start finds.
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { MediaStorage } from '../../storage/storage.ts';
+import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
 import * as repo from './media.repository.ts';
 import type { Log } from '../../lib/log.ts';
 
@@ -19,6 +19,14 @@ const DELETE_CONCURRENCY = 8;
  */
 const INLINE_PURGE_MAX = 200;
 const RETRY_AFTER_MS = 60_000;
+
+/** What `lightbox doctor` finds when it compares storage with the ledger. */
+export interface StorageAudit {
+  /** Stored objects that no media row and no cleanup row owns (the sweep removes them). */
+  unowned: string[];
+  /** Media rows whose bytes are not in storage (nothing can restore them). */
+  missing: repo.MediaKeyRow[];
+}
 
 export type MediaCleanup = ReturnType<typeof createMediaCleanup>;
 
@@ -46,6 +54,17 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
     });
     await repo.scheduleCleanup(db.kysely, failed, clock.iso(RETRY_AFTER_MS), clock.iso());
     return keys.length - failed.length;
+  }
+
+  /** Whether `key` is in storage now (for re-checking what a listing suggested). */
+  async function isStored(key: string): Promise<boolean> {
+    try {
+      (await storage.get(key)).destroy();
+      return true;
+    } catch (err) {
+      if (err instanceof StorageNotFoundError) return false;
+      throw err;
+    }
   }
 
   const cleanup = {
@@ -142,6 +161,62 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       // Folders emptied by deletions that ran before storage removed its own (or by a crash).
       await storage.removeEmptyFolders?.();
       return { purged, orphans };
+    },
+
+    /**
+     * Compares storage with the ledger (`lightbox doctor`): objects no row owns, and media rows
+     * whose object is not stored. Holds every stored key in memory (about 100 bytes each). What a
+     * listing suggests is checked again before it is reported, so uploads and deletions running
+     * meanwhile are not reported; an object a purge is deleting at that moment may be.
+     */
+    async audit(): Promise<StorageAudit> {
+      const stored = new Set<string>();
+      const maybeUnowned: string[] = [];
+      let batch: string[] = [];
+      const flush = async (): Promise<void> => {
+        const known = await repo.knownKeys(db.kysely, batch);
+        maybeUnowned.push(...batch.filter((key) => !known.has(key)));
+        batch = [];
+      };
+      for await (const object of storage.list('')) {
+        stored.add(object.key);
+        batch.push(object.key);
+        if (batch.length >= BATCH) await flush();
+      }
+      await flush();
+
+      const maybeMissing: repo.MediaKeyRow[] = [];
+      let after = '';
+      for (;;) {
+        const page = await repo.mediaKeysPage(db.kysely, after, 1000);
+        const last = page.at(-1);
+        if (last === undefined) break;
+        maybeMissing.push(...page.filter((row) => !stored.has(row.storage_key)));
+        after = last.storage_key;
+      }
+
+      const unowned: string[] = [];
+      for (let i = 0; i < maybeUnowned.length; i += BATCH) {
+        const slice = maybeUnowned.slice(i, i + BATCH);
+        // A purge that had claimed it (so no row owned it) has deleted it by now.
+        const known = await repo.knownKeys(db.kysely, slice);
+        for (const key of slice) {
+          if (!known.has(key) && (await isStored(key))) unowned.push(key);
+        }
+      }
+      const missing: repo.MediaKeyRow[] = [];
+      for (let i = 0; i < maybeMissing.length; i += BATCH) {
+        const slice = maybeMissing.slice(i, i + BATCH);
+        // A media row committed after the listing passed its key, or deleted since, is fine.
+        const still = await repo.mediaKeysStill(
+          db.kysely,
+          slice.map((row) => row.storage_key),
+        );
+        for (const row of slice) {
+          if (still.has(row.storage_key) && !(await isStored(row.storage_key))) missing.push(row);
+        }
+      }
+      return { unowned, missing };
     },
   };
   return cleanup;

@@ -188,3 +188,23 @@ export async function claimCleanup(db: Executor, keys: string[], now: string): P
     .execute();
   return rows.map((r) => r.storage_key);
 }
+
+export type MediaKeyRow = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'storage_key'>;
+
+/** Media rows in storage-key order, after `afterKey`: a page of the ledger for the doctor. */
+export async function mediaKeysPage(db: Executor, afterKey: string, limit: number): Promise<MediaKeyRow[]> {
+  return db
+    .selectFrom('media')
+    .select(['id', 'account_id', 'listing_id', 'storage_key'])
+    .where('storage_key', '>', afterKey)
+    .orderBy('storage_key')
+    .limit(limit)
+    .execute();
+}
+
+/** Of these media rows' keys, those whose row is still there. */
+export async function mediaKeysStill(db: Executor, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db.selectFrom('media').select('storage_key').where('storage_key', 'in', keys).execute();
+  return new Set(rows.map((r) => r.storage_key));
+}
