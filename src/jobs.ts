@@ -1,7 +1,7 @@
 // Every background job of the serve process, started and stopped here and nowhere else: a runner
 // per kind of job on the durable queue (notification emails, photo variants), the media cleanup
-// (a full sweep at start, then deletions as they fall due) and the pruning of expired
-// idempotency records.
+// (a full sweep at start, then deletions as they fall due, and at once when a large deletion
+// wakes it) and the pruning of expired idempotency records.
 import type { Deps } from './deps.ts';
 import type { Log } from './lib/log.ts';
 import { every, type Periodic } from './lib/periodic.ts';
@@ -52,6 +52,8 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
     log,
     'media cleanup',
   );
+  // A large deletion hands its bytes to this job rather than making its request wait for them.
+  const detach = services.mediaCleanup.attachWorker(() => cleanup.wake());
   const pruning = every(
     PRUNE_INTERVAL_MS,
     async () => {
@@ -64,6 +66,7 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
   return {
     async stop() {
       await Promise.all(runners.map((runner) => runner.stop(STOP_GRACE_MS)));
+      detach();
       await cleanup.stop();
       await pruning.stop();
     },

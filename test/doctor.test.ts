@@ -1,12 +1,14 @@
 // `lightbox doctor` as an operator runs it: a real process on the database the service uses
-// (a SQLite file, or a fresh PostgreSQL database when DATABASE_URL says so). Clean data answers
-// 0; a deliberately wrong count, media_count or search index answers 1 naming each difference;
-// --fix repairs them and the next check answers 0.
+// (a SQLite file, or a fresh PostgreSQL database when DATABASE_URL says so) and its media folder.
+// Clean data answers 0; a deliberately wrong count, media_count or search index, or a stored
+// object nothing owns, answers 1 naming each difference; --fix repairs them and the next check
+// answers 0. Media whose bytes are gone are reported and cannot be repaired.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createServices, type Services } from '../src/services.ts';
@@ -14,6 +16,7 @@ import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../src/deps.ts';
 import { createTestDatabase, isPostgres } from './helpers.ts';
+import { pdf } from './media-fixtures.ts';
 
 const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
 
@@ -64,7 +67,7 @@ describe('lightbox doctor', () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: lightbox doctor \[--fix\]/);
     const top = await lightbox(['--help']);
-    assert.match(top.stdout, /\n {2}doctor +Check that maintained counts/);
+    assert.match(top.stdout, /\n {2}doctor +Check that maintained counts, the search index and stored media/);
     for (const args of [
       ['doctor', '--bogus'],
       ['doctor', 'extra'],
@@ -90,10 +93,18 @@ describe('lightbox doctor', () => {
     }
     const client = await services.clients.create(a, { name: 'Vera Doctorow', email: 'vera@example.test' });
     await services.clients.assign(a, client.id, galleries[0]!.id);
+    // Stored objects the ledger owns: a media's bytes, and an upload's in flight (its lease).
+    const [media] = await uploadPdf(a, galleries[0]!.id);
+    const inFlight = `${a}/${galleries[0]!.id}/med_01UPLOADINFLIGHT000000000`;
+    await deps.db.kysely
+      .insertInto('media_cleanup')
+      .values({ storage_key: inFlight, delete_after: deps.clock.iso(60_000), created_at: deps.clock.iso() })
+      .execute();
+    await putBytes(inFlight);
 
     const clean = await lightbox(['doctor']);
     assert.equal(clean.code, 0, clean.stderr);
-    assert.equal(clean.stdout, 'ok: every maintained count and the search index match the data\n');
+    assert.equal(clean.stdout, 'ok: every maintained count, the search index and the stored media match the data\n');
 
     const db = deps.db.kysely;
     await db
@@ -105,6 +116,9 @@ describe('lightbox doctor', () => {
     await db.deleteFrom('account_counts').where('account_id', '=', a).where('counter', '=', 'clients').execute();
     await db.updateTable('listings').set({ media_count: 3 }).where('id', '=', galleries[1]!.id).execute();
     if (!isPostgres) await db.deleteFrom('clients_search_keys').where('client_id', '=', client.id).execute();
+    // Bytes that nothing owns: an upload whose gallery was deleted as it committed (issue 11).
+    const orphan = `${a}/${galleries[1]!.id}/med_01ORPHANEDBYTES0000000000`;
+    await putBytes(orphan);
 
     const broken = await lightbox(['doctor']);
     assert.equal(broken.code, 1, broken.stderr);
@@ -116,6 +130,8 @@ describe('lightbox doctor', () => {
       broken.stdout,
     );
     if (!isPostgres) assert.ok(lines.includes('search index: clients missing from the search index: 1'), broken.stdout);
+    assert.ok(lines.includes(`storage: object ${orphan} is owned by no media and no pending deletion`), broken.stdout);
+    assert.equal(lines.filter((line) => line.startsWith('storage:')).length, 1, broken.stdout);
     assert.match(lines.at(-1) ?? '', /^\d+ difference\(s\); 'lightbox doctor --fix' repairs them$/);
     // The corrupted total is what the API would say until repaired.
     const before = await services.listings.list(a, { status: 'active' });
@@ -127,6 +143,7 @@ describe('lightbox doctor', () => {
 
     const again = await lightbox(['doctor']);
     assert.equal(again.code, 0, again.stdout);
+    assert.deepEqual(await storedKeys(), [media!.storage_key, inFlight].sort(), 'only the orphan went');
     assert.equal((await services.listings.list(a, { status: 'active' })).pagination.total, 2);
     assert.equal((await services.clients.list(a, {})).pagination.total, 1);
     assert.equal((await services.listings.get(a, galleries[1]!.id)).media_count, 0);
@@ -139,4 +156,53 @@ describe('lightbox doctor', () => {
     assert.equal(nothing.code, 0);
     assert.equal(nothing.stdout, 'ok: nothing to repair\n');
   });
+
+  test('media whose bytes are gone: 1 naming them, also after --fix, which cannot restore bytes', async () => {
+    const account = await services.accounts.create({
+      name: 'Lost Bytes',
+      email: 'lost@studio.test',
+      password: 'correct horse battery',
+    });
+    const gallery = await services.listings.create(account.id, { address: '9 Empty Quay' });
+    const [media] = await uploadPdf(account.id, gallery.id);
+    await deps.storage.delete(media!.storage_key);
+
+    for (const args of [['doctor'], ['doctor', '--fix']]) {
+      const run = await lightbox(args);
+      assert.equal(run.code, 1, run.stderr);
+      const lines = run.stdout.trimEnd().split('\n');
+      assert.deepEqual(lines.slice(0, 2), [
+        `storage: media ${media!.id} of gallery ${gallery.id} (account ${account.id}) has no stored object`,
+        'media without their bytes cannot be repaired: restore the bytes or delete them',
+      ]);
+      assert.equal(
+        lines.at(-1),
+        args.length === 1
+          ? "1 difference(s); 'lightbox doctor --fix' repairs all but the missing bytes"
+          : 'still different after the repair',
+      );
+    }
+    // The row is left for the operator: deleting media is not the doctor's decision.
+    assert.equal((await services.media.list(account.id, gallery.id)).data.length, 1);
+    await putBytes(media!.storage_key);
+    assert.equal((await lightbox(['doctor'])).code, 0);
+  });
 });
+
+async function uploadPdf(accountId: string, listingId: string) {
+  await services.media.upload(
+    accountId,
+    listingId,
+    Readable.from([{ filename: 'plan.pdf', stream: Readable.from([pdf('doctor')]) }]),
+  );
+  return deps.db.kysely.selectFrom('media').selectAll().where('listing_id', '=', listingId).execute();
+}
+
+const putBytes = (key: string): Promise<void> =>
+  deps.storage.put(key, Readable.from([Buffer.from('bytes')]), { contentType: 'application/pdf' });
+
+async function storedKeys(): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const object of deps.storage.list('')) keys.push(object.key);
+  return keys.sort();
+}

@@ -252,6 +252,26 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
       assert.deepEqual(await cleanupRows(ctx), []);
     });
 
+    it('the ledger audit (lightbox doctor) names an object no row owns and media whose bytes are gone', async () => {
+      const listingId = await newGallery(ctx, owner);
+      const [kept, lost] = await uploaded(ctx, owner.key, listingId, filesOf(fixtures.slice(0, 2)));
+      const rows = await mediaRows(ctx, listingId);
+      const lostKey = rows.find((r) => r.id === lost!.id)!.storage_key;
+      const orphan = `${owner.accountId}/${listingId}/med_01AUDITORPHAN`;
+      await ctx.deps.storage.put(orphan, Readable.from([Buffer.from('left over')]), { contentType: 'image/jpeg' });
+      await ctx.deps.storage.delete(lostKey);
+      const audit = await ctx.services.mediaCleanup.audit();
+      assert.deepEqual(audit.unowned, [orphan]);
+      assert.deepEqual(audit.missing, [
+        { id: lost!.id, account_id: owner.accountId, listing_id: listingId, storage_key: lostKey },
+      ]);
+      assert.equal((await getContent(ctx, owner.key, kept!)).statusCode, 200);
+      // Leave the shared context as clean as it was.
+      assert.equal((await call(ctx, 'DELETE', `/v1/listings/${listingId}`, { key: owner.key })).statusCode, 204);
+      await ctx.services.mediaCleanup.sweepOrphans();
+      assert.deepEqual(await ctx.services.mediaCleanup.audit(), { unowned: [], missing: [] });
+    });
+
     it('a request with one refused file keeps none of its files, wherever the refused file is', async () => {
       const listingId = await newGallery(ctx, owner);
       await uploaded(ctx, owner.key, listingId, [{ filename: 'kept.pdf', data: fixtures.at(-1)!.data }]);

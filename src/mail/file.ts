@@ -5,6 +5,25 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Mailer } from './mailer.ts';
 
+/** Longer names than this are cut (file systems refuse names over 255 bytes). */
+const MAX_NAME = 200;
+
+/**
+ * The file's name: the Message-ID without its angle brackets, as the README documents
+ * (`<ntf_01J…@studio.example>` is `ntf_01J…@studio.example.eml`), so a retry after a crash
+ * rewrites the same file. Any character but letters, digits, `@`, `.`, `_` and `-` becomes `_`
+ * and a leading dot does too, so no Message-ID can name another folder (no separator survives),
+ * a hidden file, or a character some file system refuses (`:` of an IPv6 host on Windows).
+ */
+export function emlFileName(messageId: string): string {
+  const id = messageId.trim().replace(/^<(.*)>$/s, '$1');
+  const safe = id
+    .replace(/[^A-Za-z0-9@._-]/g, '_')
+    .replace(/^\.+/, (dots) => '_'.repeat(dots.length))
+    .slice(0, MAX_NAME);
+  return `${safe === '' ? '_' : safe}.eml`;
+}
+
 export function createFileMailer(dir: string): Mailer {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
@@ -12,9 +31,7 @@ export function createFileMailer(dir: string): Mailer {
     async send(message) {
       const info = (await composer.sendMail({ ...message })) as { message: Buffer };
       await mkdir(dir, { recursive: true });
-      // The Message-ID names the file, so a retry after a crash rewrites the same file.
-      const name = `${message.messageId.replace(/[^A-Za-z0-9._-]/g, '')}.eml`;
-      const file = path.join(dir, name);
+      const file = path.join(dir, emlFileName(message.messageId));
       const partial = `${file}.partial`;
       await writeFile(partial, info.message);
       await rename(partial, file);

@@ -6,9 +6,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import PostalMime from 'postal-mime';
 import { startSmtpServer, type SmtpMode, type TestSmtpServer } from '../../test/smtp-server.ts';
-import { createFileMailer } from './file.ts';
+import { createFileMailer, emlFileName } from './file.ts';
 import { classifySendError, type MailMessage } from './mailer.ts';
 import { createSmtpMailer } from './smtp.ts';
 
@@ -140,11 +141,9 @@ describe('the file mailer', () => {
     await mailer.send(message('ntf_file1'));
     await mailer.send(message('ntf_file2'));
     const files = (await readdir(outbox)).sort();
-    assert.equal(files.length, 2, files.join());
-    assert.ok(
-      files.every((f) => f.endsWith('.eml')),
-      'no partial file left behind',
-    );
+    // Named as the README says: the Message-ID without its angle brackets, then .eml. No partial
+    // file is left behind.
+    assert.deepEqual(files, ['ntf_file1@lightbox.test.eml', 'ntf_file2@lightbox.test.eml']);
     assert.ok(detail.includes(path.join(outbox, files[0]!)), detail);
     const email = await PostalMime.parse(await readFile(path.join(outbox, files[0]!)));
     assert.equal(email.messageId, '<ntf_file1@lightbox.test>');
@@ -159,9 +158,22 @@ describe('the file mailer', () => {
     const outbox = path.join(dir, 'safe');
     const mailer = createFileMailer(outbox);
     await mailer.send({ ...message(), messageId: '<../../escape/x@lightbox.test>' });
-    const files = await readdir(outbox);
-    assert.equal(files.length, 1);
-    assert.doesNotMatch(files[0]!, /[/\\]/);
+    assert.deepEqual(await readdir(outbox), ['___.._escape_x@lightbox.test.eml']);
     assert.ok(!(await readdir(dir)).includes('escape'));
+  });
+
+  test('any Message-ID names one plain file inside the outbox', () => {
+    const outbox = path.join(dir, 'outbox');
+    const idChars = fc.constantFrom(...'<>@./\\:_-aZ9 \0\n%~é'.split(''), '..', '../', '..\\');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: idChars, maxLength: 40 }), fc.string({ maxLength: 300 })), (id) => {
+        const name = emlFileName(id);
+        assert.match(name, /^[A-Za-z0-9@_-][A-Za-z0-9@._-]*\.eml$/, JSON.stringify(id));
+        assert.ok(Buffer.byteLength(name) <= 255);
+        assert.equal(path.dirname(path.join(outbox, name)), outbox);
+      }),
+    );
+    assert.equal(emlFileName('<ntf_01JABC@[::1]>'), 'ntf_01JABC@___1_.eml');
+    assert.equal(emlFileName('<>'), '_.eml');
   });
 });

@@ -1,8 +1,10 @@
 // Media on the local disk, under DATA_DIR/media, one file per key. A file is only ever read
 // through its media row, which is written after the file is complete, so no reader sees half
-// a file; a failed write removes what it wrote.
+// a file; a failed write removes what it wrote. Folders hold no meaning of their own: a delete
+// removes those it leaves empty (up to the root), and a write makes its folder again if a
+// delete removed it meanwhile.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, opendir, rm, stat } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -15,6 +17,10 @@ import {
 } from './storage.ts';
 
 const WRITE_BUFFER = 1024 * 1024;
+/** A write whose folder keeps vanishing (deletes emptying it in between) gives up after this. */
+const CREATE_ATTEMPTS = 10;
+
+const codeOf = (err: unknown): unknown => (err as NodeJS.ErrnoException).code;
 
 export function createLocalStorage(root: string): MediaStorage {
   const base = path.resolve(root);
@@ -24,6 +30,69 @@ export function createLocalStorage(root: string): MediaStorage {
     const full = path.resolve(base, ...key.split('/'));
     if (!full.startsWith(base + path.sep)) throw new Error(`storage key escapes its folder: ${key}`);
     return full;
+  }
+
+  /** Creates the file, and its folders; a folder removed between the two is made again. */
+  async function create(target: string): Promise<FileHandle> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await mkdir(path.dirname(target), { recursive: true });
+        return await open(target, 'w');
+      } catch (err) {
+        if (codeOf(err) !== 'ENOENT' || attempt >= CREATE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /**
+   * Removes the folders above `file` that are now empty, nearest first, up to the root. Best
+   * effort: a folder a write has just put a file in (ENOTEMPTY), or that is gone, ends it, and
+   * so does anything else, since the key itself is deleted; the sweep tries the folders again.
+   */
+  async function removeEmptyParents(file: string): Promise<void> {
+    for (let dir = path.dirname(file); dir.startsWith(base + path.sep); dir = path.dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** Removes the empty folders under `dir` (and `dir` itself unless it is the root); true if it went. */
+  async function prune(dir: string): Promise<boolean> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (codeOf(err) === 'ENOENT') return true;
+      if (codeOf(err) === 'ENOTDIR') return false;
+      throw err;
+    }
+    let empty = true;
+    for (const entry of entries) {
+      // Only real folders are descended into; a file or a link keeps its folder.
+      if (!entry.isDirectory() || !(await prune(path.join(dir, entry.name)))) empty = false;
+    }
+    if (!empty || dir === base) return false;
+    try {
+      await rmdir(dir);
+      return true;
+    } catch (err) {
+      // A write put a file in it since it was read (ENOTEMPTY, or EEXIST on some systems).
+      if (codeOf(err) === 'ENOTEMPTY' || codeOf(err) === 'EEXIST') return false;
+      if (codeOf(err) === 'ENOENT') return true;
+      throw err;
+    }
+  }
+
+  async function sizeOf(file: string): Promise<number | undefined> {
+    try {
+      return (await stat(file)).size;
+    } catch (err) {
+      if (codeOf(err) === 'ENOENT') return undefined;
+      throw err;
+    }
   }
 
   async function* walk(dir: string, prefix: string): AsyncGenerator<StoredObject> {
@@ -41,7 +110,11 @@ export function createLocalStorage(root: string): MediaStorage {
       if (entry.isDirectory()) yield* walk(full, key);
       // Only names this storage could have written: a stray file (.DS_Store, a backup) is
       // neither listed nor swept.
-      else if (entry.isFile() && isSafeKey(key)) yield { key, size: (await stat(full)).size };
+      else if (entry.isFile() && isSafeKey(key)) {
+        const size = await sizeOf(full);
+        // Deleted since the folder was read: no longer there to list.
+        if (size !== undefined) yield { key, size };
+      }
     }
   }
 
@@ -50,11 +123,18 @@ export function createLocalStorage(root: string): MediaStorage {
 
     async put(key, body) {
       const target = resolve(key);
-      await mkdir(path.dirname(target), { recursive: true });
+      let handle: FileHandle;
       try {
-        await pipeline(body, createWriteStream(target, { highWaterMark: WRITE_BUFFER, flush: true }));
+        handle = await create(target);
+      } catch (err) {
+        body.destroy();
+        throw err;
+      }
+      try {
+        await pipeline(body, createWriteStream(target, { fd: handle, highWaterMark: WRITE_BUFFER, flush: true }));
       } catch (err) {
         await rm(target, { force: true });
+        await removeEmptyParents(target);
         throw err;
       }
     },
@@ -73,7 +153,13 @@ export function createLocalStorage(root: string): MediaStorage {
     },
 
     async delete(key) {
-      await rm(resolve(key), { force: true });
+      const file = resolve(key);
+      await rm(file, { force: true });
+      await removeEmptyParents(file);
+    },
+
+    async removeEmptyFolders() {
+      await prune(base);
     },
 
     list(prefix) {

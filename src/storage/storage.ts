@@ -23,10 +23,15 @@ export interface MediaStorage {
   put(key: string, body: Readable, options: { contentType: string }): Promise<void>;
   /** The bytes at `key` (or a range of them). Rejects with StorageNotFoundError when absent. */
   get(key: string, range?: ByteRange): Promise<Readable>;
-  /** Removes `key`; absent keys are not an error. */
+  /** Removes `key`; absent keys are not an error. Folders it leaves empty go with it. */
   delete(key: string): Promise<void>;
   /** Every key under `prefix` (for the orphan sweep). */
   list(prefix: string): AsyncIterable<StoredObject>;
+  /**
+   * Removes every empty folder under the root (not the root), for the sweep: those left by a
+   * crash, or by an earlier version. Storage without folders (S3) has nothing to do.
+   */
+  removeEmptyFolders?(): Promise<void>;
   /** A local file path for `key` when the storage has one (lets sharp read headers lazily). */
   localPath?(key: string): string;
   /** Releases connections (S3's HTTP agent); called once at shutdown. */

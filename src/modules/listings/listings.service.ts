@@ -120,7 +120,8 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
       const now = clock.iso();
       const keys = await db.kysely.transaction().execute(async (trx) => {
         // The media rows go with the gallery (ON DELETE CASCADE); their bytes are scheduled for
-        // deletion in the same transaction, so a crash after it leaves them to the sweep.
+        // deletion in the same transaction, so a crash after it leaves them to the sweep. This
+        // comes first: it locks the gallery against uploads committing meanwhile.
         const storageKeys = await cleanup.scheduleGallery(trx, accountId, id);
         const deleted = await repo.deleteListing(trx, accountId, id);
         if (deleted === undefined) throw notFound('Gallery');
@@ -129,7 +130,7 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
         await addCounts(trx, accountId, listingsAdded(deleted.status, -1), { media: -deleted.media_count }, cancelled);
         return storageKeys;
       });
-      await cleanup.purge(keys, log);
+      await cleanup.afterDelete(keys, log);
     },
   };
 }

@@ -1,40 +1,85 @@
 // Removes stored bytes that no media row owns: those of deleted media and galleries (due at
 // once), and those of uploads that failed or whose process died (due when their lease ends).
-// Every object in storage is accounted for by a media row or a cleanup row at all times, so a
-// crash anywhere leaves at worst a due cleanup row, which the next sweep acts on.
+// Every object in storage is accounted for by a media row or a cleanup row (decisions/0002), so
+// a crash leaves at worst a due cleanup row, which the next purge acts on; the only exception is
+// a batch a purge has claimed and not yet deleted, which the orphan sweep at the next start finds.
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { MediaStorage } from '../../storage/storage.ts';
+import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
+import { lockListing } from '../listings/listings.repository.ts';
 import * as repo from './media.repository.ts';
 import type { Log } from '../../lib/log.ts';
 
+/** Keys claimed, listed or checked per statement (well inside every driver's parameter limit). */
 const BATCH = 200;
+/** Storage deletes in flight at once (S3 round trips dominate; the local disk does not mind). */
+const DELETE_CONCURRENCY = 8;
+/**
+ * A delete of at most this many keys purges them before the request answers. More (a large
+ * gallery) are handed to the background job, so the request answers at once.
+ */
+const INLINE_PURGE_MAX = 200;
 const RETRY_AFTER_MS = 60_000;
+
+/** What `lightbox doctor` finds when it compares storage with the ledger. */
+export interface StorageAudit {
+  /** Stored objects that no media row and no cleanup row owns (the sweep removes them). */
+  unowned: string[];
+  /** Media rows whose bytes are not in storage (nothing can restore them). */
+  missing: repo.MediaKeyRow[];
+}
 
 export type MediaCleanup = ReturnType<typeof createMediaCleanup>;
 
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
 export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'clock'> & { storage: MediaStorage }) {
-  /** Deletes one claimed object; if storage fails, puts its row back to be retried. */
-  async function purgeClaimed(key: string, log?: Log): Promise<boolean> {
+  let wakeWorker: (() => void) | undefined;
+
+  /** Deletes claimed objects; those storage refuses get their row back, due again in a minute. */
+  async function deleteClaimed(keys: string[], log?: Log): Promise<number> {
+    const failed: string[] = [];
+    await eachLimited(keys, DELETE_CONCURRENCY, async (key) => {
+      try {
+        await storage.delete(key);
+      } catch (err) {
+        log?.warn({ err, storage_key: key }, 'could not delete stored media; will retry');
+        failed.push(key);
+      }
+    });
+    await repo.scheduleCleanup(db.kysely, failed, clock.iso(RETRY_AFTER_MS), clock.iso());
+    return keys.length - failed.length;
+  }
+
+  /** Whether `key` is in storage now (for re-checking what a listing suggested). */
+  async function isStored(key: string): Promise<boolean> {
     try {
-      await storage.delete(key);
+      (await storage.get(key)).destroy();
       return true;
     } catch (err) {
-      log?.warn({ err, storage_key: key }, 'could not delete stored media; will retry');
-      await repo.scheduleCleanup(db.kysely, [key], clock.iso(RETRY_AFTER_MS), clock.iso());
-      return false;
+      if (err instanceof StorageNotFoundError) return false;
+      throw err;
     }
   }
 
   const cleanup = {
     /**
      * In the caller's transaction, which deletes the gallery: the bytes of all its media are to
-     * go as soon as it commits. Returns their keys, for purge() after the commit.
+     * go as soon as it commits. Returns their keys, for afterDelete() once it has committed.
      */
     async scheduleGallery(trx: Executor, accountId: string, listingId: string): Promise<string[]> {
-      const keys = await repo.storageKeysOfListing(trx, accountId, listingId);
-      await cleanup.scheduleNow(trx, keys);
-      return keys;
+      // The gallery row is locked before its media are read: an upload commits through that row,
+      // so every upload that committed before this point is read below, and every later one
+      // finds the gallery gone and takes its bytes back. Read first, an upload committing in
+      // between would lose its media rows to the cascade with no cleanup row for its bytes.
+      if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) return [];
+      return repo.scheduleGalleryCleanup(trx, accountId, listingId, clock.iso(), clock.iso());
     },
 
     /**
@@ -60,26 +105,50 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       await repo.scheduleCleanup(trx, keys, clock.iso(), clock.iso());
     },
 
-    /** Deletes these keys' bytes now, if their cleanup rows are due (after a delete commits). */
-    async purge(keys: string[], log?: Log): Promise<void> {
-      for (const key of keys) {
-        if (await repo.claimCleanup(db.kysely, key, clock.iso())) await purgeClaimed(key, log);
+    /**
+     * After the deleting transaction committed: purges these keys' bytes before returning, or,
+     * for more than a request should wait for, wakes the background job to purge them now (in a
+     * process without one, purges them here anyway).
+     */
+    async afterDelete(keys: string[], log?: Log): Promise<void> {
+      if (keys.length > INLINE_PURGE_MAX && wakeWorker !== undefined) {
+        wakeWorker();
+        return;
       }
+      await cleanup.purge(keys, log);
+    },
+
+    /**
+     * The serve process's cleanup job registers here to be woken by large deletions (src/jobs.ts).
+     * Returns the function that unregisters it.
+     */
+    attachWorker(wake: () => void): () => void {
+      wakeWorker = wake;
+      return () => {
+        if (wakeWorker === wake) wakeWorker = undefined;
+      };
+    },
+
+    /** Deletes these keys' bytes now, if their cleanup rows are due. */
+    async purge(keys: string[], log?: Log): Promise<number> {
+      let purged = 0;
+      for (let i = 0; i < keys.length; i += BATCH) {
+        const claimed = await repo.claimCleanup(db.kysely, keys.slice(i, i + BATCH), clock.iso());
+        purged += await deleteClaimed(claimed, log);
+      }
+      return purged;
     },
 
     /** Acts on every due cleanup row. */
     async purgeDue(log?: Log): Promise<number> {
       let purged = 0;
       for (;;) {
-        const keys = await repo.dueCleanup(db.kysely, clock.iso(), BATCH);
-        if (keys.length === 0) return purged;
-        let claimed = 0;
-        for (const key of keys) {
-          if (!(await repo.claimCleanup(db.kysely, key, clock.iso()))) continue;
-          claimed += 1;
-          if (await purgeClaimed(key, log)) purged += 1;
-        }
-        if (claimed === 0) return purged;
+        const due = await repo.dueCleanup(db.kysely, clock.iso(), BATCH);
+        if (due.length === 0) return purged;
+        const claimed = await repo.claimCleanup(db.kysely, due, clock.iso());
+        // Another purge took them all: it is working through the rest too.
+        if (claimed.length === 0) return purged;
+        purged += await deleteClaimed(claimed, log);
       }
     },
 
@@ -108,7 +177,65 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
     async sweep(log?: Log): Promise<{ purged: number; orphans: number }> {
       const purged = await cleanup.purgeDue(log);
       const orphans = await cleanup.sweepOrphans(log);
+      // Folders emptied by deletions that ran before storage removed its own (or by a crash).
+      await storage.removeEmptyFolders?.();
       return { purged, orphans };
+    },
+
+    /**
+     * Compares storage with the ledger (`lightbox doctor`): objects no row owns, and media rows
+     * whose object is not stored. Holds every stored key in memory (about 100 bytes each). What a
+     * listing suggests is checked again before it is reported, so uploads and deletions running
+     * meanwhile are not reported; an object a purge is deleting at that moment may be.
+     */
+    async audit(): Promise<StorageAudit> {
+      const stored = new Set<string>();
+      const maybeUnowned: string[] = [];
+      let batch: string[] = [];
+      const flush = async (): Promise<void> => {
+        const known = await repo.knownKeys(db.kysely, batch);
+        maybeUnowned.push(...batch.filter((key) => !known.has(key)));
+        batch = [];
+      };
+      for await (const object of storage.list('')) {
+        stored.add(object.key);
+        batch.push(object.key);
+        if (batch.length >= BATCH) await flush();
+      }
+      await flush();
+
+      const maybeMissing: repo.MediaKeyRow[] = [];
+      let after = '';
+      for (;;) {
+        const page = await repo.mediaKeysPage(db.kysely, after, 1000);
+        const last = page.at(-1);
+        if (last === undefined) break;
+        maybeMissing.push(...page.filter((row) => !stored.has(row.storage_key)));
+        after = last.storage_key;
+      }
+
+      const unowned: string[] = [];
+      for (let i = 0; i < maybeUnowned.length; i += BATCH) {
+        const slice = maybeUnowned.slice(i, i + BATCH);
+        // A purge that had claimed it (so no row owned it) has deleted it by now.
+        const known = await repo.knownKeys(db.kysely, slice);
+        for (const key of slice) {
+          if (!known.has(key) && (await isStored(key))) unowned.push(key);
+        }
+      }
+      const missing: repo.MediaKeyRow[] = [];
+      for (let i = 0; i < maybeMissing.length; i += BATCH) {
+        const slice = maybeMissing.slice(i, i + BATCH);
+        // A media row committed after the listing passed its key, or deleted since, is fine.
+        const still = await repo.mediaKeysStill(
+          db.kysely,
+          slice.map((row) => row.storage_key),
+        );
+        for (const row of slice) {
+          if (still.has(row.storage_key) && !(await isStored(row.storage_key))) missing.push(row);
+        }
+      }
+      return { unowned, missing };
     },
   };
   return cleanup;

@@ -43,24 +43,6 @@ export async function deleteMedia(db: Executor, accountId: string, listingId: st
   return Number(result.numDeletedRows) > 0;
 }
 
-/** Every stored object of a gallery's media: the originals and their variants. */
-export async function storageKeysOfListing(db: Executor, accountId: string, listingId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('media')
-    .select('storage_key')
-    .where('account_id', '=', accountId)
-    .where('listing_id', '=', listingId)
-    .unionAll(
-      db
-        .selectFrom('media_variants')
-        .select('storage_key')
-        .where('account_id', '=', accountId)
-        .where('listing_id', '=', listingId),
-    )
-    .execute();
-  return rows.map((r) => r.storage_key);
-}
-
 /**
  * Reserves `count` positions at the end of the gallery and counts the new media, in one
  * statement (which also takes the gallery's row lock). Returns the last reserved position, or
@@ -248,6 +230,50 @@ export async function scheduleCleanup(db: Executor, keys: string[], deleteAfter:
     .execute();
 }
 
+/**
+ * A cleanup row for every stored object of the gallery (its media and their variants), in one
+ * INSERT ... SELECT: a gallery of any size
+ * takes four parameters (one row per media would pass the drivers' parameter limits). Returns
+ * the keys.
+ */
+export async function scheduleGalleryCleanup(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  deleteAfter: string,
+  now: string,
+): Promise<string[]> {
+  const rows = await db
+    .insertInto('media_cleanup')
+    .columns(['storage_key', 'delete_after', 'created_at'])
+    .expression(
+      db
+        .selectFrom('media')
+        .select((eb) => [
+          'storage_key',
+          eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
+          eb.cast<string>(eb.val(now), 'text').as('created_at'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('listing_id', '=', listingId)
+        // The photos' variants are stored objects of the gallery too.
+        .unionAll(
+          db
+            .selectFrom('media_variants')
+            .select((eb) => [
+              'storage_key',
+              eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
+              eb.cast<string>(eb.val(now), 'text').as('created_at'),
+            ])
+            .where('account_id', '=', accountId)
+            .where('listing_id', '=', listingId),
+        ),
+    )
+    .returning('storage_key')
+    .execute();
+  return rows.map((r) => r.storage_key);
+}
+
 export async function extendCleanup(db: Executor, keys: string[], deleteAfter: string): Promise<void> {
   if (keys.length === 0) return;
   await db.updateTable('media_cleanup').set({ delete_after: deleteAfter }).where('storage_key', 'in', keys).execute();
@@ -287,12 +313,51 @@ export async function knownKeys(db: Executor, keys: string[]): Promise<Set<strin
   return new Set(rows.map((r) => r.storage_key));
 }
 
-/** Takes a due cleanup row for this sweep; false if it is not due or someone else took it. */
-export async function claimCleanup(db: Executor, key: string, now: string): Promise<boolean> {
-  const result = await db
+/**
+ * Takes the due cleanup rows among `keys` for this purge (at most a few hundred keys); returns
+ * those taken. A row another purge took first, or one not due, is not returned.
+ */
+export async function claimCleanup(db: Executor, keys: string[], now: string): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
     .deleteFrom('media_cleanup')
-    .where('storage_key', '=', key)
+    .where('storage_key', 'in', keys)
     .where('delete_after', '<=', now)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+    .returning('storage_key')
+    .execute();
+  return rows.map((r) => r.storage_key);
+}
+
+export type MediaKeyRow = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'storage_key'>;
+
+/**
+ * The keys rows say are stored (media and their variants; `id` is the media's), in storage-key
+ * order after `afterKey`: a page of the ledger for the doctor.
+ */
+export async function mediaKeysPage(db: Executor, afterKey: string, limit: number): Promise<MediaKeyRow[]> {
+  return db
+    .selectFrom('media')
+    .select(['id', 'account_id', 'listing_id', 'storage_key'])
+    .where('storage_key', '>', afterKey)
+    .unionAll(
+      db
+        .selectFrom('media_variants')
+        .select(['media_id as id', 'account_id', 'listing_id', 'storage_key'])
+        .where('storage_key', '>', afterKey),
+    )
+    .orderBy('storage_key')
+    .limit(limit)
+    .execute();
+}
+
+/** Of these keys, those whose row (a media's or a variant's) is still there. */
+export async function mediaKeysStill(db: Executor, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('media')
+    .select('storage_key')
+    .where('storage_key', 'in', keys)
+    .unionAll(db.selectFrom('media_variants').select('storage_key').where('storage_key', 'in', keys))
+    .execute();
+  return new Set(rows.map((r) => r.storage_key));
 }

@@ -344,7 +344,7 @@ export function createMediaService({
         await addCounts(trx, accountId, { media: -1 });
         return owned;
       });
-      await cleanup.purge(keys, log);
+      await cleanup.afterDelete(keys, log);
     },
   };
 }
