@@ -40,12 +40,12 @@ interface Document {
 
 /**
  * Registered but deliberately not in the document: Swagger UI's own page, assets and copies of
- * the document under /docs, and the admin dashboard's HTML pages under /dashboard. HEAD twins of
- * GET routes are left out too (Fastify adds them).
- * The document itself, /healthz and /readyz are in it.
+ * the document under /docs, the admin dashboard's HTML pages under /dashboard, and the signpost
+ * at / (a redirect to the dashboard or links to the rest). HEAD twins of GET routes are left out
+ * too (Fastify adds them). The document itself, /healthz and /readyz are in it.
  */
 const UNDOCUMENTED = (url: string): boolean =>
-  url === '/docs' || url.startsWith('/docs/') || url === '/dashboard' || url.startsWith('/dashboard/');
+  url === '/' || url === '/docs' || url.startsWith('/docs/') || url === '/dashboard' || url.startsWith('/dashboard/');
 
 /** No key needed (section 3 and 10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz']);
