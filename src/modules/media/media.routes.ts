@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
-import { errorResponses, NoContent, READ_ERRORS } from '../../http/schemas.ts';
+import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS } from '../../http/schemas.ts';
 import type { ByteRange } from '../../storage/storage.ts';
 import {
   ListingMediaParams,
@@ -98,7 +98,10 @@ function registerMediaRouteTable(
         consumes: ['multipart/form-data'],
         params: ListingMediaParams,
         body: MediaUploadBody,
-        response: { 201: MediaUploaded, ...errorResponses(400, 401, 403, 404, 413, 415) },
+        response: {
+          201: Answer(MediaUploaded, 'Created: every uploaded file, in upload order.'),
+          ...errorResponses(400, 401, 403, 404, 413, 415),
+        },
       },
       // Any refusal, in a hook (key, scope, rate limit, Idempotency-Key) or in the handler, leaves
       // the rest of the upload unread: close the connection rather than have Node drain gigabytes.
@@ -121,7 +124,10 @@ function registerMediaRouteTable(
         summary: "All of a gallery's media, by position",
         tags,
         params: ListingMediaParams,
-        response: { 200: MediaList, ...errorResponses(...READ_ERRORS) },
+        response: {
+          200: Answer(MediaList, "All the gallery's media, by position."),
+          ...errorResponses(...READ_ERRORS),
+        },
       },
     },
     (request) => media.list(request.auth.accountId, request.params.id),
@@ -135,7 +141,7 @@ function registerMediaRouteTable(
         summary: 'Get one media item',
         tags,
         params: MediaParams,
-        response: { 200: Media, ...errorResponses(...READ_ERRORS) },
+        response: { 200: Answer(Media, 'The media item.'), ...errorResponses(...READ_ERRORS) },
       },
     },
     (request) => media.get(request.auth.accountId, request.params.id, request.params.media_id),
@@ -159,7 +165,7 @@ function registerMediaRouteTable(
           200: binaryResponse('The stored bytes, with the sniffed content type.', Binary),
           206: binaryResponse('The requested byte range (`Content-Range`).', Binary),
           304: Type.Null({ description: 'Not modified: the ETag matches.' }),
-          416: Type.Ref('Error', { description: 'Range not satisfiable (`range_not_satisfiable`).' }),
+          416: ErrorAnswer('Range not satisfiable (`range_not_satisfiable`): the range is outside the file.'),
           ...errorResponses(...READ_ERRORS),
         },
       },
@@ -212,7 +218,10 @@ function registerMediaRouteTable(
         summary: 'Remove a media item and its bytes',
         tags,
         params: MediaParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+        response: {
+          204: NoContent('No content: the media item is deleted, and its bytes with it.'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request, reply) => {
