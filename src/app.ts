@@ -1,5 +1,5 @@
-// Builds the application: the root (request id, protective headers, errors, health, the OpenAPI
-// plugin and /docs), then one scope per audience, registered explicitly here: /v1 (the JSON API,
+// Builds the application: the root (request id, protective headers, errors, health, GET /, the
+// OpenAPI plugin and /docs), then one scope per audience, registered explicitly here: /v1 (the JSON API,
 // src/v1.ts) and /dashboard (the studio's pages, src/dashboard/). server.ts only listens.
 import { readFileSync } from 'node:fs';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
@@ -13,6 +13,7 @@ import { registerHealthRoutes } from './http/health.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { genReqId } from './http/request-id.ts';
+import { registerRootRoute } from './http/root.ts';
 import { logRequest } from './http/request-log.ts';
 import { encodedBodyHook, securityHook } from './http/security-headers.ts';
 import type { App } from './http/types.ts';
@@ -112,6 +113,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   deps.rateLimits.attachLog(app.log);
   await registerOpenApi(app, version);
   registerHealthRoutes(app, deps.db);
+  registerRootRoute(app, deps.config.publicUrl);
 
   await app.register((v1) => registerV1(v1, { services, deps, limiter, notFound }), { prefix: '/v1' });
 

@@ -97,6 +97,41 @@ function read(env: Env, name: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+interface UrlRule {
+  /** Schemes taken, with their colon: `https:`. */
+  readonly protocols: readonly string[];
+  /** What the variable must be, said when it is not: never the value, which may hold a password. */
+  readonly expected: string;
+  /** A host is required (smtp://host, not smtp:/path). */
+  readonly host?: boolean;
+  /** A user name or password in the URL is refused (it belongs elsewhere, or nowhere). */
+  readonly noCredentials?: boolean;
+}
+
+/**
+ * A URL variable: undefined when unset, else the value as given and its parsed form. Every refusal
+ * names the variable and says what is expected, in one line, without echoing the value.
+ */
+function urlVariable(env: Env, name: string, rule: UrlRule): { raw: string; url: URL } | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    !rule.protocols.includes(url.protocol) ||
+    (rule.host === true && url.hostname === '') ||
+    (rule.noCredentials === true && (url.username !== '' || url.password !== ''))
+  ) {
+    throw new ConfigError(name, `must be ${rule.expected}`);
+  }
+  return { raw, url };
+}
+
 function port(env: Env): number {
   const raw = read(env, 'PORT');
   if (raw === undefined) return 3000;
@@ -116,44 +151,31 @@ function host(env: Env): string {
 }
 
 function database(env: Env, dataDir: string): Config['database'] {
-  const raw = read(env, 'DATABASE_URL');
-  if (raw === undefined) return { kind: 'sqlite', file: path.join(dataDir, 'lightbox.db') };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// URL or a sqlite: path');
-  }
-  if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') return { kind: 'postgres', url: raw };
-  if (url.protocol === 'sqlite:') {
-    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path');
-    return { kind: 'sqlite', file: path.resolve(file) };
-  }
-  // Never echo the URL: it may carry a password.
-  throw new ConfigError('DATABASE_URL', `has an unsupported scheme ${JSON.stringify(url.protocol)} (use postgres://)`);
+  const given = urlVariable(env, 'DATABASE_URL', {
+    protocols: ['postgres:', 'postgresql:', 'sqlite:'],
+    expected: 'a postgres:// URL or a sqlite: path',
+  });
+  if (given === undefined) return { kind: 'sqlite', file: path.join(dataDir, 'lightbox.db') };
+  if (given.url.protocol !== 'sqlite:') return { kind: 'postgres', url: given.raw };
+  const file = given.raw.slice('sqlite:'.length).replace(/^\/\//, '');
+  if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path');
+  return { kind: 'sqlite', file: path.resolve(file) };
 }
 
 function publicUrl(env: Env, hostName: string, portNumber: number): string {
-  const raw = read(env, 'PUBLIC_URL');
-  if (raw === undefined) {
+  const given = urlVariable(env, 'PUBLIC_URL', {
+    protocols: ['http:', 'https:'],
+    expected: 'an absolute http(s) URL such as https://api.example.com, without credentials',
+    noCredentials: true,
+  });
+  if (given === undefined) {
     const h = hostName.includes(':') && !hostName.startsWith('[') ? `[${hostName}]` : hostName;
     return `http://${h}:${portNumber}`;
   }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('PUBLIC_URL', 'must be an absolute http(s) URL such as https://api.example.com');
+  if (given.url.search !== '' || given.url.hash !== '') {
+    throw new ConfigError('PUBLIC_URL', 'must not carry a query or a fragment');
   }
-  // Never echo the value: a URL may carry a password.
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError('PUBLIC_URL', 'must be an absolute http(s) URL such as https://api.example.com');
-  }
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    throw new ConfigError('PUBLIC_URL', 'must not carry credentials, a query or a fragment');
-  }
-  return raw.replace(/\/+$/, '');
+  return given.raw.replace(/\/+$/, '');
 }
 
 function logLevel(env: Env): LogLevel {
@@ -194,26 +216,11 @@ function mediaStorage(env: Env, dataDir: string): MediaStorageConfig {
   if (prefix !== '' && !/^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/.test(prefix)) {
     throw new ConfigError('MEDIA_STORAGE', 'prefix may hold only letters, digits, _, - and /');
   }
-  const endpoint = read(env, 'S3_ENDPOINT');
-  if (endpoint !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(endpoint);
-    } catch {
-      url = undefined;
-    }
-    if (
-      url === undefined ||
-      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-      url.username !== '' ||
-      url.password !== ''
-    ) {
-      throw new ConfigError(
-        'S3_ENDPOINT',
-        'must be an http(s) URL without credentials, such as https://s3.example.com',
-      );
-    }
-  }
+  const endpoint = urlVariable(env, 'S3_ENDPOINT', {
+    protocols: ['http:', 'https:'],
+    expected: 'an http(s) URL without credentials, such as https://s3.example.com',
+    noCredentials: true,
+  })?.raw;
   const accessKeyId = read(env, 'AWS_ACCESS_KEY_ID');
   const secretAccessKey = read(env, 'AWS_SECRET_ACCESS_KEY');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
@@ -279,19 +286,11 @@ function dataDirectory(env: Env): string {
 }
 
 function smtpUrl(env: Env): string | undefined {
-  const raw = read(env, 'SMTP_URL');
-  if (raw === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  // Never echo the value: it usually carries a password.
-  if (url === undefined || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
-    throw new ConfigError('SMTP_URL', 'must be smtp://user:pass@host:port or smtps://user:pass@host:port');
-  }
-  return raw;
+  return urlVariable(env, 'SMTP_URL', {
+    protocols: ['smtp:', 'smtps:'],
+    expected: 'smtp://user:pass@host:port or smtps://user:pass@host:port',
+    host: true,
+  })?.raw;
 }
 
 function mailFrom(env: Env): { name: string; address: string } {
@@ -313,22 +312,16 @@ function mail(env: Env): MailConfig {
 }
 
 function redisUrl(env: Env): string | undefined {
-  const raw = read(env, 'REDIS_URL');
-  if (raw === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  // Never echo the value: it may carry a password.
-  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
-    throw new ConfigError('REDIS_URL', 'must be redis://[:password@]host[:port][/db] or rediss://...');
-  }
-  if (url.pathname !== '' && url.pathname !== '/' && !/^\/\d{1,2}$/.test(url.pathname)) {
+  const given = urlVariable(env, 'REDIS_URL', {
+    protocols: ['redis:', 'rediss:'],
+    expected: 'redis://[:password@]host[:port][/db] or rediss://...',
+    host: true,
+  });
+  const pathname = given?.url.pathname ?? '';
+  if (pathname !== '' && pathname !== '/' && !/^\/\d{1,2}$/.test(pathname)) {
     throw new ConfigError('REDIS_URL', 'may name a database only by its number (redis://host:6379/0)');
   }
-  return raw;
+  return given?.raw;
 }
 
 function redisKeyPrefix(env: Env): string {

@@ -4,12 +4,29 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
+import { rootLinks } from './http/root.ts';
 import type { App } from './http/types.ts';
 import { startJobs } from './jobs.ts';
+import { outboxPath } from './mail/index.ts';
 import { createServices } from './services.ts';
 
 /** How long in-flight requests get to finish after SIGTERM (within a typical 30 s orchestrator grace). */
 const SHUTDOWN_GRACE_MS = 25_000;
+
+/**
+ * The one line that tells whoever started the service where to go: the dashboard and the API
+ * reference (from PUBLIC_URL), and, with no SMTP_URL, the folder the emails are written to.
+ */
+export function readyLine(config: Config): { fields: Record<string, string>; msg: string } {
+  const { dashboard, docs } = rootLinks(config.publicUrl);
+  const outbox = config.mail.smtpUrl === undefined ? outboxPath(config) : undefined;
+  return {
+    fields: { dashboard, docs, ...(outbox === undefined ? {} : { outbox }) },
+    msg:
+      `ready: dashboard ${dashboard}, API reference ${docs}` +
+      (outbox === undefined ? '' : `, emails written to ${outbox} (no SMTP_URL)`),
+  };
+}
 
 export async function serve(config: Config): Promise<void> {
   const deps = createDeps(config);
@@ -27,6 +44,8 @@ export async function serve(config: Config): Promise<void> {
     throw err;
   }
   const running = app;
+  const ready = readyLine(config);
+  running.log.info(ready.fields, ready.msg);
   const jobs = startJobs(deps, services, running.log);
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {

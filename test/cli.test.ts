@@ -89,6 +89,8 @@ void describe('help', () => {
     for (const run of await Promise.all([['--help'], ['-h'], ['help']].map((args) => lightbox(args)))) {
       assert.equal(run.code, 0);
       assert.match(run.stdout, /^Usage: lightbox <command>/);
+      // The bin is not on the PATH after npm ci: the usage says how to run it (as the README does).
+      assert.match(run.stdout, /run it as 'npx lightbox \.\.\.'/);
       for (const command of ['serve', 'migrate', 'accounts create', 'keys create', 'keys list', 'keys revoke']) {
         assert.ok(run.stdout.includes(command), `${command} in the usage`);
       }

@@ -382,3 +382,65 @@ describe('TRUST_PROXY', () => {
     }
   });
 });
+
+describe('PUBLIC_URL and the mail settings', () => {
+  test('PUBLIC_URL with credentials, a query or a fragment is refused without echoing a password', () => {
+    for (const url of ['https://admin:Hunter22@photos.example.com', 'https://:Hunter22@photos.example.com']) {
+      assertConfigError({ PUBLIC_URL: url }, 'PUBLIC_URL', 'Hunter22');
+    }
+    for (const url of ['https://photos.example.com/?a=1', 'https://photos.example.com/#top']) {
+      assertConfigError({ PUBLIC_URL: url }, 'PUBLIC_URL');
+    }
+  });
+
+  test('defaults: the outbox (no SMTP_URL), Lightbox <no-reply@localhost>, retries for 24 h from 30 s', () => {
+    assert.deepEqual(loadConfig({}).mail, {
+      smtpUrl: undefined,
+      from: { name: 'Lightbox', address: 'no-reply@localhost' },
+      retryHours: 24,
+      retryBaseSeconds: 30,
+    });
+  });
+
+  test('SMTP_URL: smtp:// or smtps:// with a host, taken as given', () => {
+    for (const url of ['smtp://127.0.0.1:2525', 'smtps://user:pw@smtp.example.com:465']) {
+      assert.equal(loadConfig({ SMTP_URL: url }).mail.smtpUrl, url);
+    }
+  });
+
+  test('a bad SMTP_URL is refused in one line, never echoing it or its password', () => {
+    for (const url of [
+      'http://user:Hunter22@smtp.example.com',
+      'smtp//user:Hunter22@smtp.example.com',
+      'smtp:user:Hunter22',
+      'Hunter22',
+    ]) {
+      const err = assertConfigError({ SMTP_URL: url }, 'SMTP_URL', 'Hunter22');
+      assert.ok(!err.message.includes(url));
+    }
+  });
+
+  test('MAIL_FROM: an address or "Name <address>"', () => {
+    assert.deepEqual(loadConfig({ MAIL_FROM: 'galleries@studio.example' }).mail.from, {
+      name: '',
+      address: 'galleries@studio.example',
+    });
+    assert.deepEqual(loadConfig({ MAIL_FROM: '"Harbour Light" <hello@harbour.example>' }).mail.from, {
+      name: 'Harbour Light',
+      address: 'hello@harbour.example',
+    });
+    for (const from of ['nobody', 'Name <not an address>', '<>', 'a@b c@d'])
+      assertConfigError({ MAIL_FROM: from }, 'MAIL_FROM');
+  });
+
+  test('MAIL_RETRY_HOURS (1 to 720) and MAIL_RETRY_BASE_SECONDS (1 to 3600) are whole numbers', () => {
+    const { mail } = loadConfig({ MAIL_RETRY_HOURS: '720', MAIL_RETRY_BASE_SECONDS: '1' });
+    assert.equal(mail.retryHours, 720);
+    assert.equal(mail.retryBaseSeconds, 1);
+    for (const value of ['0', '721', '1.5', 'a day'])
+      assertConfigError({ MAIL_RETRY_HOURS: value }, 'MAIL_RETRY_HOURS');
+    for (const value of ['0', '3601', '-5', '1e2']) {
+      assertConfigError({ MAIL_RETRY_BASE_SECONDS: value }, 'MAIL_RETRY_BASE_SECONDS');
+    }
+  });
+});

@@ -5,7 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { appRoutes, routeKey } from './app-routes.ts';
-import { call, createTestContext, type TestContext } from './helpers.ts';
+import { withNamedSchemas } from '../src/http/openapi-components.ts';
+import { resolve, type Document as ResolvableDocument } from './fuzz/contract.ts';
+import { call, createAccount, createTestContext, expectError, type TestContext } from './helpers.ts';
 
 interface Operation {
   operationId?: string;
@@ -40,12 +42,12 @@ interface Document {
 
 /**
  * Registered but deliberately not in the document: Swagger UI's own page, assets and copies of
- * the document under /docs, and the admin dashboard's HTML pages under /dashboard. HEAD twins of
- * GET routes are left out too (Fastify adds them).
- * The document itself, /healthz and /readyz are in it.
+ * the document under /docs, the admin dashboard's HTML pages under /dashboard, and the signpost
+ * at / (a redirect to the dashboard or links to the rest). HEAD twins of GET routes are left out
+ * too (Fastify adds them). The document itself, /healthz and /readyz are in it.
  */
 const UNDOCUMENTED = (url: string): boolean =>
-  url === '/docs' || url.startsWith('/docs/') || url === '/dashboard' || url.startsWith('/dashboard/');
+  url === '/' || url === '/docs' || url.startsWith('/docs/') || url === '/dashboard' || url.startsWith('/dashboard/');
 
 /** No key needed (section 3 and 10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz']);
@@ -107,6 +109,9 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 let ctx: TestContext;
 let doc: Document;
+
+/** A schema of the document with its $refs replaced by what they name. */
+const resolved = <T>(value: T, of: Document = doc): T => resolve(of as unknown as ResolvableDocument, value);
 
 before(async () => {
   ctx = await createTestContext();
@@ -301,11 +306,156 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(form.schema.properties?.files?.type, 'array');
     assert.equal(form.schema.properties.files.items?.type, 'string');
     assert.equal(form.schema.properties.files.items.format, 'binary');
-    const create = doc.paths['/v1/listings']?.post?.requestBody?.content['application/json'] as {
+    const create = resolved(doc.paths['/v1/listings']?.post?.requestBody?.content['application/json']) as {
       schema: { additionalProperties?: boolean; required?: string[] };
     };
     assert.equal(create.schema.additionalProperties, false);
     assert.deepEqual(create.schema.required, ['address']);
+  });
+});
+
+describe('names and descriptions, for generated clients', () => {
+  /** Each operation's success body: the named schema a generated client types it with. */
+  const SUCCESS_SCHEMA: Record<string, [status: string, schema: string]> = {
+    listListings: ['200', 'ListingList'],
+    createListing: ['201', 'Listing'],
+    getListing: ['200', 'Listing'],
+    updateListing: ['200', 'Listing'],
+    listClients: ['200', 'ClientList'],
+    createClient: ['201', 'Client'],
+    getClient: ['200', 'Client'],
+    updateClient: ['200', 'Client'],
+    listClientListings: ['200', 'ClientListingList'],
+    assignListing: ['200', 'Listing'],
+    uploadMedia: ['201', 'MediaUploaded'],
+    listMedia: ['200', 'MediaList'],
+    getMedia: ['200', 'Media'],
+    listNotifications: ['200', 'NotificationList'],
+    getNotification: ['200', 'Notification'],
+    healthz: ['200', 'HealthStatus'],
+    readyz: ['200', 'HealthStatus'],
+  };
+  /** Request bodies and the schemas nested in the bodies, named too. */
+  const BODY_SCHEMA: Record<string, string> = {
+    createListing: 'ListingCreate',
+    updateListing: 'ListingUpdate',
+    createClient: 'ClientCreate',
+    updateClient: 'ClientUpdate',
+  };
+  const NESTED = ['ListingItem', 'ClientItem', 'Pagination', 'WholeListPagination', 'ListingStatus'];
+  const NESTED_MORE = ['MediaKind', 'NotificationStatus', 'Error'];
+
+  const refTo = (name: string): string => `#/components/schemas/${name}`;
+
+  test('no response is described as "Default Response"; every success says what it is, each its own', () => {
+    assert.doesNotMatch(JSON.stringify(doc), /Default Response/);
+    const seen = new Map<string, string>();
+    for (const { key, op } of operations()) {
+      for (const [code, response] of Object.entries(op.responses)) {
+        assert.ok((response.description ?? '').length > 3, `${key} ${code}: no description`);
+        if (!code.startsWith('2')) continue;
+        const other = seen.get(response.description ?? '');
+        assert.equal(other, undefined, `${key} ${code} and ${String(other)} say the same: ${response.description}`);
+        seen.set(response.description ?? '', `${key} ${code}`);
+      }
+    }
+  });
+
+  test('a 404 names what was not found, a 409 on clients the duplicate email', () => {
+    const at = (path: string, method: string, code: string): string =>
+      doc.paths[path]?.[method]?.responses[code]?.description ?? '';
+    assert.match(at('/v1/listings/{id}', 'get', '404'), /^No gallery with this id in this account/);
+    assert.match(at('/v1/clients/{id}', 'delete', '404'), /^No client with this id/);
+    assert.match(at('/v1/listings/{id}/media/{media_id}', 'get', '404'), /gallery.*media item/);
+    assert.match(at('/v1/notifications/{id}', 'get', '404'), /^No notification/);
+    assert.match(at('/v1/clients/{id}/listings/{listing_id}', 'delete', '404'), /not assigned to this client/);
+    assert.match(at('/v1/clients', 'post', '409'), /another client of this account has this email/);
+    assert.match(at('/v1/clients/{id}', 'patch', '409'), /another client of this account has this email/);
+    assert.doesNotMatch(at('/v1/listings', 'post', '409'), /email/);
+  });
+
+  test('the resource schemas are named components, referenced by $ref from the operations', () => {
+    const byId = new Map(operations().map((o) => [o.op.operationId ?? '', o.op]));
+    for (const [id, [status, name]] of Object.entries(SUCCESS_SCHEMA)) {
+      assert.ok(name in doc.components.schemas, `components.schemas.${name} is missing`);
+      const schema = byId.get(id)?.responses[status]?.content?.['application/json']?.schema;
+      assert.deepEqual(schema, { $ref: refTo(name) }, `${id} ${status}`);
+    }
+    for (const [id, name] of Object.entries(BODY_SCHEMA)) {
+      assert.ok(name in doc.components.schemas, `components.schemas.${name} is missing`);
+      const body = byId.get(id)?.requestBody?.content['application/json'] as { schema?: unknown } | undefined;
+      assert.deepEqual(body?.schema, { $ref: refTo(name) }, `${id} request body`);
+    }
+    // The schemas inside them are named and referenced too, and none is left inline under a title.
+    const text = JSON.stringify(doc);
+    for (const name of [...NESTED, ...NESTED_MORE]) {
+      assert.ok(name in doc.components.schemas, `components.schemas.${name} is missing`);
+      assert.ok(text.includes(`"$ref":"${refTo(name)}"`), `${name} is never referenced`);
+    }
+    assert.doesNotMatch(JSON.stringify(doc.paths), /"title":/, 'a titled schema is still inline');
+    const listing = doc.components.schemas.ListingList as { properties: Record<string, unknown> };
+    assert.deepEqual(listing.properties.pagination, { $ref: refTo('Pagination') });
+    assert.deepEqual((listing.properties.data as { items: unknown }).items, { $ref: refTo('ListingItem') });
+    const media = doc.components.schemas.MediaList as { properties: Record<string, unknown> };
+    assert.deepEqual(media.properties.pagination, { $ref: refTo('WholeListPagination') });
+    // Every component is used somewhere.
+    for (const name of Object.keys(doc.components.schemas)) {
+      assert.ok(text.includes(`"$ref":"${refTo(name)}"`), `components.schemas.${name} is never referenced`);
+    }
+  });
+
+  test('two different schemas under one title stop the document being built', () => {
+    const titled = (maxLength: number) => ({ type: 'string', title: 'Name', maxLength });
+    const paths = (second: number) => ({
+      '/a': { get: { responses: { 200: { content: { 'application/json': { schema: titled(10) } } } } } },
+      '/b': { get: { responses: { 200: { content: { 'application/json': { schema: titled(second) } } } } } },
+    });
+    const same = withNamedSchemas({ paths: paths(10), components: {} });
+    assert.deepEqual(same.components, { schemas: { Name: titled(10) } });
+    assert.throws(
+      () => withNamedSchemas({ paths: paths(11), components: {} }),
+      /two different schemas are titled Name/,
+    );
+  });
+
+  test('no int64 maximum is above 2^53 - 1, the largest integer a JSON number keeps exactly', () => {
+    let int64s = 0;
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((v, i) => walk(v, `${where}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      if (schema.format === 'int64') {
+        int64s += 1;
+        assert.equal(typeof schema.maximum, 'number', `${where}: an int64 without a maximum`);
+        assert.ok((schema.maximum as number) <= Number.MAX_SAFE_INTEGER, `${where}: maximum ${String(schema.maximum)}`);
+      }
+      if (schema.format === 'int32') assert.ok((schema.maximum as number) <= 2 ** 31 - 1, `${where}: int32 maximum`);
+      for (const bound of ['maximum', 'minimum', 'maxLength', 'maxItems']) {
+        const value = schema[bound];
+        if (typeof value === 'number') assert.ok(Number.isSafeInteger(value), `${where}: ${bound} ${value}`);
+      }
+      for (const [k, v] of Object.entries(schema)) walk(v, `${where}/${k}`);
+    };
+    walk(doc, '#');
+    assert.ok(int64s >= 5, 'page, total and sizes are int64');
+    const page = (doc.components.schemas.Pagination as { properties: { page: { maximum: number } } }).properties.page;
+    assert.equal(page.maximum, Number.MAX_SAFE_INTEGER);
+  });
+
+  test('the page bound the document states is the one enforced, and a page is echoed exactly', async () => {
+    const account = await createAccount(ctx);
+    const last = await call(ctx, 'GET', `/v1/listings?page=${Number.MAX_SAFE_INTEGER}`, { key: account.key });
+    assert.equal(last.statusCode, 200, last.body);
+    assert.deepEqual(last.json(), { data: [], pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0 } });
+    // Past 2^53 - 1 neighbours merge (…993 reads as …992): the page asked for cannot be known.
+    for (const page of ['9007199254740992', '9007199254740993', '100000000000000000000']) {
+      const res = await call(ctx, 'GET', `/v1/listings?page=${page}`, { key: account.key });
+      const error = expectError(res, 400, 'validation_error');
+      assert.deepEqual(
+        error.details?.map((d) => d.field),
+        ['page'],
+      );
+    }
   });
 });
 
@@ -472,7 +622,8 @@ describe('the document states the configured limits', () => {
     const small = await createTestContext({ MEDIA_MAX_FILES: '7', MEDIA_MAX_FILE_BYTES: '5000' });
     try {
       const res = await call(small, 'GET', '/v1/openapi.json', { key: null });
-      const upload = res.json<Document>().paths['/v1/listings/{id}/media']?.post;
+      const smallDoc = res.json<Document>();
+      const upload = resolved(smallDoc.paths['/v1/listings/{id}/media']?.post, smallDoc);
       const body = upload?.requestBody?.content['multipart/form-data'] as {
         schema: { properties: { files: { maxItems: number; items: { maxLength: number } } } };
       };

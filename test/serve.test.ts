@@ -146,6 +146,14 @@ void test(
       }
       assert.ok(requests.some((l) => l.key_id === keyId && l.status === 201));
       assert.ok(logs.some((l) => l.msg === 'stopped'));
+      // At start, one info line says where the dashboard, the docs and (no SMTP_URL) the emails are.
+      const ready = logs.filter((l) => typeof l.dashboard === 'string');
+      assert.equal(ready.length, 1, 'one start-up line');
+      assert.equal(ready[0]!.level, 30);
+      assert.equal(ready[0]!.dashboard, `${base}/dashboard`);
+      assert.equal(ready[0]!.docs, `${base}/docs`);
+      assert.equal(ready[0]!.outbox, path.join(dataDir, 'outbox'));
+      assert.match(String(ready[0]!.msg), new RegExp(`dashboard ${base}/dashboard.*${base}/docs`));
     } finally {
       server.child.kill('SIGKILL');
     }

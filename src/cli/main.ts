@@ -41,6 +41,7 @@ const commandList = (commands: readonly Command[]): string =>
 const USAGE = `Usage: lightbox <command> [options]
 
 Lightbox: galleries, their media and clients for photography studios, over a REST API.
+In the project folder, run it as 'npx lightbox ...': npm ci does not put 'lightbox' on the PATH.
 
 Commands:
 ${commandList(COMMANDS)}

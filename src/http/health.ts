@@ -1,10 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { errorResponses, StringEnum } from './schemas.ts';
+import { Answer, errorResponses, StringEnum } from './schemas.ts';
 import type { App } from './types.ts';
 
-const Status = Type.Object({ status: StringEnum(['ok', 'ready'] as const) }, { additionalProperties: false });
+const Status = Type.Object(
+  { status: StringEnum(['ok', 'ready'] as const) },
+  { title: 'HealthStatus', additionalProperties: false },
+);
 
 export function registerHealthRoutes(app: App, db: Db): void {
   app.get(
@@ -16,7 +19,7 @@ export function registerHealthRoutes(app: App, db: Db): void {
         summary: 'Liveness: 200 while the process runs',
         tags: ['Operations'],
         security: [],
-        response: { 200: Status },
+        response: { 200: Answer(Status, 'The process is up.') },
       },
     },
     () => ({ status: 'ok' as const }),
@@ -30,7 +33,7 @@ export function registerHealthRoutes(app: App, db: Db): void {
         summary: 'Readiness: 200 when the database answers, else 503',
         tags: ['Operations'],
         security: [],
-        response: { 200: Status, 503: errorResponses()[503] },
+        response: { 200: Answer(Status, 'Ready: the database answers.'), 503: errorResponses()[503] },
       },
     },
     async (request) => {

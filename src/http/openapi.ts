@@ -3,10 +3,27 @@
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.ts';
-import { ErrorBody, errorResponses, type ErrorStatus } from './schemas.ts';
+import { ERROR_DESCRIPTIONS, ErrorAnswer, ErrorBody, errorResponses, type ErrorStatus } from './schemas.ts';
+import { withNamedSchemas } from './openapi-components.ts';
 import { withProtocolHeaders } from './openapi-headers.ts';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What the path segment before an id names, for a 404's description. */
+const RESOURCES: Record<string, string> = {
+  listings: 'gallery',
+  clients: 'client',
+  media: 'media item',
+  notifications: 'notification',
+};
+
+/** "No gallery with this id in this account", "..., or no such media item in it", from the route's path. */
+export function notFoundDescription(url: string): string {
+  const nouns = [...url.matchAll(/([a-z_]+)\/:[a-z_]+/g)].map(([, segment = '']) => RESOURCES[segment] ?? 'resource');
+  const [first = 'resource', ...rest] = nouns;
+  const more = rest.map((noun) => `, or no such ${noun} in it`).join('');
+  return `No ${first} with this id in this account${more} (\`not_found\`).`;
+}
 
 /**
  * The layers in front of every handler answer too: the rate limit (429), the key check (401), the
@@ -33,7 +50,11 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 413, 415);
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
-  return { schema: { ...schema, response: { ...errorResponses(...statuses), ...declared } }, url };
+  const response: Record<string, unknown> = { ...errorResponses(...statuses), ...declared };
+  // A 404 says what was not found, unless the route says more itself.
+  const notFound = response['404'] as { description?: string } | undefined;
+  if (notFound?.description === ERROR_DESCRIPTIONS[404]) response['404'] = ErrorAnswer(notFoundDescription(url));
+  return { schema: { ...schema, response }, url };
 };
 
 /**
@@ -85,7 +106,8 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       ],
     },
     transform: withFrontErrors,
-    transformObject: (document) => withProtocolHeaders('openapiObject' in document ? document.openapiObject : {}),
+    transformObject: (document) =>
+      withProtocolHeaders(withNamedSchemas('openapiObject' in document ? document.openapiObject : {})),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
@@ -104,7 +126,7 @@ export function registerOpenApiDocument(v1: App): void {
         summary: 'This OpenAPI 3.1 document',
         tags: ['Operations'],
         security: [],
-        response: { 200: { type: 'object', additionalProperties: true, description: 'OpenAPI 3.1 document.' } },
+        response: { 200: { type: 'object', additionalProperties: true, description: 'This OpenAPI 3.1 document.' } },
       },
     },
     (_request, reply) => reply.type('application/json').send(JSON.stringify(v1.swagger())),

@@ -38,7 +38,12 @@ export const NullableTimestamp = (description?: string) =>
     ...(description === undefined ? {} : { description }),
   });
 
-/** Largest values of the int32 and int64 formats (int64: the largest integer a JSON number keeps exactly). */
+/**
+ * Largest values the int32 and int64 formats are given. int64's is 2^53 - 1 (Number.MAX_SAFE_INTEGER),
+ * not 2^63 - 1: a JSON number is read as an IEEE-754 double by JavaScript and by most JSON parsers,
+ * which keeps every integer exactly only up to 2^53 - 1. Past it, neighbours merge (9007199254740993
+ * reads as ...992), so the service could not even tell which value was sent, let alone echo it back.
+ */
 export const INT32_MAX = 2_147_483_647;
 export const INT64_MAX = Number.MAX_SAFE_INTEGER;
 
@@ -116,16 +121,24 @@ export const ErrorBody = Type.Object(
 );
 export type ErrorBodyType = Static<typeof ErrorBody>;
 
-const errorRef = (description: string) => Type.Unsafe<ErrorBodyType>(Type.Ref('Error', { description }));
+/** An error response of the one error body, saying what it means for the operation. */
+export const ErrorAnswer = (description: string) => Type.Unsafe<ErrorBodyType>(Type.Ref('Error', { description }));
 
-const ERROR_DESCRIPTIONS = {
-  400: 'Validation error or malformed JSON (`validation_error`, `invalid_json`).',
+/**
+ * What each error status means on any operation. The OpenAPI transform (openapi.ts) names the
+ * resource in a 404 from the path; a route with a meaning of its own (a duplicate email's 409)
+ * declares its own ErrorAnswer.
+ */
+export const ERROR_DESCRIPTIONS = {
+  400:
+    'The request is invalid (`validation_error`, each refused field or parameter in `details`), ' +
+    'or its body is not JSON (`invalid_json`).',
   401: 'Missing, malformed, unknown, revoked or expired API key (`unauthorized`).',
   403: 'The key is read-only and the operation writes (`forbidden`).',
   404: 'No such resource in this account (`not_found`).',
   409:
-    'Conflict (`conflict`): an Idempotency-Key reused for another request, or one still in flight; ' +
-    'a duplicate client email.',
+    'Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is ' +
+    'still running.',
   413: 'Request body too large (`payload_too_large`).',
   415: 'Wrong request content type (`unsupported_media_type`).',
   429: 'Over the rate limit (`rate_limited`); `Retry-After` says when to try again.',
@@ -138,9 +151,9 @@ export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 export function errorResponses(...statuses: ErrorStatus[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of [...statuses, 503 as const]) {
-    out[status] = errorRef(ERROR_DESCRIPTIONS[status]);
+    out[status] = ErrorAnswer(ERROR_DESCRIPTIONS[status]);
   }
-  out[500] = errorRef('Unexpected fault (`internal_error`); details are never revealed.');
+  out[500] = ErrorAnswer('Unexpected fault (`internal_error`); details are never revealed.');
   return out;
 }
 
@@ -150,22 +163,32 @@ export const READ_ERRORS: ErrorStatus[] = [400, 401, 404];
 export const WRITE_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415];
 
 /**
- * Any page past the end is valid (200, no data): the only bound is the largest number a JSON
- * number can hold, which the validator already enforces (a larger one is not finite).
+ * Any page past the end is valid (200, no data) up to the largest exact integer (INT64_MAX): a
+ * larger page number could not be told apart from its neighbours, nor echoed back as sent (400).
  */
-const PAGE_NUMBER_MAX = Number.MAX_VALUE;
+const PAGE_NUMBER_MAX = INT64_MAX;
 
-/** Most items a list can hold: a page (at most 100), or a whole list (a gallery's media, a client's galleries). */
+const TOTAL = Int64({ minimum: 0, description: 'Number of items matching the filters, over all pages.' });
 
-const paginationOf = (limitMax: number) =>
-  Type.Object(
-    {
-      page: Int64({ minimum: 1, maximum: PAGE_NUMBER_MAX }),
-      limit: Int32({ minimum: 0, maximum: limitMax }),
-      total: Int64({ minimum: 0, description: 'Number of items matching the filters, over all pages.' }),
-    },
-    { title: 'Pagination', additionalProperties: false },
-  );
+/** Where a page of a paged list stands. */
+const Pagination = Type.Object(
+  {
+    page: Int64({ minimum: 1, maximum: PAGE_NUMBER_MAX, description: 'This page, from 1.' }),
+    limit: Int32({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: 'Items per page, as asked (default 20).' }),
+    total: TOTAL,
+  },
+  { title: 'Pagination', additionalProperties: false },
+);
+
+/** An unpaged list is one page holding every item: `{page: 1, limit: n, total: n}`. */
+const WholeListPagination = Type.Object(
+  {
+    page: Int32({ minimum: 1, maximum: 1, description: 'Always 1: the whole list is one page.' }),
+    limit: Int32({ minimum: 0, description: 'The number of items: all of them.' }),
+    total: TOTAL,
+  },
+  { title: 'WholeListPagination', additionalProperties: false },
+);
 
 export const PageQuery = {
   page: Type.Optional(
@@ -174,7 +197,7 @@ export const PageQuery = {
       minimum: 1,
       maximum: PAGE_NUMBER_MAX,
       default: 1,
-      description: 'Page number, from 1. A page past the end answers an empty `data`.',
+      description: `Page number, from 1 to ${PAGE_NUMBER_MAX} (2^53 - 1). A page past the end answers an empty \`data\`.`,
     }),
   ),
   limit: Type.Optional(
@@ -191,15 +214,26 @@ export const PageQuery = {
 /** A page of a paged list (page, limit). */
 export const ListOf = <T extends TSchema>(item: T, title: string) =>
   Type.Object(
-    { data: Type.Array(item, { maxItems: MAX_PAGE_LIMIT }), pagination: paginationOf(MAX_PAGE_LIMIT) },
+    { data: Type.Array(item, { maxItems: MAX_PAGE_LIMIT }), pagination: Pagination },
     { title, additionalProperties: false },
   );
 
 /** A whole list, unpaged: `pagination` is `{page: 1, limit: n, total: n}`. */
 export const WholeListOf = <T extends TSchema>(item: T, title: string) =>
   Type.Object(
-    { data: Type.Array(item, { maxItems: INT32_MAX }), pagination: paginationOf(INT32_MAX) },
+    { data: Type.Array(item, { maxItems: INT32_MAX }), pagination: WholeListPagination },
     { title, additionalProperties: false },
   );
 
-export const NoContent = Type.Null({ description: 'No content.' });
+/**
+ * A success response: its body's schema and what it means for this operation, e.g. "The gallery".
+ * The text becomes the response's description in the OpenAPI document (@fastify/swagger reads
+ * `x-response-description` and leaves the body's schema as it is, so a named schema stays one).
+ */
+export const Answer = <T extends TSchema>(schema: T, description: string): T => ({
+  ...schema,
+  'x-response-description': description,
+});
+
+/** A 204 (or other bodiless) response, saying what was done: "No content: the gallery is deleted". */
+export const NoContent = (description: string) => Type.Null({ description });

@@ -4,8 +4,10 @@ import { createFileMailer } from './file.ts';
 import type { Mailer } from './mailer.ts';
 import { createSmtpMailer } from './smtp.ts';
 
+/** The folder the embedded default writes each email to, as an .eml file (no SMTP_URL). */
+export const outboxPath = (config: Config): string => path.join(config.dataDir, 'outbox');
+
 export function createMailer(config: Config): Mailer {
-  return config.mail.smtpUrl === undefined
-    ? createFileMailer(path.join(config.dataDir, 'outbox'))
-    : createSmtpMailer(config.mail.smtpUrl);
+  const { smtpUrl } = config.mail;
+  return smtpUrl === undefined ? createFileMailer(outboxPath(config)) : createSmtpMailer(smtpUrl);
 }

@@ -49,11 +49,16 @@ const FILENAMES = fc.oneof(
 
 const partArb: fc.Arbitrary<PartPlan> = fc.record({
   kind: fc.constantFrom<PartPlan['kind']>('jpeg', 'jpeg', 'pdf', 'pdf', 'text', 'html', 'elf', 'empty', 'field'),
-  field: fc.oneof(
-    fc.constant('files'),
-    fc.constant('file'),
-    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }),
-  ),
+  // Not a name of Object.prototype's (`__proto__`, `constructor`, ...: fast-check favours them):
+  // @fastify/multipart refuses those with 400 when it reaches the part, which may be before or
+  // after another part's refusal, so no single status can be expected of such an upload.
+  field: fc
+    .oneof(
+      fc.constant('files'),
+      fc.constant('file'),
+      fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 20 }),
+    )
+    .filter((name) => !(headerSafe(name) in Object.prototype)),
   filename: FILENAMES.map(headerSafe).filter((f) => f.trim() !== ''),
   declared: fc.constantFrom('image/jpeg', 'application/pdf', 'text/html', 'application/octet-stream', 'image/svg+xml'),
   value: fc.string({ maxLength: 30 }),

@@ -1,5 +1,5 @@
 import type { App } from '../../http/types.ts';
-import { errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import { Listing } from '../listings/listings.schemas.ts';
 import {
   Client,
@@ -15,6 +15,11 @@ import type { ClientsService } from './clients.service.ts';
 
 const tags = ['Clients'];
 
+const DUPLICATE_EMAIL = ErrorAnswer(
+  'Conflict (`conflict`): another client of this account has this email; or the Idempotency-Key was used ' +
+    'for a different request, or that request is still running.',
+);
+
 export function registerClientsRoutes(app: App, { clients }: { clients: ClientsService }): void {
   app.get(
     '/clients',
@@ -24,7 +29,7 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         summary: 'List clients, newest first, optionally searching name and email',
         tags,
         querystring: ClientListQuery,
-        response: { 200: ClientList, ...errorResponses(400, 401) },
+        response: { 200: Answer(ClientList, 'A page of clients, newest first.'), ...errorResponses(400, 401) },
       },
     },
     (request) => clients.list(request.auth.accountId, request.query),
@@ -38,7 +43,11 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         summary: 'Create a client',
         tags,
         body: ClientCreateBody,
-        response: { 201: Client, ...errorResponses(400, 401, 403, 409, 413, 415) },
+        response: {
+          201: Answer(Client, 'Created: the new client.'),
+          ...errorResponses(400, 401, 403, 413, 415),
+          409: DUPLICATE_EMAIL,
+        },
       },
     },
     async (request, reply) => {
@@ -55,7 +64,7 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         summary: 'Get a client with their galleries',
         tags,
         params: ClientParams,
-        response: { 200: Client, ...errorResponses(...READ_ERRORS) },
+        response: { 200: Answer(Client, 'The client, with their galleries.'), ...errorResponses(...READ_ERRORS) },
       },
     },
     (request) => clients.get(request.auth.accountId, request.params.id),
@@ -70,7 +79,11 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         tags,
         params: ClientParams,
         body: ClientUpdateBody,
-        response: { 200: Client, ...errorResponses(...WRITE_ERRORS, 409) },
+        response: {
+          200: Answer(Client, 'The client, as changed.'),
+          ...errorResponses(...WRITE_ERRORS),
+          409: DUPLICATE_EMAIL,
+        },
       },
     },
     (request) => clients.update(request.auth.accountId, request.params.id, request.body),
@@ -84,7 +97,10 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         summary: 'Delete a client; their galleries stay, unassigned',
         tags,
         params: ClientParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+        response: {
+          204: NoContent('No content: the client is deleted; their galleries stay, unassigned.'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -101,7 +117,10 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         summary: 'All galleries assigned to a client, newest first',
         tags,
         params: ClientParams,
-        response: { 200: ClientListingList, ...errorResponses(...READ_ERRORS) },
+        response: {
+          200: Answer(ClientListingList, "All the client's galleries, newest first."),
+          ...errorResponses(...READ_ERRORS),
+        },
       },
     },
     (request) => clients.listListings(request.auth.accountId, request.params.id),
@@ -119,7 +138,10 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
           'changes nothing and sends nothing.',
         tags,
         params: ClientListingParams,
-        response: { 200: Listing, ...errorResponses(401, 403, 404) },
+        response: {
+          200: Answer(Listing, 'The gallery, assigned to the client (the email is queued).'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     (request) => clients.assign(request.auth.accountId, request.params.id, request.params.listing_id),
@@ -135,7 +157,14 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
           '404 when the gallery is not assigned to this client. An unsent notification about it is cancelled.',
         tags,
         params: ClientListingParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+        response: {
+          204: NoContent('No content: the gallery is no longer assigned to the client.'),
+          ...errorResponses(401, 403),
+          404: ErrorAnswer(
+            'No client or gallery with these ids in this account, or the gallery is not assigned to this client ' +
+              '(`not_found`).',
+          ),
+        },
       },
     },
     async (request, reply) => {

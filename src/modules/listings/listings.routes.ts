@@ -1,5 +1,5 @@
 import type { App } from '../../http/types.ts';
-import { errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import { Answer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import {
   Listing,
   ListingCreateBody,
@@ -21,7 +21,7 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
         summary: 'List galleries, newest first',
         tags,
         querystring: ListingListQuery,
-        response: { 200: ListingList, ...errorResponses(400, 401) },
+        response: { 200: Answer(ListingList, 'A page of galleries, newest first.'), ...errorResponses(400, 401) },
       },
     },
     (request) => listings.list(request.auth.accountId, request.query),
@@ -35,7 +35,7 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
         summary: 'Create a gallery',
         tags,
         body: ListingCreateBody,
-        response: { 201: Listing, ...errorResponses(400, 401, 403, 413, 415) },
+        response: { 201: Answer(Listing, 'Created: the new gallery.'), ...errorResponses(400, 401, 403, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -52,7 +52,7 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
         summary: 'Get a gallery',
         tags,
         params: ListingParams,
-        response: { 200: Listing, ...errorResponses(...READ_ERRORS) },
+        response: { 200: Answer(Listing, 'The gallery.'), ...errorResponses(...READ_ERRORS) },
       },
     },
     (request) => listings.get(request.auth.accountId, request.params.id),
@@ -67,7 +67,7 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
         tags,
         params: ListingParams,
         body: ListingUpdateBody,
-        response: { 200: Listing, ...errorResponses(...WRITE_ERRORS) },
+        response: { 200: Answer(Listing, 'The gallery, as changed.'), ...errorResponses(...WRITE_ERRORS) },
       },
     },
     (request) => listings.update(request.auth.accountId, request.params.id, request.body),
@@ -81,7 +81,10 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
         summary: 'Delete a gallery and all its media',
         tags,
         params: ListingParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+        response: {
+          204: NoContent('No content: the gallery and its media are deleted, its unsent emails cancelled.'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request, reply) => {

@@ -15,6 +15,7 @@ import {
 import { LISTING_STATUSES } from '../../db/schema.ts';
 
 export const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
+  title: 'ListingStatus',
   description: 'Any transition between the three is allowed.',
 });
 

@@ -436,7 +436,8 @@ describe('GET /v1/listings', () => {
     assert.deepEqual(all.pagination, { page: 1, limit: 100, total: 25 });
     assert.equal(all.data.length, 25);
 
-    for (const query of ['?page=4&limit=10', '?page=99', '?page=100000000000000000000']) {
+    // Up to 2^53 - 1, the largest page number a JSON number holds exactly (past it: 400, test/openapi.test.ts).
+    for (const query of ['?page=4&limit=10', '?page=99', '?page=9007199254740991']) {
       const past = await list(query, account.key);
       assert.equal(past.statusCode, 200, `${query}: ${past.body}`);
       assert.deepEqual(past.json().data, []);

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
-import { errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import { sendStoredBytes } from '../../http/send-bytes.ts';
 import type { VariantRow } from './media.repository.ts';
 import {
@@ -96,7 +96,10 @@ function registerUploadRoute(
         consumes: ['multipart/form-data'],
         params: ListingMediaParams,
         body: MediaUploadBody,
-        response: { 201: MediaUploaded, ...errorResponses(400, 401, 403, 404, 413, 415) },
+        response: {
+          201: Answer(MediaUploaded, 'Created: every uploaded file, in upload order.'),
+          ...errorResponses(400, 401, 403, 404, 413, 415),
+        },
       },
       // Any refusal, in a hook (key, scope, rate limit, Idempotency-Key) or in the handler, leaves
       // the rest of the upload unread: close the connection rather than have Node drain gigabytes.
@@ -121,7 +124,10 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
         summary: "All of a gallery's media, by position",
         tags,
         params: ListingMediaParams,
-        response: { 200: MediaList, ...errorResponses(...READ_ERRORS) },
+        response: {
+          200: Answer(MediaList, "All the gallery's media, by position."),
+          ...errorResponses(...READ_ERRORS),
+        },
       },
     },
     (request) => media.list(request.auth.accountId, request.params.id),
@@ -135,7 +141,7 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
         summary: 'Get one media item',
         tags,
         params: MediaParams,
-        response: { 200: Media, ...errorResponses(...READ_ERRORS) },
+        response: { 200: Answer(Media, 'The media item.'), ...errorResponses(...READ_ERRORS) },
       },
     },
     (request) => media.get(request.auth.accountId, request.params.id, request.params.media_id),
@@ -159,7 +165,7 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
           200: binaryResponse('The stored bytes, with the sniffed content type.', Binary),
           206: binaryResponse('The requested byte range (`Content-Range`).', Binary),
           304: Type.Null({ description: 'Not modified: the ETag matches.' }),
-          416: Type.Ref('Error', { description: 'Range not satisfiable (`range_not_satisfiable`).' }),
+          416: ErrorAnswer('Range not satisfiable (`range_not_satisfiable`): the range is outside the file.'),
           ...errorResponses(...READ_ERRORS),
         },
       },
@@ -189,7 +195,7 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
         tags,
         params: MediaParams,
         body: MediaUpdateBody,
-        response: { 200: Media, ...errorResponses(...WRITE_ERRORS) },
+        response: { 200: Answer(Media, 'The media item, changed.'), ...errorResponses(...WRITE_ERRORS) },
       },
     },
     (request) => media.update(request.auth.accountId, request.params.id, request.params.media_id, request.body),
@@ -207,7 +213,10 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
         tags,
         params: ListingMediaParams,
         body: MediaOrderBody,
-        response: { 200: MediaList, ...errorResponses(...WRITE_ERRORS) },
+        response: {
+          200: Answer(MediaList, "All the gallery's media, in the new order."),
+          ...errorResponses(...WRITE_ERRORS),
+        },
       },
     },
     (request) => media.reorder(request.auth.accountId, request.params.id, request.body.media_ids),
@@ -227,9 +236,9 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
         headers: MediaContentHeaders,
         response: {
           200: variantResponse('The variant: WebP (thumb) or JPEG (large, mls).'),
-          206: variantResponse('The requested byte range (`Content-Range`).'),
+          206: variantResponse('The requested byte range of the variant (`Content-Range`).'),
           304: Type.Null({ description: 'Not modified: the ETag matches.' }),
-          416: Type.Ref('Error', { description: 'Range not satisfiable (`range_not_satisfiable`).' }),
+          416: ErrorAnswer('Range not satisfiable (`range_not_satisfiable`): the range is outside the file.'),
           ...errorResponses(...READ_ERRORS),
         },
       },
@@ -256,7 +265,10 @@ function registerMediaRouteTable(app: App, media: MediaService, { Binary }: Retu
         summary: 'Remove a media item and its bytes',
         tags,
         params: MediaParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404) },
+        response: {
+          204: NoContent('No content: the media item is deleted, and its bytes with it.'),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request, reply) => {

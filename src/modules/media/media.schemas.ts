@@ -52,6 +52,7 @@ export const Media = Type.Object(
     id: Id('med', '`med_` followed by an opaque string.'),
     listing_id: Id('lst'),
     kind: StringEnum(['photo', 'video', 'document'] as const, {
+      title: 'MediaKind',
       description: 'Decided by sniffing the bytes, never by the declared type or name.',
     }),
     filename: Type.String({

@@ -1,5 +1,5 @@
 import type { App } from '../../http/types.ts';
-import { errorResponses, READ_ERRORS } from '../../http/schemas.ts';
+import { Answer, errorResponses, READ_ERRORS } from '../../http/schemas.ts';
 import { Notification, NotificationList, NotificationListQuery, NotificationParams } from './notifications.schemas.ts';
 import type { NotificationsService } from './notifications.service.ts';
 
@@ -17,7 +17,10 @@ export function registerNotificationsRoutes(
         summary: 'List notification emails and their delivery status, newest first',
         tags,
         querystring: NotificationListQuery,
-        response: { 200: NotificationList, ...errorResponses(400, 401) },
+        response: {
+          200: Answer(NotificationList, 'A page of notification emails, newest first.'),
+          ...errorResponses(400, 401),
+        },
       },
     },
     (request) => notifications.list(request.auth.accountId, request.query),
@@ -31,7 +34,7 @@ export function registerNotificationsRoutes(
         summary: 'Get one notification email and its delivery status',
         tags,
         params: NotificationParams,
-        response: { 200: Notification, ...errorResponses(...READ_ERRORS) },
+        response: { 200: Answer(Notification, 'The notification email.'), ...errorResponses(...READ_ERRORS) },
       },
     },
     (request) => notifications.get(request.auth.accountId, request.params.id),

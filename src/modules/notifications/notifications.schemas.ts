@@ -20,6 +20,7 @@ export const Notification = Type.Object(
     listing_id: Id('lst'),
     to: Type.String({ maxLength: MAX_EMAIL_LENGTH, format: 'email', description: 'The recipient address.' }),
     status: StringEnum(NOTIFICATION_STATUSES, {
+      title: 'NotificationStatus',
       description:
         '`queued` until delivered (`sent`), refused by the mail server or out of retries (`failed`), or no longer wanted (`cancelled`).',
     }),

@@ -1,0 +1,88 @@
+// The README is the newcomer's manual: its configuration tables must name every variable the
+// service reads, with the defaults it really has, and it must spell the command one way
+// (`npx lightbox ...`: npm ci does not put `lightbox` on the PATH).
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../src/config.ts';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const configSource = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+
+/** The README's configuration section, up to the next top-level heading. */
+const configuration = /^## Configuration\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+
+/** Each table row of the configuration section: variable name → its Default cell. */
+const rows = new Map(
+  [...configuration.matchAll(/^\| `([A-Z][A-Z0-9_]+)` +\| ([^|]*)\|/gm)].map(([, name = '', def = '']) => [
+    name,
+    def.trim(),
+  ]),
+);
+
+describe('README: configuration', () => {
+  test('the tables name every variable src/config.ts reads, and nothing else', () => {
+    const read = new Set([...configSource.matchAll(/\benv, '([A-Z][A-Z0-9_]+)'/g)].map(([, name = '']) => name));
+    assert.ok(read.size >= 20, `found only ${read.size} variables in src/config.ts`);
+    for (const name of read) assert.ok(rows.has(name), `README's configuration tables do not list ${name}`);
+    for (const name of rows.keys()) assert.ok(read.has(name), `README lists ${name}, which src/config.ts never reads`);
+  });
+
+  test('the numeric defaults it gives are the ones the service uses', () => {
+    const config = loadConfig({});
+    const defaults: Record<string, number> = {
+      PORT: config.port,
+      MEDIA_MAX_FILE_BYTES: config.media.maxFileBytes,
+      MEDIA_MAX_FILES: config.media.maxFiles,
+      MEDIA_MAX_IMAGE_PIXELS: config.media.maxImagePixels,
+      MAIL_RETRY_HOURS: config.mail.retryHours,
+      MAIL_RETRY_BASE_SECONDS: config.mail.retryBaseSeconds,
+      RATE_LIMIT_PER_MINUTE: config.limits.perKeyPerMinute,
+      RATE_LIMIT_ADDRESS_PER_MINUTE: config.limits.perAddressPerMinute,
+    };
+    for (const [name, value] of Object.entries(defaults)) {
+      assert.ok(
+        rows.get(name)?.startsWith(`\`${value}\``),
+        `${name}: README says ${rows.get(name)}, the default is ${value}`,
+      );
+    }
+    assert.ok(rows.get('HOST')?.includes(`\`${config.host}\``));
+    assert.ok(rows.get('REDIS_KEY_PREFIX')?.includes(`\`${config.limits.redisKeyPrefix}\``));
+    assert.ok(rows.get('MAIL_FROM')?.includes('`Lightbox <no-reply@localhost>`'));
+  });
+
+  test('S3 storage is documented: the bucket URL, endpoint, region, path style and credentials', () => {
+    const s3 = /^### Media on S3\n([\s\S]*?)^##/m.exec(readme)?.[1] ?? '';
+    for (const words of [
+      'MEDIA_STORAGE=s3://bucket/prefix',
+      'S3_ENDPOINT',
+      'S3_REGION',
+      'S3_FORCE_PATH_STYLE',
+      'path-style',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'default chain',
+    ]) {
+      assert.ok(s3.includes(words), `"Media on S3" does not mention ${words}`);
+    }
+  });
+});
+
+describe('README: commands', () => {
+  test('the command is always `npx lightbox ...`, never `node bin/lightbox.js` or a bare `lightbox`', () => {
+    assert.doesNotMatch(readme, /node bin\/lightbox\.js/);
+    const commands = /\blightbox (serve|migrate|accounts|keys|media|doctor|--help)\b/g;
+    let count = 0;
+    for (const match of readme.matchAll(commands)) {
+      count += 1;
+      const before = readme.slice(Math.max(0, match.index - 4), match.index);
+      assert.equal(before, 'npx ', `"${match[0]}" at ${match.index} is not run as npx lightbox`);
+    }
+    assert.ok(count >= 10, `only ${count} commands found`);
+  });
+
+  test('the quick start is the two commands, on the embedded defaults', () => {
+    assert.match(readme, /^npm ci && npm start +# serves http:\/\/127\.0\.0\.1:3000 on SQLite/m);
+    assert.match(readme, /^npm test +# /m);
+  });
+});
