@@ -94,7 +94,7 @@ export default defineConfig(
   },
   {
     // The dashboard's one browser script: plain JavaScript, outside the TypeScript project.
-    files: ['src/dashboard/assets/**/*.js'],
+    files: ['src/dashboard/assets/**/*.js', 'src/gallery/assets/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       globals: globals.browser,

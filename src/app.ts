@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { registerDashboard } from './dashboard/dashboard.plugin.ts';
+import { registerGallery } from './gallery/gallery.plugin.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { createFrameworkErrors, registerErrorHandling } from './http/error-handler.ts';
@@ -116,6 +117,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRootRoute(app, deps.config.publicUrl);
 
   await app.register((v1) => registerV1(v1, { services, deps, limiter, notFound }), { prefix: '/v1' });
+
+  // The client gallery: what a studio's client opens from the email (no key; the link is the capability).
+  await app.register(
+    async (gallery) => {
+      await Promise.resolve(registerGallery(gallery, { services, config: deps.config, limiter }));
+    },
+    { prefix: '/g' },
+  );
 
   // The admin dashboard: its own scope (forms, cookies, HTML errors), hidden from the OpenAPI document.
   await app.register(

@@ -30,6 +30,8 @@ export interface LimitsConfig {
   readonly perKeyPerMinute: number;
   /** Requests a minute per client address for requests without a valid key. */
   readonly perAddressPerMinute: number;
+  /** Requests a minute per client address to the client gallery (GALLERY_RATE_LIMIT_PER_MINUTE). */
+  readonly galleryPerAddressPerMinute: number;
   /** redis:// or rediss:// URL; undefined keeps the counters in this process. */
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key this service writes (so deployments and tests can share one Redis). */
@@ -366,6 +368,7 @@ function limits(env: Env): LimitsConfig {
   return Object.freeze({
     perKeyPerMinute: positiveInteger(env, 'RATE_LIMIT_PER_MINUTE', 600, 1_000_000_000),
     perAddressPerMinute: positiveInteger(env, 'RATE_LIMIT_ADDRESS_PER_MINUTE', 60, 1_000_000_000),
+    galleryPerAddressPerMinute: positiveInteger(env, 'GALLERY_RATE_LIMIT_PER_MINUTE', 300, 1_000_000_000),
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
   });

@@ -6,6 +6,7 @@ import { createAccountsService, type AccountsService } from './modules/accounts/
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
 import { createSignInService, type SignInService } from './modules/accounts/sign-in.service.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { createClientLinksService, type ClientLinksService } from './modules/client-links/client-links.service.ts';
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './modules/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
@@ -24,6 +25,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   listings: ListingsService;
   clients: ClientsService;
+  clientLinks: ClientLinksService;
   idempotency: IdempotencyService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
@@ -40,6 +42,7 @@ export function createServices(deps: Deps): Services {
     apiKeys: createApiKeysService(deps),
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),
+    clientLinks: createClientLinksService(deps),
     idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,

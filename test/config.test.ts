@@ -309,15 +309,23 @@ describe('media settings', () => {
 });
 
 describe('limits and Redis', () => {
-  test('defaults: 600 a minute per key, 60 per address without a key, counters in the process', () => {
+  test('defaults: 600 a minute per key, 60 per address without a key, 300 per gallery visitor, counters in the process', () => {
     const { limits } = loadConfig({});
     assert.deepEqual(limits, {
       perKeyPerMinute: 600,
       perAddressPerMinute: 60,
+      galleryPerAddressPerMinute: 300,
       redisUrl: undefined,
       redisKeyPrefix: 'lightbox:',
     });
     assert.ok(Object.isFrozen(limits));
+  });
+
+  test('GALLERY_RATE_LIMIT_PER_MINUTE is a whole number from 1', () => {
+    assert.equal(loadConfig({ GALLERY_RATE_LIMIT_PER_MINUTE: '12' }).limits.galleryPerAddressPerMinute, 12);
+    for (const value of ['0', '-1', '1.5', 'many']) {
+      assertConfigError({ GALLERY_RATE_LIMIT_PER_MINUTE: value }, 'GALLERY_RATE_LIMIT_PER_MINUTE');
+    }
   });
 
   test('RATE_LIMIT_PER_MINUTE and RATE_LIMIT_ADDRESS_PER_MINUTE are whole numbers from 1', () => {

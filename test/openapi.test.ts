@@ -47,7 +47,13 @@ interface Document {
  * too (Fastify adds them). The document itself, /healthz and /readyz are in it.
  */
 const UNDOCUMENTED = (url: string): boolean =>
-  url === '/' || url === '/docs' || url.startsWith('/docs/') || url === '/dashboard' || url.startsWith('/dashboard/');
+  url === '/' ||
+  url === '/docs' ||
+  url.startsWith('/docs/') ||
+  url === '/dashboard' ||
+  url.startsWith('/dashboard/') ||
+  // The client gallery's pages and files (section 14): HTML and bytes, not API operations.
+  url.startsWith('/g/');
 
 /** No key needed (section 3 and 10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz']);
@@ -61,6 +67,8 @@ const SPECIFIC: Record<string, string[]> = {
   'POST /v1/clients': ['409'],
   'PATCH /v1/clients/{id}': ['409'],
   'GET /readyz': ['503'],
+  // Section 14: replacing the link of a gallery that has no client.
+  'POST /v1/listings/{id}/client_link': ['409'],
   // Conditional and range requests (sections 6 and 13).
   [MEDIA_CONTENT]: ['304', '416'],
   [MEDIA_VARIANT]: ['304', '416'],
@@ -140,7 +148,15 @@ const inline = (op: Operation): { in: string; name: string; required?: boolean }
   (op.parameters ?? []).filter((p): p is { in: string; name: string; required?: boolean } => !('$ref' in p));
 
 /** The success status a route of this shape answers: 201 creates in a collection, 204 deletes. */
+/** POSTs that act on a resource rather than create one (section 14). */
+const ACTIONS: Record<string, string> = {
+  'POST /v1/listings/{id}/client_link': '200',
+  'POST /v1/clients/{id}/listings/{listing_id}/notify': '202',
+};
+
 function expectedSuccess(method: string, path: string): string {
+  const action = ACTIONS[`${method} ${path}`];
+  if (action !== undefined) return action;
   if (method === 'DELETE') return '204';
   if (method === 'POST' && !path.endsWith('}')) return '201';
   return '200';

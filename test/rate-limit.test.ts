@@ -228,7 +228,13 @@ describe('counters', () => {
     const clock = clockOf(() => 3_000 * WINDOW_MS);
     const limiter = createRateLimiter(
       store,
-      { perKeyPerMinute: 100, perAddressPerMinute: 3, redisUrl: undefined, redisKeyPrefix: '' },
+      {
+        perKeyPerMinute: 100,
+        perAddressPerMinute: 3,
+        galleryPerAddressPerMinute: 300,
+        redisUrl: undefined,
+        redisKeyPrefix: '',
+      },
       clock,
     );
     const headers: Record<string, unknown> = {};

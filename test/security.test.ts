@@ -243,6 +243,19 @@ const ROUTES: RouteCase[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/v1/listings/:id/client_link',
+    prepare: async (a) => ({ url: `/v1/listings/${(await assignedPair(a)).listingId}/client_link`, status: 200 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/clients/:id/listings/:listing_id/notify',
+    prepare: async (a) => {
+      const { clientId, listingId } = await assignedPair(a);
+      return { url: `/v1/clients/${clientId}/listings/${listingId}/notify`, status: 202 };
+    },
+  },
+  {
     method: 'PATCH',
     path: '/v1/listings/:id/media/:media_id',
     prepare: async (a) => {

@@ -135,6 +135,12 @@ const CASES: Record<string, () => Request[]> = {
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofB.assignedListing}` },
   ],
   'GET /v1/notifications/:id': () => [{ url: `/v1/notifications/${ofA.notification}` }],
+  'POST /v1/listings/:id/client_link': () => [{ url: `/v1/listings/${ofA.assignedListing}/client_link` }],
+  'POST /v1/clients/:id/listings/:listing_id/notify': () => [
+    { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}/notify` },
+    { url: `/v1/clients/${ofB.assignedClient}/listings/${ofA.assignedListing}/notify` },
+    { url: `/v1/clients/${ofA.assignedClient}/listings/${ofB.assignedListing}/notify` },
+  ],
 };
 
 /** The same request with A's ids swapped for ids no account has: what B must not tell apart. */

@@ -82,7 +82,7 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export const JOB_KINDS = ['notification.send', 'media.variants'] as const;
+export const JOB_KINDS = ['notification.send', 'media.variants', 'media.checksum'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** A piece of background work still to be done (src/modules/queue/, decisions/0006). */
@@ -125,6 +125,8 @@ export interface MediaTable {
   hidden: Generated<number>;
   /** Photos only: whether their variants are made yet; null for videos and documents. */
   variants_status: VariantsStatus | null;
+  /** CRC-32 of the bytes (the ZIP names it before them); null until a pre-0008 file is checksummed. */
+  crc32: number | null;
   created_at: string;
 }
 
@@ -142,6 +144,20 @@ export interface MediaVariantsTable {
   width: number;
   height: number;
   size: number;
+  created_at: string;
+}
+
+/** The link the client of an assigned gallery opens (section 14): one per gallery. */
+export interface ClientLinksTable {
+  listing_id: string;
+  account_id: string;
+  client_id: string;
+  /** The capability in the URL: at least 128 random bits, base64url. */
+  token: string;
+  views: Generated<number>;
+  downloads: Generated<number>;
+  first_viewed_at: string | null;
+  last_viewed_at: string | null;
   created_at: string;
 }
 
@@ -236,6 +252,7 @@ export interface Database {
   jobs: JobsTable;
   media: MediaTable;
   media_variants: MediaVariantsTable;
+  client_links: ClientLinksTable;
   media_cleanup: MediaCleanupTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;

@@ -40,11 +40,14 @@ export interface RateLimiter {
   chargeKey(keyId: string, reply: FastifyReply): Promise<void> | undefined;
   /** Counts a request without a valid key against its client address. */
   chargeAddress(ip: string, reply: FastifyReply): Promise<void> | undefined;
+  /** Counts a request to the client gallery (/g) against its client address (its own budget). */
+  chargeGallery(ip: string, reply: FastifyReply): Promise<void> | undefined;
 }
 
 export function createRateLimiter(store: RateLimitStore, limits: LimitsConfig, clock: Clock): RateLimiter {
   const perKey = policy('default', limits.perKeyPerMinute);
   const perAddress = policy('anonymous', limits.perAddressPerMinute);
+  const perGalleryVisitor = policy('gallery', limits.galleryPerAddressPerMinute);
 
   function apply(hit: Hit, applied: Policy, reply: FastifyReply): undefined {
     const remaining = hit.count >= applied.limit ? 0 : applied.limit - hit.count;
@@ -75,5 +78,6 @@ export function createRateLimiter(store: RateLimitStore, limits: LimitsConfig, c
   return {
     chargeKey: (keyId, reply) => charge(`k:${keyId}`, perKey, reply),
     chargeAddress: (ip, reply) => charge(addressBucket(ip), perAddress, reply),
+    chargeGallery: (ip, reply) => charge(`g:${addressBucket(ip)}`, perGalleryVisitor, reply),
   };
 }

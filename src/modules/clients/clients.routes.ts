@@ -1,7 +1,9 @@
 import type { App } from '../../http/types.ts';
 import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import { Listing } from '../listings/listings.schemas.ts';
+import { Notification } from '../notifications/notifications.schemas.ts';
 import {
+  AssignQuery,
   Client,
   ClientCreateBody,
   ClientList,
@@ -133,18 +135,50 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         operationId: 'assignListing',
         summary: 'Assign a gallery to a client and email them',
         description:
-          "The gallery's client becomes this client (replacing any earlier one) and a notification email is queued " +
-          'in the same transaction, then sent in the background. Assigning a gallery to the client it already has ' +
-          'changes nothing and sends nothing.',
+          "The gallery's client becomes this client (replacing any earlier one), the client gets the gallery's " +
+          "link (`client_link`; an earlier client's link stops working) and a notification email carrying it is " +
+          'queued in the same transaction, then sent in the background (`?notify=false` assigns without an ' +
+          'email). Assigning a gallery to the client it already has changes nothing and sends nothing.',
         tags,
         params: ClientListingParams,
+        querystring: AssignQuery,
         response: {
           200: Answer(Listing, 'The gallery, assigned to the client (the email is queued).'),
           ...errorResponses(401, 403, 404),
         },
       },
     },
-    (request) => clients.assign(request.auth.accountId, request.params.id, request.params.listing_id),
+    (request) =>
+      clients.assign(request.auth.accountId, request.params.id, request.params.listing_id, {
+        notify: request.query.notify,
+      }),
+  );
+
+  app.post(
+    '/clients/:id/listings/:listing_id/notify',
+    {
+      schema: {
+        operationId: 'notifyClient',
+        summary: "Send the gallery's email to its client again",
+        description:
+          'Queues a new notification email (with the link as it is when sent). 404 unless the gallery is ' +
+          'assigned to that client.',
+        tags,
+        params: ClientListingParams,
+        response: {
+          202: Answer(Notification, 'Accepted: the new notification, queued.'),
+          ...errorResponses(401, 403),
+          404: ErrorAnswer(
+            'No client or gallery with these ids in this account, or the gallery is not assigned to this client ' +
+              '(`not_found`).',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const notification = await clients.notify(request.auth.accountId, request.params.id, request.params.listing_id);
+      return reply.code(202).send(notification);
+    },
   );
 
   app.delete(

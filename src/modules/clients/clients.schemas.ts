@@ -97,3 +97,9 @@ export const ClientListingParams = Type.Object({
   id: IdParam('Client id (`cli_...`).'),
   listing_id: IdParam('Gallery id (`lst_...`).'),
 });
+
+export const AssignQuery = Type.Object({
+  notify: Type.Optional(
+    Type.Boolean({ default: true, description: 'false assigns without an email (no notification is recorded).' }),
+  ),
+});

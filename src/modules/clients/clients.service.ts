@@ -7,7 +7,11 @@ import { normalizeEmail } from '../../lib/email-address.ts';
 import { pageWindow, wholeList, type Page } from '../../lib/pagination.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
-import { toListing, toListingItem } from '../listings/listings.service.ts';
+import { loadListing } from '../listings/listings.service.ts';
+import { listingSerializer, toListingItem } from '../listings/listings.serializer.ts';
+import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.service.ts';
+import { loadNotification } from '../notifications/notifications.service.ts';
+import type { NotificationType } from '../notifications/notifications.schemas.ts';
 import {
   cancelQueuedNotifications,
   queueAssignmentNotification,
@@ -53,6 +57,7 @@ export type ClientsService = ReturnType<typeof createClientsService>;
 
 export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
+  const serializeListing = listingSerializer(config.publicUrl);
 
   async function withListings(accountId: string, row: repo.ClientRow): Promise<ClientType> {
     const listings = await listingsRepo.listListingsOfClient(db.kysely, accountId, row.id);
@@ -144,6 +149,7 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       const now = clock.iso();
       await db.kysely.transaction().execute(async (trx) => {
         const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId: id }, now);
+        await dropLinksOfClient(trx, accountId, id);
         await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
         if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
         await addCounts(trx, accountId, { clients: -1 }, cancelled);
@@ -157,10 +163,16 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     },
 
     /**
-     * Assigns the gallery to the client and records the notification email in the same
-     * transaction. Assigning to the client it already has changes and sends nothing.
+     * Assigns the gallery to the client, gives the client the gallery's link, and (unless
+     * `notify` is false) records the notification email, in one transaction. Assigning to the
+     * client it already has changes and sends nothing.
      */
-    async assign(accountId: string, clientId: string, listingId: string): Promise<ListingType> {
+    async assign(
+      accountId: string,
+      clientId: string,
+      listingId: string,
+      options: { notify?: boolean } = {},
+    ): Promise<ListingType> {
       if (!hasIdShape('cli', clientId)) throw notFound('Client');
       if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
       const now = clock.iso();
@@ -170,26 +182,30 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
           if (client === undefined) throw notFound('Client');
           if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
           if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
-            // The gallery is no longer the earlier client's: their unsent email is moot.
+            // The gallery is no longer the earlier client's: their link stops, their unsent email is moot.
+            await giveLink(trx, { accountId, listingId, clientId, now });
             const cancelled = await cancelQueuedNotifications(
               trx,
               accountId,
               { listingId, notClientId: clientId },
               now,
             );
-            const queued = await queueAssignmentNotification(trx, {
-              accountId,
-              clientId,
-              listingId,
-              to: client.email,
-              now,
-              messageIdHost,
-            });
-            await addCounts(trx, accountId, cancelled, queued.counts);
+            const queued =
+              options.notify === false
+                ? undefined
+                : await queueAssignmentNotification(trx, {
+                    accountId,
+                    clientId,
+                    listingId,
+                    to: client.email,
+                    now,
+                    messageIdHost,
+                  });
+            await addCounts(trx, accountId, cancelled, queued?.counts ?? {});
           }
-          const listing = await listingsRepo.findListing(trx, accountId, listingId);
+          const listing = await loadListing(trx, serializeListing, accountId, listingId);
           if (listing === undefined) throw notFound('Gallery');
-          return toListing(listing);
+          return listing;
         });
       } catch (err) {
         // The client was deleted between our read and our write (a concurrent DELETE).
@@ -208,8 +224,38 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
+        await dropLink(trx, accountId, listingId);
         const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId, listingId }, now);
         await addCounts(trx, accountId, cancelled);
+      });
+    },
+
+    /**
+     * Sends the gallery's email to its client again (a new notification, with the link as it is
+     * when sent). 404 unless the gallery is assigned to that client.
+     */
+    async notify(accountId: string, clientId: string, listingId: string): Promise<NotificationType> {
+      const notAssigned = (): AppError => new AppError('not_found', 'This gallery is not assigned to this client');
+      if (!hasIdShape('cli', clientId)) throw notFound('Client');
+      if (!hasIdShape('lst', listingId)) throw notAssigned();
+      const now = clock.iso();
+      return db.kysely.transaction().execute(async (trx) => {
+        const client = await repo.findClient(trx, accountId, clientId);
+        if (client === undefined) throw notFound('Client');
+        const listing = await listingsRepo.lockListing(trx, db.dialect, accountId, listingId);
+        if (listing?.client_id !== clientId) throw notAssigned();
+        const queued = await queueAssignmentNotification(trx, {
+          accountId,
+          clientId,
+          listingId,
+          to: client.email,
+          now,
+          messageIdHost,
+        });
+        await addCounts(trx, accountId, queued.counts);
+        const notification = await loadNotification(trx, accountId, queued.id);
+        if (notification === undefined) throw new Error('a notification just queued is not there');
+        return notification;
       });
     },
   };

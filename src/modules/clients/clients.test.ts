@@ -510,6 +510,7 @@ describe('POST /v1/clients/:id/listings/:listing_id (assign)', () => {
       'baths',
       'beds',
       'client_id',
+      'client_link',
       'cover_media_id',
       'created_at',
       'description',

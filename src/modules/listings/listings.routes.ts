@@ -1,5 +1,5 @@
 import type { App } from '../../http/types.ts';
-import { Answer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
+import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import {
   Listing,
   ListingCreateBody,
@@ -91,5 +91,26 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
       await listings.remove(request.auth.accountId, request.params.id, request.log);
       return reply.code(204).send(null);
     },
+  );
+
+  app.post(
+    '/listings/:id/client_link',
+    {
+      schema: {
+        operationId: 'replaceClientLink',
+        summary: "Replace the gallery's client link",
+        description:
+          'A new token: the old link stops working at once; the views and downloads are kept. 409 `conflict` ' +
+          'when the gallery has no client.',
+        tags,
+        params: ListingParams,
+        response: {
+          200: Answer(Listing, 'The gallery, with its new client link.'),
+          409: ErrorAnswer('The gallery has no client, so no link (`conflict`).'),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    (request) => listings.rotateClientLink(request.auth.accountId, request.params.id),
   );
 }

@@ -10,7 +10,9 @@ import {
   NullableString,
   PageQuery,
   StringEnum,
+  NullableTimestamp,
   Timestamp,
+  Int64,
 } from '../../http/schemas.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
 
@@ -71,6 +73,22 @@ const out = {
   sqft: Type.Union([Type.Number({ minimum: 0, maximum: 10_000_000 }), Type.Null()]),
 };
 
+export const ClientLink = Type.Object(
+  {
+    url: Type.String({
+      format: 'uri',
+      maxLength: 4096,
+      description: 'PUBLIC_URL/g/<token>: the gallery as the client sees it (no key needed; a capability).',
+    }),
+    created_at: Timestamp(),
+    views: Int64({ minimum: 0, description: 'Page loads of the link.' }),
+    first_viewed_at: NullableTimestamp('The first page load, or null.'),
+    last_viewed_at: NullableTimestamp('The latest page load, or null.'),
+    downloads: Int64({ minimum: 0, description: 'Downloads of an original or of the ZIP (from byte 0).' }),
+  },
+  { title: 'ClientLink', additionalProperties: false },
+);
+
 export const Listing = Type.Object(
   {
     id: Id('lst', '`lst_` followed by an opaque string.'),
@@ -84,6 +102,9 @@ export const Listing = Type.Object(
     client_id: NullableId('cli', 'The assigned client, or null.'),
     media_count: Int32({ minimum: 0 }),
     cover_media_id: NullableId('med', 'A photo of this gallery chosen as its cover, or null.'),
+    client_link: Type.Union([ClientLink, Type.Null()], {
+      description: 'The link the assigned client opens, with what they did with it; null when unassigned.',
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -16,38 +16,41 @@ import { isPhotoOfGallery } from '../media/media.service.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../counts/counters.ts';
 import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
+import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
+import { linkOf, rotateLink } from '../client-links/client-links.service.ts';
+import type { Executor } from '../../db/executor.ts';
 import type { Log } from '../../lib/log.ts';
 
-export const toListing = (row: repo.ListingRow): ListingType => ({
-  id: row.id,
-  address: row.address,
-  beds: row.beds,
-  baths: row.baths,
-  sqft: row.sqft,
-  status: row.status,
-  description: row.description,
-  mls_number: row.mls_number,
-  client_id: row.client_id,
-  media_count: row.media_count,
-  cover_media_id: row.cover_media_id,
-  created_at: row.created_at,
-  updated_at: row.updated_at,
-});
-
-export const toListingItem = (row: repo.ListingItemRow): ListingItemType => ({
-  id: row.id,
-  address: row.address,
-  beds: row.beds,
-  baths: row.baths,
-  sqft: row.sqft,
-  status: row.status,
-  client_id: row.client_id,
-  created_at: row.created_at,
-});
+/**
+ * The gallery object as its GET returns it now, read in `db` (a transaction, for a write's answer
+ * or its event); undefined when it is not there. One place builds it: section 17's ETag and
+ * section 15's `data.object` must agree with every answer.
+ */
+export async function loadListing(
+  db: Executor,
+  serialize: ListingSerializer,
+  accountId: string,
+  id: string,
+): Promise<ListingType | undefined> {
+  const row = await repo.findListing(db, accountId, id);
+  if (row === undefined) return undefined;
+  return serialize(row, row.client_id === null ? undefined : await linkOf(db, id));
+}
 
 export type ListingsService = ReturnType<typeof createListingsService>;
 
-export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 'clock'> & { cleanup: MediaCleanup }) {
+export function createListingsService({
+  db,
+  clock,
+  config,
+  cleanup,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { cleanup: MediaCleanup }) {
+  const serialize = listingSerializer(config.publicUrl);
+  const load = async (trx: Executor, accountId: string, id: string): Promise<ListingType> => {
+    const listing = await loadListing(trx, serialize, accountId, id);
+    if (listing === undefined) throw notFound('Gallery');
+    return listing;
+  };
   return {
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
       const now = clock.iso();
@@ -70,14 +73,25 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
         await addCounts(trx, accountId, listingsAdded(status));
         return inserted;
       });
-      return toListing(row);
+      return serialize(row, undefined);
     },
 
     async get(accountId: string, id: string): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const row = await repo.findListing(db.kysely, accountId, id);
-      if (row === undefined) throw notFound('Gallery');
-      return toListing(row);
+      return load(db.kysely, accountId, id);
+    },
+
+    /** A new token for the gallery's client link (the old URL stops at once; counters kept). */
+    async rotateClientLink(accountId: string, id: string): Promise<ListingType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      return db.kysely.transaction().execute(async (trx) => {
+        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+        if (current === undefined) throw notFound('Gallery');
+        if (current.client_id === null || (await rotateLink(trx, accountId, id)) === undefined) {
+          throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
+        }
+        return load(trx, accountId, id);
+      });
     },
 
     async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
@@ -94,25 +108,21 @@ export function createListingsService({ db, clock, cleanup }: Pick<Deps, 'db' | 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const changes = { ...patch, updated_at: clock.iso() };
-      const row = await db.kysely.transaction().execute(async (trx) => {
+      return db.kysely.transaction().execute(async (trx) => {
         // The gallery's lock first: its status (for the counts) and its media (for the cover)
         // cannot change under this update.
         const current = await repo.lockListing(trx, db.dialect, accountId, id);
-        if (current === undefined) return undefined;
+        if (current === undefined) throw notFound('Gallery');
         const cover = patch.cover_media_id;
         if (typeof cover === 'string' && !(await isPhotoOfGallery(trx, accountId, id, cover))) {
           throw new AppError('validation_error', 'cover_media_id must be a photo of this gallery', [
             { field: 'cover_media_id', message: 'must be the id of a photo of this gallery' },
           ]);
         }
-        const updated = await repo.updateListing(trx, accountId, id, changes);
-        if (updated !== undefined && patch.status !== undefined) {
-          await addCounts(trx, accountId, listingMoved(current.status, patch.status));
-        }
-        return updated;
+        await repo.updateListing(trx, accountId, id, changes);
+        if (patch.status !== undefined) await addCounts(trx, accountId, listingMoved(current.status, patch.status));
+        return load(trx, accountId, id);
       });
-      if (row === undefined) throw notFound('Gallery');
-      return toListing(row);
     },
 
     async remove(accountId: string, id: string, log?: Log): Promise<void> {

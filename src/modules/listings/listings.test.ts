@@ -19,6 +19,7 @@ const GALLERY_KEYS = [
   'baths',
   'beds',
   'client_id',
+  'client_link',
   'cover_media_id',
   'created_at',
   'description',

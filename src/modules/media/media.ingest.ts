@@ -3,6 +3,7 @@
 // image dimensions. Nothing is ever held whole in memory.
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Metadata } from 'sharp';
 import { AppError } from '../../errors.ts';
@@ -38,6 +39,7 @@ export interface Sniffed {
 
 export class IngestStream extends Transform {
   readonly #hash: Hash = createHash('sha256');
+  #crc = 0;
   readonly #maxBytes: number;
   readonly #filename: string;
   #size = 0;
@@ -69,6 +71,11 @@ export class IngestStream extends Transform {
     return Buffer.concat(this.#head, this.#headLength);
   }
 
+  /** CRC-32 of the bytes so far (the ZIP of a gallery names it before each file's bytes). */
+  get crc32(): number {
+    return this.#crc;
+  }
+
   digest(): string {
     return this.#hash.digest('hex');
   }
@@ -88,6 +95,7 @@ export class IngestStream extends Transform {
       return;
     }
     this.#hash.update(chunk);
+    this.#crc = crc32(chunk, this.#crc);
     if (this.#headLength < HEAD_BYTES) {
       const take = chunk.subarray(0, HEAD_BYTES - this.#headLength);
       this.#head.push(take);

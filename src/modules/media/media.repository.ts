@@ -361,3 +361,12 @@ export async function mediaKeysStill(db: Executor, keys: string[]): Promise<Set<
     .execute();
   return new Set(rows.map((r) => r.storage_key));
 }
+
+/** A media row by id alone, for its background jobs (the job carries the account). */
+export async function findMediaById(db: Executor, id: string): Promise<MediaRow | undefined> {
+  return db.selectFrom('media').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function setCrc32(db: Executor, id: string, crc: number): Promise<void> {
+  await db.updateTable('media').set({ crc32: crc }).where('id', '=', id).where('crc32', 'is', null).execute();
+}

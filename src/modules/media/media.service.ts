@@ -55,10 +55,18 @@ interface StoredFile {
   sniffed: Sniffed;
   size: number;
   sha256: string;
+  crc32: number;
   dimensions: Dimensions | null;
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
+export type { MediaRow, VariantRow } from './media.repository.ts';
+
+/** A media item the client may see, with its ready variants. */
+export interface VisibleMedia {
+  row: repo.MediaRow;
+  variants: repo.VariantRow[];
+}
 
 export function createMediaService({
   db,
@@ -127,7 +135,7 @@ export function createMediaService({
       dimensions = await readDimensions(ingest.head, ingest.bytesSeen <= HEAD_BYTES, dimensionLimits);
       dimensions ??= await withLocalFile(storage, key, tmpDir, (file) => readDimensions(file, true, dimensionLimits));
     }
-    return { filename, sniffed, size: ingest.bytesSeen, sha256: ingest.digest(), dimensions };
+    return { filename, sniffed, size: ingest.bytesSeen, sha256: ingest.digest(), crc32: ingest.crc32, dimensions };
   }
 
   /** Deletes what a failed upload stored; rows of bytes that would not go stay due for the sweep. */
@@ -194,6 +202,7 @@ export function createMediaService({
             content_type: file.sniffed.contentType,
             size: file.size,
             sha256: file.sha256,
+            crc32: file.crc32,
             width: file.dimensions?.width ?? null,
             height: file.dimensions?.height ?? null,
             position: first + i,
@@ -313,6 +322,21 @@ export function createMediaService({
           if (added) queued += 1;
         }
       }
+    },
+
+    /**
+     * What the client of a gallery may see (section 14): its visible media in position order, each
+     * with its ready variants. Hidden media are never included.
+     */
+    async visible(accountId: string, listingId: string): Promise<VisibleMedia[]> {
+      const [rows, variants] = await Promise.all([
+        repo.listMedia(db.kysely, accountId, listingId),
+        repo.variantsOfGallery(db.kysely, accountId, listingId),
+      ]);
+      const byMedia = variantsByMedia(variants);
+      return rows
+        .filter((row) => row.hidden === 0)
+        .map((row) => ({ row, variants: row.variants_status === 'ready' ? (byMedia.get(row.id) ?? []) : [] }));
     },
 
     /** A ready variant's record, for serving its bytes; 404 while pending or failed. */

@@ -7,8 +7,9 @@ import type { NotificationListQueryType, NotificationType } from './notification
 import { notificationsCounter } from '../counts/counters.ts';
 import { readCount } from '../counts/counts.repository.ts';
 import * as repo from './notifications.repository.ts';
+import type { Executor } from '../../db/executor.ts';
 
-const toNotification = (row: repo.NotificationRow): NotificationType => ({
+export const toNotification = (row: repo.NotificationRow): NotificationType => ({
   id: row.id,
   client_id: row.client_id,
   listing_id: row.listing_id,
@@ -22,6 +23,16 @@ const toNotification = (row: repo.NotificationRow): NotificationType => ({
 
 /** A notification as the dashboard lists it: with its gallery's address, if it still exists. */
 export type LatestNotification = NotificationType & { listing_address: string | null };
+
+/** The notification object as its GET returns it, read in `db` (a transaction, for a write's answer). */
+export async function loadNotification(
+  db: Executor,
+  accountId: string,
+  id: string,
+): Promise<NotificationType | undefined> {
+  const row = await repo.findNotification(db, accountId, id);
+  return row === undefined ? undefined : toNotification(row);
+}
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;
 

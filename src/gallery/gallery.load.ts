@@ -1,0 +1,36 @@
+// What a link shows: resolved from its token through the services, never SQL. An unknown,
+// replaced or revoked token, and a gallery or client that is gone, are all the same: nothing.
+import type { Services } from '../services.ts';
+import type { ClientLinkRow } from '../modules/client-links/client-links.service.ts';
+import type { ListingType } from '../modules/listings/listings.schemas.ts';
+import type { VisibleMedia } from '../modules/media/media.service.ts';
+
+export interface GalleryView {
+  link: ClientLinkRow;
+  listing: ListingType;
+  studioName: string;
+  /** Visible media in position order. */
+  media: VisibleMedia[];
+  /** The cover: the chosen photo if visible and ready, else the first visible photo with variants. */
+  cover: VisibleMedia | undefined;
+}
+
+export async function loadGallery(services: Services, token: string): Promise<GalleryView | undefined> {
+  const link = await services.clientLinks.resolve(token);
+  if (link === undefined) return undefined;
+  const [listing, account, media] = await Promise.all([
+    services.listings.get(link.account_id, link.listing_id).catch(() => undefined),
+    services.accounts.get(link.account_id).catch(() => undefined),
+    services.media.visible(link.account_id, link.listing_id),
+  ]);
+  // The gallery went to another client since the link was read: not this link's any more.
+  if (listing === undefined || account === undefined || listing.client_id !== link.client_id) return undefined;
+  const withVariants = media.filter((m) => m.row.kind === 'photo' && m.variants.length > 0);
+  const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
+  return { link, listing, studioName: account.name, media, cover };
+}
+
+/** One visible media item of the gallery, or undefined (hidden, another gallery's, gone). */
+export function visibleItem(view: GalleryView, mediaId: string): VisibleMedia | undefined {
+  return view.media.find((m) => m.row.id === mediaId);
+}

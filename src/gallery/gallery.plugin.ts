@@ -1,0 +1,77 @@
+// The client gallery at /g (section 14): the page a client opens from the email, its images and
+// files, and one ZIP of everything. The third scope beside /v1 and /dashboard: no key, no cookie;
+// the token in the URL is the capability. Every response (the 404 page included) is private,
+// unindexed, sends no referrer (the token is in the URL) and loads nothing from other sites; each
+// client address is rate limited (GALLERY_RATE_LIMIT_PER_MINUTE, shared through Redis when set).
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnavailable } from '../db/errors.ts';
+import { AppError } from '../errors.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import type { App } from '../http/types.ts';
+import type { Config } from '../config.ts';
+import type { Services } from '../services.ts';
+import { findGalleryAsset } from './assets.ts';
+import { registerGalleryRoutes } from './gallery.routes.ts';
+import { errorPage } from './views/errors.ts';
+
+/** Nothing from another origin, no inline script or style; images, video and our files only. */
+export const GALLERY_CSP =
+  "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
+  "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const GALLERY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': GALLERY_CSP,
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex, nofollow',
+  'cache-control': 'private, no-cache',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+export interface GalleryContext {
+  services: Services;
+  config: Config;
+}
+
+function statusOf(error: FastifyError): number {
+  if (error instanceof AppError) return error.status;
+  if (isUnavailable(error)) return 503;
+  const status = error.statusCode ?? 500;
+  return status >= 400 && status < 600 ? status : 500;
+}
+
+export function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+  return reply
+    .code(status)
+    .headers(GALLERY_HEADERS)
+    .header('cache-control', 'private, no-store')
+    .type('text/html; charset=utf-8')
+    .send(errorPage(status, request.id).toString());
+}
+
+export function registerGallery(scope: App, { services, limiter }: GalleryContext & { limiter: RateLimiter }): void {
+  // Pages and downloads only: no request body is ever read here.
+  scope.removeAllContentTypeParsers();
+  scope.addHook('onRequest', async (request, reply) => {
+    void reply.headers(GALLERY_HEADERS);
+    const counted = limiter.chargeGallery(request.ip, reply);
+    if (counted !== undefined) await counted;
+  });
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = statusOf(error);
+    if (status >= 500) request.log.error({ err: error }, 'gallery request failed');
+    if (error instanceof AppError) void reply.headers(error.headers);
+    return sendGalleryError(request, reply, status);
+  });
+  scope.setNotFoundHandler((request, reply) => sendGalleryError(request, reply, 404));
+
+  scope.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
+    const asset = findGalleryAsset((request.params as { file: string }).file);
+    if (asset === undefined) return sendGalleryError(request, reply, 404);
+    return reply
+      .headers({ 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' })
+      .send(asset.body);
+  });
+
+  registerGalleryRoutes(scope, { services });
+}

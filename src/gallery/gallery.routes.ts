@@ -1,0 +1,145 @@
+// The routes of the client gallery. Every one resolves the token first: an unknown or revoked
+// link, a hidden item, another gallery's media: all the same plain 404.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { matchesAny, requestedRange, sendStoredBytes } from '../http/send-bytes.ts';
+import type { App } from '../http/types.ts';
+import { galleryUrl } from '../modules/listings/listings.serializer.ts';
+import { zipOfGallery } from './gallery.zip.ts';
+import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
+import type { GalleryContext } from './gallery.plugin.ts';
+import { galleryPage } from './views/page.ts';
+
+interface TokenParams {
+  token: string;
+}
+interface ItemParams extends TokenParams {
+  media_id: string;
+}
+
+const HIDDEN = { hide: true } as const;
+
+/** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
+const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
+  request.method === 'GET' && (range === undefined || range.start === 0);
+
+export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContext, 'services'>): void {
+  async function gallery(request: FastifyRequest<{ Params: TokenParams }>): Promise<GalleryView> {
+    const view = await loadGallery(services, request.params.token);
+    if (view === undefined) throw new AppError('not_found', 'This gallery is no longer available');
+    return view;
+  }
+
+  async function item(request: FastifyRequest<{ Params: ItemParams }>) {
+    const view = await gallery(request);
+    const found = visibleItem(view, request.params.media_id);
+    if (found === undefined) throw new AppError('not_found', 'No such file in this gallery');
+    return { view, found };
+  }
+
+  const countDownload = async (view: GalleryView, request: FastifyRequest): Promise<void> => {
+    try {
+      await services.clientLinks.countDownload(view.link);
+    } catch (err) {
+      // The download goes on: a counter is not worth failing the client's request for.
+      request.log.warn({ err }, 'could not count a gallery download');
+    }
+  };
+
+  app.get<{ Params: TokenParams }>('/:token', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    if (request.method === 'GET') {
+      await services.clientLinks.countView(view.link).catch((err: unknown) => {
+        request.log.warn({ err }, 'could not count a gallery view');
+      });
+    }
+    const base = galleryUrl('', view.link.token);
+    return reply.type('text/html; charset=utf-8').send(galleryPage(view, base).toString());
+  });
+
+  /** An image the page shows: a photo's thumb or large variant, shown inline. */
+  const image =
+    (name: 'thumb' | 'large') => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) => {
+      const { found } = await item(request);
+      const variant = found.variants.find((v) => v.name === name);
+      if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
+      const sent = await sendStoredBytes(request, reply, {
+        etag: `"${variant.media_id}-${name}-${Date.parse(variant.created_at).toString(36)}"`,
+        size: variant.size,
+        contentType: variant.content_type,
+        filename: `${found.row.id}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
+        disposition: 'inline',
+        open: (range) => services.media.openVariant(variant, range),
+      });
+      return sent.reply;
+    };
+  app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
+  app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
+
+  /** The cover as a JPEG (the email shows it: every mail client reads JPEG). */
+  app.get<{ Params: TokenParams }>('/:token/cover.jpg', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    const variant = view.cover?.variants.find((v) => v.name === 'large');
+    if (variant === undefined) throw new AppError('not_found', 'This gallery has no cover photo yet');
+    const sent = await sendStoredBytes(request, reply, {
+      etag: `"${variant.media_id}-cover-${Date.parse(variant.created_at).toString(36)}"`,
+      size: variant.size,
+      contentType: variant.content_type,
+      filename: 'cover.jpg',
+      disposition: 'inline',
+      open: (range) => services.media.openVariant(variant, range),
+    });
+    return sent.reply;
+  });
+
+  /** An original, as a download (counted from byte 0). */
+  app.get<{ Params: ItemParams }>('/:token/media/:media_id/download', { schema: HIDDEN }, async (request, reply) => {
+    const { view, found } = await item(request);
+    const sent = await sendStoredBytes(request, reply, {
+      etag: `"${found.row.sha256}"`,
+      size: found.row.size,
+      contentType: found.row.content_type,
+      filename: found.row.filename,
+      open: (range) => services.media.open(found.row, range),
+    });
+    if (!sent.notModified && startsAtZero(request, sent.range)) await countDownload(view, request);
+    return sent.reply;
+  });
+
+  /** A video, played in the page (Range); not a download. */
+  app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
+    const { found } = await item(request);
+    if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
+    const sent = await sendStoredBytes(request, reply, {
+      etag: `"${found.row.sha256}"`,
+      size: found.row.size,
+      contentType: found.row.content_type,
+      filename: found.row.filename,
+      disposition: 'inline',
+      open: (range) => services.media.open(found.row, range),
+    });
+    return sent.reply;
+  });
+
+  /** Every visible original in one ZIP: Content-Length known, resumable (Range, If-Range). */
+  app.get<{ Params: TokenParams }>('/:token/download.zip', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    const zip = zipOfGallery(view, services);
+    if (zip === undefined) {
+      throw new AppError('unavailable', 'The download is being prepared; try again in a minute', undefined, {
+        'retry-after': '60',
+      });
+    }
+    void reply.header('etag', zip.etag);
+    if (matchesAny(request.headers['if-none-match'], zip.etag)) return reply.code(304).send(null);
+    const range = requestedRange(request, zip.size, zip.etag);
+    void reply.header('accept-ranges', 'bytes').header('content-disposition', zip.disposition).type('application/zip');
+    if (range !== undefined) {
+      void reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${zip.size}`);
+    }
+    void reply.header('content-length', range === undefined ? zip.size : range.end - range.start + 1);
+    if (startsAtZero(request, range)) await countDownload(view, request);
+    // HEAD: the headers only (Fastify answers HEAD with the GET route and drops the body).
+    return reply.send(request.method === 'HEAD' ? null : zip.stream(range));
+  });
+}

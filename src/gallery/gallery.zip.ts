@@ -1,0 +1,56 @@
+// "Download all": one ZIP of every visible original of the gallery, in position order, streamed
+// from storage with its length known before the first byte and any byte range served (so a
+// browser or `curl -C -` resumes a broken download). The layout is src/gallery/zip.ts's.
+import { create as contentDisposition } from 'content-disposition';
+import type { Readable } from 'node:stream';
+import type { Services } from '../services.ts';
+import type { GalleryView } from './gallery.load.ts';
+import { planZip, zipStream, type ZipRange } from './zip.ts';
+
+export interface GalleryZip {
+  size: number;
+  etag: string;
+  disposition: string;
+  stream(range?: ZipRange): Readable;
+}
+
+/** The name of the download: the gallery's address, made safe for a file name. */
+function zipName(address: string): string {
+  const cleaned = Array.from(address, (c) => ((c.codePointAt(0) ?? 0) < 0x20 || c === '\u007f' ? ' ' : c))
+    .join('')
+    .replace(/[\\/:*?"<>|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 120);
+  return `${cleaned === '' ? 'gallery' : cleaned}.zip`;
+}
+
+/** The gallery's ZIP, or undefined while an original's CRC-32 is still being computed (pre-0008 uploads). */
+export function zipOfGallery(view: GalleryView, services: Pick<Services, 'media'>): GalleryZip | undefined {
+  const originals = view.media.map((m) => m.row);
+  if (originals.some((row) => row.crc32 === null)) return undefined;
+  const plan = planZip(
+    originals.map((row) => ({
+      name: row.filename,
+      size: row.size,
+      crc32: row.crc32 ?? 0,
+      modifiedAt: new Date(row.created_at),
+      identity: `${row.id}:${row.sha256}`,
+    })),
+  );
+  return {
+    size: plan.size,
+    etag: plan.etag,
+    disposition: contentDisposition(zipName(view.listing.address), { type: 'attachment' }),
+    stream: (range) =>
+      zipStream(
+        plan,
+        (index, start, end) => {
+          const row = originals[index];
+          if (row === undefined) return Promise.reject(new Error(`no entry ${index}`));
+          return services.media.open(row, { start, end });
+        },
+        range,
+      ),
+  };
+}
