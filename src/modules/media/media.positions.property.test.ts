@@ -3,7 +3,7 @@
 // - random sequences of uploads, deletions, moves, full reorders, refused writes and bursts of
 //   concurrent uploads on one gallery, checked after every step against a model of the order
 //   (model-based testing with fast-check's commands);
-// - waves of concurrent moves, deletions, reorders and uploads (on PostgreSQL each request runs on
+// - waves of concurrent moves, deletions, reorders, uploads and variant jobs (on PostgreSQL each runs on
 //   its own pooled connection), after which there is no gap, no duplicate, and exactly the media
 //   that should be there.
 // Runs are bounded (40 sequences of 6 to 12 steps; 15 runs of 2 or 3 concurrent waves, 30 on
@@ -22,7 +22,7 @@ import {
   type TestAccount,
   type TestContext,
 } from '../../../test/helpers.ts';
-import { newGallery, upload, type MediaJson } from '../../../test/media-helpers.ts';
+import { makeVariantsNow, newGallery, upload, type MediaJson } from '../../../test/media-helpers.ts';
 import {
   assertGapless,
   mediaUrl,
@@ -169,7 +169,10 @@ class Reorder implements Step {
   toString = () => `reorder(${this.draws.join(',')})`;
 }
 
-/** Writes that must be refused and change nothing: a move past n, a reorder missing an item. */
+/**
+ * Writes that must be refused and change nothing: a move past n, a reorder missing an item, and
+ * an upload with one file of a refused type (all or nothing: the accepted one takes no position).
+ */
 class Refused implements Step {
   readonly which: number;
   constructor(which: number) {
@@ -182,6 +185,11 @@ class Refused implements Step {
     assert.deepEqual(detailFields(expectError(move, 400, 'validation_error')), ['position']);
     const short = await putOrder(ctx, owner.key, r.listingId, { media_ids: m.order.filter((x) => x !== id) });
     assert.deepEqual(detailFields(expectError(short, 400, 'validation_error')), ['media_ids']);
+    const mixed = await upload(ctx, owner.key, r.listingId, [
+      ...files(['pdf'], `refused${this.which}`),
+      { filename: 'notes.txt', contentType: 'text/plain', data: 'not a photo, video or document' },
+    ]);
+    expectError(mixed, 415, 'unsupported_media_type');
     await check(m, r, this.toString());
   }
   toString = () => `refused(${this.which})`;
@@ -261,7 +269,8 @@ type Op =
   | { op: 'move'; which: number; to: number }
   | { op: 'delete'; which: number }
   | { op: 'reorder'; draws: number[] }
-  | { op: 'upload'; what: Kind[] };
+  | { op: 'upload'; what: Kind[] }
+  | { op: 'variants' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('move' as const), which: pick, to: pick }),
@@ -271,6 +280,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     draws: fc.array(fc.nat({ max: 1000 }), { minLength: 1, maxLength: 8 }),
   }),
   fc.record({ op: fc.constant('upload' as const), what: kinds(2) }),
+  fc.constant({ op: 'variants' as const }),
 );
 
 /** Sends one operation, planned on `snapshot`; checks its answer alone (others may have run first). */
@@ -321,6 +331,11 @@ async function perform(listingId: string, snapshot: readonly string[], o: Op) {
         'one request, consecutive positions',
       );
       return { deleted: [], added: uploadedIds(res) };
+    }
+    case 'variants': {
+      // The photos' variants job, as the serve process runs it: it writes the same media rows.
+      await makeVariantsNow(ctx);
+      return { deleted: [], added: [] };
     }
   }
 }
