@@ -14,8 +14,11 @@ import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
 
 import type { MediaConfig } from '../../config.ts';
 
-/** The upload limits the schemas document: the configured ones (MEDIA_MAX_FILE_BYTES, MEDIA_MAX_FILES). */
-export type UploadLimits = Pick<MediaConfig, 'maxFileBytes' | 'maxFiles'>;
+/**
+ * The limits the media schemas document: the configured ones (MEDIA_MAX_FILE_BYTES, MEDIA_MAX_FILES,
+ * and VARIANT_MLS_SIZE, which bounds the variants' bytes).
+ */
+export type UploadLimits = Pick<MediaConfig, 'maxFileBytes' | 'maxFiles' | 'variants'>;
 /** A conditional or range header longer than this is refused (400) rather than parsed. */
 const HEADER_MAX = 1024;
 
