@@ -253,3 +253,44 @@ describe('overview', () => {
     assert.ok(!page.body.includes('Noise Studio'));
   });
 });
+
+describe('the email card', () => {
+  test('its parts add up to its total: a cancelled email is counted and shown', async () => {
+    const { owner, browser } = await signedIn('Cancelling Studio');
+    const gallery = async (address: string) =>
+      (await call(ctx, 'POST', '/v1/listings', { key: owner.key, body: { address } })).json<{ id: string }>().id;
+    const kept = await gallery('1 Kept Lane');
+    const dropped = await gallery('2 Dropped Lane');
+    const client = await call(ctx, 'POST', '/v1/clients', {
+      key: owner.key,
+      body: { name: 'Cal Client', email: 'cal@client.test' },
+    });
+    const clientId = client.json<{ id: string }>().id;
+    for (const id of [kept, dropped]) {
+      assert.equal(
+        (await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${id}`, { key: owner.key })).statusCode,
+        200,
+      );
+    }
+    // Unassigned before it was sent: its email is cancelled, and still one of the account's emails.
+    const unassign = await call(ctx, 'DELETE', `/v1/clients/${clientId}/listings/${dropped}`, { key: owner.key });
+    assert.equal(unassign.statusCode, 204);
+
+    const page = await browser.get('/dashboard');
+    const total = Number(/data-testid="emails-total">(\d+)</.exec(page.body)?.[1]);
+    assert.equal(total, 2);
+    const card = /<dt>Emails<\/dt>([\s\S]*?)<\/dd>/.exec(page.body)?.[1] ?? '';
+    const parts = [...textOf(card).matchAll(/(\d+) (sent|queued|failed|cancelled)/g)].map((m) => [m[2], Number(m[1])]);
+    assert.deepEqual(parts, [
+      ['sent', 0],
+      ['queued', 1],
+      ['failed', 0],
+      ['cancelled', 1],
+    ]);
+    assert.equal(
+      parts.reduce((sum, [, n]) => sum + Number(n), 0),
+      total,
+      'the parts add up to the total',
+    );
+  });
+});

@@ -107,6 +107,9 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
                 `${count(emails.sent)} sent`,
                 `${count(emails.queued)} queued`,
                 `${count(emails.failed)} failed`,
+                // Unsent emails of an unassigned gallery or a deleted client: without them the parts
+                // would not add up to the total.
+                `${count(emails.cancelled)} cancelled`,
               ])}</span
             >
           </dd>
