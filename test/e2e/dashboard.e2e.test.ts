@@ -2,12 +2,12 @@
 // app listening on a free port: first-run setup, sign-out and sign-in (with the keyboard), a key
 // generated, used against /v1 over HTTP, revoked in the page and then refused, studio settings,
 // sign-out. Screenshots of every page go to test-results/screenshots/ (git-ignored).
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { createTestContext, type TestContext } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -25,6 +25,28 @@ let mobile: BrowserContext;
 let page: Page;
 let phone: Page;
 let key = '';
+/** What the browser's console said was wrong, on any page of either browser, since the last check. */
+let consoleErrors: string[] = [];
+
+/**
+ * Collects console errors and uncaught exceptions. A page the server answered with an error
+ * status on purpose (a refused form's 400, a 404) makes the browser log "Failed to load
+ * resource" for that document: the test asserts that status itself, so only that one line is
+ * let through; a missing favicon, stylesheet or script is not.
+ */
+function watchConsole(p: Page): void {
+  const refusedDocuments = new Set<string>();
+  p.on('response', (response) => {
+    if (response.request().isNavigationRequest() && response.status() >= 400) refusedDocuments.add(response.url());
+  });
+  p.on('console', (message: ConsoleMessage) => {
+    if (message.type() !== 'error') return;
+    const source = message.location().url;
+    if (message.text().startsWith('Failed to load resource') && refusedDocuments.has(source)) return;
+    consoleErrors.push(`${p.url()}: ${message.text()} (${source})`);
+  });
+  p.on('pageerror', (error) => consoleErrors.push(`${p.url()}: ${error.message}`));
+}
 
 async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${p === phone ? 'mobile' : 'desktop'}-${name}.png`), fullPage: true });
@@ -73,6 +95,15 @@ describe('the dashboard in a browser', { skip }, () => {
     mobile = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     page = await desktop.newPage();
     phone = await mobile.newPage();
+    watchConsole(page);
+    watchConsole(phone);
+  });
+
+  // Every page of every test: a fresh browser's first visit included (the favicon).
+  afterEach(() => {
+    const seen = consoleErrors;
+    consoleErrors = [];
+    assert.deepEqual(seen, [], 'the browser console reported errors');
   });
 
   after(async () => {
