@@ -13,6 +13,7 @@ import { createTestContext, type TestContext } from '../helpers.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
 const OWNER = { studio: 'Harbour Light', email: 'owner@harbour.example', password: 'a long studio password' };
+const PHONE = { width: 375, height: 812 };
 const available = existsSync(CHROMIUM);
 // On a developer's machine without chromium the suite is skipped, saying why; in CI it must run.
 const skip = !available && process.env.CI !== 'true' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
@@ -57,6 +58,28 @@ async function inPage(p: Page, expression: string): Promise<string> {
   return String(await p.evaluate(expression));
 }
 
+/**
+ * Nothing on a phone page needs a sideways scroll: the page is no wider than the screen, and
+ * every table cell (a value, an action) lies within the screen's width.
+ */
+async function assertFitsPhone(p: Page): Promise<void> {
+  const overflow = JSON.parse(
+    await inPage(
+      p,
+      `JSON.stringify({
+        page: document.documentElement.scrollWidth - window.innerWidth,
+        cells: [...document.querySelectorAll('main td')]
+          .filter((c) => c.getClientRects().length > 0)
+          .map((c) => ({ text: c.textContent.trim().slice(0, 30), box: c.getBoundingClientRect() }))
+          .filter(({ box }) => box.left < 0 || box.right > window.innerWidth + 0.5)
+          .map(({ text, box }) => text + ' at ' + Math.round(box.left) + '..' + Math.round(box.right)),
+      })`,
+    ),
+  ) as { page: number; cells: string[] };
+  assert.ok(overflow.page <= 0, `${p.url()} is ${overflow.page} px wider than the phone`);
+  assert.deepEqual(overflow.cells, [], `${p.url()}: table cells off screen`);
+}
+
 async function api(method: string, url: string, apiKey: string, body?: unknown): Promise<Response> {
   return fetch(`${base}${url}`, {
     method,
@@ -92,7 +115,8 @@ describe('the dashboard in a browser', { skip }, () => {
     });
     desktop = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     await desktop.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    mobile = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    // 375 px: the narrowest phone in common use (iPhone SE, mini).
+    mobile = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     page = await desktop.newPage();
     phone = await mobile.newPage();
     watchConsole(page);
@@ -237,18 +261,28 @@ describe('the dashboard in a browser', { skip }, () => {
     await phone.getByRole('button', { name: 'Sign in' }).click();
     await phone.waitForURL(`${base}/dashboard`);
     await shot(phone, 'overview');
+    await assertFitsPhone(phone);
     await phone.getByRole('link', { name: 'API keys' }).click();
     await phone.getByLabel('Name').fill('Phone app');
     await phone.getByLabel('Read only').check();
     await phone.getByRole('button', { name: 'Generate key' }).click();
     await phone.getByText('you will not see it again').waitFor();
     await shot(phone, 'keys-new-key');
+    await assertFitsPhone(phone);
+    // The key's action is on screen, not behind a sideways scroll.
+    const revoke = phone.getByRole('link', { name: 'Revoke Phone app' });
+    const box = await revoke.boundingBox();
+    assert.ok(box !== null, 'Revoke is shown');
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `Revoke at ${box.x}..${box.x + box.width}`);
+    await revoke.scrollIntoViewIfNeeded();
+    await shot(phone, 'keys');
     const readOnly = await phone.getByLabel('API key', { exact: true }).inputValue();
     assert.equal((await api('GET', '/v1/listings', readOnly)).status, 200);
     assert.equal((await api('POST', '/v1/listings', readOnly, { address: 'x' })).status, 403);
     await phone.getByRole('link', { name: 'Studio settings' }).click();
     await phone.getByLabel('Studio name').waitFor();
     await shot(phone, 'settings');
+    await assertFitsPhone(phone);
   });
 
   test('sign out: the dashboard asks to sign in again', async () => {
