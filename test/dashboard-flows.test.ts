@@ -32,7 +32,12 @@ describe('API keys', () => {
   test('a generated key is shown once, works at once, and stops working at once when revoked', async () => {
     const { owner, browser } = await signedIn();
     await browser.get('/dashboard/settings/api');
-    const res = await browser.post('/dashboard/settings/api', { name: 'Website', scope: 'full', expires: '' });
+    const posted = await browser.post('/dashboard/settings/api', { name: 'Website', scope: 'full', expires: '' });
+    // Post-redirect-get: the form's answer is a redirect, so a reload never sends the form again.
+    assert.equal(posted.statusCode, 303);
+    assert.equal(posted.headers.location, '/dashboard/settings/api?notice=key-created');
+    assert.equal(keyOnPage(posted.body), undefined);
+    const res = await browser.follow(posted);
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['cache-control'], 'no-store');
     const key = keyOnPage(res.body);
@@ -69,10 +74,61 @@ describe('API keys', () => {
     assert.ok(!after.body.includes(apiKey.prefix));
   });
 
+  test('the new key is shown on the one page after the form, then never: reload makes no second key', async () => {
+    const { owner, browser } = await signedIn();
+    const laptop = new Browser(ctx.app);
+    await laptop.signIn(owner.email, PASSWORD);
+    const count = async () => (await ctx.services.apiKeys.list(owner.accountId)).length;
+    const before = await count();
+    await browser.get('/dashboard/settings/api');
+    const posted = await browser.post('/dashboard/settings/api', { name: 'Once', scope: 'full', expires: '' });
+    assert.equal(posted.statusCode, 303);
+    const location = String(posted.headers.location);
+
+    // Held for this session only, and not readable in the database: another session of the same
+    // account, even at the very URL, does not get it.
+    const elsewhere = await laptop.get(location);
+    assert.equal(keyOnPage(elsewhere.body), undefined);
+    const shown = await browser.get(location);
+    const key = keyOnPage(shown.body);
+    assert.ok(key !== undefined, 'the key is on the page after the redirect');
+    assert.equal(shown.headers['cache-control'], 'no-store');
+
+    // Reload: the same URL again. No key, a word about why, and no second key made.
+    const reloaded = await browser.get(location);
+    assert.equal(reloaded.statusCode, 200);
+    assert.equal(keyOnPage(reloaded.body), undefined);
+    assert.ok(!reloaded.body.includes(key));
+    assert.match(textOf(reloaded.body), /shown only once/);
+    assert.equal(await count(), before + 1);
+    assert.ok(!(await browser.get('/dashboard/settings/api')).body.includes(key));
+    assert.ok(!ctx.logs().includes(key), 'the key is never logged');
+  });
+
+  test('while it waits for its page, the new key is stored only encrypted for the session', async () => {
+    const { browser } = await signedIn();
+    await browser.get('/dashboard/settings/api');
+    const posted = await browser.post('/dashboard/settings/api', { name: 'Sealed', scope: 'full', expires: '' });
+    const rows = await ctx.deps.db.kysely.selectFrom('sessions').selectAll().execute();
+    const held = rows.filter((r) => r.one_time !== null);
+    assert.equal(held.length, 1, 'held in the one session');
+    const key = keyOnPage((await browser.follow(posted)).body);
+    assert.ok(key !== undefined);
+    assert.ok(!JSON.stringify(held).includes(key), 'the key is stored as it is');
+    assert.ok(!JSON.stringify(held).includes(key.slice(4, 20)), 'part of the key is stored as it is');
+    const after = await ctx.deps.db.kysely.selectFrom('sessions').select('one_time').execute();
+    assert.ok(
+      after.every((r) => r.one_time === null),
+      'gone once shown',
+    );
+  });
+
   test('scope and expiry are what the form chose', async () => {
     const { owner, browser } = await signedIn();
     await browser.get('/dashboard/settings/api');
-    const res = await browser.post('/dashboard/settings/api', { name: 'Reader', scope: 'read_only', expires: '30' });
+    const res = await browser.follow(
+      await browser.post('/dashboard/settings/api', { name: 'Reader', scope: 'read_only', expires: '30' }),
+    );
     const key = keyOnPage(res.body);
     assert.ok(key !== undefined);
     assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);

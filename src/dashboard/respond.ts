@@ -44,7 +44,16 @@ export function viewerOf(request: FastifyRequest): { viewer: Viewer; account: Ac
   return { viewer: { studioName: account.name, email: account.email, csrfToken: session.csrfToken }, account, session };
 }
 
+/** After a new key's redirect: the page shows the key instead, when this session still holds it. */
+export const KEY_CREATED: Notice = { kind: 'success', text: 'Your new API key is ready.' };
+/** The same page again (a reload, Back, another tab): the key is not there to show. */
+export const KEY_SHOWN_ONCE: Notice = {
+  kind: 'info',
+  text: 'A new key is shown only once, on the page right after it is generated. If it was not copied, revoke it below and generate another.',
+};
+
 const NOTICES: Record<string, Notice> = {
+  'key-created': KEY_CREATED,
   welcome: { kind: 'success', text: 'Your studio is set up and you are signed in.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
   'session-ended': { kind: 'info', text: 'Your session has ended. Sign in again to continue.' },

@@ -115,6 +115,11 @@ export interface SessionsTable {
   last_seen_at: string;
   /** Absolute end, whatever the activity. */
   expires_at: string;
+  /**
+   * What the session's next page shows once (a new API key), sealed with a key derived from the
+   * cookie's token: unreadable from the database alone. Null when nothing is waiting.
+   */
+  one_time: string | null;
 }
 
 export type SignInScope = 'address' | 'account';

@@ -201,6 +201,22 @@ describe('the dashboard in a browser', { skip }, () => {
     assert.equal(await inPage(page, 'navigator.clipboard.readText()'), key);
     await shot(page, 'keys-new-key');
 
+    // Reload, Back and Forward are safe: the key is not shown again and no second key is made.
+    const keyCount = async () =>
+      (await ctx.services.apiKeys.list((await ctx.services.accounts.findByEmail(OWNER.email)).id)).length;
+    assert.equal(await keyCount(), 1);
+    await page.reload();
+    assert.ok(!(await page.content()).includes(key), 'a reload shows the key again');
+    await page.getByText('shown only once').waitFor();
+    assert.equal(await keyCount(), 1, 'a reload made another key');
+    await shot(page, 'keys-reloaded');
+    await page.goBack();
+    assert.ok(!(await page.content()).includes(key), 'Back shows the key again');
+    await page.goForward();
+    assert.ok(!(await page.content()).includes(key), 'Forward shows the key again');
+    assert.equal(await keyCount(), 1, 'Back and Forward made another key');
+    assert.ok(!ctx.logs().includes(key), 'the key is in the log');
+
     const list = await api('GET', '/v1/listings', key);
     assert.equal(list.status, 200);
     const created = await api('POST', '/v1/listings', key, { address: '12 Quay Street', status: 'active' });
