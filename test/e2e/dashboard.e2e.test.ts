@@ -8,7 +8,10 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestContext, type TestContext } from '../helpers.ts';
+import { freePort } from '../process-helpers.ts';
+import { resetMails, type ResetMail } from '../reset-mail.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
@@ -95,11 +98,11 @@ describe('the dashboard in a browser', { skip }, () => {
   before(async () => {
     assert.ok(available, `${CHROMIUM} is required when CI=true`);
     await mkdir(SHOTS, { recursive: true });
-    ctx = await createTestContext();
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address !== null && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
+    // PUBLIC_URL is where the server really listens: the reset email's link is followed as sent.
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    ctx = await createTestContext({ PUBLIC_URL: base });
+    await ctx.app.listen({ host: '127.0.0.1', port });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -308,5 +311,63 @@ describe('the dashboard in a browser', { skip }, () => {
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
     await page.goto(`${base}/dashboard/settings/api`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
+  });
+
+  test('forgot password: the emailed link sets a new password, once, and signs in afresh', async () => {
+    await phone.goto(`${base}/dashboard`);
+    assert.equal(new URL(phone.url()).pathname, '/dashboard', 'the phone is still signed in');
+
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.waitForURL(`${base}/dashboard/forgot-password`);
+    await shot(page, 'forgot-password');
+    await page.getByLabel('Email').fill(OWNER.email);
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    await page.waitForURL(`${base}/dashboard/forgot-password/sent`);
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    await shot(page, 'forgot-password-sent');
+
+    // The email, as the file mailer wrote it to DATA_DIR/outbox (it goes out after the answer).
+    let mails: ResetMail[] = [];
+    for (let i = 0; i < 100 && mails.length === 0; i += 1) {
+      mails = await resetMails(ctx.dataDir);
+      if (mails.length === 0) await sleep(50);
+    }
+    assert.equal(mails.length, 1);
+    const mail = mails[0]!;
+    assert.equal(mail.to, OWNER.email);
+    assert.match(mail.subject, /Harbour Light Studio/);
+    assert.ok(mail.link.startsWith(`${base}/dashboard/reset-password?token=`), mail.link);
+
+    await page.goto(mail.link);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await shot(page, 'reset-password');
+    await page.getByLabel('New password', { exact: true }).fill('a newer studio password');
+    await page.getByLabel('Repeat the new password').fill('a newer studio password');
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.waitForURL(`${base}/dashboard?notice=password-reset`);
+    await page.getByText('Your new password is set and you are signed in.').waitFor();
+    await shot(page, 'overview-after-reset');
+
+    // Every other session ended: the phone is asked to sign in again.
+    await phone.goto(`${base}/dashboard`);
+    assert.equal(new URL(phone.url()).pathname, '/dashboard/sign-in');
+    // The link is spent.
+    await phone.goto(mail.link);
+    await phone.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
+    await shot(phone, 'reset-link-invalid');
+    await assertFitsPhone(phone);
+    await phone.getByRole('link', { name: 'Ask for a new link' }).click();
+    await phone.waitForURL(`${base}/dashboard/forgot-password`);
+    await shot(phone, 'forgot-password');
+    // Only the new password signs in.
+    await phone.goto(`${base}/dashboard/sign-in`);
+    await phone.getByLabel('Email').fill(OWNER.email);
+    await phone.getByLabel('Password').fill(OWNER.password);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.getByRole('alert').getByText('do not match an account').waitFor();
+    await phone.getByLabel('Password').fill('a newer studio password');
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.waitForURL(`${base}/dashboard`);
   });
 });
