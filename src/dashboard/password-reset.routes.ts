@@ -1,5 +1,6 @@
 // "Forgot password?": ask for a link (the same answer whoever asks, the email sent after it),
 // then choose a new password with the link, which signs the browser in afresh.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { App } from '../http/types.ts';
 import { isEmail } from '../lib/email-address.ts';
@@ -32,22 +33,35 @@ const redactToken: onRequestHookHandler = (request, _reply, done) => {
   done();
 };
 
-/**
- * Sends the email once the answer has gone (the response's 'close'), so the answer takes the
- * same time whether or not there is an email to send. A failure is logged, without the link.
- */
-function sendAfterAnswer(request: FastifyRequest, reply: FastifyReply, send: () => Promise<void>): void {
-  reply.raw.once('close', () => {
-    send().then(
-      () => request.log.info('password reset email sent'),
-      (err: unknown) => request.log.warn({ reason: classifySendError(err).reason }, 'password reset email not sent'),
-    );
-  });
-}
+/** How long closing the app waits for reset emails still on their way. */
+const CLOSE_WAIT_MS = 5_000;
 
 export function registerPasswordResetRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
   const invalid = (reply: FastifyReply) => sendPage(reply, linkInvalidPage(MINUTES), 410);
+  const delivering = new Set<Promise<void>>();
+
+  /**
+   * Delivers the link once the answer has gone (the response's 'close'), so the answer takes the
+   * same time whether or not there is an account and an email to send. A failure is logged with
+   * its reason (an SMTP reply, a database error), never the link.
+   */
+  function deliverAfterAnswer(request: FastifyRequest, reply: FastifyReply, deliver: () => Promise<boolean>): void {
+    reply.raw.once('close', () => {
+      const task = deliver().then(
+        // For the operator only: the answer never said which.
+        (sent) => request.log.info(sent ? 'password reset link emailed' : 'password reset asked for an unknown email'),
+        (err: unknown) => request.log.warn({ reason: classifySendError(err).reason }, 'password reset email not sent'),
+      );
+      delivering.add(task);
+      void task.finally(() => delivering.delete(task));
+    });
+  }
+
+  // Shutting down: emails already promised get a moment to leave (bounded: SMTP may hang).
+  scope.addHook('onClose', async () => {
+    await Promise.race([Promise.allSettled([...delivering]), sleep(CLOSE_WAIT_MS, undefined, { ref: false })]);
+  });
 
   scope.get('/forgot-password', { config: ANONYMOUS, schema: PAGE_ROUTE }, async (request, reply) => {
     if (!(await services.accounts.isSetUp())) return reply.redirect('/dashboard/setup', 303);
@@ -64,7 +78,7 @@ export function registerPasswordResetRoutes(scope: App, ctx: DashboardContext): 
       void reply.header('retry-after', String(result.retryAfterSeconds));
       return refuse(tooManyResetRequests(result.retryAfterSeconds), 429);
     }
-    sendAfterAnswer(request, reply, result.send);
+    deliverAfterAnswer(request, reply, result.deliver);
     return reply.redirect('/dashboard/forgot-password/sent', 303);
   });
 

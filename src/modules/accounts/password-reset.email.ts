@@ -1,7 +1,8 @@
-// The one place a password reset email is sent from. It is called in the background, after the
+// The one place a password reset email is sent from. It runs in the background, after the
 // "Forgot password?" form has been answered, so neither its time nor its failure shows in the
-// answer. When the durable job queue arrives, this function is its job: the arguments are its
-// payload.
+// answer. When the durable job queue arrives, the whole delivery (issue() in
+// password-reset.service.ts: look the email up, store a link, call this) is the natural job: its
+// payload is then the email address alone, and no token waits in the queue.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import { renderPasswordResetEmail } from '../../mail/templates.ts';

@@ -21,10 +21,11 @@ export const hashResetToken = (token: string): string => createHash('sha256').up
 export type ResetRequest =
   | { outcome: 'throttled'; retryAfterSeconds: number }
   /**
-   * Answer at once, then call `send` (after the answer is on its way): for an unknown email it
-   * does nothing, so the answer is the same and takes the same time either way.
+   * Answer at once, then call `deliver` (after the answer is on its way). Everything that
+   * depends on whether the email has an account (the lookup, the stored link, the email) happens
+   * there, so the answer is the same, and takes the same time, either way.
    */
-  | { outcome: 'accepted'; send: () => Promise<void> };
+  | { outcome: 'accepted'; deliver: () => Promise<boolean> };
 
 export type PasswordResetService = ReturnType<typeof createPasswordResetService>;
 
@@ -40,32 +41,37 @@ export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'co
     return repo.findLiveReset(db.kysely, hashResetToken(token), clock.iso());
   }
 
+  /** Stores a new link for the email's account, if it has one, and emails it: true if it did. */
+  async function issue(email: string): Promise<boolean> {
+    const now = clock.now();
+    await repo.deleteExpiredResets(db.kysely, isoAt(now));
+    const account = await findAccountByEmail(db.kysely, normalizeEmail(email));
+    if (account === undefined) return false;
+    // Earlier links stay valid until they expire: emails arrive out of order, and any of them
+    // should work. Using one (or setting the password any other way) ends them all.
+    const token = newToken();
+    await repo.insertReset(db.kysely, {
+      token_hash: hashResetToken(token),
+      account_id: account.id,
+      created_at: isoAt(now),
+      expires_at: isoAt(now + RESET_VALID_MS),
+    });
+    const url = new URL(linkBase);
+    url.searchParams.set('token', token);
+    await sendPasswordResetEmail(deps, {
+      to: account.email,
+      studioName: account.name,
+      resetUrl: url.toString(),
+      validMinutes: RESET_VALID_MS / 60_000,
+    });
+    return true;
+  }
+
   return {
     async request(input: { email: string; address: string }): Promise<ResetRequest> {
       const counted = await throttle.count(input);
       if (counted.outcome === 'throttled') return counted;
-      const now = clock.now();
-      await repo.deleteExpiredResets(db.kysely, isoAt(now));
-      const account = await findAccountByEmail(db.kysely, normalizeEmail(input.email));
-      if (account === undefined) return { outcome: 'accepted', send: () => Promise.resolve() };
-      // Earlier links stay valid until they expire: emails arrive out of order, and any of them
-      // should work. Using one (or setting the password any other way) ends them all.
-      const token = newToken();
-      await repo.insertReset(db.kysely, {
-        token_hash: hashResetToken(token),
-        account_id: account.id,
-        created_at: isoAt(now),
-        expires_at: isoAt(now + RESET_VALID_MS),
-      });
-      const url = new URL(linkBase);
-      url.searchParams.set('token', token);
-      const message = {
-        to: account.email,
-        studioName: account.name,
-        resetUrl: url.toString(),
-        validMinutes: RESET_VALID_MS / 60_000,
-      };
-      return { outcome: 'accepted', send: () => sendPasswordResetEmail(deps, message) };
+      return { outcome: 'accepted', deliver: () => issue(input.email) };
     },
 
     /** Whose password a link would set (for the form), or null when it is no longer valid. */
