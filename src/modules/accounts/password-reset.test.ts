@@ -150,7 +150,8 @@ describe('using a link', () => {
       return true;
     });
     assert.deepEqual(await resets().inspect(token), { email: who.email });
-    for (const wrong of [undefined, '', 'x', token.slice(1), `${token.slice(0, -1)}A`]) {
+    const altered = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    for (const wrong of [undefined, '', 'x', token.slice(1), altered]) {
       assert.equal(await resets().inspect(wrong), null, String(wrong));
     }
   });
