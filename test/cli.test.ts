@@ -1,88 +1,26 @@
 // The `lightbox` command as a user runs it: a real process, real stdin/stdout/stderr, exit
 // codes, on a temporary SQLite file (or a fresh PostgreSQL database when DATABASE_URL says so).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/main.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { verifyPassword } from '../src/modules/accounts/password.ts';
-import { createTestDatabase } from './helpers.ts';
+import { createCliHarness, PASSWORD, sha256, type CliHarness } from './cli-harness.ts';
 
-const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
 const KEY = /^lbx_[0-9A-Za-z]{32,}$/;
-const PASSWORD = 'correct horse battery';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-
-/** Only what the command needs: never the DATABASE_URL of the test runner itself. */
-const baseEnv = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'info',
-  ...database.env,
-});
-
-function lightbox(
-  args: readonly string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...baseEnv(), ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
-}
-
-/** A usage error: exit 2, nothing on stdout, exactly one line on stderr. */
-async function assertUsageError(args: readonly string[], pattern: RegExp): Promise<void> {
-  const run = await lightbox(args);
-  assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
-  assert.equal(run.stdout, '');
-  assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
-  assert.match(run.stderr, pattern);
-}
-
-/** Runs the cases side by side: each is a process start, and they share nothing. */
-async function usageErrors(cases: readonly (readonly [readonly string[], RegExp])[]): Promise<void> {
-  await Promise.all(cases.map(([args, pattern]) => assertUsageError(args, pattern)));
-}
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+let cli: CliHarness;
+const lightbox = (...args: Parameters<CliHarness['run']>) => cli.run(...args);
+const baseEnv = () => cli.env();
+const usageErrors = (...args: Parameters<CliHarness['usageErrors']>) => cli.usageErrors(...args);
+const terminal = (typed: string) => cli.terminal(typed);
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-cli-'));
-  database = await createTestDatabase();
+  cli = await createCliHarness();
 });
 
 after(async () => {
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
+  await cli.close();
 });
 
 void describe('help', () => {
@@ -245,118 +183,6 @@ void describe('accounts, keys and the database', () => {
     assert.match(keys.stderr, /no account with email "b@studio\.test"/);
   });
 
-  void test('accounts list prints one aligned line per account under a header', async () => {
-    const other = await lightbox(['accounts', 'create', '--name', 'Zed & Co Studio', '--email', 'zed@studio.test'], {
-      input: `${PASSWORD}\n`,
-    });
-    assert.equal(other.code, 0, other.stderr);
-    const run = await lightbox(['accounts', 'list']);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stderr, '');
-    const lines = run.stdout.trimEnd().split('\n');
-    assert.equal(lines.length, 3, run.stdout);
-    assert.match(lines[0]!, /^ID {2,}NAME {2,}EMAIL {2,}CREATED$/);
-    // Oldest first; columns start where the header's do, so a script can cut them.
-    assert.match(lines[1]!, /^acc_\S+ {2,}Ana Photo {2,}owner@studio\.test {2,}\d{4}-\d\d-\d\dT\S+Z$/);
-    assert.match(lines[2]!, new RegExp(`^${other.stdout.trim()} {2,}Zed & Co Studio {2,}zed@studio\\.test {2,}\\S+Z$`));
-    for (const column of ['NAME', 'EMAIL', 'CREATED']) {
-      const at = lines[0]!.indexOf(column);
-      assert.ok(
-        lines.every((l) => l[at - 1] === ' ' && l[at] !== ' '),
-        `${column} column aligned`,
-      );
-    }
-    assert.ok(!run.stdout.includes('scrypt'), 'no password hash');
-  });
-
-  void test('accounts reset-password sets the password from stdin and ends every session', async () => {
-    const db = openDatabase(loadConfig(baseEnv()).database);
-    try {
-      const account = await db.kysely
-        .selectFrom('accounts')
-        .selectAll()
-        .where('email', '=', email)
-        .executeTakeFirstOrThrow();
-      const at = new Date().toISOString();
-      const later = new Date(Date.now() + 3_600_000).toISOString();
-      await db.kysely
-        .insertInto('sessions')
-        .values(
-          ['a', 'b'].map((n) => ({
-            token_hash: sha256(`session ${n}`),
-            account_id: account.id,
-            csrf_token: n,
-            created_at: at,
-            last_seen_at: at,
-            expires_at: later,
-            one_time: null,
-          })),
-        )
-        .execute();
-      await db.kysely
-        .insertInto('password_resets')
-        .values({ token_hash: sha256('a link'), account_id: account.id, created_at: at, expires_at: later })
-        .execute();
-      await db.kysely
-        .insertInto('sign_in_failures')
-        .values({ id: 'f1', scope: 'account', subject: email, created_at: at })
-        .execute();
-
-      const short = await lightbox(['accounts', 'reset-password', '--email', email], { input: 'short\n' });
-      assert.equal(short.code, 1);
-      assert.equal(short.stdout, '');
-      assert.match(short.stderr, /password must be at least 10 characters \(read from the first line of stdin\)/);
-      const none = await lightbox(['accounts', 'reset-password', '--email', email]);
-      assert.equal(none.code, 1);
-      assert.match(none.stderr, /no password/);
-      const unchanged = await db.kysely
-        .selectFrom('accounts')
-        .select('password_hash')
-        .where('id', '=', account.id)
-        .executeTakeFirstOrThrow();
-      assert.equal(unchanged.password_hash, account.password_hash, 'a refused password changes nothing');
-
-      const run = await lightbox(['accounts', 'reset-password', '--email', email.toUpperCase()], {
-        input: 'a new studio password\n',
-      });
-      assert.equal(run.code, 0, run.stderr);
-      assert.equal(run.stdout, '');
-      assert.equal(run.stderr, `password changed for ${email}; 2 dashboard sessions ended\n`);
-      assert.ok(!run.stderr.includes('a new studio password'));
-      const row = await db.kysely
-        .selectFrom('accounts')
-        .select('password_hash')
-        .where('id', '=', account.id)
-        .executeTakeFirstOrThrow();
-      assert.equal(await verifyPassword('a new studio password', row.password_hash), true);
-      assert.equal(await verifyPassword(PASSWORD, row.password_hash), false);
-      const left = async (table: 'sessions' | 'password_resets') =>
-        (await db.kysely.selectFrom(table).select('account_id').where('account_id', '=', account.id).execute()).length;
-      assert.equal(await left('sessions'), 0, 'every session ended');
-      assert.equal(await left('password_resets'), 0, 'every reset link ended');
-      const failures = await db.kysely
-        .selectFrom('sign_in_failures')
-        .select('id')
-        .where('subject', '=', email)
-        .execute();
-      assert.deepEqual(failures, [], 'the sign-in lock is lifted');
-    } finally {
-      await db.destroy();
-    }
-    // Back to the password the rest of this suite uses.
-    const back = await lightbox(['accounts', 'reset-password', '--email', email], { input: `${PASSWORD}\n` });
-    assert.equal(back.stderr, `password changed for ${email}; 0 dashboard sessions ended\n`);
-  });
-
-  void test('accounts reset-password for an unknown email exits 1', async () => {
-    const run = await lightbox(['accounts', 'reset-password', '--email', 'nobody@studio.test'], {
-      input: `${PASSWORD}\n`,
-    });
-    assert.equal(run.code, 1);
-    assert.equal(run.stdout, '');
-    assert.equal(run.stderr, 'lightbox accounts reset-password: no account with email "nobody@studio.test"\n');
-  });
-
   void test('keys create prints the key and nothing else on stdout', async () => {
     const run = await lightbox(['keys', 'create', '--account', email, '--name', 'ci']);
     assert.equal(run.code, 0, run.stderr);
@@ -448,26 +274,6 @@ void describe('accounts, keys and the database', () => {
 });
 
 void describe('the password prompt at a terminal', () => {
-  /** A stand-in terminal: what the test writes is what the user types. */
-  function terminal(typed: string) {
-    const stdin = Object.assign(new PassThrough(), {
-      isTTY: true,
-      rawMode: [] as boolean[],
-      setRawMode(mode: boolean) {
-        stdin.rawMode.push(mode);
-        return stdin;
-      },
-    });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    stdin.write(typed);
-    return { io: { stdin, stdout, stderr, env: baseEnv() }, stdin, out: () => out, err: () => err };
-  }
-
   void test('asks twice without echo, with backspace and arrow keys ignored', async () => {
     const typed = 'correct horse batteryX\u007f\u001b[D\r' + 'correct horse battery\r';
     const t = terminal(typed);
@@ -488,17 +294,5 @@ void describe('the password prompt at a terminal', () => {
     assert.equal(interrupted.out(), '');
     const list = await lightbox(['keys', 'list', '--account', 't2@studio.test']);
     assert.match(list.stderr, /no account/);
-  });
-
-  void test('reset-password asks for the new password twice; two different ones change nothing', async () => {
-    const differ = terminal('a new long password\ra new long passwore\r');
-    const args = ['accounts', 'reset-password', '--email', 'tty@studio.test'];
-    assert.equal(await main(args, differ.io), 1);
-    assert.match(differ.err(), /^New password: \nNew password \(again\): \n/);
-    assert.match(differ.err(), /the two passwords differ; nothing was changed\n$/);
-    const same = terminal('a new long password\ra new long password\r');
-    assert.equal(await main(args, same.io), 0, same.err());
-    assert.match(same.err(), /password changed for tty@studio\.test; 0 dashboard sessions ended\n$/);
-    assert.ok(!same.err().includes('a new long'), 'no echo');
   });
 });
