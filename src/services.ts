@@ -3,6 +3,7 @@
 // new service or a new dependency between services is written in one place.
 import type { Deps } from './deps.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
+import { createPasswordResetService, type PasswordResetService } from './modules/accounts/password-reset.service.ts';
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
 import { createSignInService, type SignInService } from './modules/accounts/sign-in.service.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
@@ -22,6 +23,7 @@ export interface Services {
   accounts: AccountsService;
   sessions: SessionsService;
   signIn: SignInService;
+  passwordResets: PasswordResetService;
   apiKeys: ApiKeysService;
   listings: ListingsService;
   clients: ClientsService;
@@ -39,6 +41,7 @@ export function createServices(deps: Deps): Services {
     accounts: createAccountsService(deps),
     sessions: createSessionsService(deps),
     signIn: createSignInService(deps),
+    passwordResets: createPasswordResetService(deps),
     apiKeys: createApiKeysService(deps),
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),

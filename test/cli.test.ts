@@ -1,87 +1,26 @@
 // The `lightbox` command as a user runs it: a real process, real stdin/stdout/stderr, exit
 // codes, on a temporary SQLite file (or a fresh PostgreSQL database when DATABASE_URL says so).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/main.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { createTestDatabase } from './helpers.ts';
+import { createCliHarness, PASSWORD, sha256, type CliHarness } from './cli-harness.ts';
 
-const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
 const KEY = /^lbx_[0-9A-Za-z]{32,}$/;
-const PASSWORD = 'correct horse battery';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-
-/** Only what the command needs: never the DATABASE_URL of the test runner itself. */
-const baseEnv = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'info',
-  ...database.env,
-});
-
-function lightbox(
-  args: readonly string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...baseEnv(), ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
-}
-
-/** A usage error: exit 2, nothing on stdout, exactly one line on stderr. */
-async function assertUsageError(args: readonly string[], pattern: RegExp): Promise<void> {
-  const run = await lightbox(args);
-  assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
-  assert.equal(run.stdout, '');
-  assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
-  assert.match(run.stderr, pattern);
-}
-
-/** Runs the cases side by side: each is a process start, and they share nothing. */
-async function usageErrors(cases: readonly (readonly [readonly string[], RegExp])[]): Promise<void> {
-  await Promise.all(cases.map(([args, pattern]) => assertUsageError(args, pattern)));
-}
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+let cli: CliHarness;
+const lightbox = (...args: Parameters<CliHarness['run']>) => cli.run(...args);
+const baseEnv = () => cli.env();
+const usageErrors = (...args: Parameters<CliHarness['usageErrors']>) => cli.usageErrors(...args);
+const terminal = (typed: string) => cli.terminal(typed);
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-cli-'));
-  database = await createTestDatabase();
+  cli = await createCliHarness();
 });
 
 after(async () => {
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
+  await cli.close();
 });
 
 void describe('help', () => {
@@ -91,7 +30,16 @@ void describe('help', () => {
       assert.match(run.stdout, /^Usage: lightbox <command>/);
       // The bin is not on the PATH after npm ci: the usage says how to run it (as the README does).
       assert.match(run.stdout, /run it as 'npx lightbox \.\.\.'/);
-      for (const command of ['serve', 'migrate', 'accounts create', 'keys create', 'keys list', 'keys revoke']) {
+      for (const command of [
+        'serve',
+        'migrate',
+        'accounts create',
+        'accounts list',
+        'accounts reset-password',
+        'keys create',
+        'keys list',
+        'keys revoke',
+      ]) {
         assert.ok(run.stdout.includes(command), `${command} in the usage`);
       }
       assert.match(run.stdout, /Exit status/);
@@ -106,6 +54,12 @@ void describe('help', () => {
       [['keys', 'list', '-h'], /Usage: lightbox keys list --account EMAIL/],
       [['keys', 'revoke', '--help'], /Usage: lightbox keys revoke KEY_ID/],
       [['accounts', 'create', '--help'], /Usage: lightbox accounts create --name NAME --email EMAIL[\s\S]*stdin/],
+      [['accounts', 'list', '--help'], /Usage: lightbox accounts list\n[\s\S]*id, name, owner\nemail/],
+      [
+        ['accounts', 'reset-password', '-h'],
+        /Usage: lightbox accounts reset-password --email EMAIL[\s\S]*stdin[\s\S]*session/,
+      ],
+      [['accounts', '--help'], /accounts create[\s\S]*accounts list[\s\S]*accounts reset-password/],
       [['serve', '--help'], /Usage: lightbox serve/],
       [['migrate', '--help'], /Usage: lightbox migrate/],
       [['keys', '--help'], /keys create[\s\S]*keys list[\s\S]*keys revoke/],
@@ -130,7 +84,7 @@ void describe('bad arguments exit 2 with one line on stderr', () => {
       [['--frobnicate'], /^lightbox: unknown option --frobnicate/],
       [['keys'], /^lightbox keys: missing command/],
       [['keys', 'delete'], /^lightbox keys: unknown command "delete"/],
-      [['accounts', 'list'], /^lightbox accounts: unknown command "list"/],
+      [['accounts', 'delete'], /^lightbox accounts: unknown command "delete"/],
     ]);
   });
 
@@ -148,6 +102,10 @@ void describe('bad arguments exit 2 with one line on stderr', () => {
       [['accounts', 'create', '--email', 'a@b.test'], /missing --name NAME/],
       [['accounts', 'create', '--name', 'A'], /missing --email EMAIL/],
       [['accounts', 'create', '--name', 'A', '--email', 'not-an-email'], /--email must be a valid/],
+      [['accounts', 'list', 'everything'], /^lightbox accounts list: unexpected argument "everything"/],
+      [['accounts', 'list', '--email', 'a@b.test'], /^lightbox accounts list: unknown option --email/],
+      [['accounts', 'reset-password'], /^lightbox accounts reset-password: missing --email EMAIL/],
+      [['accounts', 'reset-password', '--email', 'nope'], /--email must be a valid email address/],
       [['serve', 'now'], /^lightbox serve: unexpected argument "now"/],
     ]);
   });
@@ -318,26 +276,6 @@ void describe('accounts, keys and the database', () => {
 });
 
 void describe('the password prompt at a terminal', () => {
-  /** A stand-in terminal: what the test writes is what the user types. */
-  function terminal(typed: string) {
-    const stdin = Object.assign(new PassThrough(), {
-      isTTY: true,
-      rawMode: [] as boolean[],
-      setRawMode(mode: boolean) {
-        stdin.rawMode.push(mode);
-        return stdin;
-      },
-    });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    stdin.write(typed);
-    return { io: { stdin, stdout, stderr, env: baseEnv() }, stdin, out: () => out, err: () => err };
-  }
-
   void test('asks twice without echo, with backspace and arrow keys ignored', async () => {
     const typed = 'correct horse batteryX\u007f\u001b[D\r' + 'correct horse battery\r';
     const t = terminal(typed);

@@ -49,6 +49,13 @@ export class Browser {
     return res;
   }
 
+  /** Follows a redirect the way a browser does after a form (GET of its Location). */
+  async follow(res: LightMyRequestResponse): Promise<LightMyRequestResponse> {
+    const location = res.headers.location;
+    if (typeof location !== 'string') throw new Error(`no redirect to follow (status ${res.statusCode})`);
+    return this.get(location);
+  }
+
   /** The `_csrf` value of the last page's first form. */
   token(): string {
     return formToken(this.last?.body ?? '');

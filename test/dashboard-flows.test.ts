@@ -32,7 +32,12 @@ describe('API keys', () => {
   test('a generated key is shown once, works at once, and stops working at once when revoked', async () => {
     const { owner, browser } = await signedIn();
     await browser.get('/dashboard/settings/api');
-    const res = await browser.post('/dashboard/settings/api', { name: 'Website', scope: 'full', expires: '' });
+    const posted = await browser.post('/dashboard/settings/api', { name: 'Website', scope: 'full', expires: '' });
+    // Post-redirect-get: the form's answer is a redirect, so a reload never sends the form again.
+    assert.equal(posted.statusCode, 303);
+    assert.equal(posted.headers.location, '/dashboard/settings/api?notice=key-created');
+    assert.equal(keyOnPage(posted.body), undefined);
+    const res = await browser.follow(posted);
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['cache-control'], 'no-store');
     const key = keyOnPage(res.body);
@@ -69,10 +74,61 @@ describe('API keys', () => {
     assert.ok(!after.body.includes(apiKey.prefix));
   });
 
+  test('the new key is shown on the one page after the form, then never: reload makes no second key', async () => {
+    const { owner, browser } = await signedIn();
+    const laptop = new Browser(ctx.app);
+    await laptop.signIn(owner.email, PASSWORD);
+    const count = async () => (await ctx.services.apiKeys.list(owner.accountId)).length;
+    const before = await count();
+    await browser.get('/dashboard/settings/api');
+    const posted = await browser.post('/dashboard/settings/api', { name: 'Once', scope: 'full', expires: '' });
+    assert.equal(posted.statusCode, 303);
+    const location = String(posted.headers.location);
+
+    // Held for this session only, and not readable in the database: another session of the same
+    // account, even at the very URL, does not get it.
+    const elsewhere = await laptop.get(location);
+    assert.equal(keyOnPage(elsewhere.body), undefined);
+    const shown = await browser.get(location);
+    const key = keyOnPage(shown.body);
+    assert.ok(key !== undefined, 'the key is on the page after the redirect');
+    assert.equal(shown.headers['cache-control'], 'no-store');
+
+    // Reload: the same URL again. No key, a word about why, and no second key made.
+    const reloaded = await browser.get(location);
+    assert.equal(reloaded.statusCode, 200);
+    assert.equal(keyOnPage(reloaded.body), undefined);
+    assert.ok(!reloaded.body.includes(key));
+    assert.match(textOf(reloaded.body), /shown only once/);
+    assert.equal(await count(), before + 1);
+    assert.ok(!(await browser.get('/dashboard/settings/api')).body.includes(key));
+    assert.ok(!ctx.logs().includes(key), 'the key is never logged');
+  });
+
+  test('while it waits for its page, the new key is stored only encrypted for the session', async () => {
+    const { browser } = await signedIn();
+    await browser.get('/dashboard/settings/api');
+    const posted = await browser.post('/dashboard/settings/api', { name: 'Sealed', scope: 'full', expires: '' });
+    const rows = await ctx.deps.db.kysely.selectFrom('sessions').selectAll().execute();
+    const held = rows.filter((r) => r.one_time !== null);
+    assert.equal(held.length, 1, 'held in the one session');
+    const key = keyOnPage((await browser.follow(posted)).body);
+    assert.ok(key !== undefined);
+    assert.ok(!JSON.stringify(held).includes(key), 'the key is stored as it is');
+    assert.ok(!JSON.stringify(held).includes(key.slice(4, 20)), 'part of the key is stored as it is');
+    const after = await ctx.deps.db.kysely.selectFrom('sessions').select('one_time').execute();
+    assert.ok(
+      after.every((r) => r.one_time === null),
+      'gone once shown',
+    );
+  });
+
   test('scope and expiry are what the form chose', async () => {
     const { owner, browser } = await signedIn();
     await browser.get('/dashboard/settings/api');
-    const res = await browser.post('/dashboard/settings/api', { name: 'Reader', scope: 'read_only', expires: '30' });
+    const res = await browser.follow(
+      await browser.post('/dashboard/settings/api', { name: 'Reader', scope: 'read_only', expires: '30' }),
+    );
     const key = keyOnPage(res.body);
     assert.ok(key !== undefined);
     assert.equal((await call(ctx, 'GET', '/v1/listings', { key })).statusCode, 200);
@@ -251,5 +307,46 @@ describe('overview', () => {
     assert.match(page.body, /data-testid="media-total">0</);
     assert.match(text, /queued ada@client\.test active house 0/);
     assert.ok(!page.body.includes('Noise Studio'));
+  });
+});
+
+describe('the email card', () => {
+  test('its parts add up to its total: a cancelled email is counted and shown', async () => {
+    const { owner, browser } = await signedIn('Cancelling Studio');
+    const gallery = async (address: string) =>
+      (await call(ctx, 'POST', '/v1/listings', { key: owner.key, body: { address } })).json<{ id: string }>().id;
+    const kept = await gallery('1 Kept Lane');
+    const dropped = await gallery('2 Dropped Lane');
+    const client = await call(ctx, 'POST', '/v1/clients', {
+      key: owner.key,
+      body: { name: 'Cal Client', email: 'cal@client.test' },
+    });
+    const clientId = client.json<{ id: string }>().id;
+    for (const id of [kept, dropped]) {
+      assert.equal(
+        (await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${id}`, { key: owner.key })).statusCode,
+        200,
+      );
+    }
+    // Unassigned before it was sent: its email is cancelled, and still one of the account's emails.
+    const unassign = await call(ctx, 'DELETE', `/v1/clients/${clientId}/listings/${dropped}`, { key: owner.key });
+    assert.equal(unassign.statusCode, 204);
+
+    const page = await browser.get('/dashboard');
+    const total = Number(/data-testid="emails-total">(\d+)</.exec(page.body)?.[1]);
+    assert.equal(total, 2);
+    const card = /<dt>Emails<\/dt>([\s\S]*?)<\/dd>/.exec(page.body)?.[1] ?? '';
+    const parts = [...textOf(card).matchAll(/(\d+) (sent|queued|failed|cancelled)/g)].map((m) => [m[2], Number(m[1])]);
+    assert.deepEqual(parts, [
+      ['sent', 0],
+      ['queued', 1],
+      ['failed', 0],
+      ['cancelled', 1],
+    ]);
+    assert.equal(
+      parts.reduce((sum, [, n]) => sum + Number(n), 0),
+      total,
+      'the parts add up to the total',
+    );
   });
 });

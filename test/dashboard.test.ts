@@ -138,14 +138,21 @@ describe('pages', () => {
     const assets = [...signIn.body.matchAll(/(?:href|src)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     assert.deepEqual(
       assets.map((a) => a.replace(/\.[0-9a-f]{12}\./, '.')),
-      ['/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js'],
+      ['/dashboard/assets/favicon.svg', '/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js'],
     );
+    // The icon is linked as one (a browser would otherwise ask for /favicon.ico and log a 404).
+    assert.match(
+      signIn.body,
+      /<link rel="icon" href="\/dashboard\/assets\/favicon\.[0-9a-f]{12}\.svg" type="image\/svg\+xml">/,
+    );
+    const types: Record<string, RegExp> = { css: /^text\/css/, js: /^text\/javascript/, svg: /^image\/svg\+xml$/ };
     for (const asset of assets) {
       const res = await browser.get(asset);
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
-      assert.match(String(res.headers['content-type']), asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      assert.match(String(res.headers['content-type']), types[asset.slice(asset.lastIndexOf('.') + 1)] ?? /^$/);
+      if (asset.endsWith('.svg')) assert.match(res.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     }
     assert.equal((await browser.get('/dashboard/assets/dashboard.css')).statusCode, 404, 'only versioned names');
   });

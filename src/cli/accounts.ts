@@ -1,10 +1,14 @@
-// `lightbox accounts create`: the first setup of a studio, or a script's.
+// `lightbox accounts create|list|reset-password`: the first setup of a studio (or a script's),
+// the list of studios, and the way back for an owner who forgot the password.
 import { isEmail } from '../lib/email-address.ts';
 import { AppError } from '../errors.ts';
 import {
   CommandError,
   EXIT_OK,
+  formatTable,
+  noSuchAccount,
   parseCommandArgs,
+  printable,
   required,
   UsageError,
   withDatabase,
@@ -48,6 +52,73 @@ Example:
     io.stderr.write(
       `created account ${account.id} for ${account.email}; make an API key with:\n` +
         `  lightbox keys create --account ${account.email} --name NAME\n`,
+    );
+    return EXIT_OK;
+  },
+};
+
+export const accountsListCommand: Command = {
+  name: 'accounts list',
+  summary: 'List the accounts (studios): id, name, email, created',
+  help: `Usage: lightbox accounts list
+
+Lists every account, oldest first, one a line under a header: id, name, owner
+email and when it was created, in columns two spaces apart. With no account,
+prints nothing on stdout and says so on stderr.
+
+Options:
+  -h, --help   show this help
+
+Example:
+  lightbox accounts list | awk 'NR > 1 { print $1 }'   # every account id
+`,
+  async run(args, io) {
+    parseCommandArgs(args);
+    const accounts = await withDatabase(io, ({ services }) => services.accounts.list());
+    if (accounts.length === 0) {
+      io.stderr.write('no accounts yet; create one with lightbox accounts create\n');
+      return EXIT_OK;
+    }
+    const rows = accounts.map((a) => [a.id, printable(a.name), printable(a.email), a.created_at]);
+    io.stdout.write(formatTable(['ID', 'NAME', 'EMAIL', 'CREATED'], rows));
+    return EXIT_OK;
+  },
+};
+
+export const accountsResetPasswordCommand: Command = {
+  name: 'accounts reset-password',
+  summary: "Set an account's password from stdin and end all its sessions",
+  help: `Usage: lightbox accounts reset-password --email EMAIL
+
+Sets a new password for the account whose owner email is EMAIL, for an owner who
+forgot it. The password is the first line of stdin (at least 10 characters); at a
+terminal it is asked for twice, without echo. Every dashboard session of the
+account ends, every password reset link of it stops working, and its sign-in lock
+(after wrong passwords) is lifted. Prints nothing on stdout.
+
+Options:
+  --email EMAIL   the owner email of the account
+  -h, --help      show this help
+
+Example:
+  printf '%s\\n' "$NEW_PASSWORD" | lightbox accounts reset-password --email ana@example.com
+`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, ['email']);
+    const email = required(values, 'email', 'EMAIL');
+    if (!isEmail(email.trim())) throw new UsageError('--email must be a valid email address');
+    const password = await readPassword(io, { unchanged: 'nothing was changed', prompt: 'New password' });
+    if (password === '') throw new CommandError('no password: give it on the first line of stdin');
+    const { account, sessionsEnded } = await withDatabase(io, async ({ services: { accounts } }) => {
+      try {
+        return await accounts.resetPassword(email, password);
+      } catch (err) {
+        throw explain(noSuchAccount(err, email), email);
+      }
+    });
+    io.stderr.write(
+      `password changed for ${printable(account.email)}; ` +
+        `${sessionsEnded} dashboard ${sessionsEnded === 1 ? 'session' : 'sessions'} ended\n`,
     );
     return EXIT_OK;
   },

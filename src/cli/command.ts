@@ -2,6 +2,7 @@
 // that turns node:util's parse errors into one clear line and exit code 2.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { loadConfig } from '../config.ts';
+import { AppError } from '../errors.ts';
 import type { Db } from '../db/database.ts';
 import type { Log } from '../lib/log.ts';
 import type { Services } from '../services.ts';
@@ -159,3 +160,29 @@ export const printable = (text: string): string =>
     const code = char.codePointAt(0) ?? 0;
     return code < 0x20 || (code >= 0x7f && code <= 0x9f) ? '?' : char;
   }).join('');
+
+/** A service's not_found for an account named by email, as the operator's one-line failure. */
+export function noSuchAccount(err: unknown, email: string): unknown {
+  if (err instanceof AppError && err.code === 'not_found') {
+    return new CommandError(`no account with email ${JSON.stringify(printable(email.trim()))}`);
+  }
+  return err;
+}
+
+/**
+ * Rows under a header in aligned columns (two spaces apart), one a line, for people and for
+ * scripts alike (`awk '{print $1}'`); the last column unpadded so lines carry no trailing spaces.
+ */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const table = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
+  return table
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
+    .concat('\n');
+}

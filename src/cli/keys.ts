@@ -7,6 +7,8 @@ import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
 import {
   CommandError,
   EXIT_OK,
+  formatTable,
+  noSuchAccount,
   parseCommandArgs,
   printable,
   required,
@@ -131,10 +133,7 @@ async function findAccount({ services: { accounts } }: CliContext, email: string
   try {
     return await accounts.findByEmail(email);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found') {
-      throw new CommandError(`no account with email ${JSON.stringify(printable(email.trim()))}`);
-    }
-    throw err;
+    throw noSuchAccount(err, email);
   }
 }
 
@@ -158,7 +157,6 @@ function parseExpiry(raw: string | undefined): number | undefined {
 
 const HEADER = ['ID', 'NAME', 'PREFIX', 'SCOPE', 'CREATED', 'LAST USED', 'EXPIRES'];
 
-/** Aligned columns; the last one unpadded so lines carry no trailing spaces. */
 export function formatKeys(keys: readonly ApiKey[], now: Date = new Date()): string {
   const rows = keys.map((k) => [
     k.id,
@@ -169,15 +167,5 @@ export function formatKeys(keys: readonly ApiKey[], now: Date = new Date()): str
     k.last_used_at ?? 'never',
     k.expires_at === null ? 'never' : `${k.expires_at}${Date.parse(k.expires_at) <= now.getTime() ? ' (expired)' : ''}`,
   ]);
-  const table = [HEADER, ...rows];
-  const widths = HEADER.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length)));
-  return table
-    .map((row) =>
-      row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n')
-    .concat('\n');
+  return formatTable(HEADER, rows);
 }

@@ -2,7 +2,7 @@
 // failure into one line on stderr and an exit code (2 for bad arguments, 1 for the rest).
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config.ts';
-import { accountsCreateCommand } from './accounts.ts';
+import { accountsCreateCommand, accountsListCommand, accountsResetPasswordCommand } from './accounts.ts';
 import {
   CommandError,
   EXIT_FAILURE,
@@ -24,6 +24,8 @@ const COMMANDS: readonly Command[] = [
   serveCommand,
   migrateCommand,
   accountsCreateCommand,
+  accountsListCommand,
+  accountsResetPasswordCommand,
   keysCreateCommand,
   keysListCommand,
   keysRevokeCommand,
@@ -36,7 +38,7 @@ const COMMANDS: readonly Command[] = [
 const GROUPS = ['accounts', 'keys', 'media'] as const;
 
 const commandList = (commands: readonly Command[]): string =>
-  commands.map((c) => `  ${c.name.padEnd(17)}${c.summary}`).join('\n');
+  commands.map((c) => `  ${c.name.padEnd(25)}${c.summary}`).join('\n');
 
 const USAGE = `Usage: lightbox <command> [options]
 

@@ -6,11 +6,15 @@ import { CommandError, EXIT_INTERRUPTED, type CliIo } from './command.ts';
 /** More than any password the service accepts; stops a runaway pipe from filling memory. */
 const MAX_INPUT = 64 * 1024;
 
-export async function readPassword(io: Pick<CliIo, 'stdin' | 'stderr'>): Promise<string> {
+/** `unchanged` ends the failure messages: what the command did not do ("nothing was created"). */
+export async function readPassword(
+  io: Pick<CliIo, 'stdin' | 'stderr'>,
+  { unchanged = 'nothing was created', prompt = 'Password' } = {},
+): Promise<string> {
   const { stdin } = io;
   if (stdin.isTTY === true && typeof stdin.setRawMode === 'function') {
-    const [first, again] = await promptHidden(io, ['Password: ', 'Password (again): ']);
-    if (first !== again) throw new CommandError('the two passwords differ; nothing was created');
+    const [first, again] = await promptHidden(io, [`${prompt}: `, `${prompt} (again): `], unchanged);
+    if (first !== again) throw new CommandError(`the two passwords differ; ${unchanged}`);
     return first ?? '';
   }
   return readFirstLine(stdin);
@@ -33,7 +37,11 @@ async function readFirstLine(stdin: CliIo['stdin']): Promise<string> {
 const stripCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
 
 /** Asks each prompt in turn in raw mode (no echo); resolves to the lines typed. */
-function promptHidden(io: Pick<CliIo, 'stdin' | 'stderr'>, prompts: readonly string[]): Promise<string[]> {
+function promptHidden(
+  io: Pick<CliIo, 'stdin' | 'stderr'>,
+  prompts: readonly string[],
+  unchanged: string,
+): Promise<string[]> {
   const { stdin, stderr } = io;
   const answers: string[] = [];
   stderr.write(prompts[0] ?? '');
@@ -71,7 +79,7 @@ function promptHidden(io: Pick<CliIo, 'stdin' | 'stderr'>, prompts: readonly str
         } else if (char === '\u0003') {
           stderr.write('\n');
           finish();
-          reject(new CommandError('interrupted; nothing was created', EXIT_INTERRUPTED));
+          reject(new CommandError(`interrupted; ${unchanged}`, EXIT_INTERRUPTED));
           return;
         } else if (char === '\u001b') {
           // An arrow or function key: the rest of its escape sequence is not part of a password.

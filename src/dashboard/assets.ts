@@ -1,4 +1,4 @@
-// The dashboard's stylesheet and script, served from /dashboard/assets/ under names that carry
+// The dashboard's stylesheet, script and icon, served from /dashboard/assets/ under names that carry
 // a hash of their content: they can be cached for a year, and a new release is a new name.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ interface Asset {
 const SOURCES: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
+  // Linked from every page: without it every fresh browser asks for /favicon.ico and logs a 404.
+  'favicon.svg': 'image/svg+xml',
 };
 
 const byName = new Map<string, Asset>();

@@ -1,5 +1,4 @@
 // First-run setup, sign-in and sign-out.
-import type { FastifyReply } from 'fastify';
 import { isEmail } from '../lib/email-address.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
@@ -8,24 +7,19 @@ import {
   PAGE_ROUTE,
   fieldErrors,
   formFields,
+  newPasswordErrors,
   noticeOf,
   sendPage,
+  startSession,
   tooManyAttempts,
   type DashboardContext,
 } from './respond.ts';
-import { clearSessionCookie, preSessionToken, setSessionCookie } from './security.ts';
+import { clearSessionCookie, preSessionToken } from './security.ts';
 import { setupPage, signInPage } from './views/auth.ts';
 import type { FieldErrors } from './views/layout.ts';
 
 export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
-
-  async function startSession(reply: FastifyReply, accountId: string, oldToken: string | undefined): Promise<void> {
-    // A fresh token at every sign-in: a token planted before it (fixation) signs nobody in.
-    await services.sessions.end(oldToken);
-    const { token } = await services.sessions.create(accountId);
-    setSessionCookie(reply, cookies, token);
-  }
 
   scope.get('/setup', { config: { dashboard: 'anonymous' }, schema: PAGE_ROUTE }, async (request, reply) => {
     if (await services.accounts.isSetUp()) return reply.redirect('/dashboard/sign-in?notice=already-set-up', 303);
@@ -45,9 +39,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     if (values.name === '') errors.name = 'Enter the name of your studio';
     else if (values.name.length > 200) errors.name = 'Use at most 200 characters';
     if (!isEmail(values.email)) errors.email = 'Enter an email address like name@example.com';
-    if (password.length < MIN_PASSWORD_LENGTH) errors.password = `Use at least ${MIN_PASSWORD_LENGTH} characters`;
-    else if (password.length > 1024) errors.password = 'Use at most 1024 characters';
-    else if (form.get('password_confirm') !== password) errors.password_confirm = 'The two passwords are not the same';
+    Object.assign(errors, newPasswordErrors(password, form.get('password_confirm')));
     const render = (e: FieldErrors) =>
       sendPage(
         reply,
@@ -72,7 +64,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
       if (refused !== null) return render(refused);
       throw err;
     }
-    await startSession(reply, accountId, request.dashboard.token);
+    await startSession(ctx, reply, accountId, request.dashboard.token);
     return reply.redirect('/dashboard?notice=welcome', 303);
   });
 
@@ -100,7 +92,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
         // The same words whether the email is unknown or the password wrong.
         return refuse('That email and password do not match an account. Check them and try again.', 400);
       case 'signed_in':
-        await startSession(reply, result.account.id, request.dashboard.token);
+        await startSession(ctx, reply, result.account.id, request.dashboard.token);
         return reply.redirect('/dashboard', 303);
     }
   });

@@ -15,6 +15,7 @@ import { registerAuthRoutes } from './auth.routes.ts';
 import { formOf, parseForm } from './form.ts';
 import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type DashboardState } from './respond.ts';
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
+import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
 import { errorPage } from './views/errors.ts';
 import { overviewPage } from './views/overview.ts';
@@ -142,5 +143,6 @@ export async function registerDashboard(
   });
 
   registerAuthRoutes(scope, ctx);
+  registerPasswordResetRoutes(scope, ctx);
   registerSettingsRoutes(scope, ctx);
 }

@@ -9,7 +9,8 @@ import type { Account } from '../modules/accounts/accounts.service.ts';
 import type { Session } from '../modules/accounts/sessions.service.ts';
 import { formOf, type FormFields } from './form.ts';
 import type { SafeHtml } from './html.ts';
-import { setPageHeaders, type CookiePolicy } from './security.ts';
+import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
+import { setPageHeaders, setSessionCookie, type CookiePolicy } from './security.ts';
 import type { FieldErrors, Notice, Viewer } from './views/layout.ts';
 
 /** Who may use a route: anyone (assets), the signed-out (setup, sign-in), or a signed-in holder. */
@@ -44,7 +45,16 @@ export function viewerOf(request: FastifyRequest): { viewer: Viewer; account: Ac
   return { viewer: { studioName: account.name, email: account.email, csrfToken: session.csrfToken }, account, session };
 }
 
+/** After a new key's redirect: the page shows the key instead, when this session still holds it. */
+export const KEY_CREATED: Notice = { kind: 'success', text: 'Your new API key is ready.' };
+/** The same page again (a reload, Back, another tab): the key is not there to show. */
+export const KEY_SHOWN_ONCE: Notice = {
+  kind: 'info',
+  text: 'A new key is shown only once, on the page right after it is generated. If it was not copied, revoke it below and generate another.',
+};
+
 const NOTICES: Record<string, Notice> = {
+  'key-created': KEY_CREATED,
   welcome: { kind: 'success', text: 'Your studio is set up and you are signed in.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
   'session-ended': { kind: 'info', text: 'Your session has ended. Sign in again to continue.' },
@@ -52,6 +62,10 @@ const NOTICES: Record<string, Notice> = {
   'key-revoked': { kind: 'success', text: 'The key was revoked. Requests that use it are now refused.' },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
   'password-changed': { kind: 'success', text: 'Password changed. Every other session has been signed out.' },
+  'password-reset': {
+    kind: 'success',
+    text: 'Your new password is set and you are signed in. Every other session has been signed out.',
+  },
 };
 
 /** The message a redirect asked for (`?notice=`), from a fixed list: a URL cannot inject text. */
@@ -64,6 +78,35 @@ export function noticeOf(request: FastifyRequest): Notice | null {
 export function tooManyAttempts(retryAfterSeconds: number): string {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
   return `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
+}
+
+/** Too many reset links asked for (this address or this email): the forgot form's 429 words. */
+export function tooManyResetRequests(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many reset links asked for. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
+}
+
+/** A new password and its repetition, in the words of the setup and reset forms. */
+export function newPasswordErrors(password: string, confirm: string): FieldErrors {
+  if (password.length < MIN_PASSWORD_LENGTH) return { password: `Use at least ${MIN_PASSWORD_LENGTH} characters` };
+  if (password.length > 1024) return { password: 'Use at most 1024 characters' };
+  if (confirm !== password) return { password_confirm: 'The two passwords are not the same' };
+  return {};
+}
+
+/**
+ * Signs the browser in on a fresh session. The token it came with (if any) ends first: a token
+ * planted before sign-in (fixation) signs nobody in.
+ */
+export async function startSession(
+  ctx: DashboardContext,
+  reply: FastifyReply,
+  accountId: string,
+  oldToken: string | undefined,
+): Promise<void> {
+  await ctx.services.sessions.end(oldToken);
+  const { token } = await ctx.services.sessions.create(accountId);
+  setSessionCookie(reply, ctx.cookies, token);
 }
 
 /** The preHandler has already refused anything but a form on POST routes. */

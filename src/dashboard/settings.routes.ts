@@ -7,6 +7,8 @@ import { hasIdShape } from '../lib/ids.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
 import {
+  KEY_CREATED,
+  KEY_SHOWN_ONCE,
   PAGE_ROUTE,
   fieldErrors,
   formFields,
@@ -35,6 +37,14 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return key;
   }
 
+  /** The key held for this session's next keys page, or undefined (none, or already shown). */
+  async function takeNewKey(token: string | undefined): Promise<{ id: string; key: string } | undefined> {
+    const held = await services.sessions.takeOnce(token);
+    if (held === null) return undefined;
+    const value = JSON.parse(held) as { id?: unknown; key?: unknown };
+    return typeof value.id === 'string' && typeof value.key === 'string' ? { id: value.id, key: value.key } : undefined;
+  }
+
   scope.get('/settings', { config: MEMBER, schema: PAGE_ROUTE }, (_request, reply) =>
     reply.redirect('/dashboard/settings/api', 303),
   );
@@ -42,7 +52,16 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
   scope.get('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const keys = await services.apiKeys.list(account.id);
-    return sendPage(reply, keysPage({ viewer, keys, now: now(), notice: noticeOf(request) }));
+    let notice = noticeOf(request);
+    let created: { key: string; apiKey: ApiKey } | undefined;
+    if (notice === KEY_CREATED) {
+      // The page after a new key's redirect shows it, once: taken from this session as it is read.
+      const held = await takeNewKey(request.dashboard.token);
+      const apiKey = keys.find((k) => k.id === held?.id);
+      created = held === undefined || apiKey === undefined ? undefined : { key: held.key, apiKey };
+      notice = created === undefined ? KEY_SHOWN_ONCE : null;
+    }
+    return sendPage(reply, keysPage({ viewer, keys, now: now(), notice, created }));
   });
 
   scope.post('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -77,9 +96,13 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       if (refused !== null) return render(refused);
       throw err;
     }
-    // The key is in this response only (no-store) and nowhere else: reloading will not show it.
-    const keys = await services.apiKeys.list(account.id);
-    return sendPage(reply, keysPage({ viewer, keys, now: now(), created }));
+    // Post-redirect-get: the key waits, sealed, in this session for the one page after the
+    // redirect (no-store). A reload, Back or Forward asks for that page again, never for the form.
+    await services.sessions.holdOnce(
+      request.dashboard.token,
+      JSON.stringify({ id: created.apiKey.id, key: created.key }),
+    );
+    return reply.redirect('/dashboard/settings/api?notice=key-created', 303);
   });
 
   scope.get('/settings/api/:id/revoke', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {

@@ -177,9 +177,15 @@ export interface SessionsTable {
   last_seen_at: string;
   /** Absolute end, whatever the activity. */
   expires_at: string;
+  /**
+   * What the session's next page shows once (a new API key), sealed with a key derived from the
+   * cookie's token: unreadable from the database alone. Null when nothing is waiting.
+   */
+  one_time: string | null;
 }
 
-export type SignInScope = 'address' | 'account';
+/** Sign-in failures by client address and by account; reset-link requests likewise, apart. */
+export type SignInScope = 'address' | 'account' | 'reset_address' | 'reset_account';
 
 export interface SignInFailuresTable {
   id: string;
@@ -187,6 +193,15 @@ export interface SignInFailuresTable {
   /** A client address (IPv6 by its /64) or a normalized email. */
   subject: string;
   created_at: string;
+}
+
+/** A password reset link asked for; the token itself is never stored, only its SHA-256. */
+export interface PasswordResetsTable {
+  token_hash: string;
+  account_id: string;
+  created_at: string;
+  /** The link works until then (30 minutes), once. */
+  expires_at: string;
 }
 
 export interface SetupMarkerTable {
@@ -257,6 +272,7 @@ export interface Database {
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
   setup_marker: SetupMarkerTable;
+  password_resets: PasswordResetsTable;
   idempotency_keys: IdempotencyKeysTable;
   account_counts: AccountCountsTable;
   clients_search_keys: ClientsSearchKeysTable;

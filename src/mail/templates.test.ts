@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { visibleText } from '../../test/notification-helpers.ts';
 import { escapeHtml } from '../lib/html-escape.ts';
-import { oneLine, renderAssignmentEmail, senderDisplayName, type AssignmentEmail } from './templates.ts';
+import {
+  oneLine,
+  renderAssignmentEmail,
+  renderPasswordResetEmail,
+  senderDisplayName,
+  type AssignmentEmail,
+} from './templates.ts';
 
 const base: AssignmentEmail = {
   studioName: 'Harbour Light',
@@ -128,5 +134,39 @@ describe('studio name and sender name', () => {
     const { html } = renderAssignmentEmail({ ...base, senderName: '<script>alert(1)</script>' });
     assert.ok(!html.includes('<script>'));
     assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+  });
+});
+
+describe('renderPasswordResetEmail', () => {
+  const reset = {
+    studioName: 'Harbour Light',
+    resetUrl: 'http://127.0.0.1:3000/dashboard/reset-password?token=abc_DEF-123',
+    validMinutes: 30,
+  };
+
+  test('both parts name the studio, give the link and say how long it works', () => {
+    const { subject, text, html } = renderPasswordResetEmail(reset);
+    assert.equal(subject, 'Reset your Lightbox password for Harbour Light');
+    for (const shown of [text, visibleText(html)]) {
+      assert.ok(shown.includes('Harbour Light'));
+      assert.ok(shown.includes(reset.resetUrl));
+      assert.match(shown, /works once, within 30 minutes/);
+      assert.match(shown, /If you did not ask for it, ignore this email/);
+    }
+    assert.ok(html.includes(`<a href="${reset.resetUrl}"`));
+    // The link on a line of its own in the text part, so every mail program makes it clickable.
+    assert.ok(text.split('\n').includes(reset.resetUrl));
+  });
+
+  test('a studio name is text in both parts: no markup, and one line in the subject', () => {
+    const reference = tags(renderPasswordResetEmail(reset).html);
+    for (const value of NASTY) {
+      const { html, text } = renderPasswordResetEmail({ ...reset, studioName: value });
+      assert.deepEqual(tags(html), reference, `studioName = ${value} changed the markup`);
+      assert.ok(visibleText(html).includes(value.replace(/\s+/g, ' ')));
+      assert.ok(text.includes(value));
+    }
+    const { subject } = renderPasswordResetEmail({ ...reset, studioName: 'Evil\r\nBcc: victim@example.test' });
+    assert.doesNotMatch(subject, /[\r\n]/);
   });
 });

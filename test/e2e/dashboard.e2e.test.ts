@@ -2,17 +2,21 @@
 // app listening on a free port: first-run setup, sign-out and sign-in (with the keyboard), a key
 // generated, used against /v1 over HTTP, revoked in the page and then refused, studio settings,
 // sign-out. Screenshots of every page go to test-results/screenshots/ (git-ignored).
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestContext, type TestContext } from '../helpers.ts';
+import { freePort } from '../process-helpers.ts';
+import { resetMails, type ResetMail } from '../reset-mail.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
 const OWNER = { studio: 'Harbour Light', email: 'owner@harbour.example', password: 'a long studio password' };
+const PHONE = { width: 375, height: 812 };
 const available = existsSync(CHROMIUM);
 // On a developer's machine without chromium the suite is skipped, saying why; in CI it must run.
 const skip = !available && process.env.CI !== 'true' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
@@ -25,6 +29,28 @@ let mobile: BrowserContext;
 let page: Page;
 let phone: Page;
 let key = '';
+/** What the browser's console said was wrong, on any page of either browser, since the last check. */
+let consoleErrors: string[] = [];
+
+/**
+ * Collects console errors and uncaught exceptions. A page the server answered with an error
+ * status on purpose (a refused form's 400, a 404) makes the browser log "Failed to load
+ * resource" for that document: the test asserts that status itself, so only that one line is
+ * let through; a missing favicon, stylesheet or script is not.
+ */
+function watchConsole(p: Page): void {
+  const refusedDocuments = new Set<string>();
+  p.on('response', (response) => {
+    if (response.request().isNavigationRequest() && response.status() >= 400) refusedDocuments.add(response.url());
+  });
+  p.on('console', (message: ConsoleMessage) => {
+    if (message.type() !== 'error') return;
+    const source = message.location().url;
+    if (message.text().startsWith('Failed to load resource') && refusedDocuments.has(source)) return;
+    consoleErrors.push(`${p.url()}: ${message.text()} (${source})`);
+  });
+  p.on('pageerror', (error) => consoleErrors.push(`${p.url()}: ${error.message}`));
+}
 
 async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${p === phone ? 'mobile' : 'desktop'}-${name}.png`), fullPage: true });
@@ -33,6 +59,28 @@ async function shot(p: Page, name: string): Promise<void> {
 /** An expression evaluated in the page (as text: this project's TypeScript has no DOM types). */
 async function inPage(p: Page, expression: string): Promise<string> {
   return String(await p.evaluate(expression));
+}
+
+/**
+ * Nothing on a phone page needs a sideways scroll: the page is no wider than the screen, and
+ * every table cell (a value, an action) lies within the screen's width.
+ */
+async function assertFitsPhone(p: Page): Promise<void> {
+  const overflow = JSON.parse(
+    await inPage(
+      p,
+      `JSON.stringify({
+        page: document.documentElement.scrollWidth - window.innerWidth,
+        cells: [...document.querySelectorAll('main td')]
+          .filter((c) => c.getClientRects().length > 0)
+          .map((c) => ({ text: c.textContent.trim().slice(0, 30), box: c.getBoundingClientRect() }))
+          .filter(({ box }) => box.left < 0 || box.right > window.innerWidth + 0.5)
+          .map(({ text, box }) => text + ' at ' + Math.round(box.left) + '..' + Math.round(box.right)),
+      })`,
+    ),
+  ) as { page: number; cells: string[] };
+  assert.ok(overflow.page <= 0, `${p.url()} is ${overflow.page} px wider than the phone`);
+  assert.deepEqual(overflow.cells, [], `${p.url()}: table cells off screen`);
 }
 
 async function api(method: string, url: string, apiKey: string, body?: unknown): Promise<Response> {
@@ -50,11 +98,11 @@ describe('the dashboard in a browser', { skip }, () => {
   before(async () => {
     assert.ok(available, `${CHROMIUM} is required when CI=true`);
     await mkdir(SHOTS, { recursive: true });
-    ctx = await createTestContext();
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address !== null && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
+    // PUBLIC_URL is where the server really listens: the reset email's link is followed as sent.
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    ctx = await createTestContext({ PUBLIC_URL: base });
+    await ctx.app.listen({ host: '127.0.0.1', port });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -70,9 +118,19 @@ describe('the dashboard in a browser', { skip }, () => {
     });
     desktop = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     await desktop.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    mobile = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    // 375 px: the narrowest phone in common use (iPhone SE, mini).
+    mobile = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     page = await desktop.newPage();
     phone = await mobile.newPage();
+    watchConsole(page);
+    watchConsole(phone);
+  });
+
+  // Every page of every test: a fresh browser's first visit included (the favicon).
+  afterEach(() => {
+    const seen = consoleErrors;
+    consoleErrors = [];
+    assert.deepEqual(seen, [], 'the browser console reported errors');
   });
 
   after(async () => {
@@ -146,6 +204,22 @@ describe('the dashboard in a browser', { skip }, () => {
     assert.equal(await inPage(page, 'navigator.clipboard.readText()'), key);
     await shot(page, 'keys-new-key');
 
+    // Reload, Back and Forward are safe: the key is not shown again and no second key is made.
+    const keyCount = async () =>
+      (await ctx.services.apiKeys.list((await ctx.services.accounts.findByEmail(OWNER.email)).id)).length;
+    assert.equal(await keyCount(), 1);
+    await page.reload();
+    assert.ok(!(await page.content()).includes(key), 'a reload shows the key again');
+    await page.getByText('shown only once').waitFor();
+    assert.equal(await keyCount(), 1, 'a reload made another key');
+    await shot(page, 'keys-reloaded');
+    await page.goBack();
+    assert.ok(!(await page.content()).includes(key), 'Back shows the key again');
+    await page.goForward();
+    assert.ok(!(await page.content()).includes(key), 'Forward shows the key again');
+    assert.equal(await keyCount(), 1, 'Back and Forward made another key');
+    assert.ok(!ctx.logs().includes(key), 'the key is in the log');
+
     const list = await api('GET', '/v1/listings', key);
     assert.equal(list.status, 200);
     const created = await api('POST', '/v1/listings', key, { address: '12 Quay Street', status: 'active' });
@@ -206,18 +280,28 @@ describe('the dashboard in a browser', { skip }, () => {
     await phone.getByRole('button', { name: 'Sign in' }).click();
     await phone.waitForURL(`${base}/dashboard`);
     await shot(phone, 'overview');
+    await assertFitsPhone(phone);
     await phone.getByRole('link', { name: 'API keys' }).click();
     await phone.getByLabel('Name').fill('Phone app');
     await phone.getByLabel('Read only').check();
     await phone.getByRole('button', { name: 'Generate key' }).click();
     await phone.getByText('you will not see it again').waitFor();
     await shot(phone, 'keys-new-key');
+    await assertFitsPhone(phone);
+    // The key's action is on screen, not behind a sideways scroll.
+    const revoke = phone.getByRole('link', { name: 'Revoke Phone app' });
+    const box = await revoke.boundingBox();
+    assert.ok(box !== null, 'Revoke is shown');
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `Revoke at ${box.x}..${box.x + box.width}`);
+    await revoke.scrollIntoViewIfNeeded();
+    await shot(phone, 'keys');
     const readOnly = await phone.getByLabel('API key', { exact: true }).inputValue();
     assert.equal((await api('GET', '/v1/listings', readOnly)).status, 200);
     assert.equal((await api('POST', '/v1/listings', readOnly, { address: 'x' })).status, 403);
     await phone.getByRole('link', { name: 'Studio settings' }).click();
     await phone.getByLabel('Studio name').waitFor();
     await shot(phone, 'settings');
+    await assertFitsPhone(phone);
   });
 
   test('sign out: the dashboard asks to sign in again', async () => {
@@ -227,5 +311,63 @@ describe('the dashboard in a browser', { skip }, () => {
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
     await page.goto(`${base}/dashboard/settings/api`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
+  });
+
+  test('forgot password: the emailed link sets a new password, once, and signs in afresh', async () => {
+    await phone.goto(`${base}/dashboard`);
+    assert.equal(new URL(phone.url()).pathname, '/dashboard', 'the phone is still signed in');
+
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.waitForURL(`${base}/dashboard/forgot-password`);
+    await shot(page, 'forgot-password');
+    await page.getByLabel('Email').fill(OWNER.email);
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    await page.waitForURL(`${base}/dashboard/forgot-password/sent`);
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    await shot(page, 'forgot-password-sent');
+
+    // The email, as the file mailer wrote it to DATA_DIR/outbox (it goes out after the answer).
+    let mails: ResetMail[] = [];
+    for (let i = 0; i < 100 && mails.length === 0; i += 1) {
+      mails = await resetMails(ctx.dataDir);
+      if (mails.length === 0) await sleep(50);
+    }
+    assert.equal(mails.length, 1);
+    const mail = mails[0]!;
+    assert.equal(mail.to, OWNER.email);
+    assert.match(mail.subject, /Harbour Light Studio/);
+    assert.ok(mail.link.startsWith(`${base}/dashboard/reset-password?token=`), mail.link);
+
+    await page.goto(mail.link);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await shot(page, 'reset-password');
+    await page.getByLabel('New password', { exact: true }).fill('a newer studio password');
+    await page.getByLabel('Repeat the new password').fill('a newer studio password');
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.waitForURL(`${base}/dashboard?notice=password-reset`);
+    await page.getByText('Your new password is set and you are signed in.').waitFor();
+    await shot(page, 'overview-after-reset');
+
+    // Every other session ended: the phone is asked to sign in again.
+    await phone.goto(`${base}/dashboard`);
+    assert.equal(new URL(phone.url()).pathname, '/dashboard/sign-in');
+    // The link is spent.
+    await phone.goto(mail.link);
+    await phone.getByRole('heading', { name: 'This link is no longer valid' }).waitFor();
+    await shot(phone, 'reset-link-invalid');
+    await assertFitsPhone(phone);
+    await phone.getByRole('link', { name: 'Ask for a new link' }).click();
+    await phone.waitForURL(`${base}/dashboard/forgot-password`);
+    await shot(phone, 'forgot-password');
+    // Only the new password signs in.
+    await phone.goto(`${base}/dashboard/sign-in`);
+    await phone.getByLabel('Email').fill(OWNER.email);
+    await phone.getByLabel('Password').fill(OWNER.password);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.getByRole('alert').getByText('do not match an account').waitFor();
+    await phone.getByLabel('Password').fill('a newer studio password');
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.waitForURL(`${base}/dashboard`);
   });
 });

@@ -57,6 +57,7 @@ export function signInPage(o: {
         ${field({ name: 'email', label: 'Email', type: 'email', value: o.email, autocomplete: 'username', maxlength: 254, autofocus: o.email === '' })}
         ${field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', autofocus: o.email !== '' })}
         <div class="actions"><button type="submit" class="button">Sign in</button></div>
-      </form>`,
+      </form>
+      <p class="after-card"><a href="/dashboard/forgot-password">Forgot your password?</a></p>`,
   });
 }

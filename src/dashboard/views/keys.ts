@@ -59,32 +59,34 @@ ${created.key}</textarea>
 
 function keysTable(keys: ApiKey[], now: number): SafeHtml {
   if (keys.length === 0) return html`<p class="muted">No API keys. Generate one above.</p>`;
+  // On a phone each key is a card of labelled lines (dashboard.css); the roles keep it a table
+  // for screen readers, which drop table semantics once CSS changes a table's display.
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Your API keys">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Key</th>
-          <th scope="col">Access</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
+    <table class="stack" role="table">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">Name</th>
+          <th scope="col" role="columnheader">Key</th>
+          <th scope="col" role="columnheader">Access</th>
+          <th scope="col" role="columnheader">Created</th>
+          <th scope="col" role="columnheader">Last used</th>
+          <th scope="col" role="columnheader">Expires</th>
+          <th scope="col" role="columnheader"><span class="visually-hidden">Actions</span></th>
         </tr>
       </thead>
-      <tbody>
+      <tbody role="rowgroup">
         ${keys.map((k) => {
           const expired = k.expires_at !== null && Date.parse(k.expires_at) <= now;
-          return html`<tr>
-            <td>${k.name}</td>
-            <td class="nowrap"><code>${k.prefix}…</code></td>
-            <td><span class="badge badge-${k.scope}">${scopeLabel(k.scope)}</span></td>
-            <td class="nowrap">${day(k.created_at)}</td>
-            <td class="nowrap">${when(k.last_used_at)}</td>
-            <td class="nowrap">
+          return html`<tr role="row">
+            <td role="cell" class="cell-title">${k.name}</td>
+            <td role="cell" class="nowrap" data-label="Key"><code>${k.prefix}…</code></td>
+            <td role="cell" data-label="Access"><span class="badge badge-${k.scope}">${scopeLabel(k.scope)}</span></td>
+            <td role="cell" class="nowrap" data-label="Created">${day(k.created_at)}</td>
+            <td role="cell" class="nowrap" data-label="Last used">${when(k.last_used_at)}</td>
+            <td role="cell" class="nowrap" data-label="Expires">
               ${expired ? html`<span class="badge badge-expired">expired</span> ` : ''}${k.expires_at === null ? html`<span class="muted">never</span>` : day(k.expires_at)}
             </td>
-            <td class="nowrap">
+            <td role="cell" class="nowrap cell-action">
               <a class="link-danger" href="/dashboard/settings/api/${k.id}/revoke"
                 >Revoke<span class="visually-hidden"> ${k.name}</span></a
               >

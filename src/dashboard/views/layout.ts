@@ -1,5 +1,5 @@
 // The page frame and the form parts every page shares. No inline script or style anywhere: the
-// Content-Security-Policy allows only the stylesheet and script under /dashboard/assets/.
+// Content-Security-Policy allows only the stylesheet, script and icon under /dashboard/assets/.
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../html.ts';
 
@@ -81,6 +81,7 @@ export function page(options: PageOptions): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${options.title} · Lightbox</title>
+<link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
 <script src="${assetUrl('dashboard.js')}" defer></script>
 </head>

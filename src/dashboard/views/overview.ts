@@ -23,28 +23,31 @@ function notificationsTable(rows: LatestNotification[]): SafeHtml {
       its delivery status.
     </p>`;
   }
+  // A card of labelled lines per email on a phone (see the keys table for the roles).
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Latest notification emails">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Status</th>
-          <th scope="col">To</th>
-          <th scope="col">Gallery</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Queued</th>
-          <th scope="col">Last error</th>
+    <table class="stack" role="table">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">Status</th>
+          <th scope="col" role="columnheader">To</th>
+          <th scope="col" role="columnheader">Gallery</th>
+          <th scope="col" role="columnheader">Attempts</th>
+          <th scope="col" role="columnheader">Queued</th>
+          <th scope="col" role="columnheader">Last error</th>
         </tr>
       </thead>
-      <tbody>
+      <tbody role="rowgroup">
         ${rows.map(
           (n) =>
-            html`<tr>
-              <td><span class="badge badge-${n.status}">${n.status}</span></td>
-              <td>${n.to}</td>
-              <td>${n.listing_address ?? html`<span class="muted">deleted gallery</span>`}</td>
-              <td>${n.attempts}</td>
-              <td class="nowrap">${when(n.created_at)}</td>
-              <td>
+            html`<tr role="row">
+              <td role="cell" data-label="Status"><span class="badge badge-${n.status}">${n.status}</span></td>
+              <td role="cell" data-label="To">${n.to}</td>
+              <td role="cell" data-label="Gallery">
+                ${n.listing_address ?? html`<span class="muted">deleted gallery</span>`}
+              </td>
+              <td role="cell" data-label="Attempts">${n.attempts}</td>
+              <td role="cell" class="nowrap" data-label="Queued">${when(n.created_at)}</td>
+              <td role="cell" data-label="Last error">
                 ${n.last_error === null ? html`<span class="muted">none</span>` : html`<span class="error-text">${n.last_error}</span>`}
               </td>
             </tr>`,
@@ -107,6 +110,9 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
                 `${count(emails.sent)} sent`,
                 `${count(emails.queued)} queued`,
                 `${count(emails.failed)} failed`,
+                // Unsent emails of an unassigned gallery or a deleted client: without them the parts
+                // would not add up to the total.
+                `${count(emails.cancelled)} cancelled`,
               ])}</span
             >
           </dd>

@@ -16,6 +16,11 @@ export async function findAccount(db: Executor, id: string): Promise<AccountRow 
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Every account, oldest first (the one made at setup leads). */
+export async function listAccounts(db: Executor): Promise<AccountRow[]> {
+  return db.selectFrom('accounts').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+}
+
 /** Whether any account exists: cheaper than a count, and all the setup rule needs. */
 export async function hasAnyAccount(db: Executor): Promise<boolean> {
   const row = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();

@@ -4,7 +4,9 @@ import { AppError, notFound, validationError } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { isEmail, normalizeEmail } from '../../lib/email-address.ts';
+import type { Executor } from '../../db/executor.ts';
 import { hashPassword, verifyPassword } from './password.ts';
+import { deleteResetsOfAccount } from './password-reset.repository.ts';
 import { deleteSessionsOfAccount } from './sessions.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
 import * as repo from './accounts.repository.ts';
@@ -52,7 +54,18 @@ function checkName(field: string, value: string): void {
   if (value.length < 1 || value.length > 200) throw validationError(field, 'must be 1 to 200 characters');
 }
 
-function checkNewPassword(field: string, password: string): void {
+/**
+ * A new password takes effect: in the caller's transaction, every session of the account ends
+ * and every reset link of it stops working. Returns how many sessions ended.
+ */
+export async function storeNewPassword(trx: Executor, accountId: string, hash: string, now: string): Promise<number> {
+  await repo.updatePasswordHash(trx, accountId, hash, now);
+  await deleteResetsOfAccount(trx, accountId);
+  return deleteSessionsOfAccount(trx, accountId);
+}
+
+/** The rules of every new password: setup, change, reset (the form's own field name in errors). */
+export function checkNewPassword(field: string, password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw validationError(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
@@ -172,10 +185,28 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       if (checked.outcome === 'invalid') throw validationError('current_password', 'is not your current password');
       const hash = await hashPassword(input.next);
       const now = clock.iso();
-      await db.kysely.transaction().execute(async (trx) => {
-        await repo.updatePasswordHash(trx, id, hash, now);
-        await deleteSessionsOfAccount(trx, id);
-      });
+      await db.kysely.transaction().execute((trx) => storeNewPassword(trx, id, hash, now));
+    },
+
+    /**
+     * The operator's reset (`lightbox accounts reset-password`): no current password, every
+     * session ended, and the account's sign-in failures forgotten so its owner can sign in at once.
+     * Resolves to how many sessions ended.
+     */
+    async resetPassword(email: string, password: string): Promise<{ account: Account; sessionsEnded: number }> {
+      const row = await repo.findAccountByEmail(db.kysely, normalizeEmail(email));
+      if (row === undefined) throw notFound('Account');
+      checkNewPassword('password', password);
+      const hash = await hashPassword(password);
+      const now = clock.iso();
+      const sessionsEnded = await db.kysely.transaction().execute((trx) => storeNewPassword(trx, row.id, hash, now));
+      await throttle.forgive(row.email);
+      return { account: toAccount(row), sessionsEnded };
+    },
+
+    /** Every account, oldest first. */
+    async list(): Promise<Account[]> {
+      return (await repo.listAccounts(db.kysely)).map(toAccount);
     },
   };
 }

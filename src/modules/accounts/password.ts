@@ -1,8 +1,26 @@
 // Passwords are hashed with scrypt (memory-hard, in node:crypto): 2^15 iterations, 32 MiB.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
+
+/**
+ * One message per key derivation, with its cost parameters. Sign-in must do the same work for an
+ * unknown email as for a known one (so timing does not tell who has an account): tests count the
+ * derivations instead of timing them, which a busy machine cannot make flaky. Free without a
+ * subscriber.
+ */
+export const derivations = diagnostics.channel('lightbox:password:scrypt');
+
+export interface Derivation {
+  N: number;
+  r: number;
+  p: number;
+}
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) => {
+    if (derivations.hasSubscribers) {
+      derivations.publish({ N: options.N, r: options.r, p: options.p } satisfies Partial<Derivation>);
+    }
     scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
   });
 

@@ -22,6 +22,21 @@ export async function touchSession(db: Executor, tokenHash: string, now: string,
     .execute();
 }
 
+export async function setOneTime(db: Executor, tokenHash: string, sealed: string): Promise<void> {
+  await db.updateTable('sessions').set({ one_time: sealed }).where('token_hash', '=', tokenHash).execute();
+}
+
+/** Clears the value if it is still `sealed`: true for exactly one of two requests that race for it. */
+export async function takeOneTime(db: Executor, tokenHash: string, sealed: string): Promise<boolean> {
+  const result = await db
+    .updateTable('sessions')
+    .set({ one_time: null })
+    .where('token_hash', '=', tokenHash)
+    .where('one_time', '=', sealed)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 export async function deleteSession(db: Executor, tokenHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
 }

@@ -1,6 +1,6 @@
 // Dashboard sessions, stored server-side so that signing out or changing the password ends
 // them everywhere at once. The browser holds a random token; the database holds its SHA-256.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import * as repo from './sessions.repository.ts';
 import { isoAt } from '../../lib/clock.ts';
@@ -34,6 +34,33 @@ export function sameToken(expected: string, presented: string | undefined): bool
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * A one-time value is sealed (AES-256-GCM) with a key derived from the cookie's token. The
+ * database holds only the token's SHA-256, so a copy of it, a backup or a log of its rows cannot
+ * open what a session is waiting to be shown.
+ */
+const oneTimeKey = (token: string): Buffer =>
+  Buffer.from(hkdfSync('sha256', token, Buffer.alloc(0), 'lightbox session one-time value', 32));
+
+function seal(token: string, value: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', oneTimeKey(token), iv);
+  const body = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function unseal(token: string, sealed: string): string | null {
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (bytes.length < 28) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', oneTimeKey(token), bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null; // not sealed with this token's key
+  }
+}
+
 const toSession = (row: repo.SessionRow): Session => ({
   accountId: row.account_id,
   csrfToken: row.csrf_token,
@@ -58,6 +85,7 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
         created_at: isoAt(now),
         last_seen_at: isoAt(now),
         expires_at: isoAt(now + SESSION_ABSOLUTE_MS),
+        one_time: null,
       };
       await repo.insertSession(db.kysely, row);
       return { token, session: toSession(row) };
@@ -84,6 +112,24 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     async end(token: string | undefined): Promise<void> {
       if (token === undefined || !TOKEN_SHAPE.test(token)) return;
       await repo.deleteSession(db.kysely, hashToken(token));
+    },
+
+    /**
+     * Keeps `value` for this session's next page to show once (post-redirect-get of a form whose
+     * answer must not be repeated). A second value replaces the first.
+     */
+    async holdOnce(token: string | undefined, value: string): Promise<void> {
+      if (token === undefined || !TOKEN_SHAPE.test(token)) throw new Error('no session to hold a value for');
+      await repo.setOneTime(db.kysely, hashToken(token), seal(token, value));
+    },
+
+    /** The value held for this session, removed from the database before it is returned: once. */
+    async takeOnce(token: string | undefined): Promise<string | null> {
+      if (token === undefined || !TOKEN_SHAPE.test(token)) return null;
+      const hash = hashToken(token);
+      const sealed = (await repo.findSession(db.kysely, hash))?.one_time ?? null;
+      if (sealed === null || !(await repo.takeOneTime(db.kysely, hash, sealed))) return null;
+      return unseal(token, sealed);
     },
 
     async countOf(accountId: string): Promise<number> {

@@ -125,4 +125,18 @@ describe('a session', () => {
     );
     assert.notEqual(await sessions().authenticate(s.token), null);
   });
+
+  test('a value held once is given back once, to that session only, and is stored sealed', async () => {
+    const a = await sessions().create(owner.accountId);
+    const b = await sessions().create(owner.accountId);
+    await sessions().holdOnce(a.token, 'lbx_the secret value');
+    const stored = await ctx.deps.db.kysely.selectFrom('sessions').select('one_time').execute();
+    assert.ok(!JSON.stringify(stored).includes('secret value'));
+    assert.equal(await sessions().takeOnce(b.token), null, 'another session of the account');
+    assert.equal(await sessions().takeOnce(undefined), null);
+    // Two requests racing for it: exactly one gets it.
+    const raced = await Promise.all([sessions().takeOnce(a.token), sessions().takeOnce(a.token)]);
+    assert.deepEqual(raced.sort(), ['lbx_the secret value', null].sort());
+    assert.equal(await sessions().takeOnce(a.token), null, 'gone once taken');
+  });
 });

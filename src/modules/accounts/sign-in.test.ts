@@ -2,8 +2,6 @@
 // password, and throttling per client address and per account.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
 import { AppError } from '../../errors.ts';
 import { createAccountsService } from './accounts.service.ts';
@@ -16,6 +14,7 @@ import {
   type SignInService,
 } from './sign-in.service.ts';
 import { clockOf } from '../../lib/clock.ts';
+import { derivations, type Derivation } from './password.ts';
 
 const PASSWORD = 'correct horse battery';
 let ctx: TestContext;
@@ -39,6 +38,20 @@ let service: SignInService;
 const attempt = (email: string, password: string, address = freshAddress()): Promise<SignInResult> =>
   service.signIn({ email, password, address });
 
+/** The password hashes (scrypt key derivations) started while `fn` ran, with their cost. */
+async function derivationsDuring<T>(fn: () => Promise<T>): Promise<{ value: T; work: Derivation[] }> {
+  const work: Derivation[] = [];
+  const listener = (message: unknown): void => {
+    work.push(message as Derivation);
+  };
+  derivations.subscribe(listener);
+  try {
+    return { value: await fn(), work };
+  } finally {
+    derivations.unsubscribe(listener);
+  }
+}
+
 /** Each test starts a window later, so failures of one do not count against the next. */
 const nextWindow = () => {
   now += SIGN_IN_WINDOW_MS + 1000;
@@ -58,39 +71,42 @@ describe('credentials', () => {
     assert.deepEqual(await attempt('nobody@nowhere.test', PASSWORD), { outcome: 'invalid' });
   });
 
-  test('the first unknown email is no slower than the next: the dummy hash is made up front', async () => {
-    const fresh = createSignInService({ db: ctx.deps.db, clock });
-    await sleep(1500); // the service's start-up hash, in the background
-    const time = async (): Promise<number> => {
+  test('the first unknown email costs what every sign-in costs: the dummy hash is made up front', async () => {
+    const made = await derivationsDuring(() => Promise.resolve(createSignInService({ db: ctx.deps.db, clock })));
+    assert.equal(made.work.length, 1, 'the dummy hash is started as the service is made');
+    const fresh = made.value;
+    const unknown = () => {
       nextWindow();
-      const t0 = performance.now();
-      assert.deepEqual(await fresh.signIn({ email: 'nobody@nowhere.test', password: 'x', address: freshAddress() }), {
-        outcome: 'invalid',
-      });
-      return performance.now() - t0;
+      return fresh.signIn({ email: 'nobody@nowhere.test', password: 'x', address: freshAddress() });
     };
-    const first = await time();
-    const next = [await time(), await time(), await time()].sort((a, b) => a - b)[1]!;
-    // Made lazily, the first would take two hashes: about twice the others.
-    assert.ok(first < next * 1.6, `first ${first.toFixed(1)} ms vs then ${next.toFixed(1)} ms`);
+    // At once, while the dummy hash may still be in the making: made lazily, this would be two.
+    const first = await derivationsDuring(unknown);
+    assert.deepEqual(first.value, { outcome: 'invalid' });
+    nextWindow();
+    const known = await derivationsDuring(() =>
+      fresh.signIn({ email: owner.email, password: 'wrong password!', address: freshAddress() }),
+    );
+    assert.deepEqual(known.value, { outcome: 'invalid' });
+    const next = await derivationsDuring(unknown);
+    assert.deepEqual(first.work, known.work, 'the first unknown email');
+    assert.deepEqual(next.work, known.work, 'a later unknown email');
   });
 
-  test('an unknown email still costs a password hash, so timing does not tell who has an account', async () => {
-    nextWindow();
-    const median = async (email: string): Promise<number> => {
-      const times: number[] = [];
-      for (let i = 0; i < 3; i += 1) {
-        nextWindow();
-        const t0 = performance.now();
-        await attempt(email, 'wrong password!');
-        times.push(performance.now() - t0);
-      }
-      return times.sort((a, b) => a - b)[1]!;
+  test('an unknown email still costs one password hash of the same cost, so timing does not tell', async () => {
+    // Work done, not wall-clock time: on a shared machine times are noise, the work is not.
+    const work = async (email: string): Promise<Derivation[]> => {
+      nextWindow();
+      const { value, work: done } = await derivationsDuring(() => attempt(email, 'wrong password!'));
+      assert.deepEqual(value, { outcome: 'invalid' });
+      return done;
     };
-    const known = await median(owner.email);
-    const unknown = await median('nobody@nowhere.test');
-    // Without the dummy hash an unknown email answers in about a millisecond, 50x faster.
-    assert.ok(unknown > known * 0.4, `unknown ${unknown.toFixed(1)} ms vs known ${known.toFixed(1)} ms`);
+    const known = await work(owner.email);
+    assert.equal(known.length, 1, 'a wrong password is one hash');
+    // Real cost parameters (at least 32 MiB), not a cheap stand-in.
+    assert.ok(128 * known[0]!.N * known[0]!.r >= 32 * 1024 * 1024, JSON.stringify(known));
+    for (const email of ['nobody@nowhere.test', 'NOBODY2@nowhere.test', `x${owner.email}`]) {
+      assert.deepEqual(await work(email), known, email);
+    }
   });
 });
 
