@@ -16,6 +16,8 @@ describe('escapeHtml, shared', () => {
       address: '1 Road',
       beds: null,
       baths: null,
+      galleryUrl: 'https://photos.example/g/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      coverUrl: null,
       sqft: null,
       photos: 0,
       videos: 0,

@@ -10,6 +10,8 @@ export interface MailMessage {
   /** `<id@host>`: one per notification, kept across retries so receivers can de-duplicate. */
   messageId: string;
   from: Address;
+  /** Where replies go (the studio's own address); nodemailer writes the header. */
+  replyTo?: Address;
   to: string;
   subject: string;
   text: string;

@@ -22,6 +22,8 @@ const base: AssignmentEmail = {
   photos: 12,
   videos: 1,
   documents: 2,
+  galleryUrl: 'https://photos.example/g/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  coverUrl: null,
 };
 
 const NASTY = [

@@ -16,6 +16,10 @@ export interface AssignmentEmail {
   photos: number;
   videos: number;
   documents: number;
+  /** PUBLIC_URL/g/<token>: the gallery as the client sees it. */
+  galleryUrl: string;
+  /** The cover photo as a JPEG served through the link, or null when there is none yet. */
+  coverUrl: string | null;
 }
 
 /** Header values are single lines: a line break in a field must not start a new header. */
@@ -52,6 +56,9 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
     '',
     ...facts.map(([k, v]) => `${k}: ${v}`),
     '',
+    'View your gallery:',
+    email.galleryUrl,
+    '',
     `— ${signature}`,
     '',
   ].join('\n');
@@ -68,6 +75,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
 <table>
 ${rows}
 </table>
+<p><a href="${escapeHtml(email.galleryUrl)}">View your gallery</a></p>
 <p>&mdash; ${escapeHtml(signature)}</p>
 </body></html>
 `;

@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
+import { forUpdate } from '../../db/locking.ts';
 import type { MediaTable, MediaVariantsTable, VariantsStatus } from '../../db/schema.ts';
 
 export type MediaRow = Selectable<MediaTable>;
@@ -196,6 +198,41 @@ export async function setVariantsStatus(db: Executor, mediaId: string, status: V
     .where('kind', '=', 'photo')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * A photo read to record its variants, its row locked until the transaction ends (PostgreSQL): a
+ * deletion of the photo, which locks it too before reading its variants, cannot slip in between
+ * and cascade away rows whose bytes it never scheduled.
+ */
+export async function lockPhotoForVariants(
+  db: Executor,
+  dialect: Dialect,
+  mediaId: string,
+): Promise<MediaRow | undefined> {
+  return forUpdate(
+    dialect,
+    db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo'),
+  ).executeTakeFirst();
+}
+
+/** A media row read to delete it, locked until the transaction ends (see lockPhotoForVariants). */
+export async function lockMedia(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  listingId: string,
+  id: string,
+): Promise<MediaRow | undefined> {
+  return forUpdate(
+    dialect,
+    db
+      .selectFrom('media')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('listing_id', '=', listingId)
+      .where('id', '=', id),
+  ).executeTakeFirst();
 }
 
 /** A photo for its variants job (the job carries the ids). */

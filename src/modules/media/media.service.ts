@@ -358,7 +358,8 @@ export function createMediaService({
       await record(accountId, listingId, mediaId);
       const keys = await db.kysely.transaction().execute(async (trx) => {
         const gallery = await lockListing(trx, db.dialect, accountId, listingId);
-        const row = gallery === undefined ? undefined : await repo.findMedia(trx, accountId, listingId, mediaId);
+        const row =
+          gallery === undefined ? undefined : await repo.lockMedia(trx, db.dialect, accountId, listingId, mediaId);
         if (row === undefined) throw notFound('Media');
         // The variants' rows go with the media row (ON DELETE CASCADE); their bytes with the original's.
         const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];

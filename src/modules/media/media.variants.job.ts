@@ -80,7 +80,7 @@ export function variantsHandler(
       (trx) => finishJob(trx, job),
       async (trx) => {
         // Deleted while its variants were made: the new bytes are the ledger's to remove.
-        if ((await repo.findPhotoForVariants(trx, photo.id)) === undefined) return keys;
+        if ((await repo.lockPhotoForVariants(trx, db.dialect, photo.id)) === undefined) return keys;
         const old = await repo.deleteVariants(trx, photo.id);
         await repo.insertVariants(
           trx,

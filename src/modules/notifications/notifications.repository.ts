@@ -87,12 +87,16 @@ export async function markFinal(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Everything the email says, read fresh at sending time. */
+/**
+ * Everything the email says, read fresh at sending time: the gallery, its client's link as it is
+ * now, the studio, the counts of what the client will see (hidden media are not counted), and the
+ * cover (the chosen photo when visible with its variants ready, else the first such photo).
+ */
 export async function loadEmailContext(db: Executor, row: NotificationRow) {
-  const [listing, client, account, counts] = await Promise.all([
+  const [listing, client, account, counts, link, photos] = await Promise.all([
     db
       .selectFrom('listings')
-      .select(['address', 'beds', 'baths', 'sqft'])
+      .select(['address', 'beds', 'baths', 'sqft', 'cover_media_id', 'client_id'])
       .where('account_id', '=', row.account_id)
       .where('id', '=', row.listing_id)
       .executeTakeFirst(),
@@ -102,20 +106,45 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       .where('account_id', '=', row.account_id)
       .where('id', '=', row.client_id)
       .executeTakeFirst(),
-    db.selectFrom('accounts').select(['name', 'sender_name']).where('id', '=', row.account_id).executeTakeFirst(),
+    db
+      .selectFrom('accounts')
+      .select(['name', 'sender_name', 'email'])
+      .where('id', '=', row.account_id)
+      .executeTakeFirst(),
     db
       .selectFrom('media')
       .select(['kind', (eb) => eb.fn.countAll<number>().as('n')])
       .where('account_id', '=', row.account_id)
       .where('listing_id', '=', row.listing_id)
+      .where('hidden', '=', 0)
       .groupBy('kind')
+      .execute(),
+    db
+      .selectFrom('client_links')
+      .select(['token'])
+      .where('listing_id', '=', row.listing_id)
+      .where('client_id', '=', row.client_id)
+      .executeTakeFirst(),
+    db
+      .selectFrom('media')
+      .select(['id'])
+      .where('account_id', '=', row.account_id)
+      .where('listing_id', '=', row.listing_id)
+      .where('kind', '=', 'photo')
+      .where('hidden', '=', 0)
+      .where('variants_status', '=', 'ready')
+      .orderBy('position')
       .execute(),
   ]);
   const count = (kind: string): number => counts.find((c) => c.kind === kind)?.n ?? 0;
+  const chosen = photos.find((p) => p.id === listing?.cover_media_id);
   return {
     listing,
     client,
     account,
+    /** The client's link token, while the gallery is still theirs. */
+    linkToken: listing?.client_id === row.client_id ? link?.token : undefined,
+    hasCover: (chosen ?? photos[0]) !== undefined,
     photos: count('photo'),
     videos: count('video'),
     documents: count('document'),

@@ -11,6 +11,7 @@ import { addCounts } from '../counts/counts.repository.ts';
 import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
 import { createJobRunner, type JobHandler, type JobRunner } from '../queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
+import { galleryUrl } from '../listings/listings.serializer.ts';
 
 /** Longer than any one send can take (SMTP timeouts are at most a minute). */
 const CLAIM_LEASE_MS = 5 * 60_000;
@@ -76,6 +77,11 @@ export function notificationHandler(
       );
       return;
     }
+    if (ctx.linkToken === undefined) {
+      await finish(job, row, 'cancelled', 'the gallery is no longer assigned to this client');
+      return;
+    }
+    const galleryLink = galleryUrl(config.publicUrl, ctx.linkToken);
     // Taken over by another worker since the claim (this one's lease ran out): theirs to send.
     if (!(await holdsLease(db.kysely, job))) return;
     // The studio's name in the subject and text; its sender name (if set) signs and sends it.
@@ -91,6 +97,9 @@ export function notificationHandler(
       photos: ctx.photos,
       videos: ctx.videos,
       documents: ctx.documents,
+      galleryUrl: galleryLink,
+      // Served through the link, so it shows without a key (a JPEG: every mail client reads it).
+      coverUrl: ctx.hasCover ? `${galleryLink}/cover.jpg` : null,
     });
     let detail: string;
     try {
@@ -98,6 +107,8 @@ export function notificationHandler(
         messageId: row.message_id,
         // A header value is one line, whatever the studio name holds (accounts create allows breaks).
         from: { name: oneLine(senderName), address: config.mail.from.address },
+        // Replies reach the studio, not the service's sender address.
+        replyTo: { name: oneLine(ctx.account.name), address: ctx.account.email },
         to: row.to_email,
         ...email,
       }));
