@@ -8,7 +8,8 @@ import { authHook } from './http/auth.ts';
 import { registerOpenApiDocument } from './http/openapi.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
-import { checkInput, parseJsonBody } from './http/validation.ts';
+import { answerUnroutedFirst } from './http/error-handler.ts';
+import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -41,14 +42,22 @@ export async function registerV1(v1: App, { services, deps, limiter, notFound }:
   // The key (or, without one, the client's address) is checked and charged first: unknown /v1
   // paths run this hook too, so they are counted and carry the RateLimit fields.
   v1.addHook('onRequest', authHook(services.apiKeys, limiter));
+  // Unknown paths and wrong methods: 404/405 before any body rule, the body left unread.
   v1.setNotFoundHandler(notFound);
+  answerUnroutedFirst(v1, notFound);
 
   v1.addHook('preValidation', (request, _reply, done) => {
-    const refused = checkInput(request.body, request.query, request.routeOptions.schema as never);
+    const schema = request.routeOptions.schema as Parameters<typeof checkInput>[2];
+    const refused = checkInput(request.body, request.query, schema);
     const first = refused[0];
-    done(
-      first === undefined ? undefined : new AppError('validation_error', `${first.field} ${first.message}`, refused),
-    );
+    if (first !== undefined) {
+      done(new AppError('validation_error', `${first.field} ${first.message}`, refused));
+      return;
+    }
+    // `{}` or `null` where the operation takes no body is no body: an Idempotency-Key replays the
+    // same whether a client sent one or nothing.
+    if (schema?.body === undefined && request.body !== undefined && isEmptyBody(request.body)) request.body = undefined;
+    done();
   });
   registerIdempotency(v1, services.idempotency);
 

@@ -119,7 +119,9 @@ export type ErrorBodyType = Static<typeof ErrorBody>;
 const errorRef = (description: string) => Type.Unsafe<ErrorBodyType>(Type.Ref('Error', { description }));
 
 const ERROR_DESCRIPTIONS = {
-  400: 'Validation error or malformed JSON (`validation_error`, `invalid_json`).',
+  400:
+    'Validation error or malformed JSON (`validation_error`, `invalid_json`). Unknown body fields and query ' +
+    'parameters the operation does not declare are refused, each named in `details`.',
   401: 'Missing, malformed, unknown, revoked or expired API key (`unauthorized`).',
   403: 'The key is read-only and the operation writes (`forbidden`).',
   404: 'No such resource in this account (`not_found`).',

@@ -73,6 +73,11 @@ export function securityHook(request: FastifyRequest, reply: FastifyReply, done:
  * counted, section 9), and before anything reads the body.
  */
 export const encodedBodyHook: preParsingHookHandler = (request, _reply, payload, done) => {
+  // An unrouted request is answered 404/405 unread (answerUnroutedFirst): the method comes first.
+  if (request.is404) {
+    done(null, payload);
+    return;
+  }
   try {
     refuseEncodedBody(request);
   } catch (err) {
