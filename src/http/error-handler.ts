@@ -43,6 +43,14 @@ const BY_STATUS: Partial<Record<number, ErrorCode>> = {
  * reader fails with ECONNRESET, which is the client's doing, not a server fault, and in particular
  * not the database being unreachable (src/db/errors.ts shares the code with the drivers' sockets).
  */
+/**
+ * Requests whose body the server gave up on (src/http/connections.ts: it stalled, took too long, or
+ * broke the chunked encoding), with the answer they get whatever their body reader then reports.
+ */
+const gaveUp = new WeakMap<FastifyRequest, AppError>();
+export const markGaveUpOnBody = (request: FastifyRequest, answer: AppError): void => void gaveUp.set(request, answer);
+export const gaveUpOnBody = (request: FastifyRequest): AppError | undefined => gaveUp.get(request);
+
 export function clientWentAway(request: FastifyRequest): boolean {
   const raw = request.raw;
   return !raw.complete && (raw.destroyed || raw.socket.destroyed);
@@ -154,6 +162,17 @@ export function hasBody(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/**
+ * Answers; when the connection is already gone the response never finishes, so its onResponse
+ * hook never runs: the request's one log line is written here instead.
+ */
+function sendOrLog(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const gone = request.raw.socket.destroyed;
+  const sent = sendError(request, reply, err);
+  if (gone) logRequest(request, reply);
+  return sent;
+}
+
 type NotFound = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
 /**
@@ -193,10 +212,21 @@ export function registerErrorHandling(app: App): NotFound {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (!(error instanceof AppError) && clientWentAway(request)) {
-      // Nobody will read the answer; the log line says what happened, at the client's door.
-      request.log.info({ reason: error.code ?? error.message }, 'client closed the connection mid-request');
-      return sendError(request, reply, CLIENT_WENT_AWAY);
+    const refusedBody = gaveUpOnBody(request);
+    if (refusedBody !== undefined) {
+      request.log.info(
+        { reason: refusedBody.code },
+        'request body refused: it stalled, took too long or was malformed',
+      );
+      return sendOrLog(request, reply, refusedBody);
+    }
+    if (clientWentAway(request)) {
+      // Nobody will read the answer. What broke is the client's reading of its own request (a reset,
+      // a truncated multipart body), unless the service itself says otherwise (an AppError 5xx).
+      const answer = error instanceof AppError ? error : CLIENT_WENT_AWAY;
+      if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
+      else request.log.info({ reason: error.code ?? error.message }, 'client closed the connection mid-request');
+      return sendOrLog(request, reply, answer);
     }
     const err = toAppError(error, request);
     if (err.status >= 500) request.log.error({ err: error }, 'request failed');

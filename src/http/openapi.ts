@@ -11,7 +11,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * The layers in front of every handler answer too: the rate limit (429), the key check (401), the
  * scope check (403 on writes), the Idempotency-Key check (400, 409), the query check (400: a parameter
- * the operation does not declare), the JSON body parser (400, 413, 415 on any method that may carry a
+ * the operation does not declare), the body readers (400, 408, 413, 415 on any method that may carry a
  * body) and the id lookup (404). Documenting them here keeps each
  * route's own list to what its handler adds, and keeps the document honest when a route forgets
  * one. Their headers are added to the whole document by openapi-headers.ts.
@@ -32,7 +32,7 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
       statuses.push(400, 409);
     }
   }
-  if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 413, 415);
+  if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 408, 413, 415);
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   return { schema: { ...schema, response: { ...errorResponses(...statuses), ...declared } }, url };

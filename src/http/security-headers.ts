@@ -22,7 +22,8 @@ const COMMON: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
 };
-const API: Headers = Object.entries({
+/** The headers of every API answer; also written by hand on answers Node makes below the app. */
+export const API: Headers = Object.entries({
   ...COMMON,
   'content-security-policy': API_CSP,
   // Answers are per caller and change with every write: no cache may keep them.

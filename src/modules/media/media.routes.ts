@@ -1,9 +1,10 @@
 import { create as contentDisposition } from 'content-disposition';
 import multipart from '@fastify/multipart';
 import rangeParser from 'range-parser';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
+import { continueBody } from '../../http/connections.ts';
 import type { App } from '../../http/types.ts';
 import { errorResponses, NoContent, READ_ERRORS } from '../../http/schemas.ts';
 import type { ByteRange } from '../../storage/storage.ts';
@@ -29,7 +30,9 @@ const CONTENT_HEADERS = {
   'accept-ranges': 'bytes',
 };
 
-async function* fileParts(request: FastifyRequest): AsyncGenerator<IncomingFile> {
+async function* fileParts(request: FastifyRequest, reply: FastifyReply): AsyncGenerator<IncomingFile> {
+  // Every hook has passed (key, scope, limits, Idempotency-Key): now the client may send the bytes.
+  continueBody(request, reply);
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') yield { filename: part.filename, stream: part.file };
@@ -108,7 +111,12 @@ function registerMediaRouteTable(
       },
     },
     async (request, reply) => {
-      const data = await media.upload(request.auth.accountId, request.params.id, fileParts(request), request.log);
+      const data = await media.upload(
+        request.auth.accountId,
+        request.params.id,
+        fileParts(request, reply),
+        request.log,
+      );
       return reply.code(201).send({ data });
     },
   );
