@@ -118,9 +118,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       done(err as AppError);
     }
   });
-  guardConnections(app, deps.config.http);
   // Compressed request bodies: refused unread, after authentication and the rate limit.
   app.addHook('preParsing', encodedBodyHook);
+  // Timeouts and 100 Continue, after the refusals above: a refused body is never asked for.
+  guardConnections(app, deps.config.http);
   app.addHook('onSend', (_request, reply, payload, done) => {
     // While shutting down, a kept-alive connection closes after its response, so the process
     // is not held open by idle clients once in-flight requests are done.

@@ -112,16 +112,24 @@ const expectsContinue = (request: FastifyRequest): boolean => request.headers.ex
  * request is to go ahead. An upload's handler calls it before it reads the parts.
  */
 export function continueBody(request: FastifyRequest, reply: FastifyReply): void {
+  // The body already broke off, or stalled, before anything started reading it.
+  const refused = gaveUpOnBody(request);
+  if (refused !== undefined) {
+    void reply.header('connection', 'close');
+    throw refused;
+  }
   if (!expectsContinue(request) || continued.has(reply.raw) || reply.raw.headersSent) return;
   continued.add(reply.raw);
   reply.raw.writeContinue();
 }
 
 /**
- * The body will not come (stalled, or too slow as a whole). Its reader, Fastify's JSON reader or
- * the multipart parser, is handed the 408 as a stream error, so the refusal takes the usual path
- * (error handler, log line, headers) and the connection closes after it. With no reader yet the
- * connection is closed. A second call on the same request (the answer itself stalled) closes it.
+ * The body will not come (stalled, too slow as a whole, or its chunked encoding broke). Its reader,
+ * Fastify's JSON reader or the multipart parser, is handed the refusal as a stream error, so it
+ * takes the usual path (error handler, log line, headers) and the connection closes after it.
+ * With no reader yet (the key is still being checked), the request is marked and refused when it
+ * comes to read (continueBody). A second call on the same request (the answer itself stalled, or
+ * nothing came to read) closes the connection.
  */
 function giveUpOnBody(
   request: FastifyRequest,
@@ -131,13 +139,13 @@ function giveUpOnBody(
 ): void {
   const raw = request.raw;
   if (raw.complete || reply.raw.writableEnded) return;
-  const again = gaveUpOnBody(request) !== undefined;
-  const answer = new AppError(code, why);
-  markGaveUpOnBody(request, answer);
-  if (again || raw.listenerCount('error') === 0) {
+  if (gaveUpOnBody(request) !== undefined) {
     raw.socket.destroy();
     return;
   }
+  const answer = new AppError(code, why);
+  markGaveUpOnBody(request, answer);
+  if (raw.listenerCount('error') === 0) return;
   void reply.header('connection', 'close');
   raw.emit('error', answer);
 }
@@ -160,6 +168,12 @@ export function guardConnections(app: App, http: HttpConfig): void {
       done(null, payload);
       return;
     }
+    try {
+      continueBody(request, reply);
+    } catch (err) {
+      done(err as AppError);
+      return;
+    }
     const seconds = http.requestTimeoutMs / 1000;
     const deadline = setTimeout(() => {
       giveUpOnBody(request, reply, `The request body did not arrive within ${seconds} s`);
@@ -167,7 +181,6 @@ export function guardConnections(app: App, http: HttpConfig): void {
     const clear = (): void => clearTimeout(deadline);
     request.raw.once('end', clear);
     reply.raw.once('close', clear);
-    continueBody(request, reply);
     done(null, payload);
   });
 
