@@ -225,6 +225,24 @@ describe('the shape of a JSON body is bounded before it is parsed', () => {
     assert.equal(res.json<{ description: string }>().description, text.replace('\\"', '"'));
   });
 
+  test('a value far over its maxLength is reported as before, whatever it is made of', async () => {
+    for (const address of ['x'.repeat(1024 * 1000), '😀'.repeat(200_000), `${'a'.repeat(1001)}😀`]) {
+      const body = { address, beds: -1 };
+      const error = expectError(
+        await call(ctx, 'POST', '/v1/listings', { key: account.key, body }),
+        400,
+        'validation_error',
+      );
+      assert.deepEqual(error.details, [
+        { field: 'address', message: 'must NOT have more than 500 characters' },
+        { field: 'beds', message: 'must be >= 0' },
+      ]);
+    }
+    // 500 emoji are 1,000 UTF-16 units and 500 characters: accepted, exactly.
+    const res = await call(ctx, 'POST', '/v1/listings', { key: account.key, body: { address: '😀'.repeat(500) } });
+    assert.equal(res.statusCode, 201, res.body);
+  });
+
   test('up to the limits is validated as before: every unknown field named', async () => {
     const body: Record<string, unknown> = { address: 'x' };
     for (let i = 0; i < 255; i += 1) body[`extra_${i}`] = i;
