@@ -205,6 +205,9 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     DATA_DIR: dataDir,
     // The rate limiter stays on the path, with a limit no benchmark reaches (default 600/min).
     RATE_LIMIT_PER_MINUTE: '100000000',
+    // The same for requests in progress: --connections of one key, from one address (default 32, 128).
+    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
+    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
     ...(options.dialect === 'postgres' ? { DATABASE_URL: await createPgDatabase(dbName) } : {}),
   };
   if (!options.keep) {

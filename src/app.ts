@@ -9,8 +9,10 @@ import { registerDashboard } from './dashboard/dashboard.plugin.ts';
 import { registerGallery } from './gallery/gallery.plugin.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
+import { connectionOptions, guardConnections } from './http/connections.ts';
 import { createFrameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.ts';
+import { createInFlightLimiter } from './http/in-flight.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { genReqId } from './http/request-id.ts';
@@ -50,7 +52,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     level: deps.config.logLevel,
     // Belt and braces: request logging is our own one line below, but never let a secret through.
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+      // @fastify/multipart logs busboy's options, the request's headers among them, at trace.
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'headers.authorization',
+        'busboyOptions.headers.authorization',
+        'busboyOptions.headers.cookie',
+      ],
       censor: '[redacted]',
     },
     ...(options.logStream === undefined ? {} : { stream: options.logStream }),
@@ -58,7 +67,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // Redis (when configured) gets a moment to connect, so the first requests are counted shared.
   await deps.rateLimits.ready(2000);
   const limiter = createRateLimiter(deps.rateLimits, deps.config.limits, deps.clock);
-  const app = Fastify({
+  const inFlight = createInFlightLimiter(deps.config.http);
+  const app: App = Fastify({
     logger,
     genReqId,
     requestIdHeader: false,
@@ -73,6 +83,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrors(limiter),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
+    // Timeouts, and the answers Node makes below the app (src/http/connections.ts).
+    ...connectionOptions(deps.config.http, () => app.log),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -95,8 +107,23 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   // Protective headers on every response, before routing.
   app.addHook('onRequest', securityHook);
+  // Requests in progress per client address: /v1 takes its places after the rate limit (src/http/auth.ts).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.server.prefix.startsWith('/v1')) {
+      done();
+      return;
+    }
+    try {
+      inFlight.holdAddress(request, reply);
+      done();
+    } catch (err) {
+      done(err as AppError);
+    }
+  });
   // Compressed request bodies: refused unread, after authentication and the rate limit.
   app.addHook('preParsing', encodedBodyHook);
+  // Timeouts and 100 Continue, after the refusals above: a refused body is never asked for.
+  guardConnections(app, deps.config.http);
   app.addHook('onSend', (_request, reply, payload, done) => {
     // While shutting down, a kept-alive connection closes after its response, so the process
     // is not held open by idle clients once in-flight requests are done.
@@ -116,7 +143,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerHealthRoutes(app, deps.db);
   registerRootRoute(app, deps.config.publicUrl);
 
-  await app.register((v1) => registerV1(v1, { services, deps, limiter, notFound }), { prefix: '/v1' });
+  await app.register((v1) => registerV1(v1, { services, deps, limiter, inFlight, notFound }), { prefix: '/v1' });
 
   // The client gallery: what a studio's client opens from the email (no key; the link is the capability).
   await app.register(

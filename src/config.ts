@@ -18,6 +18,7 @@ export interface Config {
   readonly media: MediaConfig;
   readonly mail: MailConfig;
   readonly limits: LimitsConfig;
+  readonly http: HttpConfig;
   /**
    * Which proxies in front may name the client in X-Forwarded-For (TRUST_PROXY): false (none,
    * the default: the connection's address is the client's), a hop count, or addresses/CIDRs.
@@ -36,6 +37,22 @@ export interface LimitsConfig {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key this service writes (so deployments and tests can share one Redis). */
   readonly redisKeyPrefix: string;
+}
+
+/** How long the server waits on a client, and how many requests one may have open (src/http/connections.ts). */
+export interface HttpConfig {
+  /** A request's headers must arrive within this (HTTP_HEADERS_TIMEOUT_SECONDS); else 408, closed. */
+  readonly headersTimeoutMs: number;
+  /** A JSON or form body must arrive whole within this (HTTP_REQUEST_TIMEOUT_SECONDS); uploads are exempt. */
+  readonly requestTimeoutMs: number;
+  /** A connection that sends and takes nothing this long is closed; a body then gets 408 (HTTP_IDLE_TIMEOUT_SECONDS). */
+  readonly idleTimeoutMs: number;
+  /** A kept-alive connection with no request is closed after this (HTTP_KEEP_ALIVE_TIMEOUT_SECONDS). */
+  readonly keepAliveTimeoutMs: number;
+  /** Requests in progress at once per API key, on this node (HTTP_MAX_IN_FLIGHT_PER_KEY); more: 429. */
+  readonly maxInFlightPerKey: number;
+  /** Requests in progress at once per client address, on this node (HTTP_MAX_IN_FLIGHT_PER_ADDRESS); more: 429. */
+  readonly maxInFlightPerAddress: number;
 }
 
 export interface MailConfig {
@@ -374,6 +391,17 @@ function limits(env: Env): LimitsConfig {
   });
 }
 
+function http(env: Env): HttpConfig {
+  return Object.freeze({
+    headersTimeoutMs: positiveInteger(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 10, 600) * 1000,
+    requestTimeoutMs: positiveInteger(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 30, 3600) * 1000,
+    idleTimeoutMs: positiveInteger(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 30, 3600) * 1000,
+    keepAliveTimeoutMs: positiveInteger(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5, 600) * 1000,
+    maxInFlightPerKey: positiveInteger(env, 'HTTP_MAX_IN_FLIGHT_PER_KEY', 32, 100_000),
+    maxInFlightPerAddress: positiveInteger(env, 'HTTP_MAX_IN_FLIGHT_PER_ADDRESS', 128, 100_000),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = dataDirectory(env);
   const p = port(env);
@@ -388,6 +416,7 @@ export function loadConfig(env: Env = process.env): Config {
     media: media(env, dataDir),
     mail: mail(env),
     limits: limits(env),
+    http: http(env),
     trustProxy: trustProxy(env),
   });
 }

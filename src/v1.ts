@@ -6,9 +6,11 @@ import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { authHook } from './http/auth.ts';
 import { registerOpenApiDocument } from './http/openapi.ts';
+import type { InFlightLimiter } from './http/in-flight.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
-import { checkInput, parseJsonBody } from './http/validation.ts';
+import { answerUnroutedFirst } from './http/error-handler.ts';
+import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -21,11 +23,13 @@ export interface V1Options {
   services: Services;
   deps: Deps;
   limiter: RateLimiter;
+  /** Requests in progress per key and per address (src/http/in-flight.ts). */
+  inFlight: InFlightLimiter;
   /** The app's 404/405 handler: installed here so unknown /v1 paths run this scope's hooks first. */
   notFound: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 }
 
-export async function registerV1(v1: App, { services, deps, limiter, notFound }: V1Options): Promise<void> {
+export async function registerV1(v1: App, { services, deps, limiter, inFlight, notFound }: V1Options): Promise<void> {
   // JSON only: a text/plain body is 415, not a string that fails validation. Many clients send
   // Content-Type: application/json on every request: an empty body is then "no body" (fine for
   // DELETE and assign; a route that needs a body answers validation_error).
@@ -40,15 +44,23 @@ export async function registerV1(v1: App, { services, deps, limiter, notFound }:
 
   // The key (or, without one, the client's address) is checked and charged first: unknown /v1
   // paths run this hook too, so they are counted and carry the RateLimit fields.
-  v1.addHook('onRequest', authHook(services.apiKeys, limiter));
+  v1.addHook('onRequest', authHook(services.apiKeys, limiter, inFlight));
+  // Unknown paths and wrong methods: 404/405 before any body rule, the body left unread.
   v1.setNotFoundHandler(notFound);
+  answerUnroutedFirst(v1, notFound);
 
   v1.addHook('preValidation', (request, _reply, done) => {
-    const refused = checkInput(request.body, request.query, request.routeOptions.schema as never);
+    const schema = request.routeOptions.schema as Parameters<typeof checkInput>[2];
+    const refused = checkInput(request.body, request.query, schema);
     const first = refused[0];
-    done(
-      first === undefined ? undefined : new AppError('validation_error', `${first.field} ${first.message}`, refused),
-    );
+    if (first !== undefined) {
+      done(new AppError('validation_error', `${first.field} ${first.message}`, refused));
+      return;
+    }
+    // `{}` or `null` where the operation takes no body is no body: an Idempotency-Key replays the
+    // same whether a client sent one or nothing.
+    if (schema?.body === undefined && request.body !== undefined && isEmptyBody(request.body)) request.body = undefined;
+    done();
   });
   registerIdempotency(v1, services.idempotency);
 

@@ -308,6 +308,47 @@ describe('media settings', () => {
   });
 });
 
+describe('HTTP timeouts and requests in progress', () => {
+  const VARIABLES = [
+    'HTTP_HEADERS_TIMEOUT_SECONDS',
+    'HTTP_REQUEST_TIMEOUT_SECONDS',
+    'HTTP_IDLE_TIMEOUT_SECONDS',
+    'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS',
+    'HTTP_MAX_IN_FLIGHT_PER_KEY',
+    'HTTP_MAX_IN_FLIGHT_PER_ADDRESS',
+  ];
+
+  test('defaults: headers in 10 s, a JSON body in 30 s, 30 s idle, 5 s keep-alive; 32 per key, 128 per address', () => {
+    const { http } = loadConfig({});
+    assert.deepEqual(http, {
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxInFlightPerKey: 32,
+      maxInFlightPerAddress: 128,
+    });
+    assert.ok(Object.isFrozen(http));
+  });
+
+  test('each is read as whole seconds or a whole count; anything else stops the start', () => {
+    const values = Object.fromEntries(VARIABLES.map((name, i) => [name, String(i + 2)]));
+    assert.deepEqual(loadConfig(values).http, {
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 3_000,
+      idleTimeoutMs: 4_000,
+      keepAliveTimeoutMs: 5_000,
+      maxInFlightPerKey: 6,
+      maxInFlightPerAddress: 7,
+    });
+    for (const name of VARIABLES) {
+      for (const value of ['0', '-1', '1.5', 'soon', '1e3', '10000000']) {
+        assert.match(assertConfigError({ [name]: value }, name).message, /whole number from 1/);
+      }
+    }
+  });
+});
+
 describe('limits and Redis', () => {
   test('defaults: 600 a minute per key, 60 per address without a key, 300 per gallery visitor, counters in the process', () => {
     const { limits } = loadConfig({});

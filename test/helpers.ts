@@ -54,10 +54,15 @@ export interface TestContext {
 }
 
 /**
- * Rate limits out of the way of suites that make hundreds of requests with one key, or many
- * without one; the rate-limit suites pass their own.
+ * Rate limits, and limits of requests in progress, out of the way of suites that make hundreds of
+ * requests with one key (many at once), or many without one; the suites about limits pass their own.
  */
-const GENEROUS_LIMITS = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_ADDRESS_PER_MINUTE: '1000000' };
+const GENEROUS_LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_ADDRESS_PER_MINUTE: '1000000',
+  HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
+  HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
+};
 
 export async function createTestContext(
   env: Record<string, string> = {},

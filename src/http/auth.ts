@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { ApiKeysService } from '../modules/api-keys/api-keys.service.ts';
+import type { InFlightLimiter } from './in-flight.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
@@ -11,7 +12,12 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Fastify's loggers are pino's, which can add bindings to a logger in place. */
 type BindableLogger = FastifyBaseLogger & { setBindings?: (bindings: Record<string, unknown>) => void };
 
-export function authHook(apiKeys: ApiKeysService, limiter: RateLimiter) {
+/**
+ * The /v1 front door. Each request is charged to its key (or, without a valid one, its address)
+ * first, so every answer carries the RateLimit fields; then it takes a place among its address's
+ * (and key's) requests in progress, so slow or stalled requests cannot pile up (in-flight.ts).
+ */
+export function authHook(apiKeys: ApiKeysService, limiter: RateLimiter, inFlight: InFlightLimiter) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
@@ -23,6 +29,7 @@ export function authHook(apiKeys: ApiKeysService, limiter: RateLimiter) {
       // Counted, and refused with 429 when over, before the 401: a key guesser is slowed down.
       const counted = limiter.chargeAddress(request.ip, reply);
       if (counted !== undefined) await counted;
+      inFlight.holdAddress(request, reply);
       if (open) return;
       throw new AppError(
         'unauthorized',
@@ -44,6 +51,8 @@ export function authHook(apiKeys: ApiKeysService, limiter: RateLimiter) {
     }
     const counted = limiter.chargeKey(auth.keyId, reply);
     if (counted !== undefined) await counted;
+    inFlight.holdAddress(request, reply);
+    inFlight.holdKey(auth.keyId, request, reply);
     if (open) return;
     if (auth.scope === 'read_only' && !READ_METHODS.has(request.method)) {
       throw new AppError('forbidden', 'This API key is read-only; use a full-access key to make changes');

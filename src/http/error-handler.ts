@@ -10,9 +10,10 @@ import { toDetails } from './validation.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { App } from './types.ts';
 
+/** Content-Type refusals: the message names what the route takes (its schema's `consumes`). */
+const MEDIA_TYPE_CODES = new Set(['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_TYPE']);
+
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
-  FST_ERR_CTP_INVALID_TYPE: ['unsupported_media_type', 'Unsupported Content-Type; send application/json'],
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'Request body is too large (JSON bodies are limited to 1 MiB)'],
   FST_INVALID_MULTIPART_CONTENT_TYPE: ['unsupported_media_type', 'Send the files as multipart/form-data'],
   FST_FILES_LIMIT: ['payload_too_large', 'Too many files in one request'],
@@ -37,7 +38,25 @@ const BY_STATUS: Partial<Record<number, ErrorCode>> = {
   503: 'unavailable',
 };
 
-function toAppError(error: FastifyError): AppError {
+/**
+ * The client went away before its request was whole (it closed the connection mid-body): the body
+ * reader fails with ECONNRESET, which is the client's doing, not a server fault, and in particular
+ * not the database being unreachable (src/db/errors.ts shares the code with the drivers' sockets).
+ */
+/**
+ * Requests whose body the server gave up on (src/http/connections.ts: it stalled, took too long, or
+ * broke the chunked encoding), with the answer they get whatever their body reader then reports.
+ */
+const gaveUp = new WeakMap<FastifyRequest, AppError>();
+export const markGaveUpOnBody = (request: FastifyRequest, answer: AppError): void => void gaveUp.set(request, answer);
+export const gaveUpOnBody = (request: FastifyRequest): AppError | undefined => gaveUp.get(request);
+
+export function clientWentAway(request: FastifyRequest): boolean {
+  const raw = request.raw;
+  return !raw.complete && (raw.destroyed || raw.socket.destroyed);
+}
+
+function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (error.validation !== undefined) {
     const details = toDetails(error.validation as never, error.validationContext);
@@ -48,6 +67,11 @@ function toAppError(error: FastifyError): AppError {
       details.length > 1 ? `${message} (and ${details.length - 1} more)` : message,
       details,
     );
+  }
+  if (error.code !== undefined && MEDIA_TYPE_CODES.has(error.code)) {
+    const consumes = request.routeOptions.schema?.consumes;
+    const wanted = consumes === undefined || consumes.length === 0 ? ['application/json'] : consumes;
+    return new AppError('unsupported_media_type', `Unsupported Content-Type; send ${wanted.join(' or ')}`);
   }
   const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];
   if (known !== undefined) return new AppError(known[0], known[1]);
@@ -130,11 +154,50 @@ export function createFrameworkErrors(limiter: Pick<RateLimiter, 'chargeAddress'
   };
 }
 
+const CLIENT_WENT_AWAY = new AppError('validation_error', 'The connection closed before the request body was complete');
+
+/** The request says a body follows (so refusing it unread means closing, not draining, the connection). */
+export function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Answers; when the connection is already gone the response never finishes, so its onResponse
+ * hook never runs: the request's one log line is written here instead.
+ */
+function sendOrLog(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const gone = request.raw.socket.destroyed;
+  const sent = sendError(request, reply, err);
+  if (gone) logRequest(request, reply);
+  return sent;
+}
+
+type NotFound = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+/**
+ * A request that matches no route is answered (404, or 405 with Allow) before its body is read:
+ * the method and path decide, whatever the body is (not JSON, another type, too large, encoded).
+ * The scope's first preParsing hook, so after its onRequest hooks (a /v1 request is authenticated
+ * and counted first); it answers the scope's own unrouted requests only, so a child scope with its
+ * own not-found page (the dashboard) keeps it.
+ */
+export function answerUnroutedFirst(scope: App, notFound: NotFound): void {
+  scope.addHook('preParsing', (request, reply, payload, done) => {
+    if (!request.is404 || request.server !== scope) {
+      done(null, payload);
+      return;
+    }
+    if (hasBody(request)) void reply.header('connection', 'close');
+    notFound(request, reply);
+  });
+}
+
 /**
  * Sets the error handler and the not-found handler (404, or 405 with Allow on a known path), and
  * returns the latter so that a prefix (/v1) can install it too and run its own hooks first.
  */
-export function registerErrorHandling(app: App): (request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+export function registerErrorHandling(app: App): NotFound {
   // A second router that knows every (method, path) pair, to tell 405 from 404.
   const known = FindMyWay();
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -149,7 +212,23 @@ export function registerErrorHandling(app: App): (request: FastifyRequest, reply
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const err = toAppError(error);
+    const refusedBody = gaveUpOnBody(request);
+    if (refusedBody !== undefined) {
+      request.log.info(
+        { reason: refusedBody.code },
+        'request body refused: it stalled, took too long or was malformed',
+      );
+      return sendOrLog(request, reply, refusedBody);
+    }
+    if (clientWentAway(request)) {
+      // Nobody will read the answer. What broke is the client's reading of its own request (a reset,
+      // a truncated multipart body), unless the service itself says otherwise (an AppError 5xx).
+      const answer = error instanceof AppError ? error : CLIENT_WENT_AWAY;
+      if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
+      else request.log.info({ reason: error.code ?? error.message }, 'client closed the connection mid-request');
+      return sendOrLog(request, reply, answer);
+    }
+    const err = toAppError(error, request);
     if (err.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(request, reply, err);
   });
@@ -176,5 +255,6 @@ export function registerErrorHandling(app: App): (request: FastifyRequest, reply
     return sendError(request, reply, new AppError('not_found', `No route ${request.method} ${path}`));
   };
   app.setNotFoundHandler(notFound);
+  answerUnroutedFirst(app, notFound);
   return notFound;
 }

@@ -27,8 +27,9 @@ export function notFoundDescription(url: string): string {
 
 /**
  * The layers in front of every handler answer too: the rate limit (429), the key check (401), the
- * scope check (403 on writes), the Idempotency-Key check (400, 409), the JSON body parser (400, 413, 415
- * on any method that may carry a body) and the id lookup (404). Documenting them here keeps each
+ * scope check (403 on writes), the Idempotency-Key check (400, 409), the query check (400: a parameter
+ * the operation does not declare), the body readers (400, 408, 413, 415 on any method that may carry a
+ * body) and the id lookup (404). Documenting them here keeps each
  * route's own list to what its handler adds, and keeps the document honest when a route forgets
  * one. Their headers are added to the whole document by openapi-headers.ts.
  */
@@ -37,8 +38,9 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const statuses: ErrorStatus[] = [];
   if (url.startsWith('/v1/')) {
-    // Every /v1 request counts against a rate limit: per key, or per address without one.
-    statuses.push(429);
+    // Every /v1 request counts against a rate limit: per key, or per address without one; and a
+    // query parameter the operation does not declare is refused (400).
+    statuses.push(429, 400);
     if (route.config?.auth !== false) {
       statuses.push(401);
       if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) statuses.push(403);
@@ -47,7 +49,7 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
       statuses.push(400, 409);
     }
   }
-  if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 413, 415);
+  if (methods.some((m) => BODY_METHODS.has(m))) statuses.push(400, 408, 413, 415);
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   const response: Record<string, unknown> = { ...errorResponses(...statuses), ...declared };

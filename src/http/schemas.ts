@@ -131,17 +131,21 @@ export const ErrorAnswer = (description: string) => Type.Unsafe<ErrorBodyType>(T
  */
 export const ERROR_DESCRIPTIONS = {
   400:
-    'The request is invalid (`validation_error`, each refused field or parameter in `details`), ' +
-    'or its body is not JSON (`invalid_json`).',
+    'The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body ' +
+    'fields and query parameters the operation does not declare are refused too), or its body is not JSON ' +
+    '(`invalid_json`).',
   401: 'Missing, malformed, unknown, revoked or expired API key (`unauthorized`).',
   403: 'The key is read-only and the operation writes (`forbidden`).',
   404: 'No such resource in this account (`not_found`).',
+  408: 'The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed.',
   409:
     'Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is ' +
     'still running.',
   413: 'Request body too large (`payload_too_large`).',
   415: 'Wrong request content type (`unsupported_media_type`).',
-  429: 'Over the rate limit (`rate_limited`); `Retry-After` says when to try again.',
+  429:
+    'Over the rate limit, or too many requests in progress at once for the key or the client address ' +
+    '(`rate_limited`); `Retry-After` says when to try again.',
   503: 'Shutting down or database unreachable (`unavailable`).',
 } as const;
 

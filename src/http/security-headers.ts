@@ -22,7 +22,8 @@ const COMMON: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
 };
-const API: Headers = Object.entries({
+/** The headers of every API answer; also written by hand on answers Node makes below the app. */
+export const API: Headers = Object.entries({
   ...COMMON,
   'content-security-policy': API_CSP,
   // Answers are per caller and change with every write: no cache may keep them.
@@ -73,6 +74,11 @@ export function securityHook(request: FastifyRequest, reply: FastifyReply, done:
  * counted, section 9), and before anything reads the body.
  */
 export const encodedBodyHook: preParsingHookHandler = (request, _reply, payload, done) => {
+  // An unrouted request is answered 404/405 unread (answerUnroutedFirst): the method comes first.
+  if (request.is404) {
+    done(null, payload);
+    return;
+  }
   try {
     refuseEncodedBody(request);
   } catch (err) {

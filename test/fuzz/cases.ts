@@ -72,21 +72,28 @@ const pathPlan = (mode: fc.Arbitrary<PathMode>) =>
 
 const stringify = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
+/** Names no operation declares as a query parameter: refused on every /v1 route (section 2). */
+const UNKNOWN_QUERY = fc.oneof(
+  fc.constantFrom('foo', 'sort', 'q', 'cursor', 'client_id', 'expand', 'Status', 'page[size]'),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
+);
+
 function queryArb(params: Param[], arm: 'valid' | 'invalid'): fc.Arbitrary<[string, string | string[]][]> {
   const query = params.filter((p) => p.in === 'query');
   const validEntries = fc.tuple(
     ...query.map((p) => fc.option(valid(p.schema).map((v): [string, string] => [p.name, stringify(v)]))),
   );
-  const extra = fc.option(fc.tuple(fc.constantFrom('foo', 'sort', 'q', 'cursor'), fc.string({ maxLength: 10 })));
-  if (arm === 'valid' || query.length === 0) {
-    return fc
-      .tuple(validEntries, extra)
-      .map(([entries, more]) => [
-        ...entries.filter((e): e is [string, string] => e !== null),
-        ...(more === null ? [] : [more]),
-      ]);
-  }
+  const valids = validEntries.map((entries) => entries.filter((e): e is [string, string] => e !== null));
+  if (arm === 'valid') return valids;
+  // An unknown parameter, beside valid ones.
+  const unknown = fc
+    .tuple(
+      UNKNOWN_QUERY.filter((name) => !query.some((p) => p.name === name)),
+      fc.string({ maxLength: 10 }),
+    )
+    .map(([name, value]): [string, string] => [name, value]);
   const bad = fc.oneof(
+    unknown,
     ...query.map((p) =>
       fc
         .oneof(
@@ -96,12 +103,7 @@ function queryArb(params: Param[], arm: 'valid' | 'invalid'): fc.Arbitrary<[stri
         .map((v): [string, string | string[]] => [p.name, v]),
     ),
   );
-  return fc
-    .tuple(validEntries, bad)
-    .map(([entries, wrong]) => [
-      ...entries.filter((e): e is [string, string] => e !== null && e[0] !== wrong[0]),
-      wrong,
-    ]);
+  return fc.tuple(valids, bad).map(([entries, wrong]) => [...entries.filter((e) => e[0] !== wrong[0]), wrong]);
 }
 
 /** Query text the parameter refuses: not an integer, out of range, not in the enum, too long, NUL. */
@@ -158,17 +160,23 @@ const INVALID_JSON = fc.constantFrom('{', '{"address":', '{"a":1,}', "{'a':1}", 
 /** Every arm that applies to the operation, each an arbitrary of plans. */
 export function planArb(op: Operation): fc.Arbitrary<Plan> {
   const hasPath = op.params.some((p) => p.in === 'path');
-  const hasQuery = op.params.some((p) => p.in === 'query');
+  // Every /v1 route refuses a query parameter it does not declare (the health checks are not /v1).
+  const checksQuery = op.path.startsWith('/v1/');
   const json = op.body?.type === 'json' ? op.body.schema : undefined;
   const multipart = op.body?.type === 'multipart';
   const writes = op.method !== 'GET';
   const realPath = pathPlan(fc.constantFrom<PathMode>('scene', 'scene', 'scene', 'scene', 'mixed'));
   const validQuery = queryArb(op.params, 'valid');
+  // An operation that takes no body takes `{}` and `null` as none (many clients send one).
+  const noBody = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>({}, null).map((value) => ({ kind: 'json' as const, value })) },
+  );
   const validBody: fc.Arbitrary<Plan['body']> = json
     ? valid(json).map((value) => ({ kind: 'json' as const, value }))
     : multipart
       ? multipartArb.map((plan) => ({ kind: 'multipart' as const, plan }))
-      : fc.constant(undefined);
+      : noBody;
   const idempotency = fc.option(
     fc.uuid().map((k) => ({ 'idempotency-key': k })),
     { nil: {} },
@@ -192,7 +200,9 @@ export function planArb(op: Operation): fc.Arbitrary<Plan> {
     const modes = fc.constantFrom<PathMode>('missing', 'foreign', 'garbage', 'garbage');
     arms.push({ weight: 4, arbitrary: plan('not-found', { path: pathPlan(modes) }) });
   }
-  if (hasQuery) arms.push({ weight: 4, arbitrary: plan('invalid-query', { query: queryArb(op.params, 'invalid') }) });
+  if (checksQuery) {
+    arms.push({ weight: 4, arbitrary: plan('invalid-query', { query: queryArb(op.params, 'invalid') }) });
+  }
   if (json !== undefined) {
     const raw = (t: fc.Arbitrary<string>, type = 'application/json') =>
       t.map((text) => ({ kind: 'raw' as const, text, type }));
@@ -227,7 +237,10 @@ export function planArb(op: Operation): fc.Arbitrary<Plan> {
     arms.push({
       weight: 2,
       arbitrary: plan('unexpected-body', {
-        body: fc.jsonValue({ maxDepth: 2 }).map((value) => ({ kind: 'json' as const, value: value ?? {} })),
+        body: fc
+          .jsonValue({ maxDepth: 2 })
+          .filter((value) => value !== null && !(typeof value === 'object' && Object.keys(value).length === 0))
+          .map((value) => ({ kind: 'json' as const, value })),
       }),
     });
   }

@@ -96,9 +96,14 @@ export function buildMultipart(plan: MultipartPlan, files: Files): { body: Buffe
 
 /** The status section 6 prescribes for this upload into an existing gallery. */
 export function expectedUploadStatus(plan: MultipartPlan): number {
-  const files = plan.parts.filter((p) => p.kind !== 'field');
-  if (files.length === 0) return 400;
-  return files.every((p) => ACCEPTED.has(p.kind)) ? 201 : 415;
+  // A part named like a property of Object.prototype (`toString`) is skipped by the multipart
+  // parser, which refuses the request (400) once the body has ended; before that, the service
+  // refuses the first file that is not a photo, video or document (415).
+  const named = (p: PartPlan): boolean => headerSafe(p.field) in Object.prototype;
+  const files = plan.parts.filter((p) => p.kind !== 'field' && !named(p));
+  if (files.some((p) => !ACCEPTED.has(p.kind))) return 415;
+  if (plan.parts.some(named)) return 400;
+  return files.length > 0 ? 201 : 400;
 }
 
 export const uploadedFileCount = (plan: MultipartPlan): number => plan.parts.filter((p) => p.kind !== 'field').length;

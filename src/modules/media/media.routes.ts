@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
+import { continueBody } from '../../http/connections.ts';
 import type { App } from '../../http/types.ts';
 import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import { sendStoredBytes } from '../../http/send-bytes.ts';
@@ -23,7 +24,9 @@ import { asClientFault, type IncomingFile, type MediaService } from './media.ser
 
 const tags = ['Media'];
 
-async function* fileParts(request: FastifyRequest): AsyncGenerator<IncomingFile> {
+async function* fileParts(request: FastifyRequest, reply: FastifyReply): AsyncGenerator<IncomingFile> {
+  // Every hook has passed (key, scope, limits, Idempotency-Key): now the client may send the bytes.
+  continueBody(request, reply);
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') yield { filename: part.filename, stream: part.file };
@@ -119,7 +122,12 @@ function registerUploadRoute(
       },
     },
     async (request, reply) => {
-      const data = await media.upload(request.auth.accountId, request.params.id, fileParts(request), request.log);
+      const data = await media.upload(
+        request.auth.accountId,
+        request.params.id,
+        fileParts(request, reply),
+        request.log,
+      );
       return reply.code(201).send({ data });
     },
   );
