@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import type { Account } from '../modules/accounts/accounts.service.ts';
 import type { Session } from '../modules/accounts/sessions.service.ts';
 import { formOf, type FormFields } from './form.ts';
-import type { SafeHtml } from './html.ts';
+import type { SafeHtml } from '../lib/html.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import { setPageHeaders, setSessionCookie, type CookiePolicy } from './security.ts';
 import type { FieldErrors, Notice, Viewer } from './views/layout.ts';

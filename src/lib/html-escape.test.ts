@@ -1,7 +1,7 @@
 // One escape for all HTML the service writes: the dashboard's pages and the email's HTML part.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as dashboardHtml from '../dashboard/html.ts';
+import * as dashboardHtml from './html.ts';
 import { escapeHtml } from './html-escape.ts';
 import { renderAssignmentEmail } from '../mail/templates.ts';
 

@@ -1,5 +1,5 @@
 // The pages before sign-in: the one-time setup, and sign-in itself.
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice } from './layout.ts';
 
 export interface SetupValues {

@@ -1,5 +1,5 @@
 // Error pages: plain words, a way back, and nothing internal.
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { page, type Viewer } from './layout.ts';
 
 export function errorPage(o: { title: string; message: string; viewer?: Viewer | null; requestId: string }): SafeHtml {

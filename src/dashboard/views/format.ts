@@ -1,6 +1,6 @@
 // How dates and counts read on the dashboard. The server does not know the reader's time zone,
 // so times are shown in UTC, and say so; the machine-readable value is in <time datetime>.
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 
 const DATE_TIME = new Intl.DateTimeFormat('en-GB', {
   day: 'numeric',

@@ -1,6 +1,6 @@
 // Settings > API: generate a key (shown once), list the keys, revoke one after confirming.
 import type { ApiKey } from '../../modules/api-keys/api-keys.service.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { day, when } from './format.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 

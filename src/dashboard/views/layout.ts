@@ -1,7 +1,7 @@
 // The page frame and the form parts every page shares. No inline script or style anywhere: the
 // Content-Security-Policy allows only the stylesheet, script and icon under /dashboard/assets/.
 import { assetUrl } from '../assets.ts';
-import { html, type Interpolation, type SafeHtml } from '../html.ts';
+import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
 export type Section = 'overview' | 'keys' | 'studio';
 

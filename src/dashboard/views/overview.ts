@@ -1,7 +1,7 @@
 // The overview: what the account holds, and what the API has been doing lately.
 import type { LatestNotification } from '../../modules/notifications/notifications.service.ts';
 import type { AccountCounts } from '../../modules/counts/counts.service.ts';
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, when } from './format.ts';
 import { page, type Notice, type Viewer } from './layout.ts';
 

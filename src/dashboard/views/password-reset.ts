@@ -1,6 +1,6 @@
 // "Forgot password?": asking for a link, the answer (the same whoever asked), choosing the new
 // password, and the one page for a link that no longer works.
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors } from './layout.ts';
 
 const RESET_LABELS = { password: 'New password', password_confirm: 'Repeat the new password' };

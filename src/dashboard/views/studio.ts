@@ -1,5 +1,5 @@
 // Settings > Studio: the names clients see in emails, and the password.
-import { html, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface StudioValues {

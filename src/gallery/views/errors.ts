@@ -1,5 +1,5 @@
 // The client gallery's error pages: plain, the same for every unknown, replaced or revoked link.
-import { html, type SafeHtml } from '../../dashboard/html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';
 
 const TEXT: Record<number, [string, string]> = {

@@ -1,7 +1,7 @@
 // The client gallery page: server-rendered, complete without JavaScript (every photo opens its
 // large size as a plain link, every file downloads); a small script adds the photo viewer.
 // Every value is escaped (html``); every URL is this site's own, relative to /g/<token>.
-import { html, type SafeHtml } from '../../dashboard/html.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';

@@ -1,4 +1,4 @@
-// The dashboard's only way to build HTML: a tagged template that escapes every interpolated
+// The only way pages (the dashboard, the client gallery) build HTML: a tagged template that escapes every interpolated
 // value, unless it is already SafeHtml (another template's output). There is deliberately no way
 // to insert a plain string unescaped.
 import { escapeHtml } from '../lib/html-escape.ts';
