@@ -24,6 +24,20 @@ export interface Config {
    * the default: the connection's address is the client's), a hop count, or addresses/CIDRs.
    */
   readonly trustProxy: false | number | readonly string[];
+  readonly webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** WEBHOOK_ALLOW_PRIVATE: let endpoints reach private and loopback addresses (development, tests). */
+  readonly allowPrivate: boolean;
+  /** WEBHOOK_RETRY_SECONDS: the waits before each retry (5 s, 5 min, 30 min, 2 h, 8 h, 24 h). */
+  readonly retrySeconds: readonly number[];
+  /** WEBHOOK_TIMEOUT_SECONDS: an attempt succeeds only with a 2xx within this (10). */
+  readonly timeoutSeconds: number;
+  /** WEBHOOK_CONCURRENCY: deliveries in flight at once on a node (32). */
+  readonly concurrency: number;
+  /** WEBHOOK_ENDPOINT_CONCURRENCY: of those, at most this many to one endpoint (4). */
+  readonly perEndpoint: number;
 }
 
 export interface LimitsConfig {
@@ -418,5 +432,28 @@ export function loadConfig(env: Env = process.env): Config {
     limits: limits(env),
     http: http(env),
     trustProxy: trustProxy(env),
+    webhooks: webhooks(env),
+  });
+}
+
+function webhooks(env: Env): WebhooksConfig {
+  const raw = read(env, 'WEBHOOK_RETRY_SECONDS');
+  let retrySeconds = [5, 300, 1800, 7200, 28_800, 86_400];
+  if (raw !== undefined) {
+    const parts = raw.split(',').map((p) => p.trim());
+    if (parts.length > 20 || parts.some((p) => !/^\d{1,7}$/.test(p))) {
+      throw new ConfigError(
+        'WEBHOOK_RETRY_SECONDS',
+        `must be up to 20 comma-separated whole numbers of seconds, e.g. 5,300,1800 (got ${JSON.stringify(raw)})`,
+      );
+    }
+    retrySeconds = parts.map(Number);
+  }
+  return Object.freeze({
+    allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    retrySeconds: Object.freeze(retrySeconds),
+    timeoutSeconds: positiveInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 60),
+    concurrency: positiveInteger(env, 'WEBHOOK_CONCURRENCY', 32, 1024),
+    perEndpoint: positiveInteger(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 64),
   });
 }

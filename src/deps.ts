@@ -8,6 +8,7 @@ import { createMailer } from './mail/index.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
 import type { MediaStorage } from './storage/storage.ts';
+import { systemResolver, type Resolver } from './modules/webhooks/webhooks.address.ts';
 
 export interface Deps {
   readonly config: Config;
@@ -17,6 +18,8 @@ export interface Deps {
   readonly mailer: Mailer;
   /** In this process, or in Redis (shared by every node) when REDIS_URL is set. */
   readonly rateLimits: RateLimitStore;
+  /** How webhook hosts are resolved (the system's DNS; tests pass a resolver they control). */
+  readonly resolve: Resolver;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -26,6 +29,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     clock: overrides.clock ?? systemClock,
     storage: overrides.storage ?? createStorage(config.media.storage),
     mailer: overrides.mailer ?? createMailer(config),
+    resolve: overrides.resolve ?? systemResolver,
     rateLimits:
       overrides.rateLimits ??
       (config.limits.redisUrl === undefined

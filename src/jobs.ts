@@ -1,5 +1,6 @@
 // Every background job of the serve process, started and stopped here and nowhere else: a runner
-// per kind of job on the durable queue (notification emails, photo variants, checksums), the media cleanup
+// per kind of job on the durable queue (notification emails, photo variants, checksums, webhook
+// deliveries), the pruning of 30-day-old events, the media cleanup
 // (a full sweep at start, then deletions as they fall due, and at once when a large deletion
 // wakes it) and the pruning of expired idempotency records.
 import type { Deps } from './deps.ts';
@@ -9,6 +10,7 @@ import { checksumHandler } from './modules/media/media.checksum.job.ts';
 import { variantsHandler } from './modules/media/media.variants.job.ts';
 import { configureSharp } from './modules/media/media.variants.ts';
 import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
+import { deliveryHandler } from './modules/webhooks/webhooks.delivery.job.ts';
 import { createJobRunner, type JobRunner } from './modules/queue/queue.runner.ts';
 import type { Services } from './services.ts';
 
@@ -16,6 +18,10 @@ import type { Services } from './services.ts';
 const CLEANUP_INTERVAL_MS = 60_000;
 /** Idempotency records older than 24 h are ignored at once, and deleted this often. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
+/** How often an idle node looks for webhook deliveries: the bulk of commit-to-delivery time. */
+const DELIVERY_POLL_MS = 200;
+/** Events older than 30 days are deleted this often. */
+const EVENT_PRUNE_INTERVAL_MS = 60 * 60_000;
 /** How long stop() waits for jobs in flight (an email send, a photo); the rest stays queued. */
 const STOP_GRACE_MS = 10_000;
 
@@ -30,6 +36,8 @@ export function createRunners(deps: Deps, services: Services, log: Log): JobRunn
     createNotificationWorker(deps, log),
     createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),
     createJobRunner(deps, log, checksumHandler(deps, log)),
+    // Deliveries are due the moment their write commits: looked for often, to keep them prompt.
+    createJobRunner(deps, log, deliveryHandler(deps, log), { pollMs: DELIVERY_POLL_MS }),
   ];
 }
 
@@ -65,12 +73,22 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
     log,
     'pruning idempotency keys',
   );
+  const eventPruning = every(
+    EVENT_PRUNE_INTERVAL_MS,
+    async () => {
+      const pruned = await services.webhooks.pruneEvents();
+      if (pruned > 0) log.info({ pruned }, 'events older than 30 days pruned');
+    },
+    log,
+    'pruning events',
+  );
   return {
     async stop() {
       await Promise.all(runners.map((runner) => runner.stop(STOP_GRACE_MS)));
       detach();
       await cleanup.stop();
       await pruning.stop();
+      await eventPruning.stop();
     },
   };
 }

@@ -18,6 +18,7 @@ import {
   createNotificationsService,
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
+import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 export interface Services {
   accounts: AccountsService;
@@ -33,6 +34,7 @@ export interface Services {
   mediaCleanup: MediaCleanup;
   notifications: NotificationsService;
   counts: CountsService;
+  webhooks: WebhooksService;
 }
 
 export function createServices(deps: Deps): Services {
@@ -51,5 +53,6 @@ export function createServices(deps: Deps): Services {
     mediaCleanup,
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),
+    webhooks: createWebhooksService(deps),
   };
 }

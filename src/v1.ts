@@ -16,6 +16,7 @@ import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts'
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
 import { registerMediaRoutes } from './modules/media/media.routes.ts';
 import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
+import { registerWebhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import type { Services } from './services.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -68,5 +69,6 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerListingsRoutes(v1, services);
   registerClientsRoutes(v1, services);
   registerNotificationsRoutes(v1, services);
+  registerWebhooksRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
 }

@@ -1,5 +1,5 @@
 // The spec-driven fuzz suite (test/fuzz/): every operation of /v1/openapi.json, 200 generated
-// cases each (FUZZ_RUNS to change it, FUZZ_SEED to replay a failure; `npm run fuzz` for longer
+// cases each (FUZZ_RUNS to change it, FUZZ_SEED to replay a failure, FUZZ_ONLY to pick operations; `npm run fuzz` for longer
 // runs). Each response must have a documented status, never a 5xx, the documented body and
 // headers; wrong requests get the 4xx the contract names, requests without a key 401.
 // node:test's test() returns a promise that the runner itself awaits.
@@ -10,6 +10,8 @@ import { openFuzzSession } from './fuzz/setup.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+// FUZZ_ONLY (a regular expression on the operationId) narrows a replay to the operations it names.
+const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : new RegExp(process.env.FUZZ_ONLY);
 
 // The operations come from the document, so the session is open before the tests are declared:
 // one test per operation, each with its own time budget.
@@ -25,6 +27,7 @@ test('the document lists every operation to fuzz', () => {
 });
 
 for (const op of session.operations) {
+  if (ONLY !== undefined && !ONLY.test(op.operationId)) continue;
   test(`fuzz ${op.operationId} (${op.method} ${op.path})`, async (t) => {
     const report = await fuzzOperation(op, session.world, {
       runs: RUNS,

@@ -42,6 +42,10 @@ export async function createTestDatabase(): Promise<{ env: Record<string, string
   };
 }
 
+/** A resolver that knows no name: what tests use instead of the system's DNS. */
+export const offlineResolver = (host: string): Promise<never> =>
+  Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+
 export interface TestContext {
   app: App;
   deps: Deps;
@@ -78,7 +82,9 @@ export async function createTestContext(
     ...database.env,
     ...env,
   });
-  const deps = createDeps(config, overrides);
+  // No test ever asks the network's DNS: a webhook host name resolves to nothing unless the test
+  // passes a resolver of its own (tests of deliveries use loopback IP literals).
+  const deps = createDeps(config, { resolve: offlineResolver, ...overrides });
   await migrateToLatest(deps.db);
   const logStream = new PassThrough();
   let logText = '';

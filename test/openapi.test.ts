@@ -69,6 +69,8 @@ const SPECIFIC: Record<string, string[]> = {
   'GET /readyz': ['503'],
   // Section 14: replacing the link of a gallery that has no client.
   'POST /v1/listings/{id}/client_link': ['409'],
+  // Section 15: testing a disabled endpoint.
+  'POST /v1/webhook_endpoints/{id}/test': ['409'],
   // Conditional and range requests (sections 6 and 13).
   [MEDIA_CONTENT]: ['304', '416'],
   [MEDIA_VARIANT]: ['304', '416'],
@@ -152,6 +154,9 @@ const inline = (op: Operation): { in: string; name: string; required?: boolean }
 const ACTIONS: Record<string, string> = {
   'POST /v1/listings/{id}/client_link': '200',
   'POST /v1/clients/{id}/listings/{listing_id}/notify': '202',
+  'POST /v1/webhook_endpoints/{id}/rotate_secret': '200',
+  'POST /v1/webhook_endpoints/{id}/test': '202',
+  'POST /v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': '202',
 };
 
 function expectedSuccess(method: string, path: string): string {

@@ -102,6 +102,41 @@ async function newPhoto(account: TestAccount): Promise<{ listingId: string; medi
   return { listingId, mediaId: media.id };
 }
 
+/** A webhook endpoint of the account (a name no resolver knows: accepted, never delivered to). */
+async function newEndpoint(account: TestAccount): Promise<string> {
+  serial += 1;
+  const res = await call(ctx, 'POST', '/v1/webhook_endpoints', {
+    key: account.key,
+    body: { url: `https://hooks${serial}.example.test/in` },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<{ id: string }>().id;
+}
+
+/** A delivery of the account: its endpoint's test event. */
+async function newDelivery(account: TestAccount): Promise<{ endpointId: string; deliveryId: string }> {
+  const endpointId = await newEndpoint(account);
+  const res = await call(ctx, 'POST', `/v1/webhook_endpoints/${endpointId}/test`, { key: account.key });
+  assert.equal(res.statusCode, 202, res.body);
+  return { endpointId, deliveryId: res.json<{ id: string }>().id };
+}
+
+/** An event of the account: the one its new gallery records. */
+async function newEvent(account: TestAccount): Promise<string> {
+  const listingId = await newListing(account);
+  const row = await ctx.deps.db.kysely
+    .selectFrom('events')
+    .select(['id', 'data'])
+    .where('account_id', '=', account.accountId)
+    .where('type', '=', 'listing.created')
+    .orderBy('id', 'desc')
+    .limit(20)
+    .execute();
+  const event = row.find((r) => r.data.includes(listingId));
+  assert.ok(event !== undefined);
+  return event.id;
+}
+
 /** A notification of the account: the one its new assignment records. */
 async function newNotification(account: TestAccount): Promise<string> {
   const { listingId } = await assignedPair(account);
@@ -244,6 +279,68 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'POST',
+    path: '/v1/webhook_endpoints',
+    prepare: () =>
+      Promise.resolve({ url: '/v1/webhook_endpoints', body: { url: 'https://hooks.example.test/a' }, status: 201 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhook_endpoints',
+    prepare: () => Promise.resolve({ url: '/v1/webhook_endpoints', status: 200 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhook_endpoints/:id',
+    prepare: async (a) => ({ url: `/v1/webhook_endpoints/${await newEndpoint(a)}`, status: 200 }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/webhook_endpoints/:id',
+    prepare: async (a) => ({
+      url: `/v1/webhook_endpoints/${await newEndpoint(a)}`,
+      body: { enabled: false },
+      status: 200,
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/webhook_endpoints/:id',
+    prepare: async (a) => ({ url: `/v1/webhook_endpoints/${await newEndpoint(a)}`, status: 204 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook_endpoints/:id/rotate_secret',
+    prepare: async (a) => ({ url: `/v1/webhook_endpoints/${await newEndpoint(a)}/rotate_secret`, status: 200 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook_endpoints/:id/test',
+    prepare: async (a) => ({ url: `/v1/webhook_endpoints/${await newEndpoint(a)}/test`, status: 202 }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhook_endpoints/:id/deliveries',
+    prepare: async (a) => ({
+      url: `/v1/webhook_endpoints/${(await newDelivery(a)).endpointId}/deliveries`,
+      status: 200,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhook_endpoints/:id/deliveries/:delivery_id/retry',
+    prepare: async (a) => {
+      const { endpointId, deliveryId } = await newDelivery(a);
+      return { url: `/v1/webhook_endpoints/${endpointId}/deliveries/${deliveryId}/retry`, status: 202 };
+    },
+  },
+  { method: 'GET', path: '/v1/events', prepare: () => Promise.resolve({ url: '/v1/events', status: 200 }) },
+  {
+    method: 'GET',
+    path: '/v1/events/:id',
+    prepare: async (a) => ({ url: `/v1/events/${await newEvent(a)}`, status: 200 }),
+  },
+  {
+    method: 'POST',
     path: '/v1/listings/:id/client_link',
     prepare: async (a) => ({ url: `/v1/listings/${(await assignedPair(a)).listingId}/client_link`, status: 200 }),
   },
@@ -318,7 +415,7 @@ function errorWithoutRequestId(res: Response): unknown {
 /** The same URL with every resource id replaced by a well-formed id that does not exist. */
 const missingId = (prefix: string): string => `${prefix}_0000000000000000000000ZZZZ`;
 const withMissingIds = (url: string): string =>
-  url.replace(/\b(lst|cli|med|ntf)_[0-9A-Za-z]+/g, (_match, prefix: string) => missingId(prefix));
+  url.replace(/\b(lst|cli|med|ntf|whe|whd|evt)_[0-9A-Za-z]+/g, (_match, prefix: string) => missingId(prefix));
 
 const hasId = (route: RouteCase): boolean => route.path.includes('/:');
 

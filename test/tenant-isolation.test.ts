@@ -15,6 +15,9 @@ import { makeVariantsNow } from './media-helpers.ts';
 
 /** One account's resources: a gallery with media, a client, an assignment and its notification. */
 interface Holdings {
+  endpoint: string;
+  delivery: string;
+  event: string;
   listing: string;
   media: string;
   client: string;
@@ -73,7 +76,26 @@ async function hold(account: TestAccount): Promise<Holdings> {
     .where('account_id', '=', account.accountId)
     .where('listing_id', '=', assignedListing)
     .executeTakeFirstOrThrow();
-  return { listing, media, client, assignedListing, assignedClient, notification: notification.id };
+  const endpoint = (await json(account, 'POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.test/in' })).id;
+  const delivery = (await json(account, 'POST', `/v1/webhook_endpoints/${endpoint}/test`)).id;
+  const event = await ctx.deps.db.kysely
+    .selectFrom('events')
+    .select('id')
+    .where('account_id', '=', account.accountId)
+    .where('listed', '=', 1)
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  return {
+    listing,
+    media,
+    client,
+    assignedListing,
+    assignedClient,
+    notification: notification.id,
+    endpoint,
+    delivery,
+    event: event.id,
+  };
 }
 
 /**
@@ -135,6 +157,22 @@ const CASES: Record<string, () => Request[]> = {
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofB.assignedListing}` },
   ],
   'GET /v1/notifications/:id': () => [{ url: `/v1/notifications/${ofA.notification}` }],
+  'GET /v1/webhook_endpoints/:id': () => [{ url: `/v1/webhook_endpoints/${ofA.endpoint}` }],
+  'PATCH /v1/webhook_endpoints/:id': () => [
+    { url: `/v1/webhook_endpoints/${ofA.endpoint}`, body: JSON.stringify({ url: 'https://evil.example.test/x' }) },
+  ],
+  'DELETE /v1/webhook_endpoints/:id': () => [{ url: `/v1/webhook_endpoints/${ofA.endpoint}` }],
+  'POST /v1/webhook_endpoints/:id/rotate_secret': () => [
+    { url: `/v1/webhook_endpoints/${ofA.endpoint}/rotate_secret` },
+  ],
+  'POST /v1/webhook_endpoints/:id/test': () => [{ url: `/v1/webhook_endpoints/${ofA.endpoint}/test` }],
+  'GET /v1/webhook_endpoints/:id/deliveries': () => [{ url: `/v1/webhook_endpoints/${ofA.endpoint}/deliveries` }],
+  'POST /v1/webhook_endpoints/:id/deliveries/:delivery_id/retry': () => [
+    { url: `/v1/webhook_endpoints/${ofA.endpoint}/deliveries/${ofA.delivery}/retry` },
+    { url: `/v1/webhook_endpoints/${ofB.endpoint}/deliveries/${ofA.delivery}/retry` },
+    { url: `/v1/webhook_endpoints/${ofA.endpoint}/deliveries/${ofB.delivery}/retry` },
+  ],
+  'GET /v1/events/:id': () => [{ url: `/v1/events/${ofA.event}` }],
   'POST /v1/listings/:id/client_link': () => [{ url: `/v1/listings/${ofA.assignedListing}/client_link` }],
   'POST /v1/clients/:id/listings/:listing_id/notify': () => [
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}/notify` },
@@ -151,7 +189,10 @@ const withMissingIds = (url: string): string =>
     .replaceAll(ofA.client, MISSING.cli)
     .replaceAll(ofA.assignedClient, MISSING.cli)
     .replaceAll(ofA.media, 'med_0000000000000000000000ZZZZ')
-    .replaceAll(ofA.notification, 'ntf_0000000000000000000000ZZZZ');
+    .replaceAll(ofA.notification, 'ntf_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.endpoint, 'whe_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.delivery, 'whd_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.event, 'evt_0000000000000000000000ZZZZ');
 
 function withoutRequestId(body: string): unknown {
   const { error } = JSON.parse(body) as { error: Record<string, unknown> };

@@ -82,7 +82,7 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export const JOB_KINDS = ['notification.send', 'media.variants', 'media.checksum'] as const;
+export const JOB_KINDS = ['notification.send', 'media.variants', 'media.checksum', 'webhook.deliver'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** A piece of background work still to be done (src/modules/queue/, decisions/0006). */
@@ -159,6 +159,75 @@ export interface ClientLinksTable {
   first_viewed_at: string | null;
   last_viewed_at: string | null;
   created_at: string;
+}
+
+/** Section 15: the event types, in the order the contract lists them. */
+export const EVENT_TYPES = [
+  'listing.created',
+  'listing.updated',
+  'listing.deleted',
+  'listing.assigned',
+  'listing.unassigned',
+  'media.created',
+  'media.updated',
+  'media.deleted',
+  'media.variants_ready',
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'notification.sent',
+  'notification.failed',
+  'client_link.viewed',
+  'client_link.downloaded',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+/** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
+export type TestEventType = 'webhook.test';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  description: string | null;
+  /** 0 or 1. */
+  enabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: EventType | TestEventType;
+  /** The event's `data` ({"object": ...}) as JSON text. */
+  data: string;
+  /** 0 for webhook.test events. */
+  listed: Generated<number>;
+  created_at: string;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: EventType | TestEventType;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  response_status: number | null;
+  response_excerpt: string | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }
 
 export interface MediaCleanupTable {
@@ -268,6 +337,9 @@ export interface Database {
   media: MediaTable;
   media_variants: MediaVariantsTable;
   client_links: ClientLinksTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   media_cleanup: MediaCleanupTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;

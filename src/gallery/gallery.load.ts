@@ -1,7 +1,7 @@
 // What a link shows: resolved from its token through the services, never SQL. An unknown,
 // replaced or revoked token, and a gallery or client that is gone, are all the same: nothing.
 import type { Services } from '../services.ts';
-import type { ClientLinkRow } from '../modules/client-links/client-links.service.ts';
+import type { ClientLinkRow } from '../modules/client-links/client-links.entry.ts';
 import type { ListingType } from '../modules/listings/listings.schemas.ts';
 import type { VisibleMedia } from '../modules/media/media.service.ts';
 

@@ -104,6 +104,10 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         { name: 'Media', description: 'Photos, videos and documents of a gallery.' },
         { name: 'Clients', description: "The studio's client records and their galleries." },
         { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },
+        {
+          name: 'Webhooks',
+          description: 'Endpoints that hear about every change, signed (Standard Webhooks), and the events sent.',
+        },
         { name: 'Operations', description: 'Health and the API description.' },
       ],
     },

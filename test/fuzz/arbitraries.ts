@@ -124,7 +124,11 @@ export function valid(schema: Schema): fc.Arbitrary<unknown> {
     case 'array': {
       const items = (schema.items ?? {}) as Schema;
       const maxItems = Math.min(num(schema, 'maxItems') ?? 5, 5);
-      return fc.array(valid(items), { minLength: num(schema, 'minItems') ?? 0, maxLength: maxItems });
+      const bounds = { minLength: num(schema, 'minItems') ?? 0, maxLength: maxItems };
+      if (schema.uniqueItems === true) {
+        return fc.uniqueArray(valid(items), { ...bounds, selector: (v) => JSON.stringify(v) });
+      }
+      return fc.array(valid(items), bounds);
     }
     case 'object':
       return objectArb(schema);

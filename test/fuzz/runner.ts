@@ -121,6 +121,10 @@ const RULE_FIELDS: Record<string, (field: string) => boolean> = {
   updateListing: (f) => f === 'cover_media_id',
   updateMedia: (f) => f === 'position',
   reorderMedia: (f) => f === 'media_ids' || f.startsWith('media_ids.'),
+  // Section 15: a URL whose host is an internal address (a schema cannot say which are), and
+  // "*" beside other event types.
+  createWebhookEndpoint: (f) => f === 'url' || f === 'events',
+  updateWebhookEndpoint: (f) => f === 'url' || f === 'events',
 };
 
 function refusedByRule(op: Operation, res: Response): boolean {

@@ -7,7 +7,7 @@ import { call, createAccount, createKey, type TestAccount, type TestContext } fr
 import { jpeg, multipart, pdf } from '../media-fixtures.ts';
 import { makeVariantsNow } from '../media-helpers.ts';
 
-export type Prefix = 'lst' | 'cli' | 'med' | 'ntf';
+export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt';
 
 /** Related ids that make a path point at something real: a media item with its gallery, an assignment. */
 export type Scene = Partial<Record<Prefix, string>>;
@@ -16,11 +16,23 @@ interface Pool {
   lst: string[];
   cli: string[];
   ntf: string[];
+  whe: string[];
+  evt: string[];
   media: { lst: string; med: string }[];
   assigned: { cli: string; lst: string }[];
+  deliveries: { whe: string; whd: string }[];
 }
 
-const emptyPool = (): Pool => ({ lst: [], cli: [], ntf: [], media: [], assigned: [] });
+const emptyPool = (): Pool => ({
+  lst: [],
+  cli: [],
+  ntf: [],
+  whe: [],
+  evt: [],
+  media: [],
+  assigned: [],
+  deliveries: [],
+});
 
 export interface Files {
   jpeg: Buffer;
@@ -95,7 +107,12 @@ export class World {
    */
   async replenish(account: TestAccount = this.owner): Promise<void> {
     const enough = (p: Pool): boolean =>
-      p.lst.length >= 4 && p.cli.length >= 3 && p.media.length >= 3 && p.assigned.length >= 2;
+      p.lst.length >= 4 &&
+      p.cli.length >= 3 &&
+      p.media.length >= 3 &&
+      p.assigned.length >= 2 &&
+      p.whe.length >= 2 &&
+      p.deliveries.length >= 2;
     if (enough(account === this.owner ? this.own : this.foreign)) return;
     let pool = await this.read(account);
     if (enough(pool)) return;
@@ -108,6 +125,15 @@ export class World {
         await this.#json(account, 'POST', `/v1/clients/${cli}/listings/${lst}`);
       }
     }
+    while (pool.whe.length < 2) {
+      // A name no resolver knows: accepted at create (nothing is ever delivered in the fuzz run).
+      const url = `https://hooks${this.#serial}.example.test/lightbox`;
+      this.#serial += 1;
+      pool.whe.push((await this.#json(account, 'POST', '/v1/webhook_endpoints', { url })).id);
+    }
+    if (pool.deliveries.length < 2) {
+      for (const whe of pool.whe.slice(0, 2)) await this.#json(account, 'POST', `/v1/webhook_endpoints/${whe}/test`);
+    }
     pool = await this.read(account);
     if (account === this.owner) this.own = pool;
     else this.foreign = pool;
@@ -117,7 +143,7 @@ export class World {
   async read(account: TestAccount): Promise<Pool> {
     const db = this.ctx.deps.db.kysely;
     const recent = 12;
-    const ids = async (table: 'listings' | 'clients' | 'notifications'): Promise<string[]> =>
+    const ids = async (table: 'listings' | 'clients' | 'notifications' | 'webhook_endpoints'): Promise<string[]> =>
       (
         await db
           .selectFrom(table)
@@ -142,12 +168,30 @@ export class World {
       .orderBy('id', 'desc')
       .limit(recent)
       .execute();
+    const deliveries = await db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'endpoint_id'])
+      .where('account_id', '=', account.accountId)
+      .orderBy('id', 'desc')
+      .limit(recent)
+      .execute();
+    const events = await db
+      .selectFrom('events')
+      .select('id')
+      .where('account_id', '=', account.accountId)
+      .where('listed', '=', 1)
+      .orderBy('id', 'desc')
+      .limit(recent)
+      .execute();
     const pool: Pool = {
       lst: await ids('listings'),
       cli: await ids('clients'),
       ntf: await ids('notifications'),
+      whe: await ids('webhook_endpoints'),
+      evt: events.map((e) => e.id),
       media: media.map((m) => ({ lst: m.listing_id, med: m.id })),
       assigned: assigned.map((a) => ({ cli: a.client_id ?? '', lst: a.id })),
+      deliveries: deliveries.map((d) => ({ whe: d.endpoint_id, whd: d.id })),
     };
     if (account === this.owner) this.own = pool;
     else this.foreign = pool;
@@ -159,9 +203,12 @@ export class World {
     const scenes: Scene[] = [
       ...pool.media,
       ...pool.assigned,
+      ...pool.deliveries,
       ...pool.lst.map((lst) => ({ lst })),
       ...pool.cli.map((cli) => ({ cli })),
       ...pool.ntf.map((ntf) => ({ ntf })),
+      ...pool.whe.map((whe) => ({ whe })),
+      ...pool.evt.map((evt) => ({ evt })),
     ];
     const fitting = scenes.filter((s) => prefixes.every((p) => s[p] !== undefined));
     return fitting[n % Math.max(fitting.length, 1)] ?? {};
@@ -169,7 +216,12 @@ export class World {
 
   /** A real id of that kind, the n-th (cycling); undefined when the pool has none. */
   any(prefix: Prefix, n: number, pool: Pool = this.own): string | undefined {
-    const list = prefix === 'med' ? pool.media.map((m) => m.med) : pool[prefix];
+    const list =
+      prefix === 'med'
+        ? pool.media.map((m) => m.med)
+        : prefix === 'whd'
+          ? pool.deliveries.map((d) => d.whd)
+          : pool[prefix];
     return list[n % Math.max(list.length, 1)];
   }
 }

@@ -1,52 +1,41 @@
-// The client gallery's links (section 14): one per assigned gallery, for its current client.
-// Assignment gives one, reassignment a new one, unassignment and client deletion take it away
-// (client-links entry points below, called in those writes' transactions); the /g scope resolves
-// tokens and counts views and downloads through the service.
-import { randomBytes } from 'node:crypto';
+// What the client gallery (/g) asks of links: resolve a token, and count a view or a download.
+// A count is a change of the gallery object (its client_link counters), so it records its event
+// (client_link.viewed, client_link.downloaded) in the same transaction (section 15).
 import type { Deps } from '../../deps.ts';
-import type { Executor } from '../../db/executor.ts';
+import { addCounts } from '../counts/counts.repository.ts';
+import { loadListing } from '../listings/listings.service.ts';
+import { listingSerializer } from '../listings/listings.serializer.ts';
+import { recordEvents } from '../webhooks/webhooks.events.ts';
+import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
-
-export type { ClientLinkRow } from './client-links.repository.ts';
-
-/** 192 random bits, base64url: 32 URL-safe characters. */
-export const newLinkToken = (): string => randomBytes(24).toString('base64url');
-
-/** A token of the shape we issue (anything else is not looked up). */
-export const hasTokenShape = (token: string): boolean => /^[A-Za-z0-9_-]{32}$/.test(token);
-
-/** In the assignment's transaction: the gallery's link for this client, replacing any earlier one. */
-export async function giveLink(
-  trx: Executor,
-  input: { accountId: string; listingId: string; clientId: string; now: string },
-): Promise<void> {
-  await repo.replaceLink(trx, {
-    listing_id: input.listingId,
-    account_id: input.accountId,
-    client_id: input.clientId,
-    token: newLinkToken(),
-    created_at: input.now,
-  });
-}
-
-/** In the unassignment's transaction: the link stops working. */
-export const dropLink = (trx: Executor, accountId: string, listingId: string): Promise<void> =>
-  repo.deleteLink(trx, accountId, listingId);
-
-/** In the client deletion's transaction: every link of theirs stops working. */
-export const dropLinksOfClient = (trx: Executor, accountId: string, clientId: string): Promise<void> =>
-  repo.deleteLinksOfClient(trx, accountId, clientId);
-
-/** A new token for the gallery's link, counters kept; undefined when the gallery has no client. */
-export const rotateLink = (trx: Executor, accountId: string, listingId: string) =>
-  repo.rotateToken(trx, accountId, listingId, newLinkToken());
-
-/** The gallery's link, if it is assigned. */
-export const linkOf = (db: Executor, listingId: string) => repo.linkOf(db, listingId);
 
 export type ClientLinksService = ReturnType<typeof createClientLinksService>;
 
-export function createClientLinksService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
+  const serialize = listingSerializer(config.publicUrl);
+
+  /** Counts once, with its event; false when the link stopped working meanwhile. */
+  function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {
+    return db.kysely.transaction().execute(async (trx) => {
+      const now = clock.iso();
+      const counted =
+        what === 'view'
+          ? await repo.countView(trx, link.listing_id, link.token, now)
+          : await repo.countDownload(trx, link.listing_id, link.token);
+      if (!counted) return false;
+      const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
+      if (listing !== undefined) {
+        const type = what === 'view' ? 'client_link.viewed' : 'client_link.downloaded';
+        await addCounts(
+          trx,
+          link.account_id,
+          await recordEvents(trx, link.account_id, [{ type, object: listing }], now),
+        );
+      }
+      return true;
+    });
+  }
+
   return {
     /** The link a token opens, or undefined (unknown, replaced or revoked: all the same). */
     async resolve(token: string): Promise<repo.ClientLinkRow | undefined> {
@@ -54,14 +43,10 @@ export function createClientLinksService({ db, clock }: Pick<Deps, 'db' | 'clock
     },
 
     /** A page load. False when the link stopped working meanwhile. */
-    countView(link: repo.ClientLinkRow): Promise<boolean> {
-      return repo.countView(db.kysely, link.listing_id, link.token, clock.iso());
-    },
+    countView: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'view'),
 
     /** A download that starts at byte 0 of an original or the ZIP. */
-    countDownload(link: repo.ClientLinkRow): Promise<boolean> {
-      return repo.countDownload(db.kysely, link.listing_id, link.token);
-    },
+    countDownload: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'download'),
 
     /** The newest links of the account, with their client and gallery (the dashboard). */
     latest(accountId: string, limit: number): Promise<repo.LatestLinkRow[]> {

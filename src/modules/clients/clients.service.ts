@@ -9,9 +9,11 @@ import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer, toListingItem } from '../listings/listings.serializer.ts';
-import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.service.ts';
+import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
+import { recordEvents } from '../webhooks/webhooks.events.ts';
+import type { Executor } from '../../db/executor.ts';
 import {
   cancelQueuedNotifications,
   queueAssignmentNotification,
@@ -59,8 +61,9 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
   const serializeListing = listingSerializer(config.publicUrl);
 
-  async function withListings(accountId: string, row: repo.ClientRow): Promise<ClientType> {
-    const listings = await listingsRepo.listListingsOfClient(db.kysely, accountId, row.id);
+  /** The single-client object (with its galleries), read in `trx` for a write's answer and event. */
+  async function withListings(accountId: string, row: repo.ClientRow, trx: Executor = db.kysely): Promise<ClientType> {
+    const listings = await listingsRepo.listListingsOfClient(trx, accountId, row.id);
     return toClient(row, listings.map(toListingItem));
   }
 
@@ -89,10 +92,12 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
             created_at: now,
             updated_at: now,
           });
-          await addCounts(trx, accountId, { clients: 1 });
-          return inserted;
+          const client = toClient(inserted, []);
+          const events = await recordEvents(trx, accountId, [{ type: 'client.created', object: client }], now);
+          await addCounts(trx, accountId, { clients: 1 }, events);
+          return client;
         });
-        return toClient(row, []);
+        return row;
       } catch (err) {
         if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;
@@ -125,22 +130,28 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         ...(patch.email === undefined ? {} : { email_normalized: normalizeEmail(patch.email) }),
         updated_at: clock.iso(),
       };
-      let row: repo.ClientRow | undefined;
       try {
-        row = await db.kysely.transaction().execute(async (trx) => {
+        return await db.kysely.transaction().execute(async (trx) => {
           const updated = await repo.updateClient(trx, accountId, id, changes);
+          if (updated === undefined) throw notFound('Client');
           // Emails not yet sent go to the client's address as it is now.
-          if (updated !== undefined && patch.email !== undefined) {
+          if (patch.email !== undefined) {
             await readdressQueuedNotifications(trx, accountId, id, updated.email, changes.updated_at);
           }
-          return updated;
+          const client = await withListings(accountId, updated, trx);
+          const events = await recordEvents(
+            trx,
+            accountId,
+            [{ type: 'client.updated', object: client }],
+            changes.updated_at,
+          );
+          await addCounts(trx, accountId, events);
+          return client;
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;
       }
-      if (row === undefined) throw notFound('Client');
-      return withListings(accountId, row);
     },
 
     /** Deletes the client; their galleries stay, unassigned, and unsent notifications are cancelled. */
@@ -152,7 +163,9 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         await dropLinksOfClient(trx, accountId, id);
         await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
         if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
-        await addCounts(trx, accountId, { clients: -1 }, cancelled);
+        // client.deleted stands for the unassignment of their galleries too (no listing.unassigned each).
+        const events = await recordEvents(trx, accountId, [{ type: 'client.deleted', object: { id } }], now);
+        await addCounts(trx, accountId, { clients: -1 }, cancelled, events);
       });
     },
 
@@ -201,7 +214,11 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
                     now,
                     messageIdHost,
                   });
-            await addCounts(trx, accountId, cancelled, queued?.counts ?? {});
+            const assigned = await loadListing(trx, serializeListing, accountId, listingId);
+            if (assigned === undefined) throw notFound('Gallery');
+            const events = await recordEvents(trx, accountId, [{ type: 'listing.assigned', object: assigned }], now);
+            await addCounts(trx, accountId, cancelled, queued?.counts ?? {}, events);
+            return assigned;
           }
           const listing = await loadListing(trx, serializeListing, accountId, listingId);
           if (listing === undefined) throw notFound('Gallery');
@@ -226,7 +243,12 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         }
         await dropLink(trx, accountId, listingId);
         const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId, listingId }, now);
-        await addCounts(trx, accountId, cancelled);
+        const listing = await loadListing(trx, serializeListing, accountId, listingId);
+        const events =
+          listing === undefined
+            ? {}
+            : await recordEvents(trx, accountId, [{ type: 'listing.unassigned', object: listing }], now);
+        await addCounts(trx, accountId, cancelled, events);
       });
     },
 

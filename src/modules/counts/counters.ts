@@ -1,6 +1,6 @@
 // The maintained counts, by name, and the changes each kind of write makes to them. Services
 // collect these while they write and apply them last in the same transaction (counts.repository).
-import type { ListingStatus, NotificationStatus } from '../../db/schema.ts';
+import type { EventType, ListingStatus, NotificationStatus } from '../../db/schema.ts';
 
 export type Counter =
   | 'listings'
@@ -8,7 +8,9 @@ export type Counter =
   | 'clients'
   | 'media'
   | 'notifications'
-  | `notifications:${NotificationStatus}`;
+  | `notifications:${NotificationStatus}`
+  | 'events'
+  | `events:${EventType}`;
 
 /** Signed changes to some counters of one account. */
 export type CountDeltas = Partial<Record<Counter, number>>;
@@ -41,3 +43,13 @@ export function mergeDeltas(...changes: CountDeltas[]): [Counter, number][] {
   }
   return [...sum].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/** Events recorded (listed ones: webhook.test is never counted), by type. */
+export const eventsRecorded = (types: readonly EventType[]): CountDeltas => {
+  const deltas: Partial<Record<Counter, number>> = {};
+  for (const type of types) {
+    deltas.events = (deltas.events ?? 0) + 1;
+    deltas[`events:${type}`] = (deltas[`events:${type}`] ?? 0) + 1;
+  }
+  return deltas;
+};

@@ -83,6 +83,8 @@ const ACTUAL = sql<CountRow>`
   union all select account_id, 'media', count(*) from media group by account_id
   union all select account_id, 'notifications', count(*) from notifications group by account_id
   union all select account_id, 'notifications:' || status, count(*) from notifications group by account_id, status
+  union all select account_id, 'events', count(*) from events where listed = 1 group by account_id
+  union all select account_id, 'events:' || type, count(*) from events where listed = 1 group by account_id, type
 `;
 
 export async function actualCounts(db: Executor): Promise<CountRow[]> {

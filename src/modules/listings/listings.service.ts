@@ -12,13 +12,14 @@ import type {
 } from './listings.schemas.ts';
 import { cancelQueuedNotifications } from '../notifications/notifications.outbox.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
-import { isPhotoOfGallery } from '../media/media.service.ts';
+import { isPhotoOfGallery } from '../media/media.entry.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../counts/counters.ts';
 import { addCounts, readCount } from '../counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
-import { linkOf, rotateLink } from '../client-links/client-links.service.ts';
+import { linkOf, rotateLink } from '../client-links/client-links.entry.ts';
 import type { Executor } from '../../db/executor.ts';
+import { recordEvents } from '../webhooks/webhooks.events.ts';
 import type { Log } from '../../lib/log.ts';
 
 /**
@@ -70,10 +71,12 @@ export function createListingsService({
           created_at: now,
           updated_at: now,
         });
-        await addCounts(trx, accountId, listingsAdded(status));
-        return inserted;
+        const listing = serialize(inserted, undefined);
+        const events = await recordEvents(trx, accountId, [{ type: 'listing.created', object: listing }], now);
+        await addCounts(trx, accountId, listingsAdded(status), events);
+        return listing;
       });
-      return serialize(row, undefined);
+      return row;
     },
 
     async get(accountId: string, id: string): Promise<ListingType> {
@@ -90,7 +93,13 @@ export function createListingsService({
         if (current.client_id === null || (await rotateLink(trx, accountId, id)) === undefined) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
-        return load(trx, accountId, id);
+        const listing = await load(trx, accountId, id);
+        await addCounts(
+          trx,
+          accountId,
+          await recordEvents(trx, accountId, [{ type: 'listing.updated', object: listing }], clock.iso()),
+        );
+        return listing;
       });
     },
 
@@ -120,8 +129,20 @@ export function createListingsService({
           ]);
         }
         await repo.updateListing(trx, accountId, id, changes);
-        if (patch.status !== undefined) await addCounts(trx, accountId, listingMoved(current.status, patch.status));
-        return load(trx, accountId, id);
+        const listing = await load(trx, accountId, id);
+        const events = await recordEvents(
+          trx,
+          accountId,
+          [{ type: 'listing.updated', object: listing }],
+          changes.updated_at,
+        );
+        await addCounts(
+          trx,
+          accountId,
+          patch.status === undefined ? {} : listingMoved(current.status, patch.status),
+          events,
+        );
+        return listing;
       });
     },
 
@@ -137,7 +158,16 @@ export function createListingsService({
         if (deleted === undefined) throw notFound('Gallery');
         // An email about a gallery that no longer exists must not go out.
         const cancelled = await cancelQueuedNotifications(trx, accountId, { listingId: id }, now);
-        await addCounts(trx, accountId, listingsAdded(deleted.status, -1), { media: -deleted.media_count }, cancelled);
+        // One event stands for the gallery and everything that went with it (its media, its link).
+        const events = await recordEvents(trx, accountId, [{ type: 'listing.deleted', object: { id } }], now);
+        await addCounts(
+          trx,
+          accountId,
+          listingsAdded(deleted.status, -1),
+          { media: -deleted.media_count },
+          cancelled,
+          events,
+        );
         return storageKeys;
       });
       await cleanup.afterDelete(keys, log);

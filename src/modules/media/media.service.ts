@@ -22,6 +22,9 @@ import {
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
 import { enqueue, pendingJob } from '../queue/queue.ts';
+import { recordEvents, type NewEvent } from '../webhooks/webhooks.events.ts';
+import { loadListing } from '../listings/listings.service.ts';
+import { listingSerializer } from '../listings/listings.serializer.ts';
 import type { Executor } from '../../db/executor.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import * as repo from './media.repository.ts';
@@ -79,8 +82,26 @@ export function createMediaService({
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
+  const serializeListing = listingSerializer(config.publicUrl);
   const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
     serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
+
+  /** Each media's position now (to tell which ones a change moved). */
+  async function positionsOf(trx: Executor, accountId: string, listingId: string): Promise<Map<string, number>> {
+    const order = await repo.mediaOrder(trx, accountId, listingId);
+    return new Map(order.map((id, i) => [id, i + 1]));
+  }
+
+  /** Records media.updated for each changed media (as its GET returns it now), and counts them. */
+  async function announce(trx: Executor, accountId: string, changed: MediaType[], extra: NewEvent[]): Promise<void> {
+    const events = await recordEvents(
+      trx,
+      accountId,
+      [...changed.map((object) => ({ type: 'media.updated' as const, object })), ...extra],
+      clock.iso(),
+    );
+    await addCounts(trx, accountId, events);
+  }
 
   async function listOf(trx: Executor, accountId: string, listingId: string): Promise<MediaType[]> {
     const [rows, variants] = await Promise.all([
@@ -221,10 +242,17 @@ export function createMediaService({
               .map((m) => ({ kind: 'media.variants' as const, accountId, subjectId: m.id, runAt: now })),
             now,
           );
-          await addCounts(trx, accountId, { media: inserted.length });
-          return inserted;
+          const created = inserted.map((row) => serialize(row, []));
+          const events = await recordEvents(
+            trx,
+            accountId,
+            created.map((object) => ({ type: 'media.created' as const, object })),
+            now,
+          );
+          await addCounts(trx, accountId, { media: inserted.length }, events);
+          return created;
         });
-        return rows.map((row) => serialize(row, []));
+        return rows;
       } catch (err) {
         await discard(keys, log);
         throw err;
@@ -249,6 +277,7 @@ export function createMediaService({
         const gallery = await lockListing(trx, db.dialect, accountId, listingId);
         const row = gallery === undefined ? undefined : await repo.findMedia(trx, accountId, listingId, mediaId);
         if (gallery === undefined || row === undefined) throw notFound('Media');
+        const before = await positionsOf(trx, accountId, listingId);
         if (patch.position !== undefined) {
           if (patch.position > gallery.media_count) {
             throw new AppError('validation_error', `position must be between 1 and ${gallery.media_count}`, [
@@ -261,9 +290,13 @@ export function createMediaService({
           ...(patch.caption === undefined ? {} : { caption: patch.caption }),
           ...(patch.hidden === undefined ? {} : { hidden: patch.hidden ? 1 : 0 }),
         });
-        const updated = await repo.findMedia(trx, accountId, listingId, mediaId);
+        const after = await listOf(trx, accountId, listingId);
+        const updated = after.find((m) => m.id === mediaId);
         if (updated === undefined) throw notFound('Media');
-        return toMedia(updated, trx);
+        // The media changed, and so did every media a move shifted: each is announced as it is now.
+        const changed = after.filter((m) => m.id === mediaId || (before.get(m.id) ?? m.position) !== m.position);
+        await announce(trx, accountId, changed, []);
+        return updated;
       });
     },
 
@@ -282,8 +315,16 @@ export function createMediaService({
             problems,
           );
         }
+        const before = await positionsOf(trx, accountId, listingId);
         await repo.setPositions(trx, listingId, order);
-        return wholeList(await listOf(trx, accountId, listingId));
+        const after = await listOf(trx, accountId, listingId);
+        await announce(
+          trx,
+          accountId,
+          after.filter((m) => before.get(m.id) !== m.position),
+          [],
+        );
+        return wholeList(after);
       });
     },
 
@@ -363,10 +404,28 @@ export function createMediaService({
         if (row === undefined) throw notFound('Media');
         // The variants' rows go with the media row (ON DELETE CASCADE); their bytes with the original's.
         const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];
+        const before = await positionsOf(trx, accountId, listingId);
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
         await repo.closeGap(trx, accountId, listingId, row, clock.iso());
         await cleanup.scheduleNow(trx, owned);
-        await addCounts(trx, accountId, { media: -1 });
+        // Announced: the deletion, every media whose position closed the gap, and the gallery if
+        // this photo was its cover (now null).
+        const shifted = (await listOf(trx, accountId, listingId)).filter((m) => before.get(m.id) !== m.position);
+        const uncovered =
+          gallery?.cover_media_id === mediaId
+            ? await loadListing(trx, serializeListing, accountId, listingId)
+            : undefined;
+        const events = await recordEvents(
+          trx,
+          accountId,
+          [
+            { type: 'media.deleted' as const, object: { id: mediaId } },
+            ...shifted.map((object) => ({ type: 'media.updated' as const, object })),
+            ...(uncovered === undefined ? [] : [{ type: 'listing.updated' as const, object: uncovered }]),
+          ],
+          clock.iso(),
+        );
+        await addCounts(trx, accountId, { media: -1 }, events);
         return owned;
       });
       await cleanup.afterDelete(keys, log);
@@ -388,19 +447,4 @@ export function permutationProblems(current: readonly string[], order: readonly 
     if (!seen.has(id)) problems.push({ field: 'media_ids', message: `is missing ${id}` });
   }
   return problems;
-}
-
-/**
- * Whether `mediaId` may be the gallery's cover: one of its photos. Called in the transaction that
- * sets the cover, after it took the gallery's lock, so a deletion cannot slip in between.
- */
-export async function isPhotoOfGallery(
-  trx: Executor,
-  accountId: string,
-  listingId: string,
-  mediaId: string,
-): Promise<boolean> {
-  if (!hasIdShape('med', mediaId)) return false;
-  const row = await repo.findMedia(trx, accountId, listingId, mediaId);
-  return row?.kind === 'photo';
 }

@@ -12,6 +12,10 @@ import { finishJob, retryJob, withJobOutcome, type ClaimedJob } from '../queue/q
 import type { JobHandler } from '../queue/queue.runner.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import * as repo from './media.repository.ts';
+import { mediaSerializer } from './media.serializer.ts';
+import { addCounts } from '../counts/counts.repository.ts';
+import { recordEvents } from '../webhooks/webhooks.events.ts';
+import type { Executor } from '../../db/executor.ts';
 import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './media.variants.ts';
 
 /** A photo that will not make its variants ends `failed` after this many tries. */
@@ -26,15 +30,30 @@ export function variantsHandler(
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
+  const serialize = mediaSerializer(config.publicUrl);
   const tmpDir = path.join(config.dataDir, 'tmp');
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
+
+  /** Records the media's event (as its GET returns it now) and its count, in `trx`. */
+  async function announce(
+    trx: Executor,
+    mediaId: string,
+    type: 'media.variants_ready' | 'media.updated',
+  ): Promise<void> {
+    const row = await repo.findMediaById(trx, mediaId);
+    if (row === undefined) return;
+    const object = serialize(row, await repo.variantsOfMedia(trx, mediaId));
+    await addCounts(trx, row.account_id, await recordEvents(trx, row.account_id, [{ type, object }], clock.iso()));
+  }
 
   /** Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. */
   async function fail(job: ClaimedJob, mediaId: string, keys: string[], reason: string): Promise<void> {
     await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
-      (trx) => repo.setVariantsStatus(trx, mediaId, 'failed'),
+      async (trx) => {
+        if (await repo.setVariantsStatus(trx, mediaId, 'failed')) await announce(trx, mediaId, 'media.updated');
+      },
     );
     await cleanup.dueNow(keys);
     log.warn({ media_id: mediaId, attempts: job.attempts + 1, reason }, 'photo variants failed');
@@ -100,8 +119,8 @@ export function variantsHandler(
         await repo.setVariantsStatus(trx, photo.id, 'ready');
         await cleanup.release(trx, keys);
         await cleanup.scheduleNow(trx, old);
-        // The place where "variants ready" happens: the media.variants_ready event is recorded
-        // here, in this transaction (section 15).
+        // "Variants ready" happens here, and is announced in this transaction (section 15).
+        await announce(trx, photo.id, 'media.variants_ready');
         return old;
       },
     );

@@ -6,7 +6,10 @@ import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
-import { notificationsMoved } from '../counts/counters.ts';
+import { notificationsMoved, type CountDeltas } from '../counts/counters.ts';
+import { recordEvents } from '../webhooks/webhooks.events.ts';
+import { loadNotification } from './notifications.service.ts';
+import type { Executor } from '../../db/executor.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
 import { createJobRunner, type JobHandler, type JobRunner } from '../queue/queue.runner.ts';
@@ -46,6 +49,16 @@ export function notificationHandler(
     return Math.round(ceiling * (0.5 + random() / 2));
   };
 
+  /** The notification's event, as its GET returns it now, in `trx` (section 15). */
+  async function announce(
+    trx: Executor,
+    row: repo.NotificationRow,
+    type: 'notification.sent' | 'notification.failed',
+  ): Promise<CountDeltas> {
+    const object = await loadNotification(trx, row.account_id, row.id);
+    return object === undefined ? {} : recordEvents(trx, row.account_id, [{ type, object }], clock.iso());
+  }
+
   /** Ends the notification (failed, cancelled) with the job; the status and its count move together. */
   const finish = (job: ClaimedJob, row: repo.NotificationRow, status: 'failed' | 'cancelled', error: string) =>
     withJobOutcome(
@@ -55,7 +68,8 @@ export function notificationHandler(
         const at = clock.iso();
         const attempted = status === 'failed' ? 1 : 0;
         if (await repo.markFinal(trx, row.id, status, error, attempted, at)) {
-          await addCounts(trx, row.account_id, notificationsMoved('queued', status));
+          const events = status === 'failed' ? await announce(trx, row, 'notification.failed') : {};
+          await addCounts(trx, row.account_id, notificationsMoved('queued', status), events);
         }
       },
     );
@@ -137,7 +151,10 @@ export function notificationHandler(
     await db.kysely.transaction().execute(async (trx) => {
       await finishJob(trx, job);
       const from = await repo.markSent(trx, row.id, clock.iso());
-      if (from !== undefined) await addCounts(trx, row.account_id, notificationsMoved(from, 'sent'));
+      if (from !== undefined) {
+        const events = await announce(trx, row, 'notification.sent');
+        await addCounts(trx, row.account_id, notificationsMoved(from, 'sent'), events);
+      }
     });
     // Never the body: only what identifies the message.
     log.info({ notification_id: row.id, message_id: row.message_id, mailer: mailer.kind, detail }, 'notification sent');

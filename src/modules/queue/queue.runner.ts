@@ -25,6 +25,8 @@ export interface JobHandler {
   run(job: ClaimedJob): Promise<void>;
   /** When a job whose handler threw is due again (a fault delays the work, never loses it). */
   faultDelayMs(attempts: number): number;
+  /** Releases what the handler holds (connections), once the runner has stopped. */
+  close?(): void;
 }
 
 export interface RunnerOptions {
@@ -210,6 +212,7 @@ export function createJobRunner(
         }),
       ]);
       clearTimeout(timeout);
+      handler.close?.();
     },
   };
   return runner;

@@ -58,6 +58,10 @@ export const finishJob = (trx: Executor, job: ClaimedJob): Promise<boolean> => r
 export const retryJob = (trx: Executor, job: ClaimedJob, runAt: string, error: string, now: string) =>
   repo.retry(trx, job, runAt, error, now);
 
+/** Puts a job back unattempted, due at `runAt` (its subject is not ready for it: a disabled endpoint). */
+export const postponeJob = (db: Executor, job: ClaimedJob, runAt: string): Promise<void> =>
+  repo.release(db, job, runAt);
+
 /** Makes a subject's pending job due now (a manual retry); false when it has none. */
 export const runJobNow = (trx: Executor, kind: JobKind, subjectId: string, now: string): Promise<boolean> =>
   repo.reschedule(trx, kind, subjectId, now, now);

@@ -1,0 +1,232 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import { prepared } from '../../db/prepared.ts';
+import type {
+  DeliveryStatus,
+  EventsTable,
+  EventType,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../../db/schema.ts';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+// ---- endpoints
+
+export async function insertEndpoint(db: Executor, row: Insertable<WebhookEndpointsTable>): Promise<EndpointRow> {
+  return db.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findEndpoint(db: Executor, accountId: string, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listEndpoints(
+  db: Executor,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<EndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function countEndpoints(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+export async function updateEndpoint(
+  db: Executor,
+  accountId: string,
+  id: string,
+  patch: Partial<
+    Pick<
+      EndpointRow,
+      | 'url'
+      | 'events'
+      | 'description'
+      | 'enabled'
+      | 'secret'
+      | 'previous_secret'
+      | 'previous_secret_until'
+      | 'updated_at'
+    >
+  >,
+): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set(patch)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteEndpoint(db: Executor, accountId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+const subscribersQuery = prepared((db, p: { accountId: string }) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('account_id', '=', p.accountId)
+    .where('enabled', '=', 1),
+);
+
+/** The account's enabled endpoints with the events they want (every write reads this). */
+export async function enabledEndpoints(db: Executor, accountId: string): Promise<Pick<EndpointRow, 'id' | 'events'>[]> {
+  return subscribersQuery.all(db, { accountId });
+}
+
+// ---- events
+
+export async function insertEvents(db: Executor, rows: Insertable<EventsTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('events').values(rows).execute();
+}
+
+export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('listed', '=', 1)
+    .executeTakeFirst();
+}
+
+export async function findEventById(db: Executor, id: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listEvents(
+  db: Executor,
+  accountId: string,
+  type: EventType | undefined,
+  page: { limit: number; offset: number },
+): Promise<EventRow[]> {
+  let q = db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('listed', '=', 1);
+  if (type !== undefined) q = q.where('type', '=', type);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+/** Events older than `before`, a batch at a time (30-day retention): deleted, with what they were. */
+export async function deleteEventsBefore(
+  db: Executor,
+  before: string,
+  limit: number,
+): Promise<Pick<EventRow, 'account_id' | 'type' | 'listed'>[]> {
+  const ids = db.selectFrom('events').select('id').where('created_at', '<', before).orderBy('created_at').limit(limit);
+  return db.deleteFrom('events').where('id', 'in', ids).returning(['account_id', 'type', 'listed']).execute();
+}
+
+// ---- deliveries
+
+export async function insertDeliveries(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findDeliveryOf(
+  db: Executor,
+  accountId: string,
+  endpointId: string,
+  id: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('endpoint_id', '=', endpointId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listDeliveries(
+  db: Executor,
+  endpointId: string,
+  status: DeliveryStatus | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ rows: DeliveryRow[]; total: number }> {
+  let q = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
+  if (status !== undefined) q = q.where('status', '=', status);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    // Bounded by the 30-day retention of events (their deliveries go with them), counted on its index.
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.n };
+}
+
+export async function recordAttempt(
+  db: Executor,
+  id: string,
+  outcome: {
+    status: DeliveryStatus;
+    responseStatus: number | null;
+    excerpt: string | null;
+    error: string | null;
+    nextAttemptAt: string | null;
+    deliveredAt: string | null;
+  },
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: outcome.status,
+      attempts: eb('attempts', '+', 1),
+      response_status: outcome.responseStatus,
+      response_excerpt: outcome.excerpt,
+      last_error: outcome.error,
+      next_attempt_at: outcome.nextAttemptAt,
+      delivered_at: outcome.deliveredAt,
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A manual retry: pending again, due now. */
+export async function markPendingNow(db: Executor, id: string, now: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The deliveries of an endpoint still to be made (re-enabled: they are due again). */
+export async function pendingDeliveryIds(db: Executor, endpointId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,266 @@
+// Webhook endpoints, the events they hear and the deliveries made to them (section 15). Events
+// themselves are recorded by every feature's writes (webhooks.events.ts); delivery is the
+// `webhook.deliver` job (webhooks.delivery.job.ts). Every query is scoped by account.
+import type { Deps } from '../../deps.ts';
+import type { Executor } from '../../db/executor.ts';
+import type { EventType } from '../../db/schema.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { hasIdShape, newId } from '../../lib/ids.ts';
+import { pageWindow, type Page } from '../../lib/pagination.ts';
+import { addCounts, readCount } from '../counts/counts.repository.ts';
+import { eventsRecorded } from '../counts/counters.ts';
+import { enqueue, runJobNow } from '../queue/queue.ts';
+import { checkWebhookUrl, resolveAndCheck } from './webhooks.address.ts';
+import { recordTestEvent } from './webhooks.events.ts';
+import * as repo from './webhooks.repository.ts';
+import type {
+  DeliveryListQueryType,
+  EventListQueryType,
+  EventObjectType,
+  WebhookDeliveryType,
+  WebhookEndpointCreateInput,
+  WebhookEndpointType,
+  WebhookEndpointUpdateInput,
+  WebhookEndpointWithSecretType,
+} from './webhooks.schemas.ts';
+import { newWebhookSecret } from './webhooks.signing.ts';
+
+/** Events are kept this long (section 15), then pruned with their deliveries. */
+export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
+const PRUNE_BATCH = 1000;
+
+/** After a rotation, the old secret signs too for this long. */
+export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+
+const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
+  id: row.id,
+  url: row.url,
+  events: JSON.parse(row.events) as string[],
+  description: row.description,
+  enabled: row.enabled === 1,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});
+
+export const toEvent = (row: repo.EventRow): EventObjectType => ({
+  id: row.id,
+  type: row.type as EventType,
+  created_at: row.created_at,
+  data: JSON.parse(row.data) as EventObjectType['data'],
+});
+
+const toDelivery = (row: repo.DeliveryRow): WebhookDeliveryType => ({
+  id: row.id,
+  event_id: row.event_id,
+  event_type: row.event_type,
+  status: row.status,
+  attempts: row.attempts,
+  response_status: row.response_status,
+  last_error: row.last_error,
+  next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
+  created_at: row.created_at,
+  delivered_at: row.delivered_at,
+});
+
+/** `["*"]` alone, or a list of types without `*`: the stored form. */
+function eventsOf(events: readonly string[] | undefined): string {
+  const list = events ?? ['*'];
+  if (list.includes('*') && list.length > 1) {
+    throw new AppError('validation_error', 'events: "*" stands alone (it means every type)', [
+      { field: 'events', message: 'must be ["*"] alone, or a list of event types' },
+    ]);
+  }
+  return JSON.stringify([...new Set(list)]);
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+export function createWebhooksService({
+  db,
+  clock,
+  config,
+  resolve,
+}: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>) {
+  const policy = { allowPrivate: config.webhooks.allowPrivate, resolve };
+
+  /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
+  async function checkUrl(raw: string): Promise<string> {
+    const refused = (reason: string): AppError =>
+      new AppError('validation_error', `url ${reason}`, [{ field: 'url', message: reason }]);
+    const syntax = checkWebhookUrl(raw, { allowPrivate: policy.allowPrivate });
+    if (!syntax.ok) throw refused(syntax.reason);
+    const host = await resolveAndCheck(syntax.url.hostname, policy);
+    // A name that does not resolve yet is accepted; every delivery checks again.
+    if (host.ok === false) throw refused(host.reason);
+    // Kept as written (it reads back as sent); every delivery parses and checks it again.
+    return raw;
+  }
+
+  async function endpointRow(accountId: string, id: string): Promise<repo.EndpointRow> {
+    const row = hasIdShape('whe', id) ? await repo.findEndpoint(db.kysely, accountId, id) : undefined;
+    if (row === undefined) throw notFound('Webhook endpoint');
+    return row;
+  }
+
+  return {
+    async create(accountId: string, input: WebhookEndpointCreateInput): Promise<WebhookEndpointWithSecretType> {
+      const url = await checkUrl(input.url);
+      const now = clock.iso();
+      const row = await repo.insertEndpoint(db.kysely, {
+        id: newId('whe'),
+        account_id: accountId,
+        url,
+        events: eventsOf(input.events),
+        description: input.description ?? null,
+        enabled: 1,
+        secret: newWebhookSecret(),
+        previous_secret: null,
+        previous_secret_until: null,
+        created_at: now,
+        updated_at: now,
+      });
+      return { ...toEndpoint(row), secret: row.secret };
+    },
+
+    async list(accountId: string, query: { page?: number; limit?: number }): Promise<Page<WebhookEndpointType>> {
+      const window = pageWindow(query);
+      const [rows, total] = await Promise.all([
+        repo.listEndpoints(db.kysely, accountId, window),
+        repo.countEndpoints(db.kysely, accountId),
+      ]);
+      return { data: rows.map(toEndpoint), pagination: { page: window.page, limit: window.limit, total } };
+    },
+
+    async get(accountId: string, id: string): Promise<WebhookEndpointType> {
+      return toEndpoint(await endpointRow(accountId, id));
+    },
+
+    async update(accountId: string, id: string, patch: WebhookEndpointUpdateInput): Promise<WebhookEndpointType> {
+      const current = await endpointRow(accountId, id);
+      const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
+      const now = clock.iso();
+      return db.kysely.transaction().execute(async (trx) => {
+        const row = await repo.updateEndpoint(trx, accountId, id, {
+          ...(url === undefined ? {} : { url }),
+          ...(patch.events === undefined ? {} : { events: eventsOf(patch.events) }),
+          ...(patch.description === undefined ? {} : { description: patch.description }),
+          ...(patch.enabled === undefined ? {} : { enabled: patch.enabled ? 1 : 0 }),
+          updated_at: now,
+        });
+        if (row === undefined) throw notFound('Webhook endpoint');
+        // Enabled again: the retries that waited while it was disabled are due now.
+        if (current.enabled === 0 && row.enabled === 1) await dueNow(trx, id, now);
+        return toEndpoint(row);
+      });
+    },
+
+    async remove(accountId: string, id: string): Promise<void> {
+      if (!hasIdShape('whe', id) || !(await repo.deleteEndpoint(db.kysely, accountId, id))) {
+        throw notFound('Webhook endpoint');
+      }
+    },
+
+    /** A new secret; the old one keeps signing for 24 hours (both signatures are sent). */
+    async rotateSecret(accountId: string, id: string): Promise<WebhookEndpointWithSecretType> {
+      const current = await endpointRow(accountId, id);
+      const row = await repo.updateEndpoint(db.kysely, accountId, id, {
+        secret: newWebhookSecret(),
+        previous_secret: current.secret,
+        previous_secret_until: clock.iso(PREVIOUS_SECRET_MS),
+        updated_at: clock.iso(),
+      });
+      if (row === undefined) throw notFound('Webhook endpoint');
+      return { ...toEndpoint(row), secret: row.secret };
+    },
+
+    /** Sends a webhook.test event to this endpoint (whatever it subscribes to); 409 while disabled. */
+    async test(accountId: string, id: string): Promise<WebhookDeliveryType> {
+      const endpoint = await endpointRow(accountId, id);
+      if (endpoint.enabled === 0) throw new AppError('conflict', 'This endpoint is disabled; enable it to test it');
+      const now = clock.iso();
+      const deliveryId = await db.kysely.transaction().execute((trx) => recordTestEvent(trx, accountId, id, now));
+      const row = deliveryId === undefined ? undefined : await repo.findDelivery(db.kysely, deliveryId);
+      if (row === undefined) throw new Error('the test delivery was not recorded');
+      return toDelivery(row);
+    },
+
+    async deliveries(accountId: string, id: string, query: DeliveryListQueryType): Promise<Page<WebhookDeliveryType>> {
+      await endpointRow(accountId, id);
+      const window = pageWindow(query);
+      const { rows, total } = await repo.listDeliveries(db.kysely, id, query.status, window);
+      return { data: rows.map(toDelivery), pagination: { page: window.page, limit: window.limit, total } };
+    },
+
+    /** Sends a delivery again now (whatever its status); 202. */
+    async retry(accountId: string, id: string, deliveryId: string): Promise<WebhookDeliveryType> {
+      await endpointRow(accountId, id);
+      const delivery = hasIdShape('whd', deliveryId)
+        ? await repo.findDeliveryOf(db.kysely, accountId, id, deliveryId)
+        : undefined;
+      if (delivery === undefined) throw notFound('Delivery');
+      const now = clock.iso();
+      await db.kysely.transaction().execute(async (trx) => {
+        await repo.markPendingNow(trx, deliveryId, now);
+        if (!(await runJobNow(trx, 'webhook.deliver', deliveryId, now))) {
+          await enqueue(
+            trx,
+            { kind: 'webhook.deliver', accountId, subjectId: deliveryId, groupKey: id, runAt: now },
+            now,
+          );
+        }
+      });
+      const row = await repo.findDelivery(db.kysely, deliveryId);
+      if (row === undefined) throw notFound('Delivery');
+      return toDelivery(row);
+    },
+
+    async events(accountId: string, query: EventListQueryType): Promise<Page<EventObjectType>> {
+      const window = pageWindow(query);
+      const [rows, total] = await Promise.all([
+        repo.listEvents(db.kysely, accountId, query.type, window),
+        readCount(db.kysely, accountId, query.type === undefined ? 'events' : `events:${query.type}`),
+      ]);
+      return { data: rows.map(toEvent), pagination: { page: window.page, limit: window.limit, total } };
+    },
+
+    /** Deletes events older than 30 days (their deliveries go with them), a batch at a time. */
+    async pruneEvents(): Promise<number> {
+      const before = clock.iso(-EVENT_RETENTION_MS);
+      let total = 0;
+      for (;;) {
+        const deleted = await db.kysely.transaction().execute(async (trx) => {
+          const rows = await repo.deleteEventsBefore(trx, before, PRUNE_BATCH);
+          const byAccount = new Map<string, EventType[]>();
+          for (const row of rows) {
+            if (row.listed !== 1) continue;
+            const list = byAccount.get(row.account_id) ?? [];
+            list.push(row.type as EventType);
+            byAccount.set(row.account_id, list);
+          }
+          // Sorted by account: concurrent pruners (several nodes) take the counter rows in one order.
+          for (const [accountId, types] of [...byAccount].sort(([a], [b]) => (a < b ? -1 : 1))) {
+            const gone = eventsRecorded(types);
+            await addCounts(trx, accountId, Object.fromEntries(Object.entries(gone).map(([k, n]) => [k, -n])));
+          }
+          return rows.length;
+        });
+        total += deleted;
+        if (deleted < PRUNE_BATCH) return total;
+      }
+    },
+
+    async event(accountId: string, id: string): Promise<EventObjectType> {
+      const row = hasIdShape('evt', id) ? await repo.findEvent(db.kysely, accountId, id) : undefined;
+      if (row === undefined) throw notFound('Event');
+      return toEvent(row);
+    },
+  };
+}
+
+/** The pending deliveries of an endpoint, due now (it was enabled again). */
+async function dueNow(trx: Executor, endpointId: string, now: string): Promise<void> {
+  for (const id of await repo.pendingDeliveryIds(trx, endpointId)) {
+    await repo.markPendingNow(trx, id, now);
+    await runJobNow(trx, 'webhook.deliver', id, now);
+  }
+}
