@@ -102,8 +102,11 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
       contentType: found.row.content_type,
       filename: found.row.filename,
       open: (range) => services.media.open(found.row, range),
+      // Counted before the first byte goes, as the ZIP is: whoever has the file sees the count.
+      beforeSend: async (range) => {
+        if (startsAtZero(request, range)) await countDownload(view, request);
+      },
     });
-    if (!sent.notModified && startsAtZero(request, sent.range)) await countDownload(view, request);
     return sent.reply;
   });
 
