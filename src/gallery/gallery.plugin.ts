@@ -89,7 +89,7 @@ export function registerGallery(scope: App, { services, limiter }: GalleryContex
     const asset = findGalleryAsset((request.params as { file: string }).file);
     if (asset === undefined) return sendGalleryError(request, reply, 404);
     return reply
-      .headers({ 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' })
+      .headers({ 'content-type': asset.type, 'cache-control': 'private, max-age=31536000, immutable' })
       .send(asset.body);
   });
 
