@@ -125,9 +125,8 @@ export interface ZipMember {
   method: number;
   crc32: number;
   size: number;
-  /** Where its local header starts, and where its data starts. */
+  /** Where its local header starts. */
   headerOffset: number;
-  dataOffset: number;
 }
 
 const EOCD = 0x06054b50;
@@ -138,22 +137,16 @@ const MARK32 = 0xffffffff;
 
 /**
  * The members of a ZIP from its last bytes: `tail` is the archive's bytes from `tailOffset` to the
- * end and must hold the central directory and its end records. `localHeader(offset)` gives at
- * least 30 bytes plus the name and extra field of the local header at `offset`.
+ * end, and must hold the central directory and its end records (ZIP64 ones included).
  */
-export function readZipDirectory(
-  tail: Buffer,
-  tailOffset: number,
-  localHeader: (offset: number) => Buffer,
-): ZipMember[] {
+export function readZipDirectory(tail: Buffer, tailOffset: number): ZipMember[] {
   const end = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   assert.ok(end >= 0 && tail.readUInt32LE(end) === EOCD, 'no end of central directory record');
   let entries = tail.readUInt16LE(end + 10);
   let dirSize = tail.readUInt32LE(end + 12);
   let dirOffset = tail.readUInt32LE(end + 16);
   if (entries === 0xffff || dirSize === MARK32 || dirOffset === MARK32) {
-    const locator = end - 20;
-    const record = Number(tail.readBigUInt64LE(locator + 8)) - tailOffset;
+    const record = Number(tail.readBigUInt64LE(end - 20 + 8)) - tailOffset;
     assert.equal(tail.readUInt32LE(record), EOCD64, 'no ZIP64 end of central directory record');
     entries = Number(tail.readBigUInt64LE(record + 32));
     dirSize = Number(tail.readBigUInt64LE(record + 40));
@@ -184,20 +177,25 @@ export function readZipDirectory(
       if (tail.readUInt32LE(at + 20) === MARK32) v += 8;
       if (headerOffset === MARK32) headerOffset = Number(extra.readBigUInt64LE(v));
     }
-    const local = localHeader(headerOffset);
-    assert.equal(local.readUInt32LE(0), LOCAL, `local header of ${name}`);
-    const dataOffset = headerOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-    members.push({ name, method, crc32, size, headerOffset, dataOffset });
+    members.push({ name, method, crc32, size, headerOffset });
     at += 46 + nameLength + extraLength + commentLength;
   }
   assert.equal(at, dirOffset - tailOffset + dirSize, 'the central directory size');
   return members;
 }
 
+/** Where a member's data starts, from the first bytes of its local header (name checked). */
+export function dataOffsetOf(member: ZipMember, local: Buffer): number {
+  assert.equal(local.readUInt32LE(0), LOCAL, `local header of ${member.name}`);
+  const nameLength = local.readUInt16LE(26);
+  assert.equal(local.subarray(30, 30 + nameLength).toString('utf8'), member.name, 'the local name');
+  return member.headerOffset + 30 + nameLength + local.readUInt16LE(28);
+}
+
 /** The members of a whole ZIP held in memory, each with its data. */
-export function readZip(zip: Buffer): (ZipMember & { data: Buffer })[] {
-  return readZipDirectory(zip, 0, (offset) => zip.subarray(offset)).map((m) => ({
-    ...m,
-    data: zip.subarray(m.dataOffset, m.dataOffset + m.size),
-  }));
+export function readZip(zip: Buffer): (ZipMember & { dataOffset: number; data: Buffer })[] {
+  return readZipDirectory(zip, 0).map((m) => {
+    const dataOffset = dataOffsetOf(m, zip.subarray(m.headerOffset));
+    return { ...m, dataOffset, data: zip.subarray(dataOffset, dataOffset + m.size) };
+  });
 }
