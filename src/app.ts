@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { registerDashboard } from './dashboard/dashboard.plugin.ts';
-import { registerGallery } from './gallery/gallery.plugin.ts';
+import { galleryUnroutable, registerGallery } from './gallery/gallery.plugin.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { connectionOptions, guardConnections } from './http/connections.ts';
@@ -81,7 +81,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     return503OnClosing: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    frameworkErrors: createFrameworkErrors(limiter),
+    frameworkErrors: createFrameworkErrors(limiter, [
+      { prefix: '/g', notFound: (request, reply) => galleryUnroutable(limiter, request, reply) },
+    ]),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
     // Timeouts, and the answers Node makes below the app (src/http/connections.ts).
     ...connectionOptions(deps.config.http, () => app.log),

@@ -49,6 +49,26 @@ export function sendGalleryError(request: FastifyRequest, reply: FastifyReply, s
     .send(errorPage(status, request.id).toString());
 }
 
+/**
+ * A URL under /g that the router could not read (a malformed escape, an over-long segment): the
+ * same 404 page, charged against the address like any gallery request (over the limit: the 429).
+ */
+export async function galleryUnroutable(
+  limiter: Pick<RateLimiter, 'chargeGallery'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  let status = 404;
+  try {
+    await limiter.chargeGallery(request.ip, reply);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    void reply.headers(err.headers);
+    status = err.status;
+  }
+  sendGalleryError(request, reply, status);
+}
+
 export function registerGallery(scope: App, { services, limiter }: GalleryContext & { limiter: RateLimiter }): void {
   // Pages and downloads only: no request body is ever read here.
   scope.removeAllContentTypeParsers();
@@ -69,7 +89,7 @@ export function registerGallery(scope: App, { services, limiter }: GalleryContex
     const asset = findGalleryAsset((request.params as { file: string }).file);
     if (asset === undefined) return sendGalleryError(request, reply, 404);
     return reply
-      .headers({ 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' })
+      .headers({ 'content-type': asset.type, 'cache-control': 'private, max-age=31536000, immutable' })
       .send(asset.body);
   });
 

@@ -1,5 +1,6 @@
 // The routes of the client gallery. Every one resolves the token first: an unknown or revoked
 // link, a hidden item, another gallery's media: all the same plain 404.
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { matchesAny, requestedRange, sendStoredBytes } from '../http/send-bytes.ts';
@@ -101,8 +102,11 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
       contentType: found.row.content_type,
       filename: found.row.filename,
       open: (range) => services.media.open(found.row, range),
+      // Counted before the first byte goes, as the ZIP is: whoever has the file sees the count.
+      beforeSend: async (range) => {
+        if (startsAtZero(request, range)) await countDownload(view, request);
+      },
     });
-    if (!sent.notModified && startsAtZero(request, sent.range)) await countDownload(view, request);
     return sent.reply;
   });
 
@@ -139,7 +143,8 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
     }
     void reply.header('content-length', range === undefined ? zip.size : range.end - range.start + 1);
     if (startsAtZero(request, range)) await countDownload(view, request);
-    // HEAD: the headers only (Fastify answers HEAD with the GET route and drops the body).
-    return reply.send(request.method === 'HEAD' ? null : zip.stream(range));
+    // HEAD: the headers only. Fastify answers HEAD with the GET route and drains the body it is
+    // given (a null body makes it throw, a string would replace our Content-Length): an empty stream.
+    return reply.send(request.method === 'HEAD' ? Readable.from([]) : zip.stream(range));
   });
 }

@@ -116,11 +116,33 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
  * headers are on every /v1 response and malformed URLs cannot be sent without limit; the request
  * never reached authentication, so it is the address, not a key, that pays.
  */
-export function createFrameworkErrors(limiter: Pick<RateLimiter, 'chargeAddress'>) {
+/** A scope that answers in HTML (the client gallery): its own 404 page, charged as its requests are. */
+export interface PageScope {
+  prefix: string;
+  notFound(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
+export function createFrameworkErrors(limiter: Pick<RateLimiter, 'chargeAddress'>, pages: readonly PageScope[] = []) {
   return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
     void reply.header('x-request-id', request.id);
-    applySecurityHeaders(request, reply);
     const known = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+    const page = known
+      ? pages.find((p) => request.url === p.prefix || request.url.startsWith(`${p.prefix}/`))
+      : undefined;
+    if (page !== undefined) {
+      page.notFound(request, reply).then(
+        () => {
+          logRequest(request, reply);
+        },
+        (err: unknown) => {
+          request.log.error({ err }, 'request failed');
+          void sendError(request, reply, new AppError('internal_error', 'Internal server error'));
+          logRequest(request, reply);
+        },
+      );
+      return;
+    }
+    applySecurityHeaders(request, reply);
     const err = known
       ? new AppError('not_found', 'No such resource')
       : new AppError('internal_error', 'Internal server error');

@@ -24,6 +24,11 @@ export interface StoredBytes {
   filename: string;
   disposition?: 'attachment' | 'inline';
   open(range?: ByteRange): Promise<Readable>;
+  /**
+   * Called once the bytes are open, before the first is sent (not for a 304), with the range
+   * served: what happens here (a download counted) is done by the time the client has the answer.
+   */
+  beforeSend?(range: ByteRange | undefined): Promise<void>;
 }
 
 /** RFC 9110 If-None-Match: a list of (weak or strong) tags, or `*`. */
@@ -71,6 +76,14 @@ export async function sendStoredBytes(
   }
   const range = requestedRange(request, bytes.size, bytes.etag);
   const body = await bytes.open(range);
+  if (bytes.beforeSend !== undefined) {
+    try {
+      await bytes.beforeSend(range);
+    } catch (err) {
+      body.destroy();
+      throw err;
+    }
+  }
   void reply.type(bytes.contentType);
   if (range === undefined) {
     return { reply: reply.header('content-length', bytes.size).send(body), range, notModified: false };
