@@ -16,6 +16,7 @@ import { mediaSerializer } from './media.serializer.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { recordEvents } from '../webhooks/webhooks.events.ts';
 import type { Executor } from '../../db/executor.ts';
+import { lockListing } from '../listings/listings.repository.ts';
 import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './media.variants.ts';
 
 /** A photo that will not make its variants ends `failed` after this many tries. */
@@ -94,12 +95,18 @@ export function variantsHandler(
       return;
     }
     const now = clock.iso();
-    const replaced = await withJobOutcome(
+    const outcome = await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
-      async (trx) => {
-        // Deleted while its variants were made: the new bytes are the ledger's to remove.
-        if ((await repo.lockPhotoForVariants(trx, db.dialect, photo.id)) === undefined) return keys;
+      async (trx): Promise<{ gone: true } | { gone: false; replaced: string[] }> => {
+        // The gallery's lock, then the photo's: the order of a media or gallery deletion, which
+        // reads the keys it schedules under the gallery's lock. Taken before this transaction
+        // writes anything it reads, a deletion either committed first (the photo is gone) or
+        // waits, and then reads these variants' rows. Without the gallery's lock a gallery
+        // deletion could read its keys, then cascade away rows recorded here meanwhile.
+        const gallery = await lockListing(trx, db.dialect, photo.account_id, photo.listing_id);
+        const locked = gallery === undefined ? undefined : await repo.lockPhotoForVariants(trx, db.dialect, photo.id);
+        if (locked === undefined) return { gone: true };
         const old = await repo.deleteVariants(trx, photo.id);
         await repo.insertVariants(
           trx,
@@ -121,15 +128,17 @@ export function variantsHandler(
         await cleanup.scheduleNow(trx, old);
         // "Variants ready" happens here, and is announced in this transaction (section 15).
         await announce(trx, photo.id, 'media.variants_ready');
-        return old;
+        return { gone: false, replaced: old };
       },
     );
-    if (replaced === undefined) {
-      // The lease was lost (another node took the job over): its bytes are not ours to keep.
+    if (outcome === undefined || outcome.gone) {
+      // The lease was lost (another node took the job over), or the photo was deleted while its
+      // variants were made: these bytes are nobody's, so they go now, not when their lease ends.
       await cleanup.dueNow(keys);
+      await cleanup.purge(keys, log);
       return;
     }
-    await cleanup.purge(replaced, log);
+    await cleanup.purge(outcome.replaced, log);
   }
 
   return {
