@@ -87,6 +87,12 @@ async function originalKey(mediaId: string): Promise<string> {
   return row.storage_key;
 }
 
+async function getMedia(photo: MediaJson): Promise<MediaJson> {
+  const res = await call(ctx, 'GET', `/v1/listings/${photo.listing_id}/media/${photo.id}`, { key: account.key });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<MediaJson>();
+}
+
 describe('deletions while the variants are being made', () => {
   for (const what of ['the photo', 'its gallery'] as const) {
     test(`${what} deleted after the variants' bytes are written, before they are recorded: the bytes go too`, async () => {
@@ -170,4 +176,32 @@ describe('deletions while the variants are being made', () => {
       }
     },
   );
+});
+
+describe('a job that outlasts its lease', () => {
+  test('keeps its lease while it runs: another node takes nothing, the sweep removes nothing', async () => {
+    const gallery = await newGallery(ctx, account);
+    const photo = await photoIn(gallery);
+    const gate = gatedStorage(1);
+    const first = variantsNode(gate.storage).runOnce();
+    await gate.reached;
+    // Several leases pass while the first node is still at work (a large photo, a slow machine).
+    await sleep(4 * LEASE_MS);
+    await ctx.services.mediaCleanup.purgeDue();
+    const other = gatedStorage(Number.POSITIVE_INFINITY);
+    assert.equal(await variantsNode(other.storage).runOnce(), 0, 'another node took the job');
+    gate.open();
+    assert.equal(await first, 1);
+    assert.deepEqual(other.puts, [], 'made twice');
+    assert.equal(gate.puts.length, 3);
+    const made = await getMedia(photo);
+    assert.equal(made.variants?.status, 'ready');
+    for (const name of ['thumb', 'large', 'mls'] as const) {
+      const res = await call(ctx, 'GET', `/v1/listings/${gallery}/media/${photo.id}/variants/${name}`, {
+        key: account.key,
+      });
+      assert.equal(res.statusCode, 200, `${name}: ${res.body}`);
+    }
+    assert.equal((await storedIn(gallery)).length, 4, 'the original and three variants, once');
+  });
 });

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import type { Log } from '../../lib/log.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
-import { finishJob, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
+import { finishJob, renewLease, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
 import type { JobHandler } from '../queue/queue.runner.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import * as repo from './media.repository.ts';
@@ -21,8 +21,6 @@ import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './me
 
 /** A photo that will not make its variants ends `failed` after this many tries. */
 export const MAX_VARIANT_TRIES = 3;
-/** Longer than any photo takes (a 268-megapixel TIFF on a busy node): then another node may. */
-const LEASE_MS = 10 * 60_000;
 const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
 
 export function variantsHandler(
@@ -31,6 +29,7 @@ export function variantsHandler(
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
+  const LEASE_MS = config.media.variants.leaseMs;
   const serialize = mediaSerializer(config.publicUrl);
   const tmpDir = path.join(config.dataDir, 'tmp');
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
@@ -60,6 +59,41 @@ export function variantsHandler(
     log.warn({ media_id: mediaId, attempts: job.attempts + 1, reason }, 'photo variants failed');
   }
 
+  /**
+   * Renews the job's lease, and the ledger's lease on the keys being written, every quarter of a
+   * lease while the photo is made: a large photo on a slow node may take longer than one lease,
+   * and another node must not take the job over (and make it twice) nor a purge remove the bytes
+   * meanwhile. Stops renewing once the lease is lost. stop() waits for a renewal in flight, so
+   * nothing renews the ledger's lease after the job has recorded its outcome.
+   */
+  function heartbeat(job: ClaimedJob, keys: string[]): { stop(): Promise<void> } {
+    let inFlight: Promise<void> | undefined;
+    const timer = setInterval(
+      () => {
+        if (inFlight !== undefined) return;
+        inFlight = (async () => {
+          try {
+            if (await renewLease(db.kysely, job, clock.iso(LEASE_MS), clock.iso())) {
+              await cleanup.extendLease(keys, LEASE_MS);
+            } else {
+              clearInterval(timer);
+            }
+          } catch (err) {
+            // The database is unreachable: the next beat tries again, and the outcome is fenced.
+            log.warn({ err, job_id: job.id }, 'could not renew a variants job lease');
+          }
+        })().finally(() => (inFlight = undefined));
+      },
+      Math.max(1, Math.floor(LEASE_MS / 4)),
+    );
+    return {
+      async stop() {
+        clearInterval(timer);
+        await inFlight;
+      },
+    };
+  }
+
   async function run(job: ClaimedJob): Promise<void> {
     const photo = await repo.findPhotoForVariants(db.kysely, job.subject_id);
     if (photo === undefined) {
@@ -72,6 +106,7 @@ export function variantsHandler(
     const keys = specs.map((s) => keyOf(s.name));
     // The ledger first: no byte is written before a row accounts for it.
     await cleanup.lease(keys, LEASE_MS);
+    const beat = heartbeat(job, keys);
     let made: MadeVariant[];
     try {
       made = await withLocalFile(storage, photo.storage_key, tmpDir, (file) =>
@@ -80,6 +115,7 @@ export function variantsHandler(
         }),
       );
     } catch (err) {
+      await beat.stop();
       if (err instanceof VariantError) {
         await fail(job, photo.id, keys, err.message);
         return;
@@ -94,6 +130,7 @@ export function variantsHandler(
       log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo variants will be retried');
       return;
     }
+    await beat.stop();
     const now = clock.iso();
     const outcome = await withJobOutcome(
       db,
