@@ -5,11 +5,12 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { call, createAccount, createTestContext, isPostgres, type TestAccount, type TestContext } from '../../../test/helpers.ts'; // prettier-ignore
-import { newGallery, storedKeys, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
-import { smallPhoto } from '../../../test/support/photos.ts';
+import { makeVariantsNow, newGallery, storedKeys, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
+import { smallPhoto, truncatedJpeg } from '../../../test/support/photos.ts';
 import type { Log } from '../../lib/log.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import { createJobRunner, type JobRunner } from '../queue/queue.runner.ts';
@@ -203,5 +204,34 @@ describe('a job that outlasts its lease', () => {
       assert.equal(res.statusCode, 200, `${name}: ${res.body}`);
     }
     assert.equal((await storedIn(gallery)).length, 4, 'the original and three variants, once');
+  });
+});
+
+describe('remaking variants', () => {
+  test('a remake that fails keeps the previous variants served', async () => {
+    const gallery = await newGallery(ctx, account);
+    const photo = await photoIn(gallery);
+    await makeVariantsNow(ctx);
+    const ready = await getMedia(photo);
+    assert.equal(ready.variants?.status, 'ready');
+    const thumbUrl = `/v1/listings/${gallery}/media/${photo.id}/variants/thumb`;
+    const before = await call(ctx, 'GET', thumbUrl, { key: account.key });
+    assert.equal(before.statusCode, 200);
+    const storedBefore = await storedIn(gallery);
+
+    // The original can no longer be decoded (damaged in storage): the remake fails.
+    await ctx.deps.storage.put(await originalKey(photo.id), Readable.from([await truncatedJpeg()]), {
+      contentType: 'image/jpeg',
+    });
+    assert.ok((await ctx.services.media.remakeVariants('all')) >= 1);
+    assert.ok(await ctx.deps.db.kysely.selectFrom('jobs').select('id').where('subject_id', '=', photo.id).executeTakeFirst()); // prettier-ignore
+    await makeVariantsNow(ctx);
+
+    const after = await getMedia(photo);
+    assert.deepEqual(after.variants, ready.variants, 'the previous variants, as they were');
+    const res = await call(ctx, 'GET', thumbUrl, { key: account.key });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.rawPayload, before.rawPayload);
+    assert.deepEqual(await storedIn(gallery), storedBefore, 'nothing of the failed try is kept');
   });
 });

@@ -46,17 +46,25 @@ export function variantsHandler(
     await addCounts(trx, row.account_id, await recordEvents(trx, row.account_id, [{ type, object }], clock.iso()));
   }
 
-  /** Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. */
+  /**
+   * Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. A remake
+   * of ready variants that fails leaves them ready and served: the failed try replaces nothing.
+   */
   async function fail(job: ClaimedJob, mediaId: string, keys: string[], reason: string): Promise<void> {
-    await withJobOutcome(
+    const failed = await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
       async (trx) => {
-        if (await repo.setVariantsStatus(trx, mediaId, 'failed')) await announce(trx, mediaId, 'media.updated');
+        const changed = await repo.failVariants(trx, mediaId);
+        if (changed) await announce(trx, mediaId, 'media.updated');
+        return changed;
       },
     );
     await cleanup.dueNow(keys);
-    log.warn({ media_id: mediaId, attempts: job.attempts + 1, reason }, 'photo variants failed');
+    await cleanup.purge(keys, log);
+    const details = { media_id: mediaId, attempts: job.attempts + 1, reason };
+    if (failed === false) log.warn(details, 'remaking photo variants failed; the previous ones are kept');
+    else log.warn(details, 'photo variants failed');
   }
 
   /**
