@@ -234,4 +234,32 @@ describe('remaking variants', () => {
     assert.deepEqual(res.rawPayload, before.rawPayload);
     assert.deepEqual(await storedIn(gallery), storedBefore, 'nothing of the failed try is kept');
   });
+
+  test('two remakes queued at once queue each photo once', async () => {
+    const gallery = await newGallery(ctx, account);
+    const data = await smallPhoto(120, 80);
+    const photos = await uploaded(
+      ctx,
+      account.key,
+      gallery,
+      Array.from({ length: 40 }, (_, i) => ({ filename: `p${i}.jpg`, contentType: 'image/jpeg', data })),
+    );
+    await makeVariantsNow(ctx);
+    const queued = await Promise.all([
+      ctx.services.media.remakeVariants('all'),
+      ctx.services.media.remakeVariants('all'),
+      ctx.services.media.remakeVariants('all'),
+    ]);
+    const jobs = await ctx.deps.db.kysely
+      .selectFrom('jobs')
+      .select('subject_id')
+      .where('kind', '=', 'media.variants')
+      .execute();
+    const ids = photos.map((p) => p.id);
+    const ours = jobs.map((j) => j.subject_id).filter((id) => ids.includes(id));
+    assert.equal(ours.length, new Set(ours).size, 'a photo queued twice');
+    assert.equal(ours.length, ids.length);
+    assert.ok(queued.reduce((a, b) => a + b) >= ids.length);
+    await makeVariantsNow(ctx);
+  });
 });
