@@ -110,6 +110,11 @@ export interface VariantsConfig {
   readonly concurrency: number;
   /** libvips threads per photo (VARIANT_THREADS, 1). */
   readonly threads: number;
+  /**
+   * A photo's job is held this long at a time (VARIANT_LEASE_MS, 60 s), renewed while it runs: a
+   * node that dies leaves its photos to another node once this has passed.
+   */
+  readonly leaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -288,6 +293,7 @@ function media(env: Env, dataDir: string): MediaConfig {
       mlsBox: Object.freeze(box(env, 'VARIANT_MLS_SIZE', { width: 2048, height: 1536 })),
       concurrency: positiveInteger(env, 'VARIANT_CONCURRENCY', 1, 64),
       threads: positiveInteger(env, 'VARIANT_THREADS', 1, 64),
+      leaseMs: positiveInteger(env, 'VARIANT_LEASE_MS', 60_000, 3_600_000),
     }),
   });
 }

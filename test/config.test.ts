@@ -156,7 +156,7 @@ describe('media settings', () => {
       maxFileBytes: 2 * 1024 ** 3,
       maxFiles: 100,
       maxImagePixels: 268_402_689,
-      variants: { mlsBox: { width: 2048, height: 1536 }, concurrency: 1, threads: 1 },
+      variants: { mlsBox: { width: 2048, height: 1536 }, concurrency: 1, threads: 1, leaseMs: 60_000 },
     });
   });
 
@@ -297,14 +297,30 @@ describe('media settings', () => {
 
   test('photo variants: VARIANT_MLS_SIZE is WIDTHxHEIGHT; one photo at a time on one thread by default', () => {
     const defaults = loadConfig({}).media.variants;
-    assert.deepEqual(defaults, { mlsBox: { width: 2048, height: 1536 }, concurrency: 1, threads: 1 });
-    const set = loadConfig({ VARIANT_MLS_SIZE: '1600x1200', VARIANT_CONCURRENCY: '2', VARIANT_THREADS: '4' });
-    assert.deepEqual(set.media.variants, { mlsBox: { width: 1600, height: 1200 }, concurrency: 2, threads: 4 });
+    assert.deepEqual(defaults, {
+      mlsBox: { width: 2048, height: 1536 },
+      concurrency: 1,
+      threads: 1,
+      leaseMs: 60_000,
+    });
+    const set = loadConfig({
+      VARIANT_MLS_SIZE: '1600x1200',
+      VARIANT_CONCURRENCY: '2',
+      VARIANT_THREADS: '4',
+      VARIANT_LEASE_MS: '5000',
+    });
+    assert.deepEqual(set.media.variants, {
+      mlsBox: { width: 1600, height: 1200 },
+      concurrency: 2,
+      threads: 4,
+      leaseMs: 5000,
+    });
     for (const value of ['2048', '0x10', '2048x', 'x1536', '20000x100', '2048X1536', '-1x5', '2048 x 1536']) {
       assertConfigError({ VARIANT_MLS_SIZE: value }, 'VARIANT_MLS_SIZE');
     }
     assertConfigError({ VARIANT_CONCURRENCY: '0' }, 'VARIANT_CONCURRENCY');
     assertConfigError({ VARIANT_THREADS: '65' }, 'VARIANT_THREADS');
+    assertConfigError({ VARIANT_LEASE_MS: '0' }, 'VARIANT_LEASE_MS');
   });
 });
 

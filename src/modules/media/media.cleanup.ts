@@ -90,6 +90,11 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       await repo.scheduleCleanup(db.kysely, keys, clock.iso(ms), clock.iso());
     },
 
+    /** A lease from lease() runs on for `ms` from now (the writer is still at work). */
+    async extendLease(keys: string[], ms: number): Promise<void> {
+      await repo.extendCleanup(db.kysely, keys, clock.iso(ms));
+    },
+
     /** In the transaction that records their owner: these keys' bytes are kept. */
     async release(trx: Executor, keys: string[]): Promise<void> {
       await repo.cancelCleanup(trx, keys);

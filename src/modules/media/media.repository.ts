@@ -200,6 +200,18 @@ export async function setVariantsStatus(db: Executor, mediaId: string, status: V
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** A photo's variants end failed, unless it has ready ones (a remake failed: they stay). */
+export async function failVariants(db: Executor, mediaId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('media')
+    .set({ variants_status: 'failed' })
+    .where('id', '=', mediaId)
+    .where('kind', '=', 'photo')
+    .where('variants_status', '<>', 'ready')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /**
  * A photo read to record its variants, its row locked until the transaction ends (PostgreSQL): a
  * deletion of the photo, which locks it too before reading its variants, cannot slip in between

@@ -351,8 +351,12 @@ export function createMediaService({
         for (const photo of page) {
           const now = clock.iso();
           const added = await db.kysely.transaction().execute(async (trx) => {
+            // The photo's lock first: two remakes at once (two operators, a remake beside doctor
+            // --fix) would otherwise both find no job and queue it twice (PostgreSQL).
+            const locked = await repo.lockPhotoForVariants(trx, db.dialect, photo.id);
+            if (locked === undefined) return false;
             if ((await pendingJob(trx, 'media.variants', photo.id)) !== undefined) return false;
-            if (photo.variants_status !== 'ready') await repo.setVariantsStatus(trx, photo.id, 'pending');
+            if (locked.variants_status !== 'ready') await repo.setVariantsStatus(trx, photo.id, 'pending');
             await enqueue(
               trx,
               { kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now },

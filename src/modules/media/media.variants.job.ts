@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import type { Log } from '../../lib/log.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
-import { finishJob, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
+import { finishJob, renewLease, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
 import type { JobHandler } from '../queue/queue.runner.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import * as repo from './media.repository.ts';
@@ -16,12 +16,11 @@ import { mediaSerializer } from './media.serializer.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { recordEvents } from '../webhooks/webhooks.events.ts';
 import type { Executor } from '../../db/executor.ts';
+import { lockListing } from '../listings/listings.repository.ts';
 import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './media.variants.ts';
 
 /** A photo that will not make its variants ends `failed` after this many tries. */
 export const MAX_VARIANT_TRIES = 3;
-/** Longer than any photo takes (a 268-megapixel TIFF on a busy node): then another node may. */
-const LEASE_MS = 10 * 60_000;
 const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
 
 export function variantsHandler(
@@ -30,6 +29,7 @@ export function variantsHandler(
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
+  const LEASE_MS = config.media.variants.leaseMs;
   const serialize = mediaSerializer(config.publicUrl);
   const tmpDir = path.join(config.dataDir, 'tmp');
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
@@ -46,17 +46,60 @@ export function variantsHandler(
     await addCounts(trx, row.account_id, await recordEvents(trx, row.account_id, [{ type, object }], clock.iso()));
   }
 
-  /** Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. */
+  /**
+   * Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. A remake
+   * of ready variants that fails leaves them ready and served: the failed try replaces nothing.
+   */
   async function fail(job: ClaimedJob, mediaId: string, keys: string[], reason: string): Promise<void> {
-    await withJobOutcome(
+    const failed = await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
       async (trx) => {
-        if (await repo.setVariantsStatus(trx, mediaId, 'failed')) await announce(trx, mediaId, 'media.updated');
+        const changed = await repo.failVariants(trx, mediaId);
+        if (changed) await announce(trx, mediaId, 'media.updated');
+        return changed;
       },
     );
     await cleanup.dueNow(keys);
-    log.warn({ media_id: mediaId, attempts: job.attempts + 1, reason }, 'photo variants failed');
+    await cleanup.purge(keys, log);
+    const details = { media_id: mediaId, attempts: job.attempts + 1, reason };
+    if (failed === false) log.warn(details, 'remaking photo variants failed; the previous ones are kept');
+    else log.warn(details, 'photo variants failed');
+  }
+
+  /**
+   * Renews the job's lease, and the ledger's lease on the keys being written, every quarter of a
+   * lease while the photo is made: a large photo on a slow node may take longer than one lease,
+   * and another node must not take the job over (and make it twice) nor a purge remove the bytes
+   * meanwhile. Stops renewing once the lease is lost. stop() waits for a renewal in flight, so
+   * nothing renews the ledger's lease after the job has recorded its outcome.
+   */
+  function heartbeat(job: ClaimedJob, keys: string[]): { stop(): Promise<void> } {
+    let inFlight: Promise<void> | undefined;
+    const timer = setInterval(
+      () => {
+        if (inFlight !== undefined) return;
+        inFlight = (async () => {
+          try {
+            if (await renewLease(db.kysely, job, clock.iso(LEASE_MS), clock.iso())) {
+              await cleanup.extendLease(keys, LEASE_MS);
+            } else {
+              clearInterval(timer);
+            }
+          } catch (err) {
+            // The database is unreachable: the next beat tries again, and the outcome is fenced.
+            log.warn({ err, job_id: job.id }, 'could not renew a variants job lease');
+          }
+        })().finally(() => (inFlight = undefined));
+      },
+      Math.max(1, Math.floor(LEASE_MS / 4)),
+    );
+    return {
+      async stop() {
+        clearInterval(timer);
+        await inFlight;
+      },
+    };
   }
 
   async function run(job: ClaimedJob): Promise<void> {
@@ -71,6 +114,7 @@ export function variantsHandler(
     const keys = specs.map((s) => keyOf(s.name));
     // The ledger first: no byte is written before a row accounts for it.
     await cleanup.lease(keys, LEASE_MS);
+    const beat = heartbeat(job, keys);
     let made: MadeVariant[];
     try {
       made = await withLocalFile(storage, photo.storage_key, tmpDir, (file) =>
@@ -79,6 +123,7 @@ export function variantsHandler(
         }),
       );
     } catch (err) {
+      await beat.stop();
       if (err instanceof VariantError) {
         await fail(job, photo.id, keys, err.message);
         return;
@@ -93,13 +138,20 @@ export function variantsHandler(
       log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo variants will be retried');
       return;
     }
+    await beat.stop();
     const now = clock.iso();
-    const replaced = await withJobOutcome(
+    const outcome = await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
-      async (trx) => {
-        // Deleted while its variants were made: the new bytes are the ledger's to remove.
-        if ((await repo.lockPhotoForVariants(trx, db.dialect, photo.id)) === undefined) return keys;
+      async (trx): Promise<{ gone: true } | { gone: false; replaced: string[] }> => {
+        // The gallery's lock, then the photo's: the order of a media or gallery deletion, which
+        // reads the keys it schedules under the gallery's lock. Taken before this transaction
+        // writes anything it reads, a deletion either committed first (the photo is gone) or
+        // waits, and then reads these variants' rows. Without the gallery's lock a gallery
+        // deletion could read its keys, then cascade away rows recorded here meanwhile.
+        const gallery = await lockListing(trx, db.dialect, photo.account_id, photo.listing_id);
+        const locked = gallery === undefined ? undefined : await repo.lockPhotoForVariants(trx, db.dialect, photo.id);
+        if (locked === undefined) return { gone: true };
         const old = await repo.deleteVariants(trx, photo.id);
         await repo.insertVariants(
           trx,
@@ -121,15 +173,17 @@ export function variantsHandler(
         await cleanup.scheduleNow(trx, old);
         // "Variants ready" happens here, and is announced in this transaction (section 15).
         await announce(trx, photo.id, 'media.variants_ready');
-        return old;
+        return { gone: false, replaced: old };
       },
     );
-    if (replaced === undefined) {
-      // The lease was lost (another node took the job over): its bytes are not ours to keep.
+    if (outcome === undefined || outcome.gone) {
+      // The lease was lost (another node took the job over), or the photo was deleted while its
+      // variants were made: these bytes are nobody's, so they go now, not when their lease ends.
       await cleanup.dueNow(keys);
+      await cleanup.purge(keys, log);
       return;
     }
-    await cleanup.purge(replaced, log);
+    await cleanup.purge(outcome.replaced, log);
   }
 
   return {

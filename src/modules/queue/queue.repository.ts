@@ -64,6 +64,17 @@ export async function holdsLease(db: Executor, job: Held): Promise<boolean> {
   return row !== undefined;
 }
 
+/** A running job's lease runs on to `until` (claims take a job whose run_at has passed). */
+export async function renew(db: Executor, job: Held, until: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ run_at: until, updated_at: now })
+    .where('id', '=', job.id)
+    .where('lease', '=', job.lease)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** The job is done (or given up): its row goes. False if the lease was no longer held. */
 export async function finish(db: Executor, job: Held): Promise<boolean> {
   const result = await db.deleteFrom('jobs').where('id', '=', job.id).where('lease', '=', job.lease).executeTakeFirst();

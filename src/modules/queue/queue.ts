@@ -51,6 +51,10 @@ export const newLease = (): string => randomUUID();
 /** Whether the worker still holds `job` (checked before an effect that cannot be undone). */
 export const holdsLease = (db: Executor, job: ClaimedJob): Promise<boolean> => repo.holdsLease(db, job);
 
+/** Extends a running job's lease to `until` (its heartbeat); false if the lease was lost. */
+export const renewLease = (db: Executor, job: ClaimedJob, until: string, now: string): Promise<boolean> =>
+  repo.renew(db, job, until, now);
+
 /** Done, or given up for good: the job goes. False (and nothing changed) if the lease was lost. */
 export const finishJob = (trx: Executor, job: ClaimedJob): Promise<boolean> => repo.finish(trx, job);
 
