@@ -11,6 +11,7 @@ import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { sameToken } from '../modules/accounts/sessions.service.ts';
 import { findAsset } from './assets.ts';
+import { registerAssignmentRoutes } from './assignments.routes.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { formOf, parseForm } from './form.ts';
 import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type DashboardState } from './respond.ts';
@@ -133,16 +134,18 @@ export async function registerDashboard(
 
   scope.get('/', { config: { dashboard: 'member' }, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
-    const [counts, keys, notifications] = await Promise.all([
+    const [counts, keys, notifications, assignments] = await Promise.all([
       services.counts.counts(account.id),
       services.apiKeys.list(account.id),
       services.notifications.latest(account.id, 10),
+      services.clientLinks.latest(account.id, 10),
     ]);
-    const data = { counts, keys: keys.length, notifications };
+    const data = { counts, keys: keys.length, notifications, assignments };
     return sendPage(reply, overviewPage({ viewer, data, notice: noticeOf(request) }));
   });
 
   registerAuthRoutes(scope, ctx);
   registerPasswordResetRoutes(scope, ctx);
   registerSettingsRoutes(scope, ctx);
+  registerAssignmentRoutes(scope, ctx);
 }

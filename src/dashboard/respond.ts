@@ -61,6 +61,10 @@ const NOTICES: Record<string, Notice> = {
   'already-set-up': { kind: 'info', text: 'This Lightbox is already set up. Sign in with your studio account.' },
   'key-revoked': { kind: 'success', text: 'The key was revoked. Requests that use it are now refused.' },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
+  'email-resent': {
+    kind: 'success',
+    text: 'The gallery email is on its way to the client again. It is listed under Latest notification emails.',
+  },
   'password-changed': { kind: 'success', text: 'Password changed. Every other session has been signed out.' },
   'password-reset': {
     kind: 'success',

@@ -1,8 +1,10 @@
 // The overview: what the account holds, and what the API has been doing lately.
 import type { LatestNotification } from '../../modules/notifications/notifications.service.ts';
 import type { AccountCounts } from '../../modules/counts/counts.service.ts';
+import type { RecentAssignment } from '../../modules/client-links/client-links.service.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, when } from './format.ts';
+import { assignmentsPanel } from './assignments.ts';
 import { page, type Notice, type Viewer } from './layout.ts';
 
 export interface OverviewData {
@@ -10,6 +12,8 @@ export interface OverviewData {
   counts: AccountCounts;
   keys: number;
   notifications: LatestNotification[];
+  /** The latest assignments, with their link's counters. */
+  assignments: RecentAssignment[];
 }
 
 /** Parts kept whole on a line: a narrow card wraps between them, never inside one. */
@@ -125,6 +129,7 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
           </dd>
         </div>
       </dl>
+      ${assignmentsPanel(o.data.assignments, o.viewer.csrfToken)}
       <section class="card" aria-labelledby="latest-emails">
         <h2 id="latest-emails">Latest notification emails</h2>
         ${notificationsTable(o.data.notifications)}

@@ -84,12 +84,19 @@ export async function countDownload(db: Executor, listingId: string, token: stri
 
 export type LatestLinkRow = ClientLinkRow & { client_name: string; client_email: string; listing_address: string };
 
-/** The newest links of an account with their client and gallery (the dashboard). */
+/**
+ * The newest links of an account with their client and gallery (the dashboard): newest
+ * assignment first, through the (account_id, created_at) index. Every table is scoped by the account.
+ */
 export async function latestLinks(db: Executor, accountId: string, limit: number): Promise<LatestLinkRow[]> {
   return db
     .selectFrom('client_links')
-    .innerJoin('clients', 'clients.id', 'client_links.client_id')
-    .innerJoin('listings', 'listings.id', 'client_links.listing_id')
+    .innerJoin('clients', (join) =>
+      join.onRef('clients.id', '=', 'client_links.client_id').on('clients.account_id', '=', accountId),
+    )
+    .innerJoin('listings', (join) =>
+      join.onRef('listings.id', '=', 'client_links.listing_id').on('listings.account_id', '=', accountId),
+    )
     .selectAll('client_links')
     .select(['clients.name as client_name', 'clients.email as client_email', 'listings.address as listing_address'])
     .where('client_links.account_id', '=', accountId)

@@ -4,12 +4,28 @@
 import type { Deps } from '../../deps.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { loadListing } from '../listings/listings.service.ts';
-import { listingSerializer } from '../listings/listings.serializer.ts';
+import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
 import { recordEvents } from '../webhooks/webhooks.events.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
 
 export type ClientLinksService = ReturnType<typeof createClientLinksService>;
+
+/** A gallery assigned to a client, with what the client did with its link (the dashboard). */
+export interface RecentAssignment {
+  listing_id: string;
+  listing_address: string;
+  client_id: string;
+  client_name: string;
+  client_email: string;
+  /** When the gallery was assigned to this client (a new token keeps it). */
+  assigned_at: string;
+  /** PUBLIC_URL/g/<token>: the gallery as the client sees it. */
+  url: string;
+  views: number;
+  downloads: number;
+  last_viewed_at: string | null;
+}
 
 export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const serialize = listingSerializer(config.publicUrl);
@@ -48,9 +64,21 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     /** A download that starts at byte 0 of an original or the ZIP. */
     countDownload: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'download'),
 
-    /** The newest links of the account, with their client and gallery (the dashboard). */
-    latest(accountId: string, limit: number): Promise<repo.LatestLinkRow[]> {
-      return repo.latestLinks(db.kysely, accountId, limit);
+    /** The account's latest assignments, newest first, with their link's counters (the dashboard). */
+    async latest(accountId: string, limit: number): Promise<RecentAssignment[]> {
+      const rows = await repo.latestLinks(db.kysely, accountId, limit);
+      return rows.map((r) => ({
+        listing_id: r.listing_id,
+        listing_address: r.listing_address,
+        client_id: r.client_id,
+        client_name: r.client_name,
+        client_email: r.client_email,
+        assigned_at: r.created_at,
+        url: galleryUrl(config.publicUrl, r.token),
+        views: r.views,
+        downloads: r.downloads,
+        last_viewed_at: r.last_viewed_at,
+      }));
     },
   };
 }

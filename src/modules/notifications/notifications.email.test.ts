@@ -157,18 +157,27 @@ describe('the email as received over SMTP', () => {
     }
   });
 
-  test('unset beds, baths and sqft are shown as not given, in both parts', async () => {
+  test('unset beds, baths and sqft are left out of both parts (no placeholder); the counts are always there', async () => {
     await fresh();
     const gallery = await newGallery(ctx, account, { address: '9 Empty Plot' });
     const client = await newClient(ctx, account);
     await assign(ctx, account, client.id, gallery.id);
     const { mail } = await deliverOne();
     for (const shown of [mail.email.text ?? '', visibleText(mail.email.html ?? '')]) {
-      assert.match(shown, /\bbed(room)?s?\b\W*not given/i);
-      assert.match(shown, /\bbath(room)?s?\b\W*not given/i);
-      assert.match(shown, /\b(sq\.? ?ft|square feet)\b\W*not given/i);
+      assert.ok(shown.includes('9 Empty Plot'));
+      assert.doesNotMatch(shown, /\b(bed(room)?s?|bath(room)?s?|sq\.? ?ft|square feet|not given)\b/i);
       assert.match(shown, /\b0 photos, 0 videos, 0 documents\b/);
     }
+  });
+
+  test("replies go to the studio's own address, named after the studio", async () => {
+    await fresh();
+    const gallery = await newGallery(ctx, account);
+    const client = await newClient(ctx, account);
+    await assign(ctx, account, client.id, gallery.id);
+    const { mail } = await deliverOne();
+    assert.deepEqual(mail.email.replyTo, [{ name: 'Harbour Light Studio', address: account.email }]);
+    assert.match(mail.email.text ?? '', /Reply to this email to reach Harbour Light Studio\./);
   });
 
   test('studio, client and address markup is escaped in the HTML: shown as text, never as markup', async () => {

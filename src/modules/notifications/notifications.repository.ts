@@ -96,7 +96,7 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
   const [listing, client, account, counts, link, photos] = await Promise.all([
     db
       .selectFrom('listings')
-      .select(['address', 'beds', 'baths', 'sqft', 'cover_media_id', 'client_id'])
+      .select(['address', 'beds', 'baths', 'sqft', 'description', 'cover_media_id', 'client_id'])
       .where('account_id', '=', row.account_id)
       .where('id', '=', row.listing_id)
       .executeTakeFirst(),
@@ -125,26 +125,38 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       .where('listing_id', '=', row.listing_id)
       .where('client_id', '=', row.client_id)
       .executeTakeFirst(),
+    // With the large variant's size: the cover URL serves that variant, and the email's <img> says its size.
     db
       .selectFrom('media')
-      .select(['id'])
-      .where('account_id', '=', row.account_id)
-      .where('listing_id', '=', row.listing_id)
-      .where('kind', '=', 'photo')
-      .where('hidden', '=', 0)
-      .where('variants_status', '=', 'ready')
-      .orderBy('position')
+      .leftJoin('media_variants', (join) =>
+        join
+          .onRef('media_variants.media_id', '=', 'media.id')
+          .on('media_variants.account_id', '=', row.account_id)
+          .on('media_variants.name', '=', 'large'),
+      )
+      .select(['media.id', 'media_variants.width', 'media_variants.height'])
+      .where('media.account_id', '=', row.account_id)
+      .where('media.listing_id', '=', row.listing_id)
+      .where('media.kind', '=', 'photo')
+      .where('media.hidden', '=', 0)
+      .where('media.variants_status', '=', 'ready')
+      .orderBy('media.position')
       .execute(),
   ]);
   const count = (kind: string): number => counts.find((c) => c.kind === kind)?.n ?? 0;
-  const chosen = photos.find((p) => p.id === listing?.cover_media_id);
+  const cover = photos.find((p) => p.id === listing?.cover_media_id) ?? photos[0];
   return {
     listing,
     client,
     account,
     /** The client's link token, while the gallery is still theirs. */
     linkToken: listing?.client_id === row.client_id ? link?.token : undefined,
-    hasCover: (chosen ?? photos[0]) !== undefined,
+    hasCover: cover !== undefined,
+    /** The served cover's size, when its large variant is recorded. */
+    coverSize:
+      cover?.width === null || cover?.width === undefined || cover.height === null
+        ? null
+        : { width: cover.width, height: cover.height },
     photos: count('photo'),
     videos: count('video'),
     documents: count('document'),

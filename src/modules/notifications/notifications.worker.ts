@@ -108,12 +108,14 @@ export function notificationHandler(
       beds: ctx.listing.beds,
       baths: ctx.listing.baths,
       sqft: ctx.listing.sqft,
+      description: ctx.listing.description,
       photos: ctx.photos,
       videos: ctx.videos,
       documents: ctx.documents,
       galleryUrl: galleryLink,
       // Served through the link, so it shows without a key (a JPEG: every mail client reads it).
       coverUrl: ctx.hasCover ? `${galleryLink}/cover.jpg` : null,
+      coverSize: ctx.coverSize,
     });
     let detail: string;
     try {

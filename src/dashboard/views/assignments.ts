@@ -1,0 +1,74 @@
+// The overview's latest assignments: which client has which gallery, what they did with its link
+// (views, downloads, last visit), the link itself, and a button that sends the email again.
+import type { RecentAssignment } from '../../modules/client-links/client-links.service.ts';
+import { html, type SafeHtml } from '../../lib/html.ts';
+import { count, when } from './format.ts';
+import { csrfField } from './layout.ts';
+
+/** Where the Resend button posts: the dashboard's twin of POST /v1/clients/:id/listings/:listing_id/notify. */
+export const resendAction = (a: Pick<RecentAssignment, 'client_id' | 'listing_id'>): string =>
+  `/dashboard/clients/${a.client_id}/galleries/${a.listing_id}/resend`;
+
+export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): SafeHtml {
+  const body =
+    rows.length === 0
+      ? html`<p class="muted">
+          No galleries assigned yet. When a gallery is assigned to a client through the API, it appears here with how
+          often its link was opened and downloaded from.
+        </p>`
+      : html`<p class="hint">
+            Opening a gallery here counts as one of its views. Resend emails the client the gallery again, with its
+            link.
+          </p>
+          <div class="table-wrap" tabindex="0" role="region" aria-label="Latest assignments">
+            <table class="stack" role="table">
+              <thead role="rowgroup">
+                <tr role="row">
+                  <th scope="col" role="columnheader">Gallery</th>
+                  <th scope="col" role="columnheader">Client</th>
+                  <th scope="col" role="columnheader">Assigned</th>
+                  <th scope="col" role="columnheader" class="numeric">Views</th>
+                  <th scope="col" role="columnheader" class="numeric">Downloads</th>
+                  <th scope="col" role="columnheader">Last viewed</th>
+                  <th scope="col" role="columnheader"><span class="visually-hidden">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody role="rowgroup">
+                ${rows.map(
+                  (a) =>
+                    html`<tr role="row">
+                      <td role="cell" class="cell-title">${a.listing_address}</td>
+                      <td role="cell" data-label="Client">
+                        ${a.client_name}<br /><span class="muted small">${a.client_email}</span>
+                      </td>
+                      <td role="cell" class="nowrap" data-label="Assigned">${when(a.assigned_at)}</td>
+                      <td role="cell" class="numeric" data-label="Views">${count(a.views)}</td>
+                      <td role="cell" class="numeric" data-label="Downloads">${count(a.downloads)}</td>
+                      <td role="cell" class="nowrap" data-label="Last viewed">${when(a.last_viewed_at, 'not yet')}</td>
+                      <td role="cell" class="cell-actions">
+                        <div class="row-actions">
+                          <a
+                            class="button button-secondary button-small"
+                            href="${a.url}"
+                            target="_blank"
+                            rel="noopener noreferrer"
+                            >Open gallery<span class="visually-hidden"> ${a.listing_address}</span></a
+                          >
+                          <form method="post" action="${resendAction(a)}" class="inline">
+                            ${csrfField(csrfToken)}
+                            <button type="submit" class="button button-small">
+                              Resend email<span class="visually-hidden"> to ${a.client_name}</span>
+                            </button>
+                          </form>
+                        </div>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`;
+  return html`<section class="card" id="assignments" aria-labelledby="latest-assignments">
+    <h2 id="latest-assignments">Latest assignments</h2>
+    ${body}
+  </section>`;
+}
