@@ -1,0 +1,157 @@
+// Variant work survives a crash (section 13: "a restart, a crash or another node picks up what was
+// pending"): a real `lightbox serve` is killed with SIGKILL while photos are still pending, a new
+// one starts on the same data, every photo ends `ready`, and storage then holds exactly the
+// originals and the variants the database records (no duplicate, no orphan from the killed try),
+// which `lightbox doctor` confirms.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { closeDeps, createDeps } from '../src/deps.ts';
+import { createTestDatabase } from './helpers.ts';
+import {
+  freePort,
+  killAll,
+  runLightbox,
+  startLightbox,
+  waitForHealthy,
+  type LightboxProcess,
+} from './process-helpers.ts';
+import { cameraJpeg } from './support/photos.ts';
+
+let dataDir = '';
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+
+const env = (): Record<string, string> => ({
+  PATH: process.env.PATH ?? '',
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'info',
+  VARIANT_CONCURRENCY: '1',
+  // A killed node's photo is taken over when its lease lapses: short here, so the test is quick.
+  VARIANT_LEASE_MS: '3000',
+  ...database.env,
+});
+
+before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-variants-crash-'));
+  database = await createTestDatabase();
+});
+
+after(async () => {
+  killAll();
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+interface MediaItem {
+  id: string;
+  variants: { status: string } | null;
+}
+
+async function statuses(base: string, key: string, listingId: string): Promise<string[]> {
+  const res = await fetch(`${base}/v1/listings/${listingId}/media`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { data: MediaItem[] };
+  return body.data.map((m) => m.variants?.status ?? 'none');
+}
+
+async function serve(port: number): Promise<{ server: LightboxProcess; base: string }> {
+  const base = `http://127.0.0.1:${port}`;
+  const server = startLightbox(['serve'], { ...env(), PORT: String(port), HOST: '127.0.0.1' });
+  await waitForHealthy(base, server, 20_000);
+  return { server, base };
+}
+
+void test(
+  'SIGKILL while variants are pending: a restart makes every one, and leaves no stray bytes',
+  { timeout: 120_000 },
+  async () => {
+    const email = 'owner@variants-crash.test';
+    await runLightbox(
+      ['accounts', 'create', '--name', 'Crash Studio', '--email', email],
+      env(),
+      'correct horse battery\n',
+    );
+    const key = (await runLightbox(['keys', 'create', '--account', email, '--name', 'crash'], env())).trim();
+    const PHOTOS = 8;
+
+    const first = await serve(await freePort());
+    const created = await fetch(`${first.base}/v1/listings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ address: '9 Crash Lane' }),
+    });
+    assert.equal(created.status, 201);
+    const listingId = ((await created.json()) as { id: string }).id;
+    const form = new FormData();
+    for (let i = 0; i < PHOTOS; i++) {
+      form.append('files', new Blob([await cameraJpeg(3000, 2000)], { type: 'image/jpeg' }), `photo-${i}.jpg`);
+    }
+    const uploaded = await fetch(`${first.base}/v1/listings/${listingId}/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    assert.equal(uploaded.status, 201, await uploaded.clone().text());
+
+    // Kill it once some photos are done and others are not (one at a time: VARIANT_CONCURRENCY=1).
+    const deadline = Date.now() + 60_000;
+    let seen: string[] = [];
+    while (Date.now() < deadline) {
+      seen = await statuses(first.base, key, listingId);
+      if (seen.includes('ready')) break;
+      await sleep(20);
+    }
+    first.server.child.kill('SIGKILL');
+    await first.server.exited;
+    assert.ok(seen.includes('ready'), `no photo was ready in time: ${seen.join(',')}`);
+    assert.ok(seen.includes('pending'), `every photo was ready before the kill: ${seen.join(',')}`);
+
+    const second = await serve(await freePort());
+    try {
+      const until = Date.now() + 90_000;
+      while (Date.now() < until) {
+        seen = await statuses(second.base, key, listingId);
+        if (seen.every((s) => s === 'ready')) break;
+        await sleep(100);
+      }
+      assert.deepEqual(seen, Array<string>(PHOTOS).fill('ready'));
+    } finally {
+      second.server.child.kill('SIGTERM');
+      await second.server.exited;
+    }
+
+    // The start-up sweep of a third start removes what the killed try wrote (its lease has lapsed
+    // by then or is removed by the sweep); storage then holds exactly what the rows own.
+    const deps = createDeps(loadConfig(env()));
+    try {
+      const owned = new Set<string>();
+      for (const r of await deps.db.kysely.selectFrom('media').select('storage_key').execute())
+        owned.add(r.storage_key);
+      const variantRows = await deps.db.kysely
+        .selectFrom('media_variants')
+        .select(['media_id', 'storage_key'])
+        .execute();
+      for (const r of variantRows) owned.add(r.storage_key);
+      // Three variants a photo (large and mls may share one encode, stored under both names).
+      assert.equal(variantRows.length, PHOTOS * 3);
+      const stored: string[] = [];
+      for await (const object of deps.storage.list('')) stored.push(object.key);
+      const pendingLedger = await deps.db.kysely.selectFrom('media_cleanup').select('storage_key').execute();
+      const ledger = new Set(pendingLedger.map((r) => r.storage_key));
+      // Every stored object is owned by a row, or is on the cleanup ledger to be removed.
+      for (const key of stored) assert.ok(owned.has(key) || ledger.has(key), `stray object ${key}`);
+      for (const key of owned) assert.ok(stored.includes(key), `missing object ${key}`);
+    } finally {
+      await closeDeps(deps);
+    }
+    const doctor = startLightbox(['doctor'], env());
+    const { code } = await doctor.exited;
+    assert.equal(code, 0, `doctor: ${doctor.stdout()}${doctor.stderr()}`);
+  },
+);
