@@ -76,6 +76,15 @@ async function retire(me: TestAccount, id: string): Promise<void> {
   assert.equal(res.statusCode, 204, res.body);
 }
 
+/** Resolves once `check` holds; fails after a few hundred tries. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i += 1) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail('the condition never held');
+}
+
 const later = (ms: number): string => new Date(time.now() + ms).toISOString();
 
 /** A pending delivery after a failed attempt: its error, no delivery time, the next try `wait` s on. */
@@ -229,6 +238,38 @@ describe('webhook deliveries: failures, retries, the end of the schedule, a manu
     assert.equal(done.status, 'succeeded');
     assert.equal(done.attempts, 4);
     assert.equal(done.response_status, 204);
+    await retire(me, id);
+  });
+});
+
+describe('a manual retry while an attempt is in flight', () => {
+  test('sends nothing more at once: one attempt of a delivery at a time', async () => {
+    const held: http.ServerResponse[] = [];
+    const hanging = await startReceiver((_req, res) => held.push(res));
+    closing.push(hanging);
+    const { me, id } = await endpointFor(hanging.url(), []);
+    await newGallery(ctx, me);
+    const [delivery] = await listDeliveries(ctx, me, id);
+    assert.ok(delivery);
+    // A runner of its own, polling as the serve process's does.
+    const live = deliveryRunner(ctx.deps);
+    live.start();
+    try {
+      await until(() => Promise.resolve(held.length === 1));
+      const retry = await call(ctx, 'POST', `/v1/webhook_endpoints/${id}/deliveries/${delivery.id}/retry`, {
+        key: me.key,
+      });
+      assert.equal(retry.statusCode, 202, retry.body);
+      // The attempt in flight times out (WEBHOOK_TIMEOUT_SECONDS=1) and is recorded.
+      await until(async () => (await onlyDelivery(ctx, me, id)).attempts > 0);
+    } finally {
+      await live.close();
+    }
+    assert.equal(held.length, 1, 'the retry did not start a second attempt beside the one in flight');
+    const d = await onlyDelivery(ctx, me, id);
+    assert.equal(d.attempts, 1);
+    assert.equal(d.status, 'pending');
+    for (const res of held) res.end();
     await retire(me, id);
   });
 });

@@ -5,7 +5,6 @@
 // stands for them), and a write that failed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import {
   call,
@@ -103,15 +102,6 @@ async function one(events: DeliveredEvent[], type: string): Promise<DeliveredEve
   return event;
 }
 
-/** Resolves once `check` holds; fails after a few hundred tries. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  assert.fail('the condition never held');
-}
-
 /** GET `url` with the account's key, asserted 200. */
 async function read(url: string): Promise<unknown> {
   const res = await call(ctx, 'GET', url, { key: me.key });
@@ -171,6 +161,51 @@ describe('webhooks: every event, verified, carries its resource as its GET retur
     assert.deepEqual((await one(deleted, 'media.deleted')).data.object, { id: media.id });
   });
 
+  test('the events that come with another: positions closed up, a cover gone, a new link, a new order', async () => {
+    const gallery = await newGallery(ctx, me);
+    const a = await uploadPhoto(gallery.id, 'a.jpg');
+    const b = await uploadPhoto(gallery.id, 'b.jpg');
+    const c = await uploadPhoto(gallery.id, 'c.jpg');
+    await delivered(() => makeVariantsNow(ctx));
+    const covered = await delivered(() =>
+      call(ctx, 'PATCH', galleryUrl(gallery.id), { key: me.key, body: { cover_media_id: a.id } }),
+    );
+    assert.deepEqual((await one(covered, 'listing.updated')).data.object, await read(galleryUrl(gallery.id)));
+
+    // The cover goes first: b and c move up one place each, and the gallery loses its cover.
+    const deleted = await delivered(() => call(ctx, 'DELETE', mediaUrl(a), { key: me.key }));
+    const moved = deleted.filter((e) => e.type === 'media.updated');
+    assert.deepEqual(moved.map((e) => e.data.object.id).sort(), [b.id, c.id].sort());
+    for (const e of moved) {
+      assert.deepEqual(e.data.object, await read(mediaUrl({ id: String(e.data.object.id), listing_id: gallery.id })));
+    }
+    const uncovered = (await one(deleted, 'listing.updated')).data.object;
+    assert.equal(uncovered.cover_media_id, null);
+    assert.deepEqual(uncovered, await read(galleryUrl(gallery.id)));
+
+    const reordered = await delivered(() =>
+      call(ctx, 'PUT', `/v1/listings/${gallery.id}/media/order`, { key: me.key, body: { media_ids: [c.id, b.id] } }),
+    );
+    const orderEvents = reordered.filter((e) => e.type === 'media.updated');
+    assert.equal(orderEvents.length, 2, JSON.stringify(reordered.map((e) => e.type)));
+    for (const e of orderEvents) {
+      assert.deepEqual(e.data.object, await read(mediaUrl({ id: String(e.data.object.id), listing_id: gallery.id })));
+    }
+
+    const client = await newClient(ctx, me);
+    await delivered(() =>
+      call(ctx, 'POST', `/v1/clients/${client.id}/listings/${gallery.id}`, { key: me.key, query: { notify: 'false' } }),
+    );
+    const relinked = await delivered(() => call(ctx, 'POST', `${galleryUrl(gallery.id)}/client_link`, { key: me.key }));
+    assert.deepEqual((await one(relinked, 'listing.updated')).data.object, await read(galleryUrl(gallery.id)));
+    // The client's own object lists the gallery now.
+    const clientNow = (await read(`/v1/clients/${client.id}`)) as { listings: { id: string }[] };
+    assert.deepEqual(
+      clientNow.listings.map((l) => l.id),
+      [gallery.id],
+    );
+  });
+
   test('client.created, client.updated, client.deleted: the single-client object, with its listings', async () => {
     let id = '';
     const created = await delivered(async () => {
@@ -222,12 +257,9 @@ describe('webhooks: every event, verified, carries its resource as its GET retur
     const downloaded = await delivered(async () => {
       const res = await ctx.app.inject({ method: 'GET', url: `${page}/media/${media.id}/download` });
       assert.equal(res.statusCode, 200);
-      // The download is counted (with its event) once its bytes are handed over, which may be
-      // just after the response ends here.
-      await until(async () => {
-        const now = (await read(galleryUrl(gallery.id))) as { client_link: { downloads: number } };
-        return now.client_link.downloads > 0;
-      });
+      // Counted, with its event, by the time the client has the file.
+      const counted = (await read(galleryUrl(gallery.id))) as { client_link: { downloads: number } };
+      assert.equal(counted.client_link.downloads, 1);
     });
     const afterDownload = (await read(galleryUrl(gallery.id))) as { client_link: { downloads: number } };
     assert.equal(afterDownload.client_link.downloads, 1);
@@ -271,6 +303,42 @@ describe('webhooks: every event, verified, carries its resource as its GET retur
     const [delivery] = await listDeliveries(ctx, me, endpointId);
     assert.equal(delivery?.event_id, event.id);
     assert.equal(delivery.status, 'succeeded');
+  });
+
+  test("an endpoint hears the types it subscribes to (and webhook.test), and only its own account's", async () => {
+    let narrowSecret = '';
+    const narrow = await verifyingReceiver(() => [narrowSecret]);
+    const other = await createAccount(ctx, 'Another studio');
+    let otherSecret = '';
+    const elsewhere = await verifyingReceiver(() => [otherSecret]);
+    try {
+      const onlyClients = await createEndpoint(ctx, me, { url: narrow.url(), events: ['client.created'] });
+      narrowSecret = onlyClients.secret;
+      otherSecret = (await createEndpoint(ctx, other, { url: elsewhere.url() })).secret;
+      let clientId = '';
+      await delivered(async () => {
+        await newGallery(ctx, me);
+        clientId = (await newClient(ctx, me)).id;
+      });
+      assert.deepEqual(
+        narrow.events().map((e) => [e.type, e.data.object.id]),
+        [['client.created', clientId]],
+      );
+      assert.deepEqual(elsewhere.received, []);
+      // The test event goes to the endpoint asked, whatever it subscribes to.
+      await delivered(() => call(ctx, 'POST', `/v1/webhook_endpoints/${onlyClients.id}/test`, { key: me.key }));
+      assert.deepEqual(
+        narrow.events().map((e) => e.type),
+        ['client.created', 'webhook.test'],
+      );
+      assert.deepEqual(receiver.received, [], 'another endpoint of the account does not get the test event');
+      assert.deepEqual(narrow.rejected, []);
+      const gone = await call(ctx, 'DELETE', `/v1/webhook_endpoints/${onlyClients.id}`, { key: me.key });
+      assert.equal(gone.statusCode, 204);
+    } finally {
+      await narrow.close();
+      await elsewhere.close();
+    }
   });
 
   test('a gallery deleted with its media: one listing.deleted stands for them, no media.deleted each', async () => {

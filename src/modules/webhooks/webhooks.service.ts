@@ -9,7 +9,7 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import { pageWindow, type Page } from '../../lib/pagination.ts';
 import { addCounts, readCount } from '../counts/counts.repository.ts';
 import { eventsRecorded } from '../counts/counters.ts';
-import { enqueue, runJobNow } from '../queue/queue.ts';
+import { enqueue, pendingJob, runJobNow } from '../queue/queue.ts';
 import { checkWebhookUrl, resolveAndCheck } from './webhooks.address.ts';
 import { recordTestEvent } from './webhooks.events.ts';
 import * as repo from './webhooks.repository.ts';
@@ -201,7 +201,12 @@ export function createWebhooksService({
       const now = clock.iso();
       await db.kysely.transaction().execute(async (trx) => {
         await repo.markPendingNow(trx, deliveryId, now);
-        if (!(await runJobNow(trx, 'webhook.deliver', deliveryId, now))) {
+        // Its job is made due now; a job that is running (leased) is an attempt being made now,
+        // and a second job beside it would send the delivery twice at once.
+        if (
+          !(await runJobNow(trx, 'webhook.deliver', deliveryId, now)) &&
+          (await pendingJob(trx, 'webhook.deliver', deliveryId)) === undefined
+        ) {
           await enqueue(
             trx,
             { kind: 'webhook.deliver', accountId, subjectId: deliveryId, groupKey: id, runAt: now },
