@@ -17,6 +17,7 @@ import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type D
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
 import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
+import { registerWebhooksRoutes } from './webhooks.routes.ts';
 import { errorPage } from './views/errors.ts';
 import { overviewPage } from './views/overview.ts';
 
@@ -145,4 +146,5 @@ export async function registerDashboard(
   registerAuthRoutes(scope, ctx);
   registerPasswordResetRoutes(scope, ctx);
   registerSettingsRoutes(scope, ctx);
+  registerWebhooksRoutes(scope, ctx);
 }
