@@ -182,7 +182,7 @@ function deliveriesTable(view: EndpointView, csrf: string): SafeHtml {
                 <td role="cell" data-label="Last error" class="cell-error">
                   ${d.last_error === null ? html`<span class="muted">none</span>` : html`<span class="error-text">${d.last_error}</span>`}
                 </td>
-                <td role="cell" class="nowrap" data-label="When">
+                <td role="cell" data-label="When">
                   ${when(d.created_at)}
                   ${d.delivered_at === null ? '' : html`<span class="hint block">delivered ${when(d.delivered_at)}</span>`}
                 </td>
