@@ -53,7 +53,8 @@ export class Browser {
   async follow(res: LightMyRequestResponse): Promise<LightMyRequestResponse> {
     const location = res.headers.location;
     if (typeof location !== 'string') throw new Error(`no redirect to follow (status ${res.statusCode})`);
-    return this.get(location);
+    // A browser keeps the fragment (#...) to itself: it is never sent to the server.
+    return this.get(location.split('#')[0]!);
   }
 
   /** The `_csrf` value of the last page's first form. */

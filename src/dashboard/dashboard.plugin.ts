@@ -18,6 +18,7 @@ import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type D
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
 import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
+import { registerWebhooksRoutes } from './webhooks.routes.ts';
 import { errorPage } from './views/errors.ts';
 import { overviewPage } from './views/overview.ts';
 
@@ -148,4 +149,5 @@ export async function registerDashboard(
   registerPasswordResetRoutes(scope, ctx);
   registerSettingsRoutes(scope, ctx);
   registerAssignmentRoutes(scope, ctx);
+  registerWebhooksRoutes(scope, ctx);
 }

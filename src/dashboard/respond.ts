@@ -53,8 +53,29 @@ export const KEY_SHOWN_ONCE: Notice = {
   text: 'A new key is shown only once, on the page right after it is generated. If it was not copied, revoke it below and generate another.',
 };
 
+/** After a new endpoint's or a rotation's redirect: the page shows the secret instead, when held. */
+export const WEBHOOK_SECRET_READY: Notice = { kind: 'success', text: 'The signing secret is ready.' };
+export const WEBHOOK_SECRET_SHOWN_ONCE: Notice = {
+  kind: 'info',
+  text: 'A signing secret is shown only once, on the page right after it is made. If it was not copied, rotate the secret to get a new one.',
+};
+
 const NOTICES: Record<string, Notice> = {
   'key-created': KEY_CREATED,
+  'webhook-created': WEBHOOK_SECRET_READY,
+  'webhook-rotated': WEBHOOK_SECRET_READY,
+  'webhook-enabled': { kind: 'success', text: 'The endpoint is enabled: events are sent to it again.' },
+  'webhook-disabled': {
+    kind: 'success',
+    text: 'The endpoint is disabled: nothing is sent to it, and its pending retries wait until it is enabled.',
+  },
+  'webhook-test-sent': {
+    kind: 'success',
+    text: 'A webhook.test event is on its way. Its delivery is listed under the endpoint: reload to see how it went.',
+  },
+  'webhook-test-disabled': { kind: 'error', text: 'That endpoint is disabled: enable it to send it a test event.' },
+  'webhook-retried': { kind: 'success', text: 'The delivery is being sent again now. Reload to see how it went.' },
+  'webhook-deleted': { kind: 'success', text: 'The endpoint was deleted. Nothing more is sent to it.' },
   welcome: { kind: 'success', text: 'Your studio is set up and you are signed in.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
   'session-ended': { kind: 'info', text: 'Your session has ended. Sign in again to continue.' },

@@ -3,7 +3,7 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-export type Section = 'overview' | 'keys' | 'studio';
+export type Section = 'overview' | 'keys' | 'webhooks' | 'studio';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -30,6 +30,7 @@ export type FieldErrors = Partial<Record<string, string>>;
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
   { section: 'keys', href: '/dashboard/settings/api', label: 'API keys' },
+  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
   { section: 'studio', href: '/dashboard/settings/studio', label: 'Studio settings' },
 ];
 
