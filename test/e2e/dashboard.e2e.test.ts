@@ -4,22 +4,19 @@
 // sign-out. Screenshots of every page go to test-results/screenshots/ (git-ignored).
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestContext, type TestContext } from '../helpers.ts';
 import { freePort } from '../process-helpers.ts';
 import { resetMails, type ResetMail } from '../reset-mail.ts';
+import { assertFitsPhone, inPage, launchChromium, skipWithoutChromium } from '../support/browser-pages.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
 const OWNER = { studio: 'Harbour Light', email: 'owner@harbour.example', password: 'a long studio password' };
 const PHONE = { width: 375, height: 812 };
-const available = existsSync(CHROMIUM);
-// On a developer's machine without chromium the suite is skipped, saying why; in CI it must run.
-const skip = !available && process.env.CI !== 'true' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
+const skip = skipWithoutChromium;
 
 let ctx: TestContext;
 let base: string;
@@ -56,33 +53,6 @@ async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${p === phone ? 'mobile' : 'desktop'}-${name}.png`), fullPage: true });
 }
 
-/** An expression evaluated in the page (as text: this project's TypeScript has no DOM types). */
-async function inPage(p: Page, expression: string): Promise<string> {
-  return String(await p.evaluate(expression));
-}
-
-/**
- * Nothing on a phone page needs a sideways scroll: the page is no wider than the screen, and
- * every table cell (a value, an action) lies within the screen's width.
- */
-async function assertFitsPhone(p: Page): Promise<void> {
-  const overflow = JSON.parse(
-    await inPage(
-      p,
-      `JSON.stringify({
-        page: document.documentElement.scrollWidth - window.innerWidth,
-        cells: [...document.querySelectorAll('main td')]
-          .filter((c) => c.getClientRects().length > 0)
-          .map((c) => ({ text: c.textContent.trim().slice(0, 30), box: c.getBoundingClientRect() }))
-          .filter(({ box }) => box.left < 0 || box.right > window.innerWidth + 0.5)
-          .map(({ text, box }) => text + ' at ' + Math.round(box.left) + '..' + Math.round(box.right)),
-      })`,
-    ),
-  ) as { page: number; cells: string[] };
-  assert.ok(overflow.page <= 0, `${p.url()} is ${overflow.page} px wider than the phone`);
-  assert.deepEqual(overflow.cells, [], `${p.url()}: table cells off screen`);
-}
-
 async function api(method: string, url: string, apiKey: string, body?: unknown): Promise<Response> {
   return fetch(`${base}${url}`, {
     method,
@@ -96,26 +66,13 @@ async function api(method: string, url: string, apiKey: string, body?: unknown):
 
 describe('the dashboard in a browser', { skip }, () => {
   before(async () => {
-    assert.ok(available, `${CHROMIUM} is required when CI=true`);
     await mkdir(SHOTS, { recursive: true });
     // PUBLIC_URL is where the server really listens: the reset email's link is followed as sent.
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     ctx = await createTestContext({ PUBLIC_URL: base });
     await ctx.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     desktop = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     await desktop.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     // 375 px: the narrowest phone in common use (iPhone SE, mini).
