@@ -65,14 +65,13 @@ describe('latest assignments on the overview', () => {
     assert.equal(rows.length, 2);
     assert.match(
       rows[0] ?? '',
-      /^12 Quay Street Ann Lee ann@client\.test \d+ \w+ \d{4}, \d\d:\d\d UTC 2 0 \d+ \w+ \d{4}, \d\d:\d\d UTC Open gallery/,
+      /^12 Quay Street Ann Lee ann@client\.test \d+ \w+ \d{4} 2 0 \d+ \w+ \d{4}, \d\d:\d\d UTC Open gallery/,
     );
-    assert.match(rows[1] ?? '', /^3 Old Mill Lane Bo Chen bo@client\.test .* UTC 0 0 not yet Open gallery/);
+    assert.match(rows[1] ?? '', /^3 Old Mill Lane Bo Chen bo@client\.test \d+ \w+ \d{4} 0 0 not yet Open gallery/);
     for (const a of [older, newer]) {
-      assert.ok(
-        page.body.includes(`href="${a.url}" target="_blank" rel="noopener noreferrer"`),
-        'the link opens the gallery',
-      );
+      const link = new RegExp(`<a\\s[^>]*href="${a.url}"[^>]*>`).exec(page.body)?.[0] ?? '';
+      assert.match(link, /\starget="_blank"/, 'the link opens the gallery in a new tab');
+      assert.match(link, /\srel="noopener noreferrer"/);
       assert.ok(page.body.includes(`action="${resendPath(a.client.id, a.gallery.id)}"`), 'Resend posts here');
     }
   });
@@ -84,7 +83,7 @@ describe('latest assignments on the overview', () => {
     const zip = await ctx.app.inject({ url: `${a.path}/download.zip` });
     assert.equal(zip.statusCode, 200, zip.body);
     const [row] = assignmentRows((await browser.get('/dashboard')).body);
-    assert.match(row ?? '', /UTC 0 1 not yet Open gallery/);
+    assert.match(row ?? '', /\d{4} 0 1 not yet Open gallery/);
   });
 
   test('what a studio typed is shown as text, never as markup', async () => {
@@ -113,7 +112,7 @@ describe('Resend', () => {
     await browser.get('/dashboard');
     const res = await browser.post(resendPath(a.client.id, a.gallery.id), {});
     assert.equal(res.statusCode, 303, res.body);
-    assert.equal(res.headers.location, '/dashboard?notice=email-resent#assignments');
+    assert.equal(res.headers.location, '/dashboard?notice=email-resent');
     const rows = await notificationRows(ctx, a.gallery.id);
     assert.equal(rows.length, 2);
     assert.deepEqual(

@@ -19,7 +19,8 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
       };
       // Another account's client or gallery, or one no longer assigned to that client: the 404 page.
       await services.clients.notify(account.id, clientId, listingId);
-      return reply.redirect('/dashboard?notice=email-resent#assignments', 303);
+      // Back to the top of the overview, where the notice says it is done.
+      return reply.redirect('/dashboard?notice=email-resent', 303);
     },
   );
 }

@@ -3,7 +3,8 @@
 // set, one clear button, and the link as text too. Mail programs are not browsers: the HTML is
 // tables with inline styles only (no <style>, no script, nothing loaded but the cover, which the
 // link itself serves), and it reads with images off (alt text on a coloured cell). Every
-// interpolated value is escaped; the plain-text part says everything the HTML part says.
+// interpolated value is escaped; the plain-text part says everything the HTML part says. Outlook
+// for Windows ignores max-width, so a conditional comment holds the content at EMAIL_WIDTH there.
 import { escapeHtml } from '../lib/html-escape.ts';
 
 export interface AssignmentEmail {
@@ -118,8 +119,8 @@ function factsRow(facts: [string, string][], e: (v: string) => string): string {
   const cells = facts
     .map(
       ([label, value], i) =>
-        `<td width="${share}%" valign="top" style="padding:14px 8px;${i > 0 ? `border-left:1px solid ${RULE};` : ''}text-align:center">` +
-        `<div style="font-family:${FONT};font-size:11px;line-height:16px;letter-spacing:1px;text-transform:uppercase;color:${MUTED}">${e(label)}</div>` +
+        `<td width="${share}%" valign="top" style="padding:14px 4px;${i > 0 ? `border-left:1px solid ${RULE};` : ''}text-align:center">` +
+        `<div style="font-family:${FONT};font-size:11px;line-height:16px;letter-spacing:0.5px;text-transform:uppercase;white-space:nowrap;color:${MUTED}">${e(label)}</div>` +
         `<div style="font-family:${SERIF};font-size:22px;line-height:30px;color:${INK}">${e(value)}</div></td>`,
     )
     .join('\n');
@@ -186,7 +187,8 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${PAPER}" style="background-color:${PAPER}">
 <tr>
 <td align="center" style="padding:24px 12px">
-<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="width:100%;max-width:${EMAIL_WIDTH}px;background-color:#ffffff;border:1px solid ${RULE}">
+<!--[if mso]><table role="presentation" width="${EMAIL_WIDTH}" align="center" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
+<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="width:100%;max-width:${EMAIL_WIDTH}px;background-color:#ffffff">
 <tr>
 <td align="center" style="padding:26px 32px 22px 32px;font-family:${SERIF};font-size:22px;line-height:28px;letter-spacing:2px;text-transform:uppercase;color:${INK}">${e(email.studioName)}</td>
 </tr>
@@ -234,6 +236,7 @@ Or open this link:<br>
 <td align="center" style="padding:16px 24px 8px 24px;font-family:${FONT};font-size:12px;line-height:18px;color:${MUTED}">This link is personal: anyone who has it can see the gallery.</td>
 </tr>
 </table>
+<!--[if mso]></td></tr></table><![endif]-->
 </td>
 </tr>
 </table>

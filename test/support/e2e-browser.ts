@@ -67,13 +67,13 @@ export async function inPage(p: Page, expression: string): Promise<string> {
  * Nothing on a phone page needs a sideways scroll: the page is no wider than the screen, and
  * every table cell (a value, an action) lies within the screen's width.
  */
-export async function assertFitsPhone(p: Page): Promise<void> {
+export async function assertFitsPhone(p: Page, cells = 'main td'): Promise<void> {
   const overflow = JSON.parse(
     await inPage(
       p,
       `JSON.stringify({
         page: document.documentElement.scrollWidth - window.innerWidth,
-        cells: [...document.querySelectorAll('main td')]
+        cells: [...document.querySelectorAll(${JSON.stringify(cells)})]
           .filter((c) => c.getClientRects().length > 0)
           .map((c) => ({ text: c.textContent.trim().slice(0, 30), box: c.getBoundingClientRect() }))
           .filter(({ box }) => box.left < 0 || box.right > window.innerWidth + 0.5)

@@ -2,7 +2,7 @@
 // (views, downloads, last visit), the link itself, and a button that sends the email again.
 import type { RecentAssignment } from '../../modules/client-links/client-links.service.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
-import { count, when } from './format.ts';
+import { count, day, when } from './format.ts';
 import { csrfField } from './layout.ts';
 
 /** Where the Resend button posts: the dashboard's twin of POST /v1/clients/:id/listings/:listing_id/notify. */
@@ -21,7 +21,7 @@ export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): S
             link.
           </p>
           <div class="table-wrap" tabindex="0" role="region" aria-label="Latest assignments">
-            <table class="stack" role="table">
+            <table class="stack stack-wide-labels assignments" role="table">
               <thead role="rowgroup">
                 <tr role="row">
                   <th scope="col" role="columnheader">Gallery</th>
@@ -37,14 +37,14 @@ export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): S
                 ${rows.map(
                   (a) =>
                     html`<tr role="row">
-                      <td role="cell" class="cell-title">${a.listing_address}</td>
+                      <td role="cell" class="cell-title cell-gallery">${a.listing_address}</td>
                       <td role="cell" data-label="Client">
                         ${a.client_name}<br /><span class="muted small">${a.client_email}</span>
                       </td>
-                      <td role="cell" class="nowrap" data-label="Assigned">${when(a.assigned_at)}</td>
+                      <td role="cell" class="nowrap" data-label="Assigned">${day(a.assigned_at)}</td>
                       <td role="cell" class="numeric" data-label="Views">${count(a.views)}</td>
                       <td role="cell" class="numeric" data-label="Downloads">${count(a.downloads)}</td>
-                      <td role="cell" class="nowrap" data-label="Last viewed">${when(a.last_viewed_at, 'not yet')}</td>
+                      <td role="cell" data-label="Last viewed">${when(a.last_viewed_at, 'not yet')}</td>
                       <td role="cell" class="cell-actions">
                         <div class="row-actions">
                           <a

@@ -8,9 +8,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import PostalMime from 'postal-mime';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
 import { jpeg, pdf } from '../../../test/media-fixtures.ts';
-import { uploaded } from '../../../test/media-helpers.ts';
+import { makeVariantsNow, uploaded } from '../../../test/media-helpers.ts';
 import {
   assign,
   captureLog,
@@ -168,6 +168,45 @@ describe('the email as received over SMTP', () => {
       assert.doesNotMatch(shown, /\b(bed(room)?s?|bath(room)?s?|sq\.? ?ft|square feet|not given)\b/i);
       assert.match(shown, /\b0 photos, 0 videos, 0 documents\b/);
     }
+  });
+
+  test('the cover, once its variants are made: served through the link, its size in the markup', async () => {
+    await fresh();
+    const gallery = await newGallery(ctx, account, { address: '2 Cover Court' });
+    const [, second] = await uploaded(ctx, account.key, gallery.id, [
+      { filename: 'first.jpg', data: await jpeg(300, 200) },
+      { filename: 'chosen.jpg', data: await jpeg(200, 300) },
+    ]);
+    await makeVariantsNow(ctx);
+    // The chosen cover (a portrait), not the first photo.
+    const patched = await call(ctx, 'PATCH', `/v1/listings/${gallery.id}`, {
+      key: account.key,
+      body: { cover_media_id: second?.id },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const client = await newClient(ctx, account);
+    const listing = (
+      await call(ctx, 'POST', `/v1/clients/${client.id}/listings/${gallery.id}`, { key: account.key })
+    ).json<{
+      client_link: { url: string };
+    }>();
+    const { mail } = await deliverOne();
+    const img = /<img\b[^>]*>/.exec(mail.email.html ?? '')?.[0] ?? '';
+    assert.ok(img.includes(`src="${listing.client_link.url}/cover.jpg"`), img);
+    // 200x300 is shown at most 720 px tall: 480 wide.
+    assert.match(img, /\swidth="480" height="720"/);
+    const cover = await ctx.app.inject({ url: `${new URL(listing.client_link.url).pathname}/cover.jpg` });
+    assert.equal(cover.statusCode, 200);
+    assert.equal(cover.headers['content-type'], 'image/jpeg');
+  });
+
+  test('no photo yet: no image at all', async () => {
+    await fresh();
+    const gallery = await newGallery(ctx, account, { address: '3 Bare Lane' });
+    const client = await newClient(ctx, account);
+    await assign(ctx, account, client.id, gallery.id);
+    const { mail } = await deliverOne();
+    assert.doesNotMatch(mail.email.html ?? '', /<img\b/);
   });
 
   test("replies go to the studio's own address, named after the studio", async () => {
