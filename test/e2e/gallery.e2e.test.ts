@@ -234,6 +234,8 @@ async function viewerPhoto(p: Page): Promise<string> {
       })()`,
     );
     assert.notEqual(src, '', 'the large photo is not shown');
+    // The opening fade has ended (what a screenshot should show).
+    assert.equal(await inPage(p, `getComputedStyle(document.querySelector('.pswp')).opacity`), '1');
   });
   return src;
 }

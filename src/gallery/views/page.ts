@@ -18,7 +18,7 @@ const ICON_DOCUMENT = html`<svg class="icon icon--large" viewBox="0 0 24 24" wid
     d="M6 2h8l6 6v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2Zm7 1.5V9h5.5L13 3.5ZM8 13v1.5h8V13H8Zm0 3v1.5h6V16H8Z"
   />
 </svg>`;
-const ICON_PHOTOS = html`<svg class="icon icon--large" viewBox="0 0 24 24" width="40" height="40" aria-hidden="true">
+const ICON_PHOTOS = html`<svg class="icon icon--large" viewBox="0 0 24 24" width="52" height="52" aria-hidden="true">
   <path
     fill="currentColor"
     d="M4 5h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2Zm0 2v8.6l4.5-4.6 3.5 3.5 2.5-2.5L20 17V7H4Zm11.5 1.5a1.5 1.5 0 1 1 0 3 1.5 1.5 0 0 1 0-3Z"
@@ -93,9 +93,10 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
   </li>`;
 }
 
+/** `#t=0.1`: the browser shows the first frame rather than a black box (videos have no poster). */
 function video(base: string, m: VisibleMedia): SafeHtml {
   return html`<li class="file file--video">
-    <video controls preload="metadata" src="${base}/media/${m.row.id}/play"></video>
+    <video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>
     <div class="file__meta">
       <span class="file__name">${m.row.caption ?? m.row.filename}</span>
       <a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
@@ -222,7 +223,10 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
           }
         </main>
         <footer class="footer">
-          <p>Shared with you by ${studioName}. Every file is the original, full size.</p>
+          <p>
+            Shared with you by
+            ${studioName}.${media.length === 0 ? '' : ' Every download is the original file, full size.'}
+          </p>
         </footer>
       </body>
     </html> `;
