@@ -81,6 +81,11 @@ function watchConsole(p: Page): void {
     consoleErrors.push(`${p.url()}: ${message.text()} (${source})`);
   });
   p.on('pageerror', (error) => consoleErrors.push(`${p.url()}: ${error.message}`));
+  // Nothing is loaded from another site (what the CSP would block, and what it would let by).
+  p.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${base}/`) && !/^(about|blob|data):/.test(url)) consoleErrors.push(`a request to ${url}`);
+  });
 }
 
 /** Runs in every document before its own scripts: records each CSP violation where the test can read it. */
@@ -414,6 +419,9 @@ describe('the client gallery in a browser', { skip }, () => {
         `[...document.querySelectorAll('#photo-grid img')].every((i) => +i.getAttribute('width') > 0 && +i.getAttribute('height') > 0)`,
       );
       assert.equal(sized, 'true');
+      const loading = await attributes(p, '#photo-grid img', 'loading');
+      assert.equal(loading[0], 'eager', 'the first row is not held back');
+      assert.equal(loading.at(-1), 'lazy', 'photos far down the page load when scrolled to');
       await allImagesLoaded(p);
       const overflow = await inPage(p, 'document.documentElement.scrollWidth - window.innerWidth');
       assert.ok(Number(overflow) <= 0, `the page is ${overflow} px wider than the window`);
@@ -450,6 +458,12 @@ describe('the client gallery in a browser', { skip }, () => {
 
   test('the video plays in the page', async () => {
     for (const p of [page, phone]) {
+      const ranges: string[] = [];
+      p.on('response', (response) => {
+        if (response.url().includes(`/media/${gallery.video}/play`)) {
+          ranges.push(`${response.status()} ${response.headers()['content-range'] ?? ''}`);
+        }
+      });
       await p.goto(gallery.link);
       const video = p.locator('video');
       await video.scrollIntoViewIfNeeded();
@@ -469,6 +483,12 @@ describe('the client gallery in a browser', { skip }, () => {
         assert.ok(state.ready >= 2 && state.time > 0, `video not playing: ${JSON.stringify(state)}`);
       });
       await p.evaluate(`document.querySelector('video').pause()`);
+      // The browser asked for byte ranges, and the server answered them.
+      const size = gallery.originals.get(gallery.video)!.data.length;
+      assert.ok(
+        ranges.some((r) => new RegExp(`^206 bytes \\d+-\\d+/${size}$`).test(r)),
+        `no 206 among ${ranges.join(', ')}`,
+      );
       await shot(p, 'video', false);
     }
   });
