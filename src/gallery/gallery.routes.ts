@@ -10,6 +10,7 @@ import { zipOfGallery } from './gallery.zip.ts';
 import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
 import type { GalleryContext } from './gallery.plugin.ts';
 import { galleryPage } from './views/page.ts';
+import { photoPage, viewablePhotos } from './views/photo.ts';
 
 interface TokenParams {
   token: string;
@@ -56,6 +57,16 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
     }
     const base = galleryUrl('', view.link.token);
     return reply.type('text/html; charset=utf-8').send(galleryPage(view, base).toString());
+  });
+
+  /** One photo at its large size as a page (what a thumbnail opens without JavaScript). */
+  app.get<{ Params: ItemParams }>('/:token/photo/:media_id', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    const photos = viewablePhotos(view);
+    const index = photos.findIndex((m) => m.row.id === request.params.media_id);
+    if (index === -1) throw new AppError('not_found', 'No such photo in this gallery');
+    const base = galleryUrl('', view.link.token);
+    return reply.type('text/html; charset=utf-8').send(photoPage(view, base, photos, index).toString());
   });
 
   /** An image the page shows: a photo's thumb or large variant, shown inline. */

@@ -358,3 +358,26 @@ export function withPngIcc(png: Buffer, profile: Buffer, name = 'Adobe RGB'): Bu
   const ihdrEnd = 8 + 8 + png.readUInt32BE(8) + 4;
   return Buffer.concat([png.subarray(0, ihdrEnd), chunk, png.subarray(ihdrEnd)]);
 }
+
+/**
+ * A JPEG that reads as a photo in a screenshot: a sky, a low sun, hills and a house, drawn as SVG
+ * (rendered by sharp's librsvg) in colours turned by `hue` (degrees), so each call with another
+ * hue is another picture. For pages a person looks at; photoLikeJpeg is for codec work.
+ */
+export function sceneJpeg(width: number, height: number, hue = 0): Promise<Buffer> {
+  const c = (h: number, s: number, l: number): string => `hsl(${(h + hue) % 360},${s}%,${l}%)`;
+  const g = (62 * height) / width; // the horizon, in viewBox units (the box is 100 wide)
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 100 ${(100 * height) / width}">
+    <defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${c(205, 60, 62)}"/><stop offset="1" stop-color="${c(35, 80, 85)}"/></linearGradient></defs>
+    <rect width="100" height="1000" fill="url(#sky)"/>
+    <circle cx="72" cy="${g - 12}" r="6" fill="${c(45, 95, 78)}"/>
+    <path d="M0 ${g - 6} Q25 ${g - 18} 55 ${g - 7} T100 ${g - 9} V100 H0Z" fill="${c(140, 30, 42)}"/>
+    <rect x="0" y="${g}" width="100" height="100" fill="${c(100, 35, 34)}"/>
+    <rect x="30" y="${g - 14}" width="22" height="16" fill="${c(30, 25, 88)}"/>
+    <path d="M27 ${g - 14} L41 ${g - 24} L55 ${g - 14}Z" fill="${c(8, 45, 38)}"/>
+    <rect x="38" y="${g - 7}" width="5" height="9" fill="${c(20, 40, 28)}"/>
+    <rect x="33" y="${g - 11}" width="4" height="4" fill="${c(200, 50, 70)}"/>
+    <rect x="46" y="${g - 11}" width="4" height="4" fill="${c(200, 50, 70)}"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer();
+}

@@ -8,6 +8,23 @@ import type { VisibleMedia } from '../../modules/media/media.service.ts';
 
 const number = (n: number): string => n.toLocaleString('en-US');
 
+/** Icons drawn inline (markup, not script or style: the CSP allows them), coloured by the text. */
+export const ICON_DOWNLOAD = html`<svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+  <path fill="currentColor" d="M11 4h2v8.2l3.3-3.3 1.4 1.4L12 16l-5.7-5.7 1.4-1.4 3.3 3.3V4Zm-6 14h14v2H5v-2Z" />
+</svg>`;
+const ICON_DOCUMENT = html`<svg class="icon icon--large" viewBox="0 0 24 24" width="28" height="28" aria-hidden="true">
+  <path
+    fill="currentColor"
+    d="M6 2h8l6 6v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2Zm7 1.5V9h5.5L13 3.5ZM8 13v1.5h8V13H8Zm0 3v1.5h6V16H8Z"
+  />
+</svg>`;
+const ICON_PHOTOS = html`<svg class="icon icon--large" viewBox="0 0 24 24" width="52" height="52" aria-hidden="true">
+  <path
+    fill="currentColor"
+    d="M4 5h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2Zm0 2v8.6l4.5-4.6 3.5 3.5 2.5-2.5L20 17V7H4Zm11.5 1.5a1.5 1.5 0 1 1 0 3 1.5 1.5 0 0 1 0-3Z"
+  />
+</svg>`;
+
 function plural(n: number, one: string, many: string): string {
   return `${number(n)} ${n === 1 ? one : many}`;
 }
@@ -44,10 +61,12 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
       <span class="tile__note">Preview coming soon</span>
     </li>`;
   }
-  return html`<li class="tile">
+  // Without JavaScript the link opens the photo's page; with it, the viewer shows data-pswp-src.
+  return html`<li class="tile" id="photo-${m.row.id}">
     <a
       class="tile__link"
-      href="${base}/large/${m.row.id}"
+      href="${base}/photo/${m.row.id}"
+      data-pswp-src="${base}/large/${m.row.id}"
       data-pswp-width="${large.width}"
       data-pswp-height="${large.height}"
       data-download="${base}/media/${m.row.id}/download"
@@ -62,17 +81,26 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
         decoding="async"
       />
     </a>
+    <a
+      class="tile__download"
+      href="${base}/media/${m.row.id}/download"
+      download
+      title="Download the original (${fileSize(m.row.size)})"
+      aria-label="Download the original of ${alt} (${fileSize(m.row.size)})"
+      >${ICON_DOWNLOAD}</a
+    >
     ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
   </li>`;
 }
 
+/** `#t=0.1`: the browser shows the first frame rather than a black box (videos have no poster). */
 function video(base: string, m: VisibleMedia): SafeHtml {
   return html`<li class="file file--video">
-    <video controls preload="metadata" src="${base}/media/${m.row.id}/play"></video>
+    <video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>
     <div class="file__meta">
       <span class="file__name">${m.row.caption ?? m.row.filename}</span>
-      <a class="file__download" href="${base}/media/${m.row.id}/download" download
-        >Download (${fileSize(m.row.size)})</a
+      <a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
+        >${ICON_DOWNLOAD} Download <span class="button__size">${fileSize(m.row.size)}</span></a
       >
     </div>
   </li>`;
@@ -80,9 +108,13 @@ function video(base: string, m: VisibleMedia): SafeHtml {
 
 function documentItem(base: string, m: VisibleMedia): SafeHtml {
   return html`<li class="file file--document">
-    <a class="file__download" href="${base}/media/${m.row.id}/download" download>
-      <span class="file__name">${m.row.caption ?? m.row.filename}</span>
-      <span class="file__size">PDF · ${fileSize(m.row.size)}</span>
+    <a class="file__link" href="${base}/media/${m.row.id}/download" download>
+      ${ICON_DOCUMENT}
+      <span class="file__text">
+        <span class="file__name">${m.row.caption ?? m.row.filename}</span>
+        <span class="file__size">PDF · ${fileSize(m.row.size)}</span>
+      </span>
+      <span class="file__action">${ICON_DOWNLOAD} Download</span>
     </a>
   </li>`;
 }
@@ -103,6 +135,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
         <meta name="robots" content="noindex, nofollow" />
         <meta name="referrer" content="no-referrer" />
         <title>${listing.address} · ${studioName}</title>
+        <link rel="icon" href="${galleryAssetUrl('favicon.svg')}" type="image/svg+xml" />
         <link rel="stylesheet" href="${galleryAssetUrl('gallery.css')}" />
         <link rel="stylesheet" href="${galleryAssetUrl('photoswipe.css')}" />
         <script type="module" src="${galleryAssetUrl('gallery.js')}"></script>
@@ -128,25 +161,27 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                     alt="${cover.row.caption ?? listing.address}"
                   />`
             }
-            <div class="hero__text">
-              <h1>${listing.address}</h1>
-              ${details.length === 0 ? '' : html`<p class="facts">${details.join(' · ')}</p>`}
+            <div class="intro">
+              <div class="intro__text">
+                <h1>${listing.address}</h1>
+                ${details.length === 0 ? '' : html`<p class="facts">${details.join(' · ')}</p>`}
+                ${listing.description === null ? '' : html`<p class="description">${listing.description}</p>`}
+              </div>
               ${
                 media.length === 0
                   ? ''
-                  : html`<a class="button" href="${base}/download.zip" download
-                      >Download all
-                      <span class="button__size"
-                        >(${plural(media.length, 'file', 'files')}, ${fileSize(total)})</span
-                      ></a
-                    >`
+                  : html`<div class="intro__actions">
+                      <a class="button" href="${base}/download.zip" download>${ICON_DOWNLOAD} Download all</a>
+                      <p class="intro__note">${plural(media.length, 'file', 'files')} · ${fileSize(total)} · ZIP</p>
+                    </div>`
               }
             </div>
           </section>
-          ${listing.description === null ? '' : html`<section class="description"><p>${listing.description}</p></section>`}
           ${
             media.length === 0
               ? html`<section class="empty">
+                  ${ICON_PHOTOS}
+                  <h2>No photos yet</h2>
                   <p>There is nothing in this gallery yet. ${studioName} will add the photos soon.</p>
                 </section>`
               : ''
@@ -155,7 +190,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
             photos.length === 0
               ? ''
               : html`<section class="photos" aria-labelledby="photos-title">
-                  <h2 id="photos-title">${plural(photos.length, 'photo', 'photos')}</h2>
+                  <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
                   <ul class="grid" id="photo-grid">
                     ${photos.map((m, i) => photo(base, m, i))}
                   </ul>
@@ -165,8 +200,10 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
             videos.length === 0
               ? ''
               : html`<section class="videos" aria-labelledby="videos-title">
-                  <h2 id="videos-title">${plural(videos.length, 'video', 'videos')}</h2>
-                  <ul class="files">
+                  <h2 id="videos-title">
+                    ${videos.length === 1 ? 'Video' : 'Videos'} <span class="count">${number(videos.length)}</span>
+                  </h2>
+                  <ul class="files files--videos">
                     ${videos.map((m) => video(base, m))}
                   </ul>
                 </section>`
@@ -175,14 +212,22 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
             documents.length === 0
               ? ''
               : html`<section class="documents" aria-labelledby="documents-title">
-                  <h2 id="documents-title">${plural(documents.length, 'document', 'documents')}</h2>
-                  <ul class="files">
+                  <h2 id="documents-title">
+                    ${documents.length === 1 ? 'Document' : 'Documents'}
+                    <span class="count">${number(documents.length)}</span>
+                  </h2>
+                  <ul class="files files--documents">
                     ${documents.map((m) => documentItem(base, m))}
                   </ul>
                 </section>`
           }
         </main>
-        <footer class="footer"><p>Shared with you by ${studioName}.</p></footer>
+        <footer class="footer">
+          <p>
+            Shared with you by
+            ${studioName}.${media.length === 0 ? '' : ' Every download is the original file, full size.'}
+          </p>
+        </footer>
       </body>
     </html> `;
 }
