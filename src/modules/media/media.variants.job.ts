@@ -12,6 +12,7 @@ import { finishJob, renewLease, retryJob, withJobOutcome, type ClaimedJob } from
 import type { JobHandler } from '../queue/queue.runner.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import * as repo from './media.repository.ts';
+import * as variantsRepo from './media.variants.repository.ts';
 import { mediaSerializer } from './media.serializer.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { recordEvents } from '../webhooks/webhooks.events.ts';
@@ -55,7 +56,7 @@ export function variantsHandler(
       db,
       (trx) => finishJob(trx, job),
       async (trx) => {
-        const changed = await repo.failVariants(trx, mediaId);
+        const changed = await variantsRepo.failVariants(trx, mediaId);
         if (changed) await announce(trx, mediaId, 'media.updated');
         return changed;
       },
@@ -103,7 +104,7 @@ export function variantsHandler(
   }
 
   async function run(job: ClaimedJob): Promise<void> {
-    const photo = await repo.findPhotoForVariants(db.kysely, job.subject_id);
+    const photo = await variantsRepo.findPhotoForVariants(db.kysely, job.subject_id);
     if (photo === undefined) {
       // Deleted since it was uploaded: nothing to make.
       await finishJob(db.kysely, job);
@@ -150,7 +151,8 @@ export function variantsHandler(
         // waits, and then reads these variants' rows. Without the gallery's lock a gallery
         // deletion could read its keys, then cascade away rows recorded here meanwhile.
         const gallery = await lockListing(trx, db.dialect, photo.account_id, photo.listing_id);
-        const locked = gallery === undefined ? undefined : await repo.lockPhotoForVariants(trx, db.dialect, photo.id);
+        const locked =
+          gallery === undefined ? undefined : await variantsRepo.lockPhotoForVariants(trx, db.dialect, photo.id);
         if (locked === undefined) return { gone: true };
         const old = await repo.deleteVariants(trx, photo.id);
         await repo.insertVariants(
