@@ -7,7 +7,13 @@
 // peak RSS is its own; the two alternate round by round (bare first in odd rounds), and the
 // figures are medians over rounds. The ratio is lightbox/bare photos per second within a round.
 //
+// Then the service itself (scripts/bench/variants-api.ts): the real `lightbox serve`, --api-photos
+// uploaded photos, and the API's p99 for GET /v1/listings/:id/media while every photo's variants
+// are made again, against the same requests with no variant work, round by round in one run;
+// the server's RSS idle and at its peak; photos and variants made per second.
+//
 //   npm run bench:variants -- [--count 20] [--rounds 3] [--threads 1] [--parallel 1]
+//   npm run bench:variants -- --only api [--api-photos 200] [--api-rounds 3]
 //   npm run bench:variants -- --help
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,6 +26,7 @@ import { photoLikeJpeg } from '../test/support/photos.ts';
 import { cleanup, onCleanup, ROOT, track } from './bench/procs.ts';
 import { fixed, median, table } from './bench/report.ts';
 import { WORK_KINDS, type WorkKind, type WorkResult } from './bench/variants-work.ts';
+import { runApiBench, type ApiSummary } from './bench/variants-api.ts';
 
 const WORKER = fileURLToPath(new URL('./bench/variants-work.ts', import.meta.url));
 const TARGET_RATIO = 0.85;
@@ -37,7 +44,16 @@ Options:
   --threads N     sharp.concurrency for both (default 1, sharp's own default on glibc Linux)
   --parallel N    photos processed at once by both (default 1)
   --keep          keep the generated photos and outputs (printed)
+  --only PART     run only 'pipeline' (makeVariants against bare sharp) or 'api' (the
+                  service's API latency while it makes variants); both by default
+  --api-photos N  photos uploaded to the service (default 200, 12-24 MP)
+  --api-rounds N  idle/busy rounds (default 3)
+  --api-seconds N length of each idle phase (default 20)
+  --api-rate N    GET /v1/listings/:id/media per second in both phases (default 20)
   -h, --help      show this help
+
+VARIANT_CONCURRENCY, VARIANT_THREADS and VARIANT_MLS_SIZE in the environment are passed to
+the service of the api part; otherwise it runs with the shipped defaults.
 
 Results: a table on stdout, and results.json + results.md in bench-results/<time>-variants/.
 `;
@@ -48,6 +64,11 @@ interface Options {
   threads: number;
   parallel: number;
   keep: boolean;
+  only: 'pipeline' | 'api' | undefined;
+  apiPhotos: number;
+  apiRounds: number;
+  apiSeconds: number;
+  apiRate: number;
 }
 
 function parseOptions(argv: string[]): Options | undefined {
@@ -60,6 +81,11 @@ function parseOptions(argv: string[]): Options | undefined {
       threads: { type: 'string', default: '1' },
       parallel: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'api-photos': { type: 'string', default: '200' },
+      'api-rounds': { type: 'string', default: '3' },
+      'api-seconds': { type: 'string', default: '20' },
+      'api-rate': { type: 'string', default: '20' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -75,7 +101,17 @@ function parseOptions(argv: string[]): Options | undefined {
     threads: int(values.threads, 'threads', 1, 64),
     parallel: int(values.parallel, 'parallel', 1, 64),
     keep: values.keep,
+    only: only(values.only),
+    apiPhotos: int(values['api-photos'], 'api-photos', 1, 5000),
+    apiRounds: int(values['api-rounds'], 'api-rounds', 1, 20),
+    apiSeconds: int(values['api-seconds'], 'api-seconds', 1, 600),
+    apiRate: int(values['api-rate'], 'api-rate', 1, 500),
   };
+}
+
+function only(raw: string | undefined): Options['only'] {
+  if (raw === undefined || raw === 'pipeline' || raw === 'api') return raw;
+  throw new Error("--only must be 'pipeline' or 'api'");
 }
 
 /** `count` distinct photo-like 24-MP JPEGs in `dir`, two at a time (about 1 s each). */
@@ -129,16 +165,13 @@ function summarize(kind: WorkKind, results: WorkResult[]): Summary {
   };
 }
 
-async function run(options: Options): Promise<void> {
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const outDir = path.join(ROOT, 'bench-results', `${stamp}-variants`);
-  await mkdir(outDir, { recursive: true });
-  const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-variants-'));
-  if (!options.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
-  const photos = path.join(work, 'photos');
-  const loadBefore = os.loadavg();
-  const started = performance.now();
+interface PipelineResult {
+  json: Record<string, unknown>;
+  markdown: string[];
+}
 
+async function runPipeline(options: Options, work: string): Promise<PipelineResult> {
+  const photos = path.join(work, 'photos');
   console.log(`generating ${options.count} photos of 6000x4000 in ${photos} ...`);
   const photoBytes = await generatePhotos(photos, options.count);
   console.log(`  ${fixed(photoBytes / options.count / MB, 2)} MB per photo on average`);
@@ -176,6 +209,69 @@ async function run(options: Options): Promise<void> {
   ]);
   const verdict = `${ratio >= TARGET_RATIO ? 'MET    ' : 'NOT MET'}  makeVariants/bare photos/s ≥ ${TARGET_RATIO}: ${fixed(ratio, 2)}x (CPU per photo: bare/makeVariants ${fixed(cpuRatio, 2)}x)`; // prettier-ignore
   console.log(`\n${summary}\n\n${verdict}\n`);
+  const photoMB = Number(fixed(photoBytes / options.count / MB, 2));
+  return {
+    json: { photoMB, summaries, ratio, cpuRatio, target: TARGET_RATIO, met: ratio >= TARGET_RATIO, rounds },
+    markdown: [
+      `${options.count} generated 6000x4000 JPEGs (${photoMB} MB each on average); thumb, large and mls of each; sharp.concurrency ${options.threads}, ${options.parallel} photo(s) at a time; ${options.rounds} rounds, alternating, medians; each measurement in its own process.`, // prettier-ignore
+      '',
+      summary,
+      '',
+      `- ${verdict}`,
+      '',
+    ],
+  };
+}
+
+function apiMarkdown(api: ApiSummary, options: Options): string[] {
+  const m = api.medians;
+  const rows = table([
+    ['phase', 'p50 ms', 'p99 ms', 'server RSS MB'],
+    ['no variant work', fixed(m.idleP50, 1), fixed(m.idleP99, 1), `${fixed(m.idleRssMB, 0)} (median)`],
+    ['variants being made', fixed(m.busyP50, 1), fixed(m.busyP99, 1), `${fixed(m.busyPeakRssMB, 0)} (peak)`],
+  ]);
+  const perRound = api.rounds
+    .map(
+      (r) =>
+        `round ${r.round}: p99 ${fixed(r.idle.p99, 1)} → ${fixed(r.busy.p99, 1)} ms (${fixed(r.p99Ratio, 2)}x), ${fixed(r.busy.photosPerSecond, 2)} photos/s`,
+    ) // prettier-ignore
+    .join('; ');
+  return [
+    `The service: ${api.photos} photos of ${api.megapixels.join('/')} MP (${fixed(api.uploadMB / api.photos, 1)} MB each on average) in one gallery; GET /v1/listings/:id/media at ${options.apiRate}/s, ${options.apiSeconds} s with no variant work, then while \`lightbox media variants --all\` is worked through; ${api.rounds.length} rounds, medians.`, // prettier-ignore
+    '',
+    rows,
+    '',
+    `- p99 with variants being made / without: ${fixed(m.p99Ratio, 2)}x; server RSS at start, before any upload: ${fixed(api.startRssMB, 0)} MB`, // prettier-ignore
+    `- ${fixed(m.photosPerSecond, 2)} photos/s, ${fixed(m.variantsPerSecond, 2)} variants/s (first pass, during uploads: ${fixed(api.firstPass.photosPerSecond, 2)} photos/s)`, // prettier-ignore
+    `- ${perRound}`,
+    '',
+  ];
+}
+
+async function run(options: Options): Promise<void> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = path.join(ROOT, 'bench-results', `${stamp}-variants`);
+  await mkdir(outDir, { recursive: true });
+  const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-variants-'));
+  if (!options.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
+  const loadBefore = os.loadavg();
+  const started = performance.now();
+
+  const pipeline = options.only === 'api' ? undefined : await runPipeline(options, work);
+  let api: ApiSummary | undefined;
+  if (options.only !== 'pipeline') {
+    const serviceDir = path.join(work, 'service');
+    await mkdir(serviceDir, { recursive: true });
+    api = await runApiBench({
+      photos: options.apiPhotos,
+      rounds: options.apiRounds,
+      seconds: options.apiSeconds,
+      rate: options.apiRate,
+      work: serviceDir,
+      log: (line) => console.log(line),
+    });
+    console.log(`\n${apiMarkdown(api, options).join('\n')}`);
+  }
 
   let commit = 'unknown';
   try {
@@ -192,20 +288,15 @@ async function run(options: Options): Promise<void> {
     minutes: Number(fixed((performance.now() - started) / 60_000, 1)),
   };
   const date = new Date().toISOString();
-  const photoMB = Number(fixed(photoBytes / options.count / MB, 2));
-  const result = { benchmark: 'variants', date, options, environment, photoMB, summaries, ratio, cpuRatio, target: TARGET_RATIO, met: ratio >= TARGET_RATIO, rounds }; // prettier-ignore
+  const result = { benchmark: 'variants', date, options, environment, ...pipeline?.json, api };
   await writeFile(path.join(outDir, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
   const markdown = [
     '# Lightbox photo variants benchmark',
     '',
     `${date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${commit} · ${environment.minutes} min`, // prettier-ignore
     '',
-    `${options.count} generated 6000x4000 JPEGs (${photoMB} MB each on average); thumb, large and mls of each; sharp.concurrency ${options.threads}, ${options.parallel} photo(s) at a time; ${options.rounds} rounds, alternating, medians; each measurement in its own process.`, // prettier-ignore
-    '',
-    summary,
-    '',
-    `- ${verdict}`,
-    '',
+    ...(pipeline?.markdown ?? []),
+    ...(api === undefined ? [] : apiMarkdown(api, options)),
   ];
   await writeFile(path.join(outDir, 'results.md'), markdown.join('\n'));
   if (options.keep) console.log(`kept: ${work}`);

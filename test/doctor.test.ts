@@ -17,6 +17,10 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../src/deps.ts';
 import { createTestDatabase, isPostgres } from './helpers.ts';
 import { pdf } from './media-fixtures.ts';
+import { smallPhoto } from './support/photos.ts';
+import { variantsHandler } from '../src/modules/media/media.variants.job.ts';
+import { VARIANT_NAMES, type VariantName } from '../src/modules/media/media.variants.ts';
+import { createJobRunner } from '../src/modules/queue/queue.runner.ts';
 
 const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
 
@@ -187,7 +191,89 @@ describe('lightbox doctor', () => {
     await putBytes(media!.storage_key);
     assert.equal((await lightbox(['doctor'])).code, 0);
   });
+
+  test("photos' variants: lost bytes, a lost job and missing variants are named; --fix queues them", async () => {
+    const account = await services.accounts.create({
+      name: 'Variant Studio',
+      email: 'variants@studio.test',
+      password: 'correct horse battery',
+    });
+    const gallery = await services.listings.create(account.id, { address: '3 Thumbnail Row' });
+    const data = await smallPhoto(120, 80);
+    await services.media.upload(
+      account.id,
+      gallery.id,
+      Readable.from(['a', 'b', 'c', 'd'].map((n) => ({ filename: `${n}.jpg`, stream: Readable.from([data]) }))),
+    );
+    await makeVariants();
+    const photos = await deps.db.kysely
+      .selectFrom('media')
+      .selectAll()
+      .where('listing_id', '=', gallery.id)
+      .orderBy('position')
+      .execute();
+    const [lostBytes, lostJob, incomplete, fine] = photos;
+    assert.ok(lostBytes && lostJob && incomplete && fine);
+    const variantOf = (id: string, name: VariantName) =>
+      deps.db.kysely
+        .selectFrom('media_variants')
+        .selectAll()
+        .where('media_id', '=', id)
+        .where('name', '=', name)
+        .executeTakeFirstOrThrow();
+    assert.equal((await lightbox(['doctor'])).code, 0);
+
+    // A ready variant's bytes gone from storage; a photo pending whose job is lost; a ready photo
+    // that lost a variant (row and bytes).
+    const thumb = await variantOf(lostBytes.id, 'thumb');
+    await deps.storage.delete(thumb.storage_key);
+    await deps.db.kysely
+      .updateTable('media')
+      .set({ variants_status: 'pending' })
+      .where('id', '=', lostJob.id)
+      .execute();
+    const mls = await variantOf(incomplete.id, 'mls');
+    await deps.db.kysely.deleteFrom('media_variants').where('storage_key', '=', mls.storage_key).execute();
+    await deps.storage.delete(mls.storage_key);
+
+    const where = (id: string) => `photo ${id} of gallery ${gallery.id} (account ${account.id})`;
+    const broken = await lightbox(['doctor']);
+    assert.equal(broken.code, 1, broken.stderr);
+    assert.deepEqual(broken.stdout.trimEnd().split('\n'), [
+      `variants: thumb of ${where(lostBytes.id)} has no stored object`,
+      `variants: ${where(lostJob.id)} is pending with no job queued`,
+      `variants: ${where(incomplete.id)} is ready with 2 of its variants`,
+      "3 difference(s); 'lightbox doctor --fix' repairs them",
+    ]);
+
+    const fixed = await lightbox(['doctor', '--fix']);
+    assert.equal(fixed.code, 0, fixed.stdout);
+    assert.match(fixed.stdout, /\nrepaired 3 difference\(s\)\n$/);
+    const jobs = await deps.db.kysely.selectFrom('jobs').select('subject_id').where('kind', '=', 'media.variants').execute(); // prettier-ignore
+    assert.deepEqual(jobs.map((j) => j.subject_id).sort(), [lostBytes.id, lostJob.id, incomplete.id].sort());
+    // Queued, not yet made: nothing more to repair, and a second --fix queues nothing again.
+    assert.equal((await lightbox(['doctor'])).code, 0);
+    assert.equal((await lightbox(['doctor', '--fix'])).stdout, 'ok: nothing to repair\n');
+
+    await makeVariants();
+    assert.equal((await lightbox(['doctor'])).code, 0);
+    const statuses = await deps.db.kysely.selectFrom('media').select('variants_status').where('listing_id', '=', gallery.id).execute(); // prettier-ignore
+    assert.deepEqual(new Set(statuses.map((r) => r.variants_status)), new Set(['ready']));
+    for (const p of [lostBytes, incomplete]) {
+      for (const name of VARIANT_NAMES) {
+        const row = await variantOf(p.id, name);
+        (await deps.storage.get(row.storage_key)).destroy();
+      }
+    }
+  });
 });
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Makes every queued photo's variants, as the serve process would. */
+async function makeVariants(): Promise<void> {
+  await createJobRunner(deps, quiet, variantsHandler(deps, services.mediaCleanup, quiet)).drain();
+}
 
 async function uploadPdf(accountId: string, listingId: string) {
   await services.media.upload(

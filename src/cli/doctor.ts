@@ -1,7 +1,8 @@
 // `lightbox doctor`: proves the maintained counts (list totals, media_count) and the client
 // search index agree with the rows, by counting the rows again, and that the media storage
-// agrees with the ledger (decisions/0002). `--fix` rewrites the counts and removes stored
-// objects no row owns.
+// agrees with the ledger (decisions/0002), and that every photo's variants are stored or on
+// their way (media.variants.upkeep.ts). `--fix` rewrites the counts, removes stored objects no
+// row owns and queues the photos whose variants need making again.
 import { parseArgs } from 'node:util';
 import {
   describeParseError,
@@ -23,7 +24,9 @@ notifications (in all and by status) with COUNT(*), and compares them with the
 counts the service maintains for list totals; checks each gallery's media_count
 and the client search index. Lists the media storage and checks that every
 stored object is owned by a media record or a pending deletion, and that every
-media record's bytes are stored. Prints one line per difference on stdout.
+media record's bytes are stored. Checks that every ready photo variant's bytes
+are stored, and that every photo's variants are made or queued to be. Prints one
+line per difference on stdout.
 
 Exit status: 0 when everything matches (with --fix: matches once repaired),
 1 when something differs (or the database cannot be reached), 2 for bad arguments.
@@ -31,8 +34,10 @@ Exit status: 0 when everything matches (with --fix: matches once repaired),
 Options:
       --fix    rewrite the maintained counts and the search index from the rows
                (writers wait while it runs, so it is exact even with the service up),
-               and remove stored objects that nothing owns, as 'lightbox media sweep'
-               does; media whose bytes are missing cannot be repaired: delete them
+               remove stored objects that nothing owns, as 'lightbox media sweep'
+               does, and queue photos whose variants are missing or stalled for the
+               service to make again; media whose own bytes are missing cannot be
+               repaired: delete them
   -h, --help   show this help
 `,
   async run(args, io: CliIo) {
@@ -44,14 +49,18 @@ Options:
       throw new UsageError(describeParseError(err));
     }
     const { recomputeCounts, checkCounts } = await import('../modules/counts/counts.service.ts');
-    const [report, stored, ok] = await withDatabase(io, async ({ db, services }) => {
+    const [report, stored, variants, ok] = await withDatabase(io, async ({ db, services }) => {
       const counts = fix ? await recomputeCounts(db) : await checkCounts(db);
       const audit = await services.mediaCleanup.audit();
-      if (!fix) return [counts, audit, undefined] as const;
+      const found = await services.variants.check(audit.missingVariants);
+      if (!fix) return [counts, audit, found, undefined] as const;
       if (audit.unowned.length > 0) await services.mediaCleanup.sweepOrphans();
+      await services.variants.repair(found);
       const [countsAfter, auditAfter] = [await checkCounts(db), await services.mediaCleanup.audit()];
+      const foundAfter = await services.variants.check(auditAfter.missingVariants);
       const storageOk = auditAfter.unowned.length === 0 && auditAfter.missing.length === 0;
-      return [counts, audit, countsAfter.ok && storageOk] as const;
+      const variantsOk = foundAfter.missingBytes.length === 0 && foundAfter.stalled.length === 0;
+      return [counts, audit, found, countsAfter.ok && storageOk && variantsOk] as const;
     });
     const out = (line: string): void => {
       io.stdout.write(`${line}\n`);
@@ -71,12 +80,21 @@ Options:
     }
     if (stored.missing.length > 0)
       out('media without their bytes cannot be repaired: restore the bytes or delete them');
+    for (const v of variants.missingBytes) {
+      out(`variants: ${v.variant ?? ''} of photo ${v.id} of gallery ${v.listing_id} (account ${v.account_id}) has no stored object`); // prettier-ignore
+    }
+    for (const p of variants.stalled) {
+      const why = p.variants_status === 'pending' ? 'is pending with no job queued' : `is ready with ${p.variants} of its variants`; // prettier-ignore
+      out(`variants: photo ${p.id} of gallery ${p.listing_id} (account ${p.account_id}) ${why}`);
+    }
     const differences =
       report.counters.length +
       report.mediaCounts.length +
       report.searchIndex.length +
       stored.unowned.length +
-      stored.missing.length;
+      stored.missing.length +
+      variants.missingBytes.length +
+      variants.stalled.length;
     if (ok !== undefined) {
       if (!ok) {
         out('still different after the repair');

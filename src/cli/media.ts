@@ -52,7 +52,7 @@ Options:
     const positional = args.find((a) => !a.startsWith('--'));
     if (positional !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(positional)}`);
     const which = chosen[0] ?? 'missing';
-    const queued = await withDatabase(io, ({ services }) => services.media.remakeVariants(which));
+    const queued = await withDatabase(io, ({ services }) => services.variants.remake(which));
     io.stdout.write(`queued ${queued} photo(s) for their variants\n`);
     return EXIT_OK;
   },

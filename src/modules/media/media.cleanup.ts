@@ -27,6 +27,8 @@ export interface StorageAudit {
   unowned: string[];
   /** Media rows whose bytes are not in storage (nothing can restore them). */
   missing: repo.MediaKeyRow[];
+  /** Variant rows whose bytes are not in storage (a remake restores them: media.variants.upkeep.ts). */
+  missingVariants: repo.MediaKeyRow[];
 }
 
 export type MediaCleanup = ReturnType<typeof createMediaCleanup>;
@@ -240,7 +242,11 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
           if (still.has(row.storage_key) && !(await isStored(row.storage_key))) missing.push(row);
         }
       }
-      return { unowned, missing };
+      return {
+        unowned,
+        missing: missing.filter((row) => row.variant === null),
+        missingVariants: missing.filter((row) => row.variant !== null),
+      };
     },
   };
   return cleanup;

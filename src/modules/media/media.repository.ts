@@ -200,35 +200,7 @@ export async function setVariantsStatus(db: Executor, mediaId: string, status: V
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** A photo's variants end failed, unless it has ready ones (a remake failed: they stay). */
-export async function failVariants(db: Executor, mediaId: string): Promise<boolean> {
-  const result = await db
-    .updateTable('media')
-    .set({ variants_status: 'failed' })
-    .where('id', '=', mediaId)
-    .where('kind', '=', 'photo')
-    .where('variants_status', '<>', 'ready')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-/**
- * A photo read to record its variants, its row locked until the transaction ends (PostgreSQL): a
- * deletion of the photo, which locks it too before reading its variants, cannot slip in between
- * and cascade away rows whose bytes it never scheduled.
- */
-export async function lockPhotoForVariants(
-  db: Executor,
-  dialect: Dialect,
-  mediaId: string,
-): Promise<MediaRow | undefined> {
-  return forUpdate(
-    dialect,
-    db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo'),
-  ).executeTakeFirst();
-}
-
-/** A media row read to delete it, locked until the transaction ends (see lockPhotoForVariants). */
+/** A media row read to delete it, locked until the transaction ends (see lockPhotoForVariants in media.variants.repository.ts). */
 export async function lockMedia(
   db: Executor,
   dialect: Dialect,
@@ -245,28 +217,6 @@ export async function lockMedia(
       .where('listing_id', '=', listingId)
       .where('id', '=', id),
   ).executeTakeFirst();
-}
-
-/** A photo for its variants job (the job carries the ids). */
-export async function findPhotoForVariants(db: Executor, mediaId: string): Promise<MediaRow | undefined> {
-  return db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo').executeTakeFirst();
-}
-
-/** Photos whose variants match `which`, oldest first, a page at a time (`lightbox media variants`). */
-export async function photosForRemake(
-  db: Executor,
-  which: 'missing' | 'failed' | 'all',
-  after: string,
-  limit: number,
-): Promise<Pick<MediaRow, 'id' | 'account_id' | 'variants_status'>[]> {
-  let q = db
-    .selectFrom('media')
-    .select(['id', 'account_id', 'variants_status'])
-    .where('kind', '=', 'photo')
-    .where('id', '>', after);
-  if (which === 'failed') q = q.where('variants_status', '=', 'failed');
-  if (which === 'missing') q = q.where('variants_status', '<>', 'ready');
-  return q.orderBy('id').limit(limit).execute();
 }
 
 // The cleanup ledger (see the media_cleanup migration).
@@ -377,7 +327,10 @@ export async function claimCleanup(db: Executor, keys: string[], now: string): P
   return rows.map((r) => r.storage_key);
 }
 
-export type MediaKeyRow = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'storage_key'>;
+export type MediaKeyRow = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'storage_key'> & {
+  /** The variant's name for a variant's key, null for a media's own. */
+  variant: string | null;
+};
 
 /**
  * The keys rows say are stored (media and their variants; `id` is the media's), in storage-key
@@ -386,12 +339,12 @@ export type MediaKeyRow = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 's
 export async function mediaKeysPage(db: Executor, afterKey: string, limit: number): Promise<MediaKeyRow[]> {
   return db
     .selectFrom('media')
-    .select(['id', 'account_id', 'listing_id', 'storage_key'])
+    .select(['id', 'account_id', 'listing_id', 'storage_key', sql<string | null>`cast(null as text)`.as('variant')])
     .where('storage_key', '>', afterKey)
     .unionAll(
       db
         .selectFrom('media_variants')
-        .select(['media_id as id', 'account_id', 'listing_id', 'storage_key'])
+        .select(['media_id as id', 'account_id', 'listing_id', 'storage_key', 'name as variant'])
         .where('storage_key', '>', afterKey),
     )
     .orderBy('storage_key')

@@ -21,7 +21,7 @@ import {
 } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
-import { enqueue, pendingJob } from '../queue/queue.ts';
+import { enqueue } from '../queue/queue.ts';
 import { recordEvents, type NewEvent } from '../webhooks/webhooks.events.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer } from '../listings/listings.serializer.ts';
@@ -333,40 +333,6 @@ export function createMediaService({
 
     open(row: repo.MediaRow, range?: ByteRange): Promise<Readable> {
       return storage.get(row.storage_key, range);
-    },
-
-    /**
-     * Queues photos' variants to be made again (`lightbox media variants`): `missing`, those not
-     * ready (pending with no job, or failed); `failed`, only the failed; `all`, every photo (ready
-     * ones keep theirs until the new ones replace them). A photo whose job is already queued is
-     * left alone. Returns how many were queued.
-     */
-    async remakeVariants(which: 'missing' | 'failed' | 'all'): Promise<number> {
-      let queued = 0;
-      let after = '';
-      for (;;) {
-        const page = await repo.photosForRemake(db.kysely, which, after, 500);
-        if (page.length === 0) return queued;
-        after = page[page.length - 1]?.id ?? after;
-        for (const photo of page) {
-          const now = clock.iso();
-          const added = await db.kysely.transaction().execute(async (trx) => {
-            // The photo's lock first: two remakes at once (two operators, a remake beside doctor
-            // --fix) would otherwise both find no job and queue it twice (PostgreSQL).
-            const locked = await repo.lockPhotoForVariants(trx, db.dialect, photo.id);
-            if (locked === undefined) return false;
-            if ((await pendingJob(trx, 'media.variants', photo.id)) !== undefined) return false;
-            if (locked.variants_status !== 'ready') await repo.setVariantsStatus(trx, photo.id, 'pending');
-            await enqueue(
-              trx,
-              { kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now },
-              now,
-            );
-            return true;
-          });
-          if (added) queued += 1;
-        }
-      }
     },
 
     /**

@@ -223,7 +223,7 @@ describe('remaking variants', () => {
     await ctx.deps.storage.put(await originalKey(photo.id), Readable.from([await truncatedJpeg()]), {
       contentType: 'image/jpeg',
     });
-    assert.ok((await ctx.services.media.remakeVariants('all')) >= 1);
+    assert.ok((await ctx.services.variants.remake('all')) >= 1);
     assert.ok(await ctx.deps.db.kysely.selectFrom('jobs').select('id').where('subject_id', '=', photo.id).executeTakeFirst()); // prettier-ignore
     await makeVariantsNow(ctx);
 
@@ -246,9 +246,9 @@ describe('remaking variants', () => {
     );
     await makeVariantsNow(ctx);
     const queued = await Promise.all([
-      ctx.services.media.remakeVariants('all'),
-      ctx.services.media.remakeVariants('all'),
-      ctx.services.media.remakeVariants('all'),
+      ctx.services.variants.remake('all'),
+      ctx.services.variants.remake('all'),
+      ctx.services.variants.remake('all'),
     ]);
     const jobs = await ctx.deps.db.kysely
       .selectFrom('jobs')

@@ -3,6 +3,9 @@
 // times: by a cleanup-ledger lease while it is written, by its media_variants row once recorded
 // (the lease goes in the same transaction), so a crash leaves nothing the sweep does not remove.
 // Each making writes new keys; a remake replaces the rows and schedules the old keys' deletion.
+// The rows are recorded under the gallery's lock, then the photo's (the deletions' order), and
+// the job's lease and the keys' ledger lease are renewed while the photo is made
+// (VARIANT_LEASE_MS), so a slow photo is neither taken over by another node nor swept.
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
@@ -12,6 +15,7 @@ import { finishJob, renewLease, retryJob, withJobOutcome, type ClaimedJob } from
 import type { JobHandler } from '../queue/queue.runner.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import * as repo from './media.repository.ts';
+import * as variantsRepo from './media.variants.repository.ts';
 import { mediaSerializer } from './media.serializer.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { recordEvents } from '../webhooks/webhooks.events.ts';
@@ -29,7 +33,7 @@ export function variantsHandler(
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
-  const LEASE_MS = config.media.variants.leaseMs;
+  const leaseMs = config.media.variants.leaseMs;
   const serialize = mediaSerializer(config.publicUrl);
   const tmpDir = path.join(config.dataDir, 'tmp');
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
@@ -55,7 +59,7 @@ export function variantsHandler(
       db,
       (trx) => finishJob(trx, job),
       async (trx) => {
-        const changed = await repo.failVariants(trx, mediaId);
+        const changed = await variantsRepo.failVariants(trx, mediaId);
         if (changed) await announce(trx, mediaId, 'media.updated');
         return changed;
       },
@@ -81,8 +85,8 @@ export function variantsHandler(
         if (inFlight !== undefined) return;
         inFlight = (async () => {
           try {
-            if (await renewLease(db.kysely, job, clock.iso(LEASE_MS), clock.iso())) {
-              await cleanup.extendLease(keys, LEASE_MS);
+            if (await renewLease(db.kysely, job, clock.iso(leaseMs), clock.iso())) {
+              await cleanup.extendLease(keys, leaseMs);
             } else {
               clearInterval(timer);
             }
@@ -92,7 +96,7 @@ export function variantsHandler(
           }
         })().finally(() => (inFlight = undefined));
       },
-      Math.max(1, Math.floor(LEASE_MS / 4)),
+      Math.max(1, Math.floor(leaseMs / 4)),
     );
     return {
       async stop() {
@@ -103,7 +107,7 @@ export function variantsHandler(
   }
 
   async function run(job: ClaimedJob): Promise<void> {
-    const photo = await repo.findPhotoForVariants(db.kysely, job.subject_id);
+    const photo = await variantsRepo.findPhotoForVariants(db.kysely, job.subject_id);
     if (photo === undefined) {
       // Deleted since it was uploaded: nothing to make.
       await finishJob(db.kysely, job);
@@ -113,7 +117,7 @@ export function variantsHandler(
     const keyOf = (name: string): string => `${photo.storage_key}-${name}-${generation}`;
     const keys = specs.map((s) => keyOf(s.name));
     // The ledger first: no byte is written before a row accounts for it.
-    await cleanup.lease(keys, LEASE_MS);
+    await cleanup.lease(keys, leaseMs);
     const beat = heartbeat(job, keys);
     let made: MadeVariant[];
     try {
@@ -150,7 +154,8 @@ export function variantsHandler(
         // waits, and then reads these variants' rows. Without the gallery's lock a gallery
         // deletion could read its keys, then cascade away rows recorded here meanwhile.
         const gallery = await lockListing(trx, db.dialect, photo.account_id, photo.listing_id);
-        const locked = gallery === undefined ? undefined : await repo.lockPhotoForVariants(trx, db.dialect, photo.id);
+        const locked =
+          gallery === undefined ? undefined : await variantsRepo.lockPhotoForVariants(trx, db.dialect, photo.id);
         if (locked === undefined) return { gone: true };
         const old = await repo.deleteVariants(trx, photo.id);
         await repo.insertVariants(
@@ -190,7 +195,7 @@ export function variantsHandler(
     kind: 'media.variants',
     concurrency: config.media.variants.concurrency,
     batch: 1,
-    leaseMs: LEASE_MS,
+    leaseMs,
     startMarginMs: 0,
     run,
     faultDelayMs: (attempts) => delay(Math.min(attempts, RETRY_DELAYS_MS.length)),
