@@ -10,28 +10,30 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import PostalMime from 'postal-mime';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startJobs, type Jobs } from '../../src/jobs.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../helpers.ts';
 import { multipart, pdf, type Part } from '../media-fixtures.ts';
 import { eventually, sha256, type MediaJson } from '../media-helpers.ts';
 import { freePort } from '../process-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
+import {
+  SHOTS,
+  inPage,
+  launchChromium,
+  skipWithoutChromium,
+  watchConsole as watchBrowserConsole,
+} from '../support/e2e-browser.ts';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.resolve('test-results/screenshots');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
-const available = existsSync(CHROMIUM);
-// On a developer's machine without chromium the suite is skipped, saying why; in CI it must run.
-const skip = !available && process.env.CI !== 'true' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
+const skip = skipWithoutChromium;
 
 let ctx: TestContext;
 let jobs: Jobs;
@@ -43,7 +45,7 @@ let page: Page;
 let phone: Page;
 let account: TestAccount;
 /** What the browser's console said was wrong, on any page, since the last check. */
-let consoleErrors: string[] = [];
+const consoleErrors: string[] = [];
 const jobErrors: string[] = [];
 
 /** The gallery the client receives, as built in the first test. */
@@ -63,24 +65,11 @@ const gallery = {
 };
 
 /**
- * Collects console errors, uncaught exceptions and CSP violations (reported by the page itself
- * through an init script: chromium also logs them to the console, this makes sure). A document
- * the server answered with an error status on purpose (the 404 page) makes the browser log
- * "Failed to load resource" for that document: the test asserts that status itself, so only that
- * line is let through.
+ * Console errors and uncaught exceptions (the shared watch), CSP violations (reported by the page
+ * itself through an init script, below), and any request to another site.
  */
 function watchConsole(p: Page): void {
-  const refusedDocuments = new Set<string>();
-  p.on('response', (response) => {
-    if (response.request().isNavigationRequest() && response.status() >= 400) refusedDocuments.add(response.url());
-  });
-  p.on('console', (message: ConsoleMessage) => {
-    if (message.type() !== 'error') return;
-    const source = message.location().url;
-    if (message.text().startsWith('Failed to load resource') && refusedDocuments.has(source)) return;
-    consoleErrors.push(`${p.url()}: ${message.text()} (${source})`);
-  });
-  p.on('pageerror', (error) => consoleErrors.push(`${p.url()}: ${error.message}`));
+  watchBrowserConsole(p, consoleErrors);
   // Nothing is loaded from another site (what the CSP would block, and what it would let by).
   p.on('request', (request) => {
     const url = request.url();
@@ -102,11 +91,6 @@ async function cspViolations(p: Page): Promise<string[]> {
 async function shot(p: Page, name: string, fullPage = true): Promise<void> {
   const size = p.viewportSize()?.width === PHONE.width ? 'phone' : 'desktop';
   await p.screenshot({ path: path.join(SHOTS, `gallery-${size}-${name}.png`), fullPage });
-}
-
-/** An expression evaluated in the page (as text: this project's TypeScript has no DOM types). */
-async function inPage(p: Page, expression: string): Promise<string> {
-  return String(await p.evaluate(expression));
 }
 
 /** An attribute of every element a selector finds, in page order (works with page JavaScript off). */
@@ -274,8 +258,6 @@ async function assignToClient(listingId: string, name: string): Promise<string> 
 
 describe('the client gallery in a browser', { skip }, () => {
   before(async () => {
-    assert.ok(available, `${CHROMIUM} is required when CI=true`);
-    await mkdir(SHOTS, { recursive: true });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // No SMTP_URL: the file mailer writes each email to DATA_DIR/outbox as an .eml file.
@@ -288,19 +270,7 @@ describe('the client gallery in a browser', { skip }, () => {
       error: (obj, msg) => jobErrors.push(`${msg} ${JSON.stringify(obj)}`),
     });
     account = await createAccount(ctx, 'Harbour Light Studio');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     desktop = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
     mobile = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     for (const c of [desktop, mobile]) await c.addInitScript(CSP_RECORDER);
@@ -312,8 +282,7 @@ describe('the client gallery in a browser', { skip }, () => {
 
   // Every page of every test: no console error, no CSP violation.
   afterEach(async () => {
-    const seen = consoleErrors;
-    consoleErrors = [];
+    const seen = consoleErrors.splice(0);
     assert.deepEqual(seen, [], 'the browser console reported errors');
     for (const p of [page, phone]) {
       if (p.url().startsWith(base)) assert.deepEqual(await cspViolations(p), [], `CSP violations on ${p.url()}`);
