@@ -219,6 +219,15 @@ describe('webhook deliveries: failures, retries, the end of the schedule, a manu
     assert.equal(failed.last_error, 'HTTP 503 (a 2xx is success)');
     assert.equal(failed.next_attempt_at, null);
     assert.equal(r.verified.length, 3);
+    const byStatus = async (status: string) =>
+      (await call(ctx, 'GET', `/v1/webhook_endpoints/${id}/deliveries`, { key: me.key, query: { status } })).json<{
+        data: DeliveryJson[];
+      }>().data;
+    assert.deepEqual(
+      (await byStatus('failed')).map((d) => d.id),
+      [failed.id],
+    );
+    assert.deepEqual(await byStatus('pending'), []);
     // Nothing more, however long one waits.
     time.advance(86_400_000);
     await runner.drain();
@@ -242,38 +251,6 @@ describe('webhook deliveries: failures, retries, the end of the schedule, a manu
   });
 });
 
-describe('a manual retry while an attempt is in flight', () => {
-  test('sends nothing more at once: one attempt of a delivery at a time', async () => {
-    const held: http.ServerResponse[] = [];
-    const hanging = await startReceiver((_req, res) => held.push(res));
-    closing.push(hanging);
-    const { me, id } = await endpointFor(hanging.url(), []);
-    await newGallery(ctx, me);
-    const [delivery] = await listDeliveries(ctx, me, id);
-    assert.ok(delivery);
-    // A runner of its own, polling as the serve process's does.
-    const live = deliveryRunner(ctx.deps);
-    live.start();
-    try {
-      await until(() => Promise.resolve(held.length === 1));
-      const retry = await call(ctx, 'POST', `/v1/webhook_endpoints/${id}/deliveries/${delivery.id}/retry`, {
-        key: me.key,
-      });
-      assert.equal(retry.statusCode, 202, retry.body);
-      // The attempt in flight times out (WEBHOOK_TIMEOUT_SECONDS=1) and is recorded.
-      await until(async () => (await onlyDelivery(ctx, me, id)).attempts > 0);
-    } finally {
-      await live.close();
-    }
-    assert.equal(held.length, 1, 'the retry did not start a second attempt beside the one in flight');
-    const d = await onlyDelivery(ctx, me, id);
-    assert.equal(d.attempts, 1);
-    assert.equal(d.status, 'pending');
-    for (const res of held) res.end();
-    await retire(me, id);
-  });
-});
-
 describe('webhook endpoints: disabled, and secrets rotated', () => {
   test('disabled: no delivery for events meanwhile; a pending retry waits until it is enabled', async () => {
     const secrets: string[] = [];
@@ -290,6 +267,8 @@ describe('webhook endpoints: disabled, and secrets rotated', () => {
     };
 
     await patch(false);
+    const test409 = await call(ctx, 'POST', `/v1/webhook_endpoints/${id}/test`, { key: me.key });
+    assert.equal(test409.statusCode, 409, test409.body);
     await newGallery(ctx, me, { address: 'While disabled' });
     await runner.drain();
     assert.deepEqual(await listDeliveries(ctx, me, id), []);
@@ -367,7 +346,30 @@ describe('webhook endpoints: disabled, and secrets rotated', () => {
   });
 });
 
-describe('one slow endpoint never delays another', () => {
+describe('two nodes on one database', () => {
+  test('every delivery is attempted by one of them, once', async () => {
+    const secrets: string[] = [];
+    // Slow enough that both runners are busy at once.
+    const r = await receiver(secrets, (_req, res) => setTimeout(() => res.writeHead(204).end(), 30));
+    const { me, id } = await endpointFor(r.url(), secrets);
+    const events = 12;
+    for (let i = 0; i < events; i += 1) await newGallery(ctx, me, { address: `${i} Twin Lane` });
+    const nodes = [deliveryRunner(ctx.deps), deliveryRunner(ctx.deps)];
+    for (const node of nodes) node.start();
+    try {
+      await until(async () => (await listDeliveries(ctx, me, id)).every((d) => d.status === 'succeeded'));
+    } finally {
+      for (const node of nodes) await node.close();
+    }
+    const ids = r.verified.map((v) => String(v.headers['webhook-id']));
+    assert.equal(ids.length, events);
+    assert.equal(new Set(ids).size, events);
+    for (const d of await listDeliveries(ctx, me, id)) assert.equal(d.attempts, 1);
+    await retire(me, id);
+  });
+});
+
+describe('with the default timeout: attempts that hang', () => {
   let slowCtx: TestContext;
   let slowRunner: DeliveryRunner;
   before(async () => {
@@ -423,5 +425,46 @@ describe('one slow endpoint never delays another', () => {
       const list = await listDeliveries(slowCtx, me, endpointId);
       return list.filter((d) => d.status !== 'succeeded').length;
     }
+  });
+
+  test('a manual retry while an attempt is in flight starts no second attempt beside it', async () => {
+    const held: http.ServerResponse[] = [];
+    const hanging = await startReceiver((_req, res) => held.push(res));
+    closing.push(hanging);
+    const me = await createAccount(slowCtx);
+    const endpoint = await createEndpoint(slowCtx, me, { url: hanging.url() });
+    await newGallery(slowCtx, me);
+    const [delivery] = await listDeliveries(slowCtx, me, endpoint.id);
+    assert.ok(delivery);
+    const jobs = () =>
+      slowCtx.deps.db.kysely
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', '=', 'webhook.deliver')
+        .where('subject_id', '=', delivery.id)
+        .execute();
+    // A runner polling as the serve process's does; the attempt hangs until the test answers it.
+    const live = deliveryRunner(slowCtx.deps);
+    live.start();
+    try {
+      await until(() => Promise.resolve(held.length === 1));
+      const retry = await call(
+        slowCtx,
+        'POST',
+        `/v1/webhook_endpoints/${endpoint.id}/deliveries/${delivery.id}/retry`,
+        { key: me.key },
+      );
+      assert.equal(retry.statusCode, 202, retry.body);
+      // The attempt in flight is the one made now: no second job to send it again beside it.
+      assert.equal((await jobs()).length, 1);
+      for (const res of held) res.writeHead(204).end();
+      await until(async () => (await listDeliveries(slowCtx, me, endpoint.id))[0]?.status === 'succeeded');
+    } finally {
+      await live.close();
+    }
+    assert.equal(held.length, 1);
+    const [done] = await listDeliveries(slowCtx, me, endpoint.id);
+    assert.equal(done?.attempts, 1);
+    assert.deepEqual(await jobs(), []);
   });
 });
