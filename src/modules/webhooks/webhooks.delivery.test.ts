@@ -3,7 +3,8 @@
 // schedule is shortened (WEBHOOK_RETRY_SECONDS=2,4: three attempts, then failed) and the clock is
 // the test's, moved past each wait instead of waiting; the jitter is fixed (each wait is exactly
 // its base). WEBHOOK_TIMEOUT_SECONDS=1 lets a receiver that never answers cost one second instead
-// of the default ten. Every request is verified with the standardwebhooks package.
+// of the default ten. Every request is verified with the standardwebhooks package. Deliveries
+// under way at once (a hanging endpoint, two nodes) are in webhooks.concurrency.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
@@ -20,13 +21,7 @@ import {
   type DeliveryRunner,
   type VerifyingReceiver,
 } from '../../../test/support/webhooks.ts';
-import {
-  blockedConnections,
-  closedPort,
-  startReceiver,
-  systemLookups,
-  type Receiver,
-} from './webhooks.test-support.ts';
+import { blockedConnections, closedPort, startReceiver, systemLookups } from './webhooks.test-support.ts';
 
 const RETRY = [2, 4];
 
@@ -74,15 +69,6 @@ async function endpointFor(url: string, secrets: string[]): Promise<{ me: TestAc
 async function retire(me: TestAccount, id: string): Promise<void> {
   const res = await call(ctx, 'DELETE', `/v1/webhook_endpoints/${id}`, { key: me.key });
   assert.equal(res.statusCode, 204, res.body);
-}
-
-/** Resolves once `check` holds; fails after a few hundred tries. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail('the condition never held');
 }
 
 const later = (ms: number): string => new Date(time.now() + ms).toISOString();
@@ -343,128 +329,5 @@ describe('webhook endpoints: disabled, and secrets rotated', () => {
     assert.notEqual(signature, new Webhook(old).sign(msgId, at, request.body));
     time.advance(-(24 * 3_600_000 + 1000));
     await retire(me, id);
-  });
-});
-
-describe('two nodes on one database', () => {
-  test('every delivery is attempted by one of them, once', async () => {
-    const secrets: string[] = [];
-    // Slow enough that both runners are busy at once.
-    const r = await receiver(secrets, (_req, res) => setTimeout(() => res.writeHead(204).end(), 30));
-    const { me, id } = await endpointFor(r.url(), secrets);
-    const events = 12;
-    for (let i = 0; i < events; i += 1) await newGallery(ctx, me, { address: `${i} Twin Lane` });
-    const nodes = [deliveryRunner(ctx.deps), deliveryRunner(ctx.deps)];
-    for (const node of nodes) node.start();
-    try {
-      await until(async () => (await listDeliveries(ctx, me, id)).every((d) => d.status === 'succeeded'));
-    } finally {
-      for (const node of nodes) await node.close();
-    }
-    const ids = r.verified.map((v) => String(v.headers['webhook-id']));
-    assert.equal(ids.length, events);
-    assert.equal(new Set(ids).size, events);
-    for (const d of await listDeliveries(ctx, me, id)) assert.equal(d.attempts, 1);
-    await retire(me, id);
-  });
-});
-
-describe('with the default timeout: attempts that hang', () => {
-  let slowCtx: TestContext;
-  let slowRunner: DeliveryRunner;
-  before(async () => {
-    // The default timeout (10 s): the slow endpoint hangs for as long as the test lets it. Few
-    // slots, so a slow endpoint that took them all would starve the other.
-    slowCtx = await createTestContext({
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_CONCURRENCY: '4',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
-    });
-    slowRunner = deliveryRunner(slowCtx.deps);
-  });
-  after(async () => {
-    await slowRunner.close();
-    await slowCtx.close();
-  });
-
-  test('a hanging endpoint and a fast one: the fast one gets every delivery while the other hangs', async () => {
-    const held: http.ServerResponse[] = [];
-    let released = false;
-    const hanging: Receiver = await startReceiver((_req, res) => {
-      if (released) res.writeHead(204).end();
-      else held.push(res);
-    });
-    closing.push(hanging);
-    const fastSecrets: string[] = [];
-    const fast = await verifyingReceiver(() => fastSecrets);
-    closing.push(fast);
-    const me = await createAccount(slowCtx);
-    const slow = await createEndpoint(slowCtx, me, { url: hanging.url() });
-    const quick = await createEndpoint(slowCtx, me, { url: fast.url() });
-    fastSecrets.push(quick.secret);
-    const events = 8;
-    for (let i = 0; i < events; i += 1) await newGallery(slowCtx, me, { address: `${i} Quick Street` });
-
-    slowRunner.start();
-    for (let i = 0; fast.verified.length < events || (await pendingOf(quick.id)) > 0; i += 1) {
-      assert.ok(i < 500, 'the fast endpoint got every delivery');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    // Meanwhile the hanging endpoint still holds its requests, unanswered, and its deliveries wait.
-    assert.ok(held.length > 0);
-    assert.ok(held.length <= slowCtx.config.webhooks.perEndpoint, `${held.length} requests at once to one endpoint`);
-    assert.ok(held.every((res) => !res.writableEnded));
-    const slowDeliveries = await listDeliveries(slowCtx, me, slow.id);
-    assert.equal(slowDeliveries.length, events);
-    assert.ok(slowDeliveries.every((d) => d.status === 'pending' && d.attempts === 0));
-    released = true;
-    for (const res of held) res.writeHead(204).end();
-    await slowRunner.stop(5000);
-
-    async function pendingOf(endpointId: string): Promise<number> {
-      const list = await listDeliveries(slowCtx, me, endpointId);
-      return list.filter((d) => d.status !== 'succeeded').length;
-    }
-  });
-
-  test('a manual retry while an attempt is in flight starts no second attempt beside it', async () => {
-    const held: http.ServerResponse[] = [];
-    const hanging = await startReceiver((_req, res) => held.push(res));
-    closing.push(hanging);
-    const me = await createAccount(slowCtx);
-    const endpoint = await createEndpoint(slowCtx, me, { url: hanging.url() });
-    await newGallery(slowCtx, me);
-    const [delivery] = await listDeliveries(slowCtx, me, endpoint.id);
-    assert.ok(delivery);
-    const jobs = () =>
-      slowCtx.deps.db.kysely
-        .selectFrom('jobs')
-        .select('id')
-        .where('kind', '=', 'webhook.deliver')
-        .where('subject_id', '=', delivery.id)
-        .execute();
-    // A runner polling as the serve process's does; the attempt hangs until the test answers it.
-    const live = deliveryRunner(slowCtx.deps);
-    live.start();
-    try {
-      await until(() => Promise.resolve(held.length === 1));
-      const retry = await call(
-        slowCtx,
-        'POST',
-        `/v1/webhook_endpoints/${endpoint.id}/deliveries/${delivery.id}/retry`,
-        { key: me.key },
-      );
-      assert.equal(retry.statusCode, 202, retry.body);
-      // The attempt in flight is the one made now: no second job to send it again beside it.
-      assert.equal((await jobs()).length, 1);
-      for (const res of held) res.writeHead(204).end();
-      await until(async () => (await listDeliveries(slowCtx, me, endpoint.id))[0]?.status === 'succeeded');
-    } finally {
-      await live.close();
-    }
-    assert.equal(held.length, 1);
-    const [done] = await listDeliveries(slowCtx, me, endpoint.id);
-    assert.equal(done?.attempts, 1);
-    assert.deepEqual(await jobs(), []);
   });
 });
