@@ -84,6 +84,15 @@ export async function verifyingReceiver(
   });
 }
 
+/** Resolves once `check` holds (looked at every 10 ms); fails after 300 looks. */
+export async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i += 1) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail('the condition never held');
+}
+
 export const quietLog: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface DeliveryRunner extends JobRunner {

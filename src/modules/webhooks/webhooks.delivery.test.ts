@@ -3,7 +3,8 @@
 // schedule is shortened (WEBHOOK_RETRY_SECONDS=2,4: three attempts, then failed) and the clock is
 // the test's, moved past each wait instead of waiting; the jitter is fixed (each wait is exactly
 // its base). WEBHOOK_TIMEOUT_SECONDS=1 lets a receiver that never answers cost one second instead
-// of the default ten. Every request is verified with the standardwebhooks package.
+// of the default ten. Every request is verified with the standardwebhooks package. Deliveries
+// under way at once (a hanging endpoint, two nodes) are in webhooks.concurrency.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
@@ -20,13 +21,7 @@ import {
   type DeliveryRunner,
   type VerifyingReceiver,
 } from '../../../test/support/webhooks.ts';
-import {
-  blockedConnections,
-  closedPort,
-  startReceiver,
-  systemLookups,
-  type Receiver,
-} from './webhooks.test-support.ts';
+import { blockedConnections, closedPort, startReceiver, systemLookups } from './webhooks.test-support.ts';
 
 const RETRY = [2, 4];
 
@@ -74,15 +69,6 @@ async function endpointFor(url: string, secrets: string[]): Promise<{ me: TestAc
 async function retire(me: TestAccount, id: string): Promise<void> {
   const res = await call(ctx, 'DELETE', `/v1/webhook_endpoints/${id}`, { key: me.key });
   assert.equal(res.statusCode, 204, res.body);
-}
-
-/** Resolves once `check` holds; fails after a few hundred tries. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail('the condition never held');
 }
 
 const later = (ms: number): string => new Date(time.now() + ms).toISOString();
@@ -219,6 +205,15 @@ describe('webhook deliveries: failures, retries, the end of the schedule, a manu
     assert.equal(failed.last_error, 'HTTP 503 (a 2xx is success)');
     assert.equal(failed.next_attempt_at, null);
     assert.equal(r.verified.length, 3);
+    const byStatus = async (status: string) =>
+      (await call(ctx, 'GET', `/v1/webhook_endpoints/${id}/deliveries`, { key: me.key, query: { status } })).json<{
+        data: DeliveryJson[];
+      }>().data;
+    assert.deepEqual(
+      (await byStatus('failed')).map((d) => d.id),
+      [failed.id],
+    );
+    assert.deepEqual(await byStatus('pending'), []);
     // Nothing more, however long one waits.
     time.advance(86_400_000);
     await runner.drain();
@@ -242,38 +237,6 @@ describe('webhook deliveries: failures, retries, the end of the schedule, a manu
   });
 });
 
-describe('a manual retry while an attempt is in flight', () => {
-  test('sends nothing more at once: one attempt of a delivery at a time', async () => {
-    const held: http.ServerResponse[] = [];
-    const hanging = await startReceiver((_req, res) => held.push(res));
-    closing.push(hanging);
-    const { me, id } = await endpointFor(hanging.url(), []);
-    await newGallery(ctx, me);
-    const [delivery] = await listDeliveries(ctx, me, id);
-    assert.ok(delivery);
-    // A runner of its own, polling as the serve process's does.
-    const live = deliveryRunner(ctx.deps);
-    live.start();
-    try {
-      await until(() => Promise.resolve(held.length === 1));
-      const retry = await call(ctx, 'POST', `/v1/webhook_endpoints/${id}/deliveries/${delivery.id}/retry`, {
-        key: me.key,
-      });
-      assert.equal(retry.statusCode, 202, retry.body);
-      // The attempt in flight times out (WEBHOOK_TIMEOUT_SECONDS=1) and is recorded.
-      await until(async () => (await onlyDelivery(ctx, me, id)).attempts > 0);
-    } finally {
-      await live.close();
-    }
-    assert.equal(held.length, 1, 'the retry did not start a second attempt beside the one in flight');
-    const d = await onlyDelivery(ctx, me, id);
-    assert.equal(d.attempts, 1);
-    assert.equal(d.status, 'pending');
-    for (const res of held) res.end();
-    await retire(me, id);
-  });
-});
-
 describe('webhook endpoints: disabled, and secrets rotated', () => {
   test('disabled: no delivery for events meanwhile; a pending retry waits until it is enabled', async () => {
     const secrets: string[] = [];
@@ -290,6 +253,8 @@ describe('webhook endpoints: disabled, and secrets rotated', () => {
     };
 
     await patch(false);
+    const test409 = await call(ctx, 'POST', `/v1/webhook_endpoints/${id}/test`, { key: me.key });
+    assert.equal(test409.statusCode, 409, test409.body);
     await newGallery(ctx, me, { address: 'While disabled' });
     await runner.drain();
     assert.deepEqual(await listDeliveries(ctx, me, id), []);
@@ -364,64 +329,5 @@ describe('webhook endpoints: disabled, and secrets rotated', () => {
     assert.notEqual(signature, new Webhook(old).sign(msgId, at, request.body));
     time.advance(-(24 * 3_600_000 + 1000));
     await retire(me, id);
-  });
-});
-
-describe('one slow endpoint never delays another', () => {
-  let slowCtx: TestContext;
-  let slowRunner: DeliveryRunner;
-  before(async () => {
-    // The default timeout (10 s): the slow endpoint hangs for as long as the test lets it. Few
-    // slots, so a slow endpoint that took them all would starve the other.
-    slowCtx = await createTestContext({
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_CONCURRENCY: '4',
-      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
-    });
-    slowRunner = deliveryRunner(slowCtx.deps);
-  });
-  after(async () => {
-    await slowRunner.close();
-    await slowCtx.close();
-  });
-
-  test('a hanging endpoint and a fast one: the fast one gets every delivery while the other hangs', async () => {
-    const held: http.ServerResponse[] = [];
-    let released = false;
-    const hanging: Receiver = await startReceiver((_req, res) => {
-      if (released) res.writeHead(204).end();
-      else held.push(res);
-    });
-    closing.push(hanging);
-    const fastSecrets: string[] = [];
-    const fast = await verifyingReceiver(() => fastSecrets);
-    closing.push(fast);
-    const me = await createAccount(slowCtx);
-    const slow = await createEndpoint(slowCtx, me, { url: hanging.url() });
-    const quick = await createEndpoint(slowCtx, me, { url: fast.url() });
-    fastSecrets.push(quick.secret);
-    const events = 8;
-    for (let i = 0; i < events; i += 1) await newGallery(slowCtx, me, { address: `${i} Quick Street` });
-
-    slowRunner.start();
-    for (let i = 0; fast.verified.length < events || (await pendingOf(quick.id)) > 0; i += 1) {
-      assert.ok(i < 500, 'the fast endpoint got every delivery');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    // Meanwhile the hanging endpoint still holds its requests, unanswered, and its deliveries wait.
-    assert.ok(held.length > 0);
-    assert.ok(held.length <= slowCtx.config.webhooks.perEndpoint, `${held.length} requests at once to one endpoint`);
-    assert.ok(held.every((res) => !res.writableEnded));
-    const slowDeliveries = await listDeliveries(slowCtx, me, slow.id);
-    assert.equal(slowDeliveries.length, events);
-    assert.ok(slowDeliveries.every((d) => d.status === 'pending' && d.attempts === 0));
-    released = true;
-    for (const res of held) res.writeHead(204).end();
-    await slowRunner.stop(5000);
-
-    async function pendingOf(endpointId: string): Promise<number> {
-      const list = await listDeliveries(slowCtx, me, endpointId);
-      return list.filter((d) => d.status !== 'succeeded').length;
-    }
   });
 });

@@ -219,6 +219,28 @@ describe('SSRF at delivery: a name that moved to a forbidden address', () => {
     }
   });
 
+  test('a name that no longer resolves: a DNS failure, retried, nothing dialled', async () => {
+    const name = 'vanished.example.com';
+    dns.set(name, [PUBLIC_LOOKING]);
+    const endpoint = await createEndpoint(ctx, me, { url: `http://${name}:${listener.port}/hook` });
+    dns.delete(name);
+    connects.length = 0;
+    const sent = await call(ctx, 'POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { key: me.key });
+    assert.equal(sent.statusCode, 202, sent.body);
+    await runner.drain();
+    const d = await onlyDelivery(ctx, me, endpoint.id);
+    assert.equal(d.status, 'pending');
+    assert.equal(d.attempts, 1);
+    assert.match(d.last_error ?? '', /^DNS failure: vanished\.example\.com did not resolve/);
+    assert.equal(d.next_attempt_at, time.clock.iso(RETRY_SECONDS * 1000));
+    assert.deepEqual(
+      connects.filter(([, port]) => port === listener.port),
+      [],
+    );
+    const gone = await call(ctx, 'DELETE', `/v1/webhook_endpoints/${endpoint.id}`, { key: me.key });
+    assert.equal(gone.statusCode, 204);
+  });
+
   test('control: the connect watch and the listener do see a connection to that port', async () => {
     connects.length = 0;
     const socket = net.connect(listener.port, '127.0.0.1');
