@@ -98,8 +98,11 @@ describe('the client gallery page and its files', () => {
     assert.ok(page.includes(`src="${linked.path}/large/${front!.id}"`), 'the cover is the first visible photo');
     const thumbs = [...page.matchAll(/src="[^"]*\/thumb\/(med_[^"]+)"/g)].map((m) => m[1]);
     assert.deepEqual(thumbs, [front!.id, kitchen!.id]);
-    assert.ok(page.includes(`href="${linked.path}/large/${front!.id}"`), 'a thumbnail opens the large size');
-    assert.match(page, new RegExp(`<video[^>]*src="${linked.path}/media/${tour!.id}/play"`));
+    // Without JavaScript a thumbnail opens the photo's page (the large size, fitted); the viewer
+    // script opens the large size itself.
+    assert.ok(page.includes(`href="${linked.path}/photo/${front!.id}"`), "a thumbnail opens the photo's page");
+    assert.ok(page.includes(`data-pswp-src="${linked.path}/large/${front!.id}"`), 'the viewer opens the large size');
+    assert.match(page, new RegExp(`<video[^>]*src="${linked.path}/media/${tour!.id}/play(#t=[0-9.]+)?"`));
     assert.ok(page.includes(`href="${linked.path}/media/${plan!.id}/download"`));
     assert.ok(page.includes(`href="${linked.path}/download.zip"`));
     assert.ok(!page.includes(hiddenPhoto.id), 'the hidden photo is named on the page');
