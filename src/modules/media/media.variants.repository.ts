@@ -12,15 +12,29 @@ export async function findPhotoForVariants(db: Executor, mediaId: string): Promi
 }
 
 /**
- * A photo read to record its variants, its row locked until the transaction ends (PostgreSQL): a
+ * A photo read to record or queue its variants, its row locked until the transaction ends: a
  * deletion of the photo, which locks it too before reading its variants, cannot slip in between
- * and cascade away rows whose bytes it never scheduled.
+ * and cascade away rows whose bytes it never scheduled, and two remakes cannot both queue it.
+ *
+ * On SQLite the read is a write (an UPDATE that changes nothing), so a transaction that starts
+ * with it takes the database's write lock at once, waiting out the busy timeout. Read first, a
+ * transaction whose later write comes after another process's commit (the service recording a
+ * photo while `lightbox media variants` runs) fails at once with "database is locked".
  */
 export async function lockPhotoForVariants(
   db: Executor,
   dialect: Dialect,
   mediaId: string,
 ): Promise<MediaRow | undefined> {
+  if (dialect === 'sqlite') {
+    return db
+      .updateTable('media')
+      .set((eb) => ({ id: eb.ref('id') }))
+      .where('id', '=', mediaId)
+      .where('kind', '=', 'photo')
+      .returningAll()
+      .executeTakeFirst();
+  }
   return forUpdate(
     dialect,
     db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo'),
