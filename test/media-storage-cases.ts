@@ -263,13 +263,14 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
       const audit = await ctx.services.mediaCleanup.audit();
       assert.deepEqual(audit.unowned, [orphan]);
       assert.deepEqual(audit.missing, [
-        { id: lost!.id, account_id: owner.accountId, listing_id: listingId, storage_key: lostKey },
+        { id: lost!.id, account_id: owner.accountId, listing_id: listingId, storage_key: lostKey, variant: null },
       ]);
+      assert.deepEqual(audit.missingVariants, []);
       assert.equal((await getContent(ctx, owner.key, kept!)).statusCode, 200);
       // Leave the shared context as clean as it was.
       assert.equal((await call(ctx, 'DELETE', `/v1/listings/${listingId}`, { key: owner.key })).statusCode, 204);
       await ctx.services.mediaCleanup.sweepOrphans();
-      assert.deepEqual(await ctx.services.mediaCleanup.audit(), { unowned: [], missing: [] });
+      assert.deepEqual(await ctx.services.mediaCleanup.audit(), { unowned: [], missing: [], missingVariants: [] });
     });
 
     it('a request with one refused file keeps none of its files, wherever the refused file is', async () => {
