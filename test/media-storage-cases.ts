@@ -265,6 +265,7 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
       assert.deepEqual(audit.missing, [
         { id: lost!.id, account_id: owner.accountId, listing_id: listingId, storage_key: lostKey, variant: null },
       ]);
+      assert.deepEqual(audit.missingVariants, []);
       assert.equal((await getContent(ctx, owner.key, kept!)).statusCode, 200);
       // Leave the shared context as clean as it was.
       assert.equal((await call(ctx, 'DELETE', `/v1/listings/${listingId}`, { key: owner.key })).statusCode, 204);

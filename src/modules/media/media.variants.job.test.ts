@@ -16,7 +16,7 @@ import type { MediaStorage } from '../../storage/storage.ts';
 import { createJobRunner, type JobRunner } from '../queue/queue.runner.ts';
 import { variantsHandler } from './media.variants.job.ts';
 
-const LEASE_MS = 400;
+const LEASE_MS = 1000;
 const quiet: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 let ctx: TestContext;
@@ -187,7 +187,7 @@ describe('a job that outlasts its lease', () => {
     const first = variantsNode(gate.storage).runOnce();
     await gate.reached;
     // Several leases pass while the first node is still at work (a large photo, a slow machine).
-    await sleep(4 * LEASE_MS);
+    await sleep(3 * LEASE_MS);
     await ctx.services.mediaCleanup.purgeDue();
     const other = gatedStorage(Number.POSITIVE_INFINITY);
     assert.equal(await variantsNode(other.storage).runOnce(), 0, 'another node took the job');
