@@ -15,8 +15,8 @@ import { createServices, type Services } from '../src/services.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../src/deps.ts';
-import { createTestDatabase, isPostgres } from './helpers.ts';
-import { pdf } from './media-fixtures.ts';
+import { createTestDatabase, isPostgres } from './support/helpers.ts';
+import { pdf } from './support/media-fixtures.ts';
 
 const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
 

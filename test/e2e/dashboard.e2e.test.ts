@@ -9,9 +9,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestContext, type TestContext } from '../helpers.ts';
-import { freePort } from '../process-helpers.ts';
-import { resetMails, type ResetMail } from '../reset-mail.ts';
+import { createTestContext, type TestContext } from '../support/helpers.ts';
+import { freePort } from '../support/process-helpers.ts';
+import { resetMails, type ResetMail } from '../support/reset-mail.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');

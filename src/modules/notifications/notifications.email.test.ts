@@ -8,9 +8,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import PostalMime from 'postal-mime';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { jpeg, pdf } from '../../../test/media-fixtures.ts';
-import { uploaded } from '../../../test/media-helpers.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
+import { uploaded } from '../../../test/support/media-helpers.ts';
 import {
   assign,
   captureLog,
@@ -23,8 +23,8 @@ import {
   notificationRows,
   visibleText,
   workerOf,
-} from '../../../test/notification-helpers.ts';
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../../test/smtp-server.ts';
+} from '../../../test/support/notification-helpers.ts';
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 const MAIL_FROM_ADDRESS = 'galleries@lightbox.test';
 
