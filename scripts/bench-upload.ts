@@ -29,7 +29,7 @@ import { BIN, HOST, ROOT, cleanup, freePort, onCleanup, tail, track, waitForRead
 
 const SELF = fileURLToPath(import.meta.url);
 const RESULTS_DIR = path.join(ROOT, 'bench-results');
-const S3_SERVER = path.join(ROOT, 'test', 's3-server.ts');
+const S3_SERVER = path.join(ROOT, 'test', 'support', 's3-server.ts');
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const GiB = 1024 * MiB;
@@ -51,7 +51,7 @@ Options:
                      KB/MB/GB (decimal). Default 1GiB
   --rounds N         measured rounds per server (default 3)
   --storage KIND     local (default) or s3 (lightbox against s3rver from
-                     test/s3-server.ts; the bare baseline stays on disk)
+                     test/support/s3-server.ts; the bare baseline stays on disk)
   --chunk SIZE       client write size (default 1MiB)
   --warmup SIZE      one unmeasured upload per server first (default 16MiB; 0: none)
   --sample-ms N      RSS sampling period (default 25)
@@ -820,7 +820,9 @@ async function run(options: Options): Promise<void> {
   if (options.storage === 's3') {
     if (!existsSync(S3_SERVER))
       throw new Error(`--storage s3 needs ${path.relative(ROOT, S3_SERVER)}, which is missing`);
-    const { startS3Server } = (await import(pathToFileURL(S3_SERVER).href)) as typeof import('../test/s3-server.ts');
+    const { startS3Server } = (await import(
+      pathToFileURL(S3_SERVER).href
+    )) as typeof import('../test/support/s3-server.ts');
     const s3 = await startS3Server({ prefix: 'bench' });
     onCleanup(() => s3.stop());
     storageEnv = s3.env;

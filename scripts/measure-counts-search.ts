@@ -18,8 +18,8 @@ import { closeDeps, createDeps } from '../src/deps.ts';
 import { listListings } from '../src/modules/listings/listings.repository.ts';
 import { readCount } from '../src/modules/counts/counts.repository.ts';
 import { checkCounts } from '../src/modules/counts/counts.service.ts';
-import { createTestDatabase } from '../test/helpers.ts';
-import { plausibleClient, seedClients, seedListings } from '../test/seed.ts';
+import { createTestDatabase } from '../test/support/helpers.ts';
+import { plausibleClient, seedClients, seedListings } from '../test/support/seed.ts';
 
 const { values } = parseArgs({
   options: { galleries: { type: 'string', default: '500000' }, clients: { type: 'string', default: '100000' } },

@@ -1,6 +1,6 @@
 // `npm run test:outage`: the notification outbox through a simulated SMTP outage (section 8).
 //
-// A real SMTP server (test/smtp-server.ts, smtp-server on 127.0.0.1) starts down. N galleries
+// A real SMTP server (test/support/smtp-server.ts, smtp-server on 127.0.0.1) starts down. N galleries
 // are assigned to N clients through the HTTP API (app.inject) while it refuses connections, then
 // answers 421, then 451 (receiving each message and refusing it for now); then it comes back.
 // Notification workers run in-process with real timers (two by default, each on its own
@@ -24,9 +24,9 @@ import {
   createNotificationWorker,
   type NotificationWorker,
 } from '../src/modules/notifications/notifications.worker.ts';
-import { createAccount, createTestContext, type TestContext } from '../test/helpers.ts';
-import { assign, captureLog, newClient, newGallery } from '../test/notification-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from '../test/smtp-server.ts';
+import { createAccount, createTestContext, type TestContext } from '../test/support/helpers.ts';
+import { assign, captureLog, newClient, newGallery } from '../test/support/notification-helpers.ts';
+import { startSmtpServer, type TestSmtpServer } from '../test/support/smtp-server.ts';
 
 const HELP = `Usage: node scripts/outage.ts [options]    (npm run test:outage -- [options])
 

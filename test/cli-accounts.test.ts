@@ -6,7 +6,7 @@ import { main } from '../src/cli/main.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { verifyPassword } from '../src/modules/accounts/password.ts';
-import { createCliHarness, PASSWORD, sha256, type CliHarness } from './cli-harness.ts';
+import { createCliHarness, PASSWORD, sha256, type CliHarness } from './support/cli-harness.ts';
 
 const email = 'owner@studio.test';
 let cli: CliHarness;

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { main } from '../src/cli/main.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { createCliHarness, PASSWORD, sha256, type CliHarness } from './cli-harness.ts';
+import { createCliHarness, PASSWORD, sha256, type CliHarness } from './support/cli-harness.ts';
 
 const KEY = /^lbx_[0-9A-Za-z]{32,}$/;
 

@@ -3,9 +3,9 @@
 // POST /v1/clients/:id/listings/:listing_id/notify does, for the account's own assignments only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Browser, textOf } from './dashboard-browser.ts';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
-import { assign, newClient, newGallery, notificationRows } from './notification-helpers.ts';
+import { Browser, textOf } from './support/dashboard-browser.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
+import { assign, newClient, newGallery, notificationRows } from './support/notification-helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 let ctx: TestContext;

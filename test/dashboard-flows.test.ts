@@ -2,8 +2,8 @@
 // and the database: keys, studio settings, password, sign-out, and the overview's figures.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Browser, inputValue, textOf } from './dashboard-browser.ts';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { Browser, inputValue, textOf } from './support/dashboard-browser.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
 import { ACCOUNT_LIMIT } from '../src/modules/accounts/sign-in.service.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -9,10 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { clockOf } from '../src/lib/clock.ts';
 import { ACCOUNT_LIMIT } from '../src/modules/accounts/sign-in.service.ts';
 import { RESET_VALID_MS } from '../src/modules/accounts/password-reset.service.ts';
-import { Browser, textOf } from './dashboard-browser.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
-import { resetMails, type ResetMail } from './reset-mail.ts';
-import { startSmtpServer } from './smtp-server.ts';
+import { Browser, textOf } from './support/dashboard-browser.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
+import { resetMails, type ResetMail } from './support/reset-mail.ts';
+import { startSmtpServer } from './support/smtp-server.ts';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a new long password';

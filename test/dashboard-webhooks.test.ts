@@ -4,9 +4,9 @@
 // retried from the page, delete after confirming, and another account's ids not found.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Browser, inputValue, textOf } from './dashboard-browser.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
-import { captureLog } from './notification-helpers.ts';
+import { Browser, inputValue, textOf } from './support/dashboard-browser.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
+import { captureLog } from './support/notification-helpers.ts';
 import { createJobRunner, type JobRunner } from '../src/modules/queue/queue.runner.ts';
 import { deliveryHandler } from '../src/modules/webhooks/webhooks.delivery.job.ts';
 import {

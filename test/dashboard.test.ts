@@ -3,8 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONTENT_SECURITY_POLICY } from '../src/dashboard/security.ts';
-import { Browser, inputValue, textOf } from './dashboard-browser.ts';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { Browser, inputValue, textOf } from './support/dashboard-browser.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
 
 const PASSWORD = 'correct horse battery';
 

@@ -3,8 +3,8 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { storedKeys } from './media-helpers.ts';
-import { jpeg, multipart } from './media-fixtures.ts';
+import { storedKeys } from './support/media-helpers.ts';
+import { jpeg, multipart } from './support/media-fixtures.ts';
 import {
   call,
   createAccount,
@@ -13,7 +13,7 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from './helpers.ts';
+} from './support/helpers.ts';
 
 let ctx: TestContext;
 let account: TestAccount;

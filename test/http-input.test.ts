@@ -13,9 +13,9 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from './helpers.ts';
-import { jpeg } from './media-fixtures.ts';
-import { assign, newClient, newGallery } from './notification-helpers.ts';
+} from './support/helpers.ts';
+import { jpeg } from './support/media-fixtures.ts';
+import { assign, newClient, newGallery } from './support/notification-helpers.ts';
 
 let ctx: TestContext;
 let account: TestAccount;

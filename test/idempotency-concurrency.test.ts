@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
 
 let ctx: TestContext;
 let account: TestAccount;

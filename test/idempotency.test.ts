@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
-import { fakeClock } from './notification-helpers.ts';
+import { fakeClock } from './support/notification-helpers.ts';
 import {
   call,
   createAccount,
@@ -13,10 +13,10 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from './helpers.ts';
-import { createTestContext } from './helpers.ts';
-import { pdf } from './media-fixtures.ts';
-import { upload } from './media-helpers.ts';
+} from './support/helpers.ts';
+import { createTestContext } from './support/helpers.ts';
+import { pdf } from './support/media-fixtures.ts';
+import { upload } from './support/media-helpers.ts';
 import { JSON_LEASE_MS, RECORD_TTL_MS } from '../src/modules/idempotency/idempotency.service.ts';
 
 const clock = fakeClock(Date.parse('2026-11-22T10:00:00.000Z'));

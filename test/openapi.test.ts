@@ -4,10 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { appRoutes, routeKey } from './app-routes.ts';
+import { appRoutes, routeKey } from './support/app-routes.ts';
 import { withNamedSchemas } from '../src/http/openapi-components.ts';
 import { resolve, type Document as ResolvableDocument } from './fuzz/contract.ts';
-import { call, createAccount, createTestContext, expectError, type TestContext } from './helpers.ts';
+import { call, createAccount, createTestContext, expectError, type TestContext } from './support/helpers.ts';
 
 interface Operation {
   operationId?: string;

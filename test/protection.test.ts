@@ -8,9 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { call, createAccount, createTestContext, expectError, type TestAccount, type TestContext } from './helpers.ts';
-import { pdf } from './media-fixtures.ts';
-import { upload } from './media-helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  expectError,
+  type TestAccount,
+  type TestContext,
+} from './support/helpers.ts';
+import { pdf } from './support/media-fixtures.ts';
+import { upload } from './support/media-helpers.ts';
 
 let ctx: TestContext;
 let account: TestAccount;

@@ -10,8 +10,14 @@ import { buildApp } from '../src/app.ts';
 import { closeDeps, createDeps, type Deps } from '../src/deps.ts';
 import { WINDOW_MS } from '../src/http/rate-limit-store.ts';
 import type { App } from '../src/http/types.ts';
-import { createAccount, createTestContext, expectError, type TestAccount, type TestContext } from './helpers.ts';
-import { TEST_REDIS_URL, redisNamespace, redisUnavailable, type RedisNamespace } from './redis-helpers.ts';
+import {
+  createAccount,
+  createTestContext,
+  expectError,
+  type TestAccount,
+  type TestContext,
+} from './support/helpers.ts';
+import { TEST_REDIS_URL, redisNamespace, redisUnavailable, type RedisNamespace } from './support/redis-helpers.ts';
 import { clockOf } from '../src/lib/clock.ts';
 
 const skip = await redisUnavailable();

@@ -16,8 +16,8 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from './helpers.ts';
-import { fakeClock } from './notification-helpers.ts';
+} from './support/helpers.ts';
+import { fakeClock } from './support/notification-helpers.ts';
 import { clockOf } from '../src/lib/clock.ts';
 
 const PER_KEY = 5;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { prefersHtml } from '../src/http/root.ts';
 import { readyLine } from '../src/server.ts';
-import { call, createTestContext, type TestContext } from './helpers.ts';
+import { call, createTestContext, type TestContext } from './support/helpers.ts';
 
 let ctx: TestContext;
 

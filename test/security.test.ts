@@ -9,10 +9,10 @@ import { Writable } from 'node:stream';
 import { buildApp } from '../src/app.ts';
 import { createDeps } from '../src/deps.ts';
 import type { App } from '../src/http/types.ts';
-import { appRoutes, routeKey } from './app-routes.ts';
-import { jpeg, multipart, pdf } from './media-fixtures.ts';
-import { makeVariantsNow } from './media-helpers.ts';
-import { takeSnapshot, type Snapshot } from './snapshot.ts';
+import { appRoutes, routeKey } from './support/app-routes.ts';
+import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
+import { makeVariantsNow } from './support/media-helpers.ts';
+import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
 import {
   expectError,
   call,
@@ -23,7 +23,7 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from './helpers.ts';
+} from './support/helpers.ts';
 import { clockOf, systemClock, type Clock } from '../src/lib/clock.ts';
 
 /** /v1 routes that need no key (section 3). Everything else under /v1 must be in ROUTES. */
@@ -394,7 +394,7 @@ const send = (request: Ready, options: CallOptions): Promise<Response> =>
     headers: { ...request.headers, ...options.headers },
   });
 
-/** Every row of every table and every stored object (test/snapshot.ts). */
+/** Every row of every table and every stored object (test/support/snapshot.ts). */
 const snapshot = (): Promise<Snapshot> => takeSnapshot(ctx);
 
 const assertError = expectError;

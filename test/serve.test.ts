@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { createTestDatabase } from './helpers.ts';
+import { createTestDatabase } from './support/helpers.ts';
 import {
   freePort,
   killAll,
@@ -16,7 +16,7 @@ import {
   startLightbox,
   waitForHealthy,
   type LightboxProcess,
-} from './process-helpers.ts';
+} from './support/process-helpers.ts';
 
 let dataDir = '';
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -7,10 +7,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { call, createAccount, createKey, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
-import { jpeg, multipart } from './media-fixtures.ts';
-import { newGallery } from './media-helpers.ts';
-import { connect, head, sleep, type RawAnswer, type RawClient } from './raw-http.ts';
+import {
+  call,
+  createAccount,
+  createKey,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from './support/helpers.ts';
+import { jpeg, multipart } from './support/media-fixtures.ts';
+import { newGallery } from './support/media-helpers.ts';
+import { connect, head, sleep, type RawAnswer, type RawClient } from './support/raw-http.ts';
 
 let ctx: TestContext;
 let account: TestAccount;

@@ -13,7 +13,7 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createLocalStorage } from '../src/storage/local.ts';
 import { createS3Storage, type S3MediaStorage, type S3StorageOptions } from '../src/storage/s3.ts';
 import { StorageNotFoundError, type MediaStorage } from '../src/storage/storage.ts';
-import { startS3Server, type TestS3Server } from './s3-server.ts';
+import { startS3Server, type TestS3Server } from './support/s3-server.ts';
 
 const MIB = 1024 * 1024;
 const CHUNK = 64 * 1024;

@@ -7,11 +7,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { appRoutes, routeKey } from './app-routes.ts';
-import { call, createAccount, createTestContext, expectError, type TestAccount, type TestContext } from './helpers.ts';
-import { jpeg, multipart, pdf } from './media-fixtures.ts';
-import { takeSnapshot } from './snapshot.ts';
-import { makeVariantsNow } from './media-helpers.ts';
+import { appRoutes, routeKey } from './support/app-routes.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  expectError,
+  type TestAccount,
+  type TestContext,
+} from './support/helpers.ts';
+import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
+import { takeSnapshot } from './support/snapshot.ts';
+import { makeVariantsNow } from './support/media-helpers.ts';
 
 /** One account's resources: a gallery with media, a client, an assignment and its notification. */
 interface Holdings {

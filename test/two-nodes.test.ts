@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { WINDOW_MS } from '../src/http/rate-limit-store.ts';
-import { HttpBrowser, textOf } from './dashboard-browser.ts';
-import { createTestDatabase, isPostgres } from './helpers.ts';
+import { HttpBrowser, textOf } from './support/dashboard-browser.ts';
+import { createTestDatabase, isPostgres } from './support/helpers.ts';
 import {
   freePort,
   killAll,
@@ -21,9 +21,9 @@ import {
   startLightbox,
   waitForHealthy,
   type LightboxProcess,
-} from './process-helpers.ts';
-import { TEST_REDIS_URL, redisNamespace, redisUnavailable, type RedisNamespace } from './redis-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from './smtp-server.ts';
+} from './support/process-helpers.ts';
+import { TEST_REDIS_URL, redisNamespace, redisUnavailable, type RedisNamespace } from './support/redis-helpers.ts';
+import { startSmtpServer, type TestSmtpServer } from './support/smtp-server.ts';
 
 const skip = !isPostgres
   ? 'two nodes share a PostgreSQL database: run with DATABASE_URL=postgres://... (SQLite is one process)'

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { closeDeps, createDeps } from '../src/deps.ts';
-import { createTestDatabase } from './helpers.ts';
+import { createTestDatabase } from './support/helpers.ts';
 import {
   freePort,
   killAll,
@@ -19,7 +19,7 @@ import {
   startLightbox,
   waitForHealthy,
   type LightboxProcess,
-} from './process-helpers.ts';
+} from './support/process-helpers.ts';
 import { cameraJpeg } from './support/photos.ts';
 
 let dataDir = '';

@@ -11,10 +11,10 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from '../../test/helpers.ts';
-import { jpeg, mp4, pdf } from '../../test/media-fixtures.ts';
-import { makeVariantsNow, uploaded, type MediaJson } from '../../test/media-helpers.ts';
-import { fakeClock, newClient, newGallery, notificationRows } from '../../test/notification-helpers.ts';
+} from '../../test/support/helpers.ts';
+import { jpeg, mp4, pdf } from '../../test/support/media-fixtures.ts';
+import { makeVariantsNow, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
+import { fakeClock, newClient, newGallery, notificationRows } from '../../test/support/notification-helpers.ts';
 import {
   assertGalleryHeaders,
   assertGone,

@@ -5,9 +5,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../test/helpers.ts';
-import { jpeg, mp4, pdf } from '../../test/media-fixtures.ts';
-import { makeVariantsNow, mediaRows, uploaded, type MediaJson } from '../../test/media-helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../test/support/helpers.ts';
+import { jpeg, mp4, pdf } from '../../test/support/media-fixtures.ts';
+import { makeVariantsNow, mediaRows, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { patchGallery, patchMedia } from '../../test/support/gallery-order.ts';
 import {
   assertGalleryHeaders,

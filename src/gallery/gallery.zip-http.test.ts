@@ -18,9 +18,9 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../test/helpers.ts';
-import { jpeg, pdf } from '../../test/media-fixtures.ts';
-import { mediaRows, sha256, uploaded, type MediaJson } from '../../test/media-helpers.ts';
+} from '../../test/support/helpers.ts';
+import { jpeg, pdf } from '../../test/support/media-fixtures.ts';
+import { mediaRows, sha256, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { patchMedia, putOrder } from '../../test/support/gallery-order.ts';
 import {
   assertGalleryHeaders,
@@ -31,7 +31,7 @@ import {
   visit,
   type LinkedGallery,
 } from '../../test/support/gallery.ts';
-import { checkZipWithTools } from '../../test/zip-tools.ts';
+import { checkZipWithTools } from '../../test/support/zip-tools.ts';
 
 interface StorageSetup {
   env: (name: string) => Record<string, string>;
@@ -174,10 +174,10 @@ function describeZipOverHttp(name: string, start: () => Promise<StorageSetup | s
 
 describeZipOverHttp('local', () => Promise.resolve({ env: () => ({}), stop: () => Promise.resolve() }));
 
-const s3Helper = new URL('../../test/s3-server.ts', import.meta.url);
+const s3Helper = new URL('../../test/support/s3-server.ts', import.meta.url);
 describeZipOverHttp('S3', async () => {
-  if (!existsSync(s3Helper)) return 'test/s3-server.ts does not exist: S3 cases not run';
-  const { startS3Server } = (await import(s3Helper.href)) as typeof import('../../test/s3-server.ts');
+  if (!existsSync(s3Helper)) return 'test/support/s3-server.ts does not exist: S3 cases not run';
+  const { startS3Server } = (await import(s3Helper.href)) as typeof import('../../test/support/s3-server.ts');
   const server = await startS3Server();
   return {
     env: (prefix) => ({ ...server.env, MEDIA_STORAGE: `s3://${server.bucket}/${prefix}` }),

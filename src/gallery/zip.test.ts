@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
-import { checkZipWithTools } from '../../test/zip-tools.ts';
+import { checkZipWithTools } from '../../test/support/zip-tools.ts';
 import { planZip, uniqueNames, zipStream, type ZipEntryInput, type ZipPlan } from './zip.ts';
 import { dosDateTime } from './zip-format.ts';
 

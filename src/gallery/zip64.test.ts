@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import zlib from 'node:zlib';
-import { bigZipTestSkipReason, checkZipWithTools } from '../../test/zip-tools.ts';
+import { bigZipTestSkipReason, checkZipWithTools } from '../../test/support/zip-tools.ts';
 import { planZip, uniqueNames, zipStream, type ZipEntryInput, type ZipPlan } from './zip.ts';
 
 const GiB = 1024 ** 3;

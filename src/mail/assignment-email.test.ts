@@ -3,7 +3,7 @@
 // tables and inline styles, nothing loaded but the cover, readable with images off.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { visibleText } from '../../test/notification-helpers.ts';
+import { visibleText } from '../../test/support/notification-helpers.ts';
 import {
   DESCRIPTION_MAX,
   EMAIL_WIDTH,

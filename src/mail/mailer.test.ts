@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import PostalMime from 'postal-mime';
-import { startSmtpServer, type SmtpMode, type TestSmtpServer } from '../../test/smtp-server.ts';
+import { startSmtpServer, type SmtpMode, type TestSmtpServer } from '../../test/support/smtp-server.ts';
 import { createFileMailer, emlFileName } from './file.ts';
 import { classifySendError, type MailMessage } from './mailer.ts';
 import { createSmtpMailer } from './smtp.ts';

@@ -2,7 +2,7 @@
 // suite, assignment-email.test.ts): what both parts show, and HTML that no field can inject markup into.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { visibleText } from '../../test/notification-helpers.ts';
+import { visibleText } from '../../test/support/notification-helpers.ts';
 import { escapeHtml } from '../lib/html-escape.ts';
 import { oneLine, renderPasswordResetEmail } from './templates.ts';
 

@@ -11,11 +11,11 @@ import path from 'node:path';
 import PostalMime, { type Email } from 'postal-mime';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../helpers.ts';
-import { pdf } from '../media-fixtures.ts';
-import { makeVariantsNow, uploaded } from '../media-helpers.ts';
-import { newClient, newGallery, notificationRows, workerOf } from '../notification-helpers.ts';
-import { freePort } from '../process-helpers.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../support/helpers.ts';
+import { pdf } from '../support/media-fixtures.ts';
+import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
+import { newClient, newGallery, notificationRows, workerOf } from '../support/notification-helpers.ts';
+import { freePort } from '../support/process-helpers.ts';
 import { SHOTS, assertFitsPhone, inPage, launchChromium, skipWithoutChromium } from '../support/e2e-browser.ts';
 
 const PASSWORD = 'correct horse battery';

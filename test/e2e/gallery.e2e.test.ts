@@ -17,10 +17,10 @@ import { promisify } from 'node:util';
 import PostalMime from 'postal-mime';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startJobs, type Jobs } from '../../src/jobs.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../helpers.ts';
-import { multipart, pdf, type Part } from '../media-fixtures.ts';
-import { eventually, sha256, type MediaJson } from '../media-helpers.ts';
-import { freePort } from '../process-helpers.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/helpers.ts';
+import { multipart, pdf, type Part } from '../support/media-fixtures.ts';
+import { eventually, sha256, type MediaJson } from '../support/media-helpers.ts';
+import { freePort } from '../support/process-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import {
   SHOTS,

@@ -6,9 +6,9 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { createTestContext, type TestContext } from '../helpers.ts';
-import { captureLog } from '../notification-helpers.ts';
-import { freePort } from '../process-helpers.ts';
+import { createTestContext, type TestContext } from '../support/helpers.ts';
+import { captureLog } from '../support/notification-helpers.ts';
+import { freePort } from '../support/process-helpers.ts';
 import {
   assertFitsPhone,
   inPage,

@@ -3,7 +3,7 @@
 // file names and declared types. Section 6 says exactly what each mix must get: no file part is
 // 400, any refused file is 415 (and nothing is kept), otherwise 201 with every file in order.
 import fc from 'fast-check';
-import { multipart, type Part } from '../media-fixtures.ts';
+import { multipart, type Part } from '../support/media-fixtures.ts';
 import { text } from './arbitraries.ts';
 import type { Files } from './world.ts';
 

@@ -3,9 +3,9 @@
 // of reach. Deletes consume resources, so the pool is read back from the database after every
 // successful write and topped up before every case.
 import { randomBytes } from 'node:crypto';
-import { call, createAccount, createKey, type TestAccount, type TestContext } from '../helpers.ts';
-import { jpeg, multipart, pdf } from '../media-fixtures.ts';
-import { makeVariantsNow } from '../media-helpers.ts';
+import { call, createAccount, createKey, type TestAccount, type TestContext } from '../support/helpers.ts';
+import { jpeg, multipart, pdf } from '../support/media-fixtures.ts';
+import { makeVariantsNow } from '../support/media-helpers.ts';
 
 export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt';
 

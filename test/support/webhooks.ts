@@ -9,7 +9,7 @@ import { startReceiver, type Received, type Receiver } from '../../src/modules/w
 import { createJobRunner, type JobRunner } from '../../src/modules/queue/queue.runner.ts';
 import type { Deps } from '../../src/deps.ts';
 import type { Log } from '../../src/lib/log.ts';
-import { call, type TestAccount, type TestContext } from '../helpers.ts';
+import { call, type TestAccount, type TestContext } from './helpers.ts';
 
 export interface DeliveredEvent {
   id: string;

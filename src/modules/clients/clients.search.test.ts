@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/helpers.ts';
-import { plausibleClient, seedClients, type SeedClient } from '../../../test/seed.ts';
+import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/support/helpers.ts';
+import { plausibleClient, seedClients, type SeedClient } from '../../../test/support/seed.ts';
 import { clientMatches } from '../../db/search.ts';
 import { checkCounts } from '../counts/counts.service.ts';
 

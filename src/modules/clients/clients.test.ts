@@ -12,7 +12,7 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
+} from '../../../test/support/helpers.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CLIENT_KEYS = ['company', 'created_at', 'email', 'id', 'listings', 'name', 'notes', 'phone', 'updated_at'];

@@ -4,8 +4,8 @@
 // deadlock (that would be a 500). On SQLite the same requests queue for the one writer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/helpers.ts';
-import { uniqueEmail } from '../../../test/notification-helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { uniqueEmail } from '../../../test/support/notification-helpers.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
 import { addCounts, readCount } from './counts.repository.ts';
 import { checkCounts } from './counts.service.ts';

@@ -12,7 +12,7 @@ import { createServices, type Services } from '../../services.ts';
 import { loadConfig } from '../../config.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../../deps.ts';
-import { createTestDatabase } from '../../../test/helpers.ts';
+import { createTestDatabase } from '../../../test/support/helpers.ts';
 import { checkCounts } from './counts.service.ts';
 
 const BEFORE = '2026-11-22-0002-media';

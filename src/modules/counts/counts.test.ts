@@ -5,10 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Mailer } from '../../mail/mailer.ts';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { pdf } from '../../../test/media-fixtures.ts';
-import { upload } from '../../../test/media-helpers.ts';
-import { uniqueEmail, workerOf } from '../../../test/notification-helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
+import { pdf } from '../../../test/support/media-fixtures.ts';
+import { upload } from '../../../test/support/media-helpers.ts';
+import { uniqueEmail, workerOf } from '../../../test/support/notification-helpers.ts';
 import { LISTING_STATUSES, NOTIFICATION_STATUSES } from '../../db/schema.ts';
 import { checkCounts } from './counts.service.ts';
 

@@ -11,7 +11,7 @@ import {
   createTestContext,
   type Response,
   type TestContext,
-} from '../../../test/helpers.ts';
+} from '../../../test/support/helpers.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GALLERY_KEYS = [

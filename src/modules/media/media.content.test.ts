@@ -4,9 +4,22 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseDisposition } from 'content-disposition';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { pdf } from '../../../test/media-fixtures.ts';
-import { assertError, getContent, newGallery, sha256, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
+import { pdf } from '../../../test/support/media-fixtures.ts';
+import {
+  assertError,
+  getContent,
+  newGallery,
+  sha256,
+  uploaded,
+  type MediaJson,
+} from '../../../test/support/media-helpers.ts';
 
 let ctx: TestContext;
 let owner: TestAccount;

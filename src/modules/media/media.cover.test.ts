@@ -12,9 +12,9 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
-import { jpeg, mp4, pdf } from '../../../test/media-fixtures.ts';
-import { newGallery, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
+} from '../../../test/support/helpers.ts';
+import { jpeg, mp4, pdf } from '../../../test/support/media-fixtures.ts';
+import { newGallery, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
 import { galleryJson, mediaUrl, patchGallery, patchMedia } from '../../../test/support/gallery-order.ts';
 
 let ctx: TestContext;

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
-import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/helpers.ts';
-import { jpeg, pdf } from '../../../test/media-fixtures.ts';
+import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/support/helpers.ts';
+import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
 import {
   cleanupRows,
   eventually,
@@ -21,7 +21,7 @@ import {
   storedKeys,
   upload,
   uploaded,
-} from '../../../test/media-helpers.ts';
+} from '../../../test/support/media-helpers.ts';
 import { startJobs } from '../../jobs.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Log } from '../../lib/log.ts';

@@ -13,9 +13,9 @@ import {
   type ApiError,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
-import { jpeg, pdf } from '../../../test/media-fixtures.ts';
-import { newGallery, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
+} from '../../../test/support/helpers.ts';
+import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
+import { newGallery, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
 import {
   assertGapless,
   listMedia,

@@ -21,8 +21,8 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
-import { makeVariantsNow, newGallery, upload, type MediaJson } from '../../../test/media-helpers.ts';
+} from '../../../test/support/helpers.ts';
+import { makeVariantsNow, newGallery, upload, type MediaJson } from '../../../test/support/media-helpers.ts';
 import {
   assertGapless,
   mediaUrl,

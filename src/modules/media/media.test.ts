@@ -8,8 +8,14 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { jpeg, multipart, pdf } from '../../../test/media-fixtures.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
+import { jpeg, multipart, pdf } from '../../../test/support/media-fixtures.ts';
 import {
   assertError,
   cleanupRows,
@@ -21,7 +27,7 @@ import {
   storedKeys,
   uploaded,
   type MediaJson,
-} from '../../../test/media-helpers.ts';
+} from '../../../test/support/media-helpers.ts';
 
 let ctx: TestContext;
 let owner: TestAccount;

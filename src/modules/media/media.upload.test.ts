@@ -4,7 +4,13 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
 import {
   jpeg,
   jpegOfSize,
@@ -13,7 +19,7 @@ import {
   refusedFixtures,
   rotatedJpeg,
   type Part,
-} from '../../../test/media-fixtures.ts';
+} from '../../../test/support/media-fixtures.ts';
 import {
   assertError,
   mediaCount,
@@ -24,7 +30,7 @@ import {
   upload,
   uploaded,
   type MediaJson,
-} from '../../../test/media-helpers.ts';
+} from '../../../test/support/media-helpers.ts';
 
 let ctx: TestContext;
 let owner: TestAccount;

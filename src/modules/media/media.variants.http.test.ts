@@ -8,8 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { clockOf } from '../../lib/clock.ts';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { pdf } from '../../../test/media-fixtures.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
+import { pdf } from '../../../test/support/media-fixtures.ts';
 import {
   assertError,
   makeVariantsNow,
@@ -18,9 +24,9 @@ import {
   uploaded,
   type MediaJson,
   type VariantJson,
-} from '../../../test/media-helpers.ts';
+} from '../../../test/support/media-helpers.ts';
 import { cameraJpeg } from '../../../test/support/photos.ts';
-import { startS3Server } from '../../../test/s3-server.ts';
+import { startS3Server } from '../../../test/support/s3-server.ts';
 import { createJobRunner } from '../queue/queue.runner.ts';
 import { MAX_VARIANT_TRIES, variantsHandler } from './media.variants.job.ts';
 

@@ -8,8 +8,14 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { call, createAccount, createTestContext, isPostgres, type TestAccount, type TestContext } from '../../../test/helpers.ts'; // prettier-ignore
-import { makeVariantsNow, newGallery, storedKeys, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
+import { call, createAccount, createTestContext, isPostgres, type TestAccount, type TestContext } from '../../../test/support/helpers.ts'; // prettier-ignore
+import {
+  makeVariantsNow,
+  newGallery,
+  storedKeys,
+  uploaded,
+  type MediaJson,
+} from '../../../test/support/media-helpers.ts';
 import { smallPhoto, truncatedJpeg } from '../../../test/support/photos.ts';
 import type { Log } from '../../lib/log.ts';
 import type { MediaStorage } from '../../storage/storage.ts';

@@ -19,7 +19,7 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
+} from '../../../test/support/helpers.ts';
 import {
   assign,
   captureLog,
@@ -33,8 +33,8 @@ import {
   notificationRows,
   setDue,
   workerOf,
-} from '../../../test/notification-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from '../../../test/smtp-server.ts';
+} from '../../../test/support/notification-helpers.ts';
+import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 const LEASE_MS = 5 * 60_000;
 const HOUR = 3_600_000;

@@ -8,9 +8,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import PostalMime from 'postal-mime';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { jpeg, pdf } from '../../../test/media-fixtures.ts';
-import { makeVariantsNow, uploaded } from '../../../test/media-helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
+import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
+import { makeVariantsNow, uploaded } from '../../../test/support/media-helpers.ts';
 import {
   assign,
   captureLog,
@@ -23,8 +29,8 @@ import {
   notificationRows,
   visibleText,
   workerOf,
-} from '../../../test/notification-helpers.ts';
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../../test/smtp-server.ts';
+} from '../../../test/support/notification-helpers.ts';
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 const MAIL_FROM_ADDRESS = 'galleries@lightbox.test';
 

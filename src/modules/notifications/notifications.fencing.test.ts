@@ -2,7 +2,13 @@
 // src/modules/queue/queue.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
 import {
   assign,
   newClient,
@@ -10,7 +16,7 @@ import {
   notificationJob,
   notificationRows,
   workerOf,
-} from '../../../test/notification-helpers.ts';
+} from '../../../test/support/notification-helpers.ts';
 import type { MailMessage, Mailer } from '../../mail/mailer.ts';
 
 let ctx: TestContext;

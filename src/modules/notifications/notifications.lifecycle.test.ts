@@ -16,7 +16,7 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
+} from '../../../test/support/helpers.ts';
 import {
   assign,
   clearOutbox,
@@ -24,8 +24,8 @@ import {
   newGallery,
   notificationRows,
   workerOf,
-} from '../../../test/notification-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from '../../../test/smtp-server.ts';
+} from '../../../test/support/notification-helpers.ts';
+import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 let smtp: TestSmtpServer;
 let ctx: TestContext;

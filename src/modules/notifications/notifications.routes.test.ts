@@ -13,7 +13,7 @@ import {
   type TestAccount,
   type TestContext,
   expectError,
-} from '../../../test/helpers.ts';
+} from '../../../test/support/helpers.ts';
 import {
   assign,
   newClient,
@@ -21,7 +21,7 @@ import {
   notificationRows,
   setDue,
   workerOf,
-} from '../../../test/notification-helpers.ts';
+} from '../../../test/support/notification-helpers.ts';
 import { recomputeCounts } from '../counts/counts.service.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

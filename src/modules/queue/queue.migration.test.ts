@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { FileMigrationProvider, Migrator } from 'kysely/migration';
 import { loadConfig } from '../../config.ts';
 import { closeDeps, createDeps, type Deps } from '../../deps.ts';
-import { createTestDatabase } from '../../../test/helpers.ts';
+import { createTestDatabase } from '../../../test/support/helpers.ts';
 
 const BEFORE = '2026-11-22-0005-counts-and-search';
 const THIS = '2026-11-23-0006-job-queue';

@@ -6,8 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/helpers.ts';
-import { newGallery } from '../../../test/notification-helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { newGallery } from '../../../test/support/notification-helpers.ts';
 import {
   createEndpoint,
   deliveryRunner,

@@ -9,8 +9,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/helpers.ts';
-import { fakeClock, newGallery, type FakeClock } from '../../../test/notification-helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/helpers.ts';
+import { fakeClock, newGallery, type FakeClock } from '../../../test/support/notification-helpers.ts';
 import {
   createEndpoint,
   deliveryRunner,

@@ -13,11 +13,17 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
-import { jpeg } from '../../../test/media-fixtures.ts';
-import { makeVariantsNow, uploaded, type MediaJson } from '../../../test/media-helpers.ts';
-import { captureLog, newClient, newGallery, uniqueEmail, workerOf } from '../../../test/notification-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from '../../../test/smtp-server.ts';
+} from '../../../test/support/helpers.ts';
+import { jpeg } from '../../../test/support/media-fixtures.ts';
+import { makeVariantsNow, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
+import {
+  captureLog,
+  newClient,
+  newGallery,
+  uniqueEmail,
+  workerOf,
+} from '../../../test/support/notification-helpers.ts';
+import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 import {
   createEndpoint,
   deliveryRunner,

@@ -16,8 +16,8 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from '../../../test/helpers.ts';
-import { fakeClock, type FakeClock } from '../../../test/notification-helpers.ts';
+} from '../../../test/support/helpers.ts';
+import { fakeClock, type FakeClock } from '../../../test/support/notification-helpers.ts';
 import { createEndpoint, deliveryRunner, onlyDelivery, type DeliveryRunner } from '../../../test/support/webhooks.ts';
 import {
   blockedConnections,

@@ -2,7 +2,7 @@
 // server): it keeps cookies, reads the form token from the last page, and posts forms like a page
 // of the dashboard would (same Origin).
 import type { LightMyRequestResponse } from 'fastify';
-import type { App } from '../src/http/types.ts';
+import type { App } from '../../src/http/types.ts';
 
 let nextAddress = 1;
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { S3StorageOptions } from '../src/storage/s3.ts';
+import type { S3StorageOptions } from '../../src/storage/s3.ts';
 
 export interface TestS3Server {
   /** `http://127.0.0.1:<port>` */
@@ -149,7 +149,7 @@ function fixFirstByteRange(store: { prototype: FilesystemStore }): void {
   };
 }
 
-/** The child: `node test/s3-server.ts <directory> <bucket>`. */
+/** The child: `node test/support/s3-server.ts <directory> <bucket>`. */
 async function serve(directory: string, bucket: string): Promise<void> {
   const require = createRequire(import.meta.url);
   fixFirstByteRange(require('s3rver/lib/stores/filesystem') as { prototype: FilesystemStore });

@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from './helpers.ts';
 
-const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/lightbox.js', import.meta.url));
 export const PASSWORD = 'correct horse battery';
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -2,11 +2,11 @@
 // the maintained counts changed in that same transaction (the SQLite search index follows by
 // its triggers), so the database stays exactly as consistent as the API would leave it.
 import type { Insertable } from 'kysely';
-import type { Db } from '../src/db/database.ts';
-import type { ClientsTable, ListingsTable } from '../src/db/schema.ts';
-import { optimizeClientSearchIndex } from '../src/db/search.ts';
-import { newId } from '../src/lib/ids.ts';
-import { addCounts } from '../src/modules/counts/counts.repository.ts';
+import type { Db } from '../../src/db/database.ts';
+import type { ClientsTable, ListingsTable } from '../../src/db/schema.ts';
+import { optimizeClientSearchIndex } from '../../src/db/search.ts';
+import { newId } from '../../src/lib/ids.ts';
+import { addCounts } from '../../src/modules/counts/counts.repository.ts';
 
 export interface SeedClient {
   name: string;

@@ -8,13 +8,13 @@ import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { type Services } from '../src/services.ts';
-import { loadConfig, type Config } from '../src/config.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { closeDeps, createDeps, type Deps } from '../src/deps.ts';
-import type { App } from '../src/http/types.ts';
-import type { KeyScope } from '../src/db/schema.ts';
+import { buildApp } from '../../src/app.ts';
+import { type Services } from '../../src/services.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { closeDeps, createDeps, type Deps } from '../../src/deps.ts';
+import type { App } from '../../src/http/types.ts';
+import type { KeyScope } from '../../src/db/schema.ts';
 
 export const isPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 

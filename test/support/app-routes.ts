@@ -1,7 +1,7 @@
 // The routes an app has registered, read back from Fastify's own router, so the suites that must
 // cover every route (security, OpenAPI) are checked against the app rather than against a list
 // someone has to remember to update.
-import type { App } from '../src/http/types.ts';
+import type { App } from '../../src/http/types.ts';
 
 export interface AppRoute {
   method: string;

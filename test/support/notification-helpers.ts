@@ -3,16 +3,16 @@
 // and the notification rows as stored.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../src/deps.ts';
+import type { Deps } from '../../src/deps.ts';
 import {
   createNotificationWorker,
   type NotificationWorker,
   type WorkerOptions,
-} from '../src/modules/notifications/notifications.worker.ts';
-import type { NotificationRow } from '../src/modules/notifications/notifications.repository.ts';
+} from '../../src/modules/notifications/notifications.worker.ts';
+import type { NotificationRow } from '../../src/modules/notifications/notifications.repository.ts';
 import { call, type TestAccount, type TestContext } from './helpers.ts';
-import { clockOf, type Clock } from '../src/lib/clock.ts';
-import type { Log } from '../src/lib/log.ts';
+import { clockOf, type Clock } from '../../src/lib/clock.ts';
+import type { Log } from '../../src/lib/log.ts';
 
 export interface LogLine {
   level: 'info' | 'warn' | 'error';

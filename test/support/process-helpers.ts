@@ -6,7 +6,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../bin/lightbox.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/lightbox.js', import.meta.url));
 
 export interface LightboxProcess {
   child: ChildProcessWithoutNullStreams;
