@@ -13,7 +13,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { SEARCH_TERM } from './bench/data.ts';
 import type { LoadSpec } from './bench/load.ts';
@@ -35,6 +34,7 @@ import {
   waitForReady,
   type LoadTool,
 } from './bench/procs.ts';
+import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
 import { profileTop, type ProfileLine } from './bench/profile.ts';
 import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
@@ -160,26 +160,6 @@ const ENDPOINTS: Endpoint[] = [
     paths: (s) => Array.from({ length: 20_000 }, (_, i) => `/v1/clients/${s.clientIds[i % s.clientIds.length] ?? ''}/listings/${s.galleryIds[i % s.galleryIds.length] ?? ''}`), // prettier-ignore
   },
 ];
-
-const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function createPgDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: PG_BASE });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_BASE);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropPgDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: PG_BASE });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
 
 interface SizeResult {
   size: string;

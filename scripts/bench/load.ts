@@ -15,6 +15,8 @@ export interface LoadSpec {
   paths: string[];
   headers: Record<string, string>;
   body?: string;
+  /** Each request's body is this with every `{n}` replaced by the request's number (unique values). */
+  bodyTemplate?: string;
   connections: number;
   seconds: number;
 }
@@ -44,8 +46,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     requests: [
       {
         setupRequest: (request) => {
-          const p = spec.paths[next++ % spec.paths.length] ?? '/';
-          return { ...request, path: p };
+          const n = next++;
+          const p = spec.paths[n % spec.paths.length] ?? '/';
+          if (spec.bodyTemplate === undefined) return { ...request, path: p };
+          return { ...request, path: p, body: spec.bodyTemplate.replaceAll('{n}', String(n)) };
         },
       },
     ],
@@ -71,6 +75,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
  * prints the summary as JSON. wrk counts statuses >= 400 as errors; the API answers no 3xx here.
  */
 export async function runWrk(spec: LoadSpec, scriptFile: string): Promise<LoadResult> {
+  if (spec.bodyTemplate !== undefined) throw new Error('bodyTemplate needs autocannon (--tool autocannon)');
   const lua = JSON.stringify;
   const headers = Object.entries(spec.headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`);
   const script = [

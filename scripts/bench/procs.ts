@@ -2,7 +2,7 @@
 // generator, CLI commands) and cleaning up after them whatever happens.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -158,6 +158,42 @@ export async function waitForReady(port: number, child: Child, log: string, time
     await sleep(100);
   }
   throw new Error(`lightbox serve was not ready within ${timeoutMs} ms:\n${await tail(log)}`);
+}
+
+export interface Serve {
+  child: Child;
+  port: number;
+  logFile: string;
+}
+
+/** Starts the real `lightbox serve` on a free port of 127.0.0.1 (output appended to `logFile`); resolves once ready. */
+export async function startServe(env: NodeJS.ProcessEnv, logFile: string, nodeFlags: string[] = []): Promise<Serve> {
+  const port = await freePort();
+  const fd = openSync(logFile, 'a');
+  const child = track(
+    `lightbox serve :${port}`,
+    spawn(process.execPath, [...nodeFlags, BIN, 'serve'], {
+      env: { ...env, PORT: String(port), HOST },
+      stdio: ['ignore', fd, fd],
+    }),
+  );
+  closeSync(fd);
+  await waitForReady(port, child, logFile);
+  return { child, port, logFile };
+}
+
+/** An account made with `lightbox accounts create`, and an API key for it (`lightbox keys create`). */
+export async function accountWithKey(env: NodeJS.ProcessEnv, name: string): Promise<string> {
+  const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}@bench.invalid`;
+  const made = await lightboxCli(
+    ['accounts', 'create', '--name', name, '--email', email],
+    env,
+    'a long bench password\n',
+  );
+  if (made.code !== 0) throw new Error(`lightbox accounts create: ${made.stderr}`);
+  const key = await lightboxCli(['keys', 'create', '--account', email, '--name', 'bench'], env);
+  if (key.code !== 0) throw new Error(`lightbox keys create: ${key.stderr}`);
+  return key.stdout.trim();
 }
 
 /** Starts the bare node:http server (scripts/bench/bare.ts) as a child process. */

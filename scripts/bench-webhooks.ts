@@ -1,0 +1,324 @@
+// `npm run bench:webhooks`: what webhooks cost and how fast they go, on the real `lightbox serve`
+// (one node, production, SQLite by default) with receivers on 127.0.0.1 in a process of their own
+// (scripts/bench/receiver.ts: each delivery verified with `standardwebhooks`, answered 204).
+//   (a) Write path: POST /v1/clients throughput (autocannon, --connections) of an account with no
+//       webhook endpoint and of one with 3 subscribed endpoints (3 receivers), alternated round
+//       by round in the same run; the ratio hooked/plain is the median of the per-round ratios.
+//       Target ≥ 0.85x. Each run starts with an empty queue (the backlog of the one before drained).
+//   (b) Delivery throughput: after each hooked run, the node delivers the backlog the run left
+//       with the API idle: deliveries per second from the end of the run to the last delivery
+//       (median of rounds). Target ≥ 500/s.
+//   (c) Latency: a steady --rate events per second (open loop) for --steady seconds to an account
+//       with one endpoint; time from the event's created_at to its arrival at the receiver,
+//       p50/p90/p99/max. Target p99 < 1 s.
+// The sender alone (no database, no queue) is `npm run bench:webhook-sender`.
+//
+//   npm run bench:webhooks
+//   npm run bench:webhooks -- --db postgres --rounds 5 --duration 5 --profile
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { apiOk, atRate, closeAgents, createClient, createEndpoint } from './bench/api.ts';
+import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
+import {
+  accountWithKey,
+  cleanup,
+  cpuSeconds,
+  HOST,
+  onCleanup,
+  ROOT,
+  runLoadChild,
+  startServe,
+  type Serve,
+} from './bench/procs.ts';
+import { profileTop } from './bench/profile.ts';
+import { startReceiverChild, percentile, tally, type ReceiverHandle } from './bench/receiver.ts';
+import { fixed, median, table } from './bench/report.ts';
+
+const HELP = `Usage: npm run bench:webhooks -- [options]     (node scripts/bench-webhooks.ts)
+
+Options:
+  --db KIND          sqlite (default) or postgres (a fresh database on BENCH_DATABASE_URL, dropped after)
+  --rounds N         write-path rounds, each a plain and a hooked run (default 5; medians reported)
+  --duration S       seconds per write-path run (default 5)
+  --connections N    autocannon connections for the write path (default 32)
+  --rate R           events per second for the latency run (default 100)
+  --steady S         seconds of the latency run (default 20)
+  --profile          run lightbox serve with --cpu-prof and print its top functions
+  --help`;
+
+interface Options {
+  dialect: 'sqlite' | 'postgres';
+  rounds: number;
+  seconds: number;
+  connections: number;
+  rate: number;
+  steady: number;
+  profile: boolean;
+}
+
+function parseOptions(): Options | undefined {
+  const { values } = parseArgs({
+    options: {
+      db: { type: 'string', default: 'sqlite' },
+      rounds: { type: 'string', default: '5' },
+      duration: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '32' },
+      rate: { type: 'string', default: '100' },
+      steady: { type: 'string', default: '20' },
+      profile: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  const int = (raw: string, name: string, min: number, max: number): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
+    return n;
+  };
+  if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+  return {
+    dialect: values.db,
+    rounds: int(values.rounds, 'rounds', 1, 50),
+    seconds: int(values.duration, 'duration', 1, 600),
+    connections: int(values.connections, 'connections', 1, 1000),
+    rate: int(values.rate, 'rate', 1, 10_000),
+    steady: int(values.steady, 'steady', 1, 3600),
+    profile: values.profile,
+  };
+}
+
+interface Account {
+  label: string;
+  key: string;
+  endpoints: string[];
+  /** Receiver paths, one per endpoint. */
+  paths: string[];
+}
+
+/** Pending deliveries of an account, over its endpoints (the API's own count). */
+async function pending(node: Serve, account: Account): Promise<number> {
+  let sum = 0;
+  for (const id of account.endpoints) {
+    const page = await apiOk<{ pagination: { total: number } }>(node.port, account.key, 'GET', `/v1/webhook_endpoints/${id}/deliveries?status=pending&limit=1`, undefined, 200); // prettier-ignore
+    sum += page.pagination.total;
+  }
+  return sum;
+}
+
+/** Waits until an account has nothing pending; resolves with the seconds it took. */
+async function drain(node: Serve, account: Account, limitMs = 600_000): Promise<number> {
+  const started = performance.now();
+  while ((await pending(node, account)) > 0) {
+    if (performance.now() - started > limitMs) throw new Error(`${account.label}: deliveries still pending after ${limitMs / 1000} s`); // prettier-ignore
+    await sleep(100);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+interface WriteRound {
+  round: number;
+  plain: number;
+  hooked: number;
+  ratio: number;
+  /** Deliveries per second while the hooked run wrote, and after it, the API idle. */
+  duringRate: number;
+  drainRate: number;
+  backlog: number;
+  cpuUsPlain: number;
+  cpuUsHooked: number;
+}
+
+async function main(options: Options): Promise<void> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-webhooks-'));
+  onCleanup(() => rm(work, { recursive: true, force: true }));
+  const outDir = path.join(ROOT, 'bench-results', `${new Date().toISOString().replace(/[:.]/g, '-')}-webhooks`);
+  await mkdir(outDir, { recursive: true });
+  const dbName = `lightbox_bench_webhooks_${process.pid}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? work,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    DATA_DIR: path.join(work, 'data'),
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
+    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  };
+  if (options.dialect === 'postgres') {
+    env.DATABASE_URL = await createPgDatabase(dbName);
+    onCleanup(() => dropPgDatabase(dbName));
+  }
+  const receiver: ReceiverHandle = await startReceiverChild({ ports: 3 });
+  const accounts: Account[] = [];
+  for (const label of ['plain', 'hooked', 'steady'] as const) {
+    accounts.push({ label, key: await accountWithKey(env, `Webhooks ${label}`), endpoints: [], paths: [] });
+  }
+  const [plain, hooked, steady] = accounts as [Account, Account, Account];
+  const logFile = path.join(outDir, 'lightbox.log');
+  const flags = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=lightbox.cpuprofile'] : []; // prettier-ignore
+  const node = await startServe(env, logFile, flags);
+  for (const [account, count] of [
+    [hooked, 3],
+    [steady, 1],
+  ] as const) {
+    for (let i = 0; i < count; i += 1) {
+      const hookPath = `/${account.label}/${i}`;
+      const endpoint = await createEndpoint(node.port, account.key, `http://${HOST}:${receiver.ports[i] ?? 0}${hookPath}`, ['client.created']); // prettier-ignore
+      await receiver.setSecret(hookPath, endpoint.secret);
+      account.endpoints.push(endpoint.id);
+      account.paths.push(hookPath);
+    }
+  }
+  console.log(`lightbox serve (${options.dialect}) pid ${node.child.pid} on :${node.port}; receivers on :${receiver.ports.join(', :')}`); // prettier-ignore
+
+  const load = (account: Account, tag: string, seconds: number) =>
+    runLoadChild(
+      {
+        url: `http://${HOST}:${node.port}`,
+        method: 'POST',
+        paths: ['/v1/clients'],
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        bodyTemplate: JSON.stringify({ name: `Bench ${tag} {n}`, email: `${tag}-{n}@bench.invalid` }),
+        connections: options.connections,
+        seconds,
+      },
+      'autocannon',
+      work,
+    );
+
+  // Warm-up: both accounts, and a drained queue.
+  await load(plain, 'warm-plain', 2);
+  await load(hooked, 'warm-hooked', 2);
+  await drain(node, hooked);
+  await receiver.take();
+
+  // (a) and (b).
+  const rounds: WriteRound[] = [];
+  for (let round = 1; round <= options.rounds; round += 1) {
+    const measured: Record<string, { rps: number; cpuUs: number; start: number; end: number; errors: number }> = {};
+    for (const account of round % 2 === 1 ? [plain, hooked] : [hooked, plain]) {
+      const cpu = cpuSeconds(node.child.pid);
+      const start = Date.now();
+      const result = await load(account, `r${round}-${account.label}`, options.seconds);
+      const end = Date.now();
+      const errors = result.errors + result.non2xx + result.timeouts;
+      if (errors > 0) throw new Error(`${account.label} round ${round}: ${errors} errors ${JSON.stringify(result.statuses)}`); // prettier-ignore
+      measured[account.label] = { rps: result.rps, cpuUs: ((cpuSeconds(node.child.pid) - cpu) / result.requests) * 1e6, start, end, errors }; // prettier-ignore
+      if (account === hooked) {
+        const backlog = await pending(node, hooked);
+        await drain(node, hooked);
+        const receipts = (await receiver.take()).filter((r) => r.status === 204);
+        const during = receipts.filter((r) => r.at <= end).length;
+        const after = receipts.filter((r) => r.at > end);
+        const last = Math.max(end, ...after.map((r) => r.at));
+        rounds[round - 1] = {
+          ...(rounds[round - 1] ?? ({} as WriteRound)),
+          duringRate: during / ((end - start) / 1000),
+          drainRate: after.length / Math.max(0.001, (last - end) / 1000),
+          backlog,
+        };
+      }
+    }
+    const p = measured.plain;
+    const h = measured.hooked;
+    if (p === undefined || h === undefined) throw new Error('a run is missing');
+    const row = { ...(rounds[round - 1] as WriteRound), round, plain: p.rps, hooked: h.rps, ratio: h.rps / p.rps, cpuUsPlain: p.cpuUs, cpuUsHooked: h.cpuUs }; // prettier-ignore
+    rounds[round - 1] = row;
+    console.log(
+      `round ${round}: plain ${fixed(p.rps, 0)}/s (${fixed(p.cpuUs, 0)} µs), hooked ${fixed(h.rps, 0)}/s (${fixed(h.cpuUs, 0)} µs), ` +
+        `ratio ${fixed(row.ratio, 3)}; deliveries ${fixed(row.duringRate, 0)}/s during, backlog ${row.backlog}, then ${fixed(row.drainRate, 0)}/s`,
+    );
+  }
+
+  // (c): a steady rate to one endpoint.
+  await receiver.take();
+  const startedSteady = Date.now();
+  const sent = await atRate(options.rate, options.steady, async (i) => {
+    const reply = await createClient(node.port, steady.key, 'steady', i);
+    if (reply.status !== 201) throw new Error(`steady POST /v1/clients: ${reply.status} ${reply.text}`);
+  });
+  const steadySeconds = (Date.now() - startedSteady) / 1000;
+  await drain(node, steady);
+  await sleep(500);
+  const seen = tally((await receiver.take()).filter((r) => r.path === steady.paths[0]));
+  const lat = seen.latencies;
+  if (seen.delivered !== sent || seen.invalid > 0) throw new Error(`steady: ${sent} sent, ${seen.delivered} delivered, ${seen.invalid} invalid signatures`); // prettier-ignore
+
+  await node.child.stop();
+  const { code } = await node.child.exited;
+  closeAgents();
+
+  const m = (pick: (r: WriteRound) => number): number => median(rounds.map(pick));
+  console.log(`\nWebhooks, ${options.dialect}, one node, ${options.rounds} rounds × ${options.seconds} s at ${options.connections} connections (medians):\n`); // prettier-ignore
+  console.log(
+    table([
+      ['measure', 'value'],
+      ['(a) POST /v1/clients, 0 endpoints', `${fixed(m((r) => r.plain), 0)} req/s (${fixed(m((r) => r.cpuUsPlain), 0)} µs CPU/req)`], // prettier-ignore
+      ['(a) POST /v1/clients, 3 endpoints', `${fixed(m((r) => r.hooked), 0)} req/s (${fixed(m((r) => r.cpuUsHooked), 0)} µs CPU/req)`], // prettier-ignore
+      ['(a) ratio 3 endpoints / 0', `${fixed(m((r) => r.ratio), 3)}x (rounds: ${rounds.map((r) => fixed(r.ratio, 2)).join(' ')})`], // prettier-ignore
+      ['(b) deliveries/s, API idle (backlog drain)', `${fixed(m((r) => r.drainRate), 0)} (backlog ${fixed(m((r) => r.backlog), 0)})`], // prettier-ignore
+      [
+        '(b) deliveries/s while the writes run',
+        fixed(
+          m((r) => r.duringRate),
+          0,
+        ),
+      ],
+      [`(c) commit → delivery at ${options.rate}/s (${sent} events, ${fixed(steadySeconds, 1)} s)`, `p50 ${percentile(lat, 50)} ms, p90 ${percentile(lat, 90)} ms, p99 ${percentile(lat, 99)} ms, max ${lat.at(-1) ?? NaN} ms`], // prettier-ignore
+    ]),
+  );
+  const verdicts: [string, boolean][] = [
+    [
+      `(a) write path with 3 endpoints ≥ 0.85x: ${fixed(
+        m((r) => r.ratio),
+        3,
+      )}x`,
+      m((r) => r.ratio) >= 0.85,
+    ],
+    [
+      `(b) delivery throughput ≥ 500/s: ${fixed(
+        m((r) => r.drainRate),
+        0,
+      )}/s`,
+      m((r) => r.drainRate) >= 500,
+    ],
+    [`(c) p99 commit → delivery < 1000 ms: ${percentile(lat, 99)} ms`, percentile(lat, 99) < 1000],
+  ];
+  console.log(`\n${verdicts.map(([line, met]) => `${met ? 'MET    ' : 'NOT MET'}  ${line}`).join('\n')}`);
+  console.log(`lightbox serve stopped: exit ${String(code)}; log in ${path.relative(ROOT, logFile)}`);
+  if (options.profile) {
+    const profile = await profileTop(path.join(outDir, 'lightbox.cpuprofile'), ROOT, 20);
+    console.log('CPU profile of lightbox serve (whole life), top self time:');
+    for (const p of profile.functions) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    console.log('by package or source folder:');
+    for (const p of profile.packages.slice(0, 12)) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+  }
+  if (code !== 0) process.exitCode = 1;
+}
+
+let options: Options | undefined;
+try {
+  options = parseOptions();
+} catch (err) {
+  process.stderr.write(`bench:webhooks: ${(err as Error).message}\n\n${HELP}\n`);
+  process.exit(2);
+}
+if (options === undefined) {
+  console.log(HELP);
+} else {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+  }
+  try {
+    await main(options);
+  } catch (err) {
+    process.stderr.write(`bench:webhooks failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
