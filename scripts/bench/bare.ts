@@ -18,7 +18,7 @@ export function bareBody(): Buffer {
   return Buffer.from(JSON.stringify({ data, pagination: { page: 1, limit: 20, total: 90_000 } }));
 }
 
-if (process.argv[2] === '--child') {
+if (process.argv[2] === '--child' && import.meta.filename === process.argv[1]) {
   const body = bareBody();
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });

@@ -130,7 +130,8 @@ export async function runWrk(spec: LoadSpec, scriptFile: string): Promise<LoadRe
   };
 }
 
-if (process.argv[2] === '--child') {
+// Only when this file is the entry point: other children (the receiver) import it with --child too.
+if (process.argv[2] === '--child' && import.meta.filename === process.argv[1]) {
   const spec = JSON.parse(await text(process.stdin)) as LoadSpec;
   process.stdout.write(`${JSON.stringify(await runLoad(spec))}\n`);
 }
