@@ -122,6 +122,7 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
     db
       .selectFrom('client_links')
       .select(['token'])
+      .where('account_id', '=', row.account_id)
       .where('listing_id', '=', row.listing_id)
       .where('client_id', '=', row.client_id)
       .executeTakeFirst(),
