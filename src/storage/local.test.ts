@@ -94,7 +94,7 @@ describe('local storage folders', () => {
   });
 });
 
-describe('local storage readers (reads into the caller's buffers)', () => {
+describe('local storage readers (reads into buffers the caller owns)', () => {
   let root: string;
   before(async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'lightbox-readers-'));
