@@ -246,7 +246,7 @@ async function main(): Promise<void> {
       ]),
     );
     console.log(
-      `server RSS: idle ${fixed(idle)} MiB, peak during the ZIP ${fixed(median(peaks))} MiB (+${fixed(rssOver)} MiB; target < +64: ${rssOver < 64 ? 'met' : 'NOT met'})`,
+      `server RSS: idle ${fixed(idle)} MiB, peak during the ZIP ${fixed(median(peaks))} MiB (${rssOver >= 0 ? '+' : ''}${fixed(rssOver)} MiB; target < +64: ${rssOver < 64 ? 'met' : 'NOT met'})`,
     );
     console.log(`ZIP throughput target >= 0.9x raw over HTTP: ${zipRatio >= 0.9 ? 'met' : 'NOT met'}\n`);
   };

@@ -8,7 +8,7 @@
 // reads entry data into a few buffers of its own, each used again once the response's socket
 // has written it. A stream allocates a new buffer for every chunk: 2 GiB of them for a 2 GiB
 // download, and with the app's heap behind them the full garbage collections they set off took
-// a third of the download's time (docs/performance.md, "Client gallery").
+// 40% of the server's time during the download (docs/performance.md, "Client gallery").
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ZipPlan, ZipRange, ZipSegment } from './zip.ts';

@@ -36,7 +36,7 @@ export interface MediaStorage {
   /**
    * The bytes at `key` read into the caller's own buffers, for a long download that sends them on
    * and uses the same few buffers again: a stream allocates a new buffer for every chunk, and in
-   * the app's heap collecting those cost the gallery ZIP a third of its speed (docs/performance.md).
+   * the app's heap collecting those took 40% of the server's time in the gallery ZIP (docs/performance.md).
    * Storage with files has it; S3's client hands out its own buffers, so callers use get().
    * Rejects with StorageNotFoundError when absent.
    */
