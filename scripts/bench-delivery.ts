@@ -11,7 +11,7 @@
 //     same gallery: one connection at a time, so the latency is the server's time plus loopback;
 //     p50 and p99 medians over the rounds (target: page p50 <= 2x the API's).
 //
-//   node scripts/bench-delivery.ts [--rounds 3] [--seconds 5] [--files 50] [--total 2048] [--photos 300] [--keep]
+//   node scripts/bench-delivery.ts --help
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -22,11 +22,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import sharp from 'sharp';
+import { photo, uploadParts, uploadStreamed } from './bench/delivery-upload.ts';
+import { profileClock, profileTop, type ProfileWindow } from './bench/profile.ts';
 import { fixed, median, table } from './bench/report.ts';
 import {
   BIN,
@@ -36,6 +36,7 @@ import {
   HOST,
   lightboxCli,
   onCleanup,
+  ROOT,
   runLoadChild,
   tail,
   track,
@@ -45,6 +46,21 @@ import {
 const MiB = 1024 * 1024;
 const MB = 1e6;
 const EMAIL = 'bench-delivery@lightbox.invalid';
+
+const HELP = `Usage: npm run bench:delivery -- [options]   (node scripts/bench-delivery.ts [options])
+
+Options:
+  --rounds N      measured rounds of each part (default 3; medians are reported)
+  --only PART     zip or page: run that part alone (default both)
+  --files N       originals in the ZIP's gallery (default 50)
+  --total MIB     their total size in MiB (default 2048)
+  --photos N      photos on the page (default 300)
+  --seconds S     seconds per page measurement (default 5)
+  --profile       run lightbox serve with --cpu-prof and print where its time went during
+                  the measured ZIP downloads only (the profile file stays with --keep)
+  --keep          keep the work folder (data, log, profile) instead of removing it
+  -h, --help      show this help
+`;
 
 // ---- the raw server: the stored files, one after another, in one response ----------------------
 if (process.argv[2] === '--raw-child') {
@@ -76,9 +92,21 @@ async function main(): Promise<void> {
       files: { type: 'string', default: '50' },
       total: { type: 'string', default: '2048' },
       photos: { type: 'string', default: '300' },
+      only: { type: 'string' },
+      profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (values.only !== undefined && values.only !== 'zip' && values.only !== 'page') {
+    throw new Error(`--only takes zip or page, not ${values.only}`);
+  }
+  const runZip = values.only !== 'page';
+  const runPage = values.only !== 'zip';
   const rounds = Number(values.rounds);
   const seconds = Number(values.seconds);
   const fileCount = Number(values.files);
@@ -111,9 +139,11 @@ async function main(): Promise<void> {
   const port = await freePort();
   const logFile = path.join(work, 'lightbox.log');
   const logFd = openSync(logFile, 'a');
+  const profileName = 'lightbox-serve.cpuprofile';
+  const profileFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${work}`, `--cpu-prof-name=${profileName}`] : [];
   const server = track(
     'lightbox serve',
-    spawn(process.execPath, [BIN, 'serve'], {
+    spawn(process.execPath, [...profileFlags, BIN, 'serve'], {
       env: { ...env, PORT: String(port), HOST, PUBLIC_URL: `http://${HOST}:${port}` },
       stdio: ['ignore', logFd, logFd],
     }),
@@ -148,132 +178,152 @@ async function main(): Promise<void> {
     return { id, path: new URL(assigned.client_link.url).pathname };
   };
 
+  const tool = defaultTool();
+  console.log(`node ${process.version}, ${os.cpus().length} CPUs, load generator ${tool}, ${rounds} rounds (medians)`);
+
   // ---- (a) the ZIP of 2 GiB -----------------------------------------------------------------
-  const big = await linkedGallery('1 Download Lane');
-  const fileSize = Math.floor(total / fileCount);
-  let t = performance.now();
-  const pdfHead = Buffer.from('%PDF-1.4\n%bench\n');
-  for (let i = 0; i < fileCount; i++) {
-    await uploadStreamed(port, key, big.id, `IMG_${String(i + 1).padStart(4, '0')}.pdf`, pdfHead, fileSize);
-  }
-  console.log(`(a) uploaded ${fileCount} originals, ${fixed((fileSize * fileCount) / MiB, 0)} MiB, in ${fixed((performance.now() - t) / 1000)} s`); // prettier-ignore
-  const stored = await storedFiles(path.join(dataDir, 'media'), fileSize);
-  if (stored.length !== fileCount) throw new Error(`found ${stored.length} stored originals, expected ${fileCount}`);
+  /** When the measured ZIP downloads ran, to cut the server's profile down to them. */
+  const zipWindows: ProfileWindow[] = [];
+  const zipPart = async (): Promise<void> => {
+    const big = await linkedGallery('1 Download Lane');
+    const fileSize = Math.floor(total / fileCount);
+    const t = performance.now();
+    const pdfHead = Buffer.from('%PDF-1.4\n%bench\n');
+    for (let i = 0; i < fileCount; i++) {
+      await uploadStreamed(port, key, big.id, `IMG_${String(i + 1).padStart(4, '0')}.pdf`, pdfHead, fileSize);
+    }
+    console.log(`(a) uploaded ${fileCount} originals, ${fixed((fileSize * fileCount) / MiB, 0)} MiB, in ${fixed((performance.now() - t) / 1000)} s`); // prettier-ignore
+    const stored = await storedFiles(path.join(dataDir, 'media'), fileSize);
+    if (stored.length !== fileCount) throw new Error(`found ${stored.length} stored originals, expected ${fileCount}`);
 
-  const listFile = path.join(dataDir, 'raw-files.json');
-  await writeFile(listFile, JSON.stringify(stored));
-  const raw = spawn(process.execPath, [new URL(import.meta.url).pathname, '--raw-child', listFile], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const rawChild = track('raw server', raw);
-  const [line] = (await once(raw.stdout, 'data')) as [Buffer];
-  const rawPort = (JSON.parse(line.toString('utf8')) as { port: number }).port;
+    const listFile = path.join(dataDir, 'raw-files.json');
+    await writeFile(listFile, JSON.stringify(stored));
+    const raw = spawn(process.execPath, [new URL(import.meta.url).pathname, '--raw-child', listFile], {
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const rawChild = track('raw server', raw);
+    const [line] = (await once(raw.stdout, 'data')) as [Buffer];
+    const rawPort = (JSON.parse(line.toString('utf8')) as { port: number }).port;
 
-  const zipUrl = `http://${HOST}:${port}${big.path}/download.zip`;
-  const rawUrl = `http://${HOST}:${rawPort}/`;
-  await download(zipUrl); // warm-up: JIT, and the files into the page cache
-  await download(rawUrl);
-  await sleep(2000);
-  const idle = rssMiB(server.pid);
-  const rate = { zip: [] as number[], http: [] as number[], fs: [] as number[] };
-  const peaks: number[] = [];
-  for (let round = 1; round <= rounds; round++) {
-    let peak = rssMiB(server.pid);
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server.pid))), 50);
-    const z = await download(zipUrl);
-    clearInterval(sampler);
-    peaks.push(peak);
-    const h = await download(rawUrl);
-    const f = await readFiles(stored);
-    rate.zip.push(z.bytes / MB / z.seconds);
-    rate.http.push(h.bytes / MB / h.seconds);
-    rate.fs.push(f.bytes / MB / f.seconds);
+    const zipUrl = `http://${HOST}:${port}${big.path}/download.zip`;
+    const rawUrl = `http://${HOST}:${rawPort}/`;
+    await download(zipUrl); // warm-up: JIT, and the files into the page cache
+    await download(rawUrl);
+    await sleep(2000);
+    const idle = rssMiB(server.pid);
+    const rate = { zip: [] as number[], http: [] as number[], fs: [] as number[] };
+    const peaks: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      let peak = rssMiB(server.pid);
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server.pid))), 50);
+      const window = { start: profileClock(), end: 0 };
+      const z = await download(zipUrl);
+      window.end = profileClock();
+      zipWindows.push(window);
+      clearInterval(sampler);
+      peaks.push(peak);
+      const h = await download(rawUrl);
+      const f = await readFiles(stored);
+      rate.zip.push(z.bytes / MB / z.seconds);
+      rate.http.push(h.bytes / MB / h.seconds);
+      rate.fs.push(f.bytes / MB / f.seconds);
+      console.log(
+        `  round ${round}: zip ${fixed(z.bytes / MB / z.seconds, 0)} MB/s (${z.bytes} B), raw over HTTP ${fixed(h.bytes / MB / h.seconds, 0)} MB/s, ` +
+          `raw fs ${fixed(f.bytes / MB / f.seconds, 0)} MB/s; server RSS peak ${fixed(peak)} MiB (idle ${fixed(idle)} MiB)`,
+      );
+    }
+    await rawChild.stop();
+
+    const zipRatio = median(rate.zip) / median(rate.http);
+    const rssOver = median(peaks) - idle;
     console.log(
-      `  round ${round}: zip ${fixed(z.bytes / MB / z.seconds, 0)} MB/s (${z.bytes} B), raw over HTTP ${fixed(h.bytes / MB / h.seconds, 0)} MB/s, ` +
-        `raw fs ${fixed(f.bytes / MB / f.seconds, 0)} MB/s; server RSS peak ${fixed(peak)} MiB (idle ${fixed(idle)} MiB)`,
+      table([
+        [`(a) ${fixed((fileSize * fileCount) / MiB, 0)} MiB, ${fileCount} originals`, 'MB/s', 'vs raw over HTTP'],
+        ['ZIP via /g/<token>/download.zip', fixed(median(rate.zip), 0), `${fixed(zipRatio, 2)}x`],
+        ['raw over HTTP (bare node:http)', fixed(median(rate.http), 0), '1.00x'],
+        ['raw fs.createReadStream', fixed(median(rate.fs), 0), `${fixed(median(rate.fs) / median(rate.http), 2)}x`],
+      ]),
     );
-  }
-  await rawChild.stop();
+    console.log(
+      `server RSS: idle ${fixed(idle)} MiB, peak during the ZIP ${fixed(median(peaks))} MiB (${rssOver >= 0 ? '+' : ''}${fixed(rssOver)} MiB; target < +64: ${rssOver < 64 ? 'met' : 'NOT met'})`,
+    );
+    console.log(`ZIP throughput target >= 0.9x raw over HTTP: ${zipRatio >= 0.9 ? 'met' : 'NOT met'}\n`);
+  };
 
   // ---- (b) the page of 300 photos -------------------------------------------------------------
-  const page = await linkedGallery('300 Photo Avenue');
-  t = performance.now();
-  for (let i = 0; i < photoCount; i += 100) {
-    const parts = await Promise.all(Array.from({ length: Math.min(100, photoCount - i) }, (_, j) => photo(i + j)));
-    await uploadParts(port, key, page.id, parts);
-  }
-  for (;;) {
-    const list = await api<{ data: { variants: { status: string } | null }[] }>('GET', `/v1/listings/${page.id}/media`);
-    const pending = list.data.filter((m) => m.variants?.status !== 'ready').length;
-    if (list.data.length === photoCount && pending === 0) break;
-    if (list.data.some((m) => m.variants?.status === 'failed')) throw new Error('a variant failed');
-    await sleep(500);
-  }
-  console.log(
-    `(b) ${photoCount} photos uploaded and their variants made in ${fixed((performance.now() - t) / 1000)} s`,
-  );
-  const pageBytes = (await (await fetch(`http://${HOST}:${port}${page.path}`)).text()).length;
-  const tool = defaultTool();
-  const spec = (paths: string[], headers: Record<string, string>) => ({
-    url: `http://${HOST}:${port}`,
-    method: 'GET' as const,
-    paths,
-    headers,
-    connections: 1,
-    seconds,
-  });
-  const latency = { page: [] as { p50: number; p99: number; rps: number }[], api: [] as { p50: number; p99: number; rps: number }[] }; // prettier-ignore
-  await runLoadChild(spec([page.path], {}), tool, work); // warm-up
-  await runLoadChild(spec([`/v1/listings/${page.id}/media`], { authorization: `Bearer ${key}` }), tool, work);
-  for (let round = 1; round <= rounds; round++) {
-    const p = await runLoadChild(spec([page.path], {}), tool, work);
-    const a = await runLoadChild(
-      spec([`/v1/listings/${page.id}/media`], { authorization: `Bearer ${key}` }),
-      tool,
-      work,
-    );
-    for (const [name, r] of [
-      ['page', p],
-      ['api', a],
-    ] as const) {
-      if (r.non2xx + r.errors + r.timeouts > 0)
-        throw new Error(`${name}: ${JSON.stringify(r)}\n${await tail(logFile)}`);
-      latency[name].push({ p50: r.p50, p99: r.p99, rps: r.rps });
+  const pagePart = async (): Promise<void> => {
+    const page = await linkedGallery('300 Photo Avenue');
+    const t = performance.now();
+    for (let i = 0; i < photoCount; i += 100) {
+      const parts = await Promise.all(Array.from({ length: Math.min(100, photoCount - i) }, (_, j) => photo(i + j)));
+      await uploadParts(port, key, page.id, parts);
     }
-    console.log(`  round ${round}: page p50 ${fixed(p.p50, 2)} ms p99 ${fixed(p.p99, 2)} ms; API p50 ${fixed(a.p50, 2)} ms p99 ${fixed(a.p99, 2)} ms`); // prettier-ignore
-  }
+    for (;;) {
+      const list = await api<{ data: { variants: { status: string } | null }[] }>('GET', `/v1/listings/${page.id}/media`); // prettier-ignore
+      const pending = list.data.filter((m) => m.variants?.status !== 'ready').length;
+      if (list.data.length === photoCount && pending === 0) break;
+      if (list.data.some((m) => m.variants?.status === 'failed')) throw new Error('a variant failed');
+      await sleep(500);
+    }
+    console.log(
+      `(b) ${photoCount} photos uploaded and their variants made in ${fixed((performance.now() - t) / 1000)} s`,
+    );
+    const pageBytes = (await (await fetch(`http://${HOST}:${port}${page.path}`)).text()).length;
+    const spec = (paths: string[], headers: Record<string, string>) => ({
+      url: `http://${HOST}:${port}`,
+      method: 'GET' as const,
+      paths,
+      headers,
+      connections: 1,
+      seconds,
+    });
+    const latency = { page: [] as { p50: number; p99: number; rps: number }[], api: [] as { p50: number; p99: number; rps: number }[] }; // prettier-ignore
+    await runLoadChild(spec([page.path], {}), tool, work); // warm-up
+    await runLoadChild(spec([`/v1/listings/${page.id}/media`], { authorization: `Bearer ${key}` }), tool, work);
+    for (let round = 1; round <= rounds; round++) {
+      const p = await runLoadChild(spec([page.path], {}), tool, work);
+      const a = await runLoadChild(
+        spec([`/v1/listings/${page.id}/media`], { authorization: `Bearer ${key}` }),
+        tool,
+        work,
+      );
+      for (const [name, r] of [
+        ['page', p],
+        ['api', a],
+      ] as const) {
+        if (r.non2xx + r.errors + r.timeouts > 0)
+          throw new Error(`${name}: ${JSON.stringify(r)}\n${await tail(logFile)}`);
+        latency[name].push({ p50: r.p50, p99: r.p99, rps: r.rps });
+      }
+      console.log(`  round ${round}: page p50 ${fixed(p.p50, 2)} ms p99 ${fixed(p.p99, 2)} ms; API p50 ${fixed(a.p50, 2)} ms p99 ${fixed(a.p99, 2)} ms`); // prettier-ignore
+    }
+    const m = (list: { p50: number; p99: number; rps: number }[], k: 'p50' | 'p99' | 'rps') =>
+      median(list.map((x) => x[k]));
+    const pageRatio = m(latency.page, 'p50') / m(latency.api, 'p50');
+    console.log(
+      table([
+        [`(b) ${photoCount} photos`, 'p50 ms', 'p99 ms', 'req/s'],
+        [`GET /g/<token> (${pageBytes} B of HTML)`, fixed(m(latency.page, 'p50'), 2), fixed(m(latency.page, 'p99'), 2), fixed(m(latency.page, 'rps'), 0)], // prettier-ignore
+        ['GET /v1/listings/:id/media', fixed(m(latency.api, 'p50'), 2), fixed(m(latency.api, 'p99'), 2), fixed(m(latency.api, 'rps'), 0)], // prettier-ignore
+      ]),
+    );
+    console.log(`page p50 / API p50 = ${fixed(pageRatio, 2)}x (target <= 2x: ${pageRatio <= 2 ? 'met' : 'NOT met'})`);
+  };
+
+  if (runZip) await zipPart();
+  if (runPage) await pagePart();
   await server.stop();
 
-  // ---- the report ---------------------------------------------------------------------------------
-  const zipRatio = median(rate.zip) / median(rate.http);
-  const rssOver = median(peaks) - idle;
-  const m = (list: { p50: number; p99: number; rps: number }[], k: 'p50' | 'p99' | 'rps') =>
-    median(list.map((x) => x[k]));
-  const pageRatio = m(latency.page, 'p50') / m(latency.api, 'p50');
-  console.log(
-    `\nnode ${process.version}, ${os.cpus().length} CPUs, load generator ${tool}, ${rounds} rounds (medians)\n`,
-  );
-  console.log(
-    table([
-      ['(a) 2 GiB, 50 originals', 'MB/s', 'vs raw over HTTP'],
-      ['ZIP via /g/<token>/download.zip', fixed(median(rate.zip), 0), `${fixed(zipRatio, 2)}x`],
-      ['raw over HTTP (bare node:http)', fixed(median(rate.http), 0), '1.00x'],
-      ['raw fs.createReadStream', fixed(median(rate.fs), 0), `${fixed(median(rate.fs) / median(rate.http), 2)}x`],
-    ]),
-  );
-  console.log(
-    `server RSS: idle ${fixed(idle)} MiB, peak during the ZIP ${fixed(median(peaks))} MiB (+${fixed(rssOver)} MiB; target < +64: ${rssOver < 64 ? 'met' : 'NOT met'})`,
-  );
-  console.log(`ZIP throughput target >= 0.9x raw over HTTP: ${zipRatio >= 0.9 ? 'met' : 'NOT met'}\n`);
-  console.log(
-    table([
-      [`(b) ${photoCount} photos`, 'p50 ms', 'p99 ms', 'req/s'],
-      [`GET /g/<token> (${pageBytes} B of HTML)`, fixed(m(latency.page, 'p50'), 2), fixed(m(latency.page, 'p99'), 2), fixed(m(latency.page, 'rps'), 0)], // prettier-ignore
-      ['GET /v1/listings/:id/media', fixed(m(latency.api, 'p50'), 2), fixed(m(latency.api, 'p99'), 2), fixed(m(latency.api, 'rps'), 0)], // prettier-ignore
-    ]),
-  );
-  console.log(`page p50 / API p50 = ${fixed(pageRatio, 2)}x (target <= 2x: ${pageRatio <= 2 ? 'met' : 'NOT met'})`);
+  if (values.profile && zipWindows.length > 0) {
+    const file = path.join(work, profileName);
+    const top = await profileTop(file, ROOT, 25, zipWindows);
+    console.log('\nCPU profile of lightbox serve during the measured ZIP downloads, top self time:');
+    for (const p of top.functions) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    console.log('by package:');
+    for (const p of top.packages.slice(0, 12)) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    if (values.keep) console.log(`profile: ${file}`);
+  }
 }
 
 /** The server's resident set, MiB (Linux). */
@@ -324,68 +374,4 @@ async function storedFiles(dir: string, size: number): Promise<{ path: string; s
     if (s.size === size) found.push({ path: file, size: s.size });
   }
   return found;
-}
-
-/** One original of `size` bytes (a head, then random bytes) as a streamed multipart upload. */
-async function uploadStreamed(port: number, key: string, listingId: string, name: string, head: Buffer, size: number) {
-  const boundary = `bench${randomBytes(8).toString('hex')}`;
-  const open = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`,
-  );
-  const close = Buffer.from(`\r\n--${boundary}--\r\n`);
-  function* body(): Generator<Buffer> {
-    yield open;
-    yield head;
-    for (let sent = head.length; sent < size;) {
-      const n = Math.min(4 * MiB, size - sent);
-      yield randomBytes(n);
-      sent += n;
-    }
-    yield close;
-  }
-  await send(port, key, listingId, `multipart/form-data; boundary=${boundary}`, open.length + size + close.length, Readable.from(body())); // prettier-ignore
-}
-
-async function uploadParts(port: number, key: string, listingId: string, parts: { name: string; data: Buffer }[]) {
-  const boundary = `bench${randomBytes(8).toString('hex')}`;
-  const chunks = parts.flatMap((p) => [
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${p.name}"\r\nContent-Type: image/jpeg\r\n\r\n`), // prettier-ignore
-    p.data,
-    Buffer.from('\r\n'),
-  ]);
-  const body = Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]);
-  await send(port, key, listingId, `multipart/form-data; boundary=${boundary}`, body.length, Readable.from([body]));
-}
-
-async function send(port: number, key: string, listingId: string, type: string, length: number, body: Readable) {
-  await new Promise<void>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: HOST,
-        port,
-        method: 'POST',
-        path: `/v1/listings/${listingId}/media`,
-        headers: { authorization: `Bearer ${key}`, 'content-type': type, 'content-length': length },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.once('end', () =>
-          res.statusCode === 201 ? resolve() : reject(new Error(`upload: ${res.statusCode} ${text}`)),
-        );
-      },
-    );
-    req.once('error', reject);
-    body.pipe(req);
-  });
-}
-
-/** A photo of a few kilobytes, each one different (a gradient with its number's colour). */
-async function photo(n: number): Promise<{ name: string; data: Buffer }> {
-  const data = await sharp({
-    create: { width: 640, height: 427, channels: 3, background: { r: (n * 37) % 256, g: (n * 91) % 256, b: (n * 13) % 256 } }, // prettier-ignore
-  })
-    .jpeg({ quality: 80 })
-    .toBuffer();
-  return { name: `photo-${String(n + 1).padStart(3, '0')}.jpg`, data };
 }

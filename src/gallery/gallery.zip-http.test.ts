@@ -91,7 +91,23 @@ function describeZipOverHttp(name: string, start: () => Promise<StorageSetup | s
       if (skip !== undefined) return t.skip(skip);
       const head = await visit(ctx, zipUrl, { method: 'HEAD' });
       assert.equal(head.statusCode, 200);
-      const res = await visit(ctx, zipUrl);
+      // Local files are read into reused buffers (src/gallery/zip-stream.ts); S3 objects are streamed.
+      const storage = ctx.deps.storage;
+      const openReader = storage.openReader?.bind(storage);
+      const readers: string[] = [];
+      if (openReader !== undefined) {
+        storage.openReader = (key) => {
+          readers.push(key);
+          return openReader(key);
+        };
+      }
+      let res;
+      try {
+        res = await visit(ctx, zipUrl);
+      } finally {
+        if (openReader !== undefined) storage.openReader = openReader;
+      }
+      assert.equal(readers.length, name === 'local' ? visibleMedia().length : 0, 'originals read into reused buffers');
       assert.equal(res.statusCode, 200);
       assertGalleryHeaders(res, 'the ZIP');
       assert.equal(res.headers['content-type'], 'application/zip');

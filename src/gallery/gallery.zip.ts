@@ -29,6 +29,11 @@ function zipName(address: string): string {
 export function zipOfGallery(view: GalleryView, services: Pick<Services, 'media'>): GalleryZip | undefined {
   const originals = view.media.map((m) => m.row);
   if (originals.some((row) => row.crc32 === null)) return undefined;
+  const original = (index: number) => {
+    const row = originals[index];
+    if (row === undefined) throw new Error(`no entry ${index}`);
+    return row;
+  };
   const plan = planZip(
     originals.map((row) => ({
       name: row.filename,
@@ -45,10 +50,10 @@ export function zipOfGallery(view: GalleryView, services: Pick<Services, 'media'
     stream: (range) =>
       zipStream(
         plan,
-        (index, start, end) => {
-          const row = originals[index];
-          if (row === undefined) return Promise.reject(new Error(`no entry ${index}`));
-          return services.media.open(row, { start, end });
+        {
+          open: (index, start, end) => services.media.open(original(index), { start, end }),
+          // Local files are read into a few reused buffers when the ZIP is written into the response.
+          openReader: (index) => services.media.openReader(original(index)),
         },
         range,
       ),

@@ -1,14 +1,15 @@
 // Local storage's folders (the storage contract itself is test/storage.test.ts): a delete takes
 // the folders it empties along, up to the root; the sweep removes empty folders; and a write
-// whose folder is removed under it by a delete or the sweep makes it again.
+// whose folder is removed under it by a delete or the sweep makes it again. And its readers.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createLocalStorage } from './local.ts';
-import type { MediaStorage } from './storage.ts';
+import { StorageNotFoundError, type MediaStorage } from './storage.ts';
 
 const TYPE = { contentType: 'application/octet-stream' };
 
@@ -90,5 +91,39 @@ describe('local storage folders', () => {
       assert.equal(body.toString(), `acc/lst/k${i + 1}`, `round ${i}`);
     }
     assert.deepEqual(await tree(base), ['acc', 'acc/lst', 'acc/lst/k300']);
+  });
+});
+
+describe('local storage readers (reads into buffers the caller owns)', () => {
+  let root: string;
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'lightbox-readers-'));
+  });
+  after(() => rm(root, { recursive: true, force: true }));
+
+  test('read the bytes at any position into the given buffer, 0 at the end', async () => {
+    const storage = createLocalStorage(root);
+    const bytes = randomBytes(100_000);
+    await storage.put('acc/lst/med', Readable.from([bytes]), TYPE);
+    const reader = await storage.openReader!('acc/lst/med');
+    try {
+      const buffer = Buffer.alloc(70_000, 0xee);
+      assert.equal(await reader.read(buffer, 5, 40_000, 1234), 40_000);
+      assert.ok(buffer.subarray(5, 40_005).equals(bytes.subarray(1234, 41_234)));
+      assert.equal(buffer[4], 0xee, 'nothing written before the offset');
+      assert.equal(buffer[40_005], 0xee, 'nothing written past the length');
+      // The same buffer again, across the end of the file: only what is there.
+      assert.equal(await reader.read(buffer, 0, 70_000, 60_000), 40_000);
+      assert.ok(buffer.subarray(0, 40_000).equals(bytes.subarray(60_000)));
+      assert.equal(await reader.read(buffer, 0, 10, 100_000), 0);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  test('a missing key is StorageNotFoundError; an unsafe one is refused', async () => {
+    const storage = createLocalStorage(root);
+    await assert.rejects(storage.openReader!('acc/lst/none'), StorageNotFoundError);
+    await assert.rejects(storage.openReader!('../outside'), /unsafe storage key/);
   });
 });

@@ -14,6 +14,7 @@ import {
   type ByteRange,
   type MediaStorage,
   type StoredObject,
+  type StoredReader,
 } from './storage.ts';
 
 const WRITE_BUFFER = 1024 * 1024;
@@ -150,6 +151,22 @@ export function createLocalStorage(root: string): MediaStorage {
         highWaterMark: 256 * 1024,
         ...(range === undefined ? {} : { start: range.start, end: range.end }),
       });
+    },
+
+    async openReader(key): Promise<StoredReader> {
+      const file = resolve(key);
+      let handle: FileHandle;
+      try {
+        handle = await open(file, 'r');
+      } catch (err) {
+        if (codeOf(err) === 'ENOENT') throw new StorageNotFoundError(key);
+        throw err;
+      }
+      return {
+        read: async (buffer, offset, length, position) =>
+          (await handle.read(buffer, offset, length, position)).bytesRead,
+        close: () => handle.close(),
+      };
     },
 
     async delete(key) {

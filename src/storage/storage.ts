@@ -8,6 +8,16 @@ export interface ByteRange {
   end: number;
 }
 
+/** Random reads of one stored object into buffers the caller owns (see MediaStorage.openReader). */
+export interface StoredReader {
+  /**
+   * Reads up to `length` bytes from `position` (in the object) into `buffer` at `offset`;
+   * resolves with how many were read, 0 at the end of the object.
+   */
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
 export interface StoredObject {
   key: string;
   size: number;
@@ -23,6 +33,14 @@ export interface MediaStorage {
   put(key: string, body: Readable, options: { contentType: string }): Promise<void>;
   /** The bytes at `key` (or a range of them). Rejects with StorageNotFoundError when absent. */
   get(key: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * The bytes at `key` read into the caller's own buffers, for a long download that sends them on
+   * and uses the same few buffers again: a stream allocates a new buffer for every chunk, and in
+   * the app's heap collecting those took 40% of the server's time in the gallery ZIP (docs/performance.md).
+   * Storage with files has it; S3's client hands out its own buffers, so callers use get().
+   * Rejects with StorageNotFoundError when absent.
+   */
+  openReader?(key: string): Promise<StoredReader>;
   /** Removes `key`; absent keys are not an error. Folders it leaves empty go with it. */
   delete(key: string): Promise<void>;
   /** Every key under `prefix` (for the orphan sweep). */

@@ -8,7 +8,7 @@ import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { wholeList, type Page } from '../../lib/pagination.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
-import type { ByteRange, MediaStorage } from '../../storage/storage.ts';
+import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
 import { findListing, lockListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import {
@@ -333,6 +333,11 @@ export function createMediaService({
 
     open(row: repo.MediaRow, range?: ByteRange): Promise<Readable> {
       return storage.get(row.storage_key, range);
+    },
+
+    /** The original read into the caller's buffers, where storage can (local files); else undefined: use open(). */
+    openReader(row: repo.MediaRow): Promise<StoredReader> | undefined {
+      return storage.openReader?.(row.storage_key);
     },
 
     /**
