@@ -116,9 +116,9 @@ export default defineConfig(
   },
   {
     // The client's core runs in browsers and edge runtimes: fetch and web APIs only. Node's
-    // built-ins are for its Node entry point (src/node.ts) alone.
+    // built-ins are for its Node entry point (src/node.ts, src/node-*.ts) alone.
     files: ['packages/client/src/**/*.ts'],
-    ignores: ['packages/client/src/node.ts'],
+    ignores: ['packages/client/src/node.ts', 'packages/client/src/node-*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -126,7 +126,8 @@ export default defineConfig(
           patterns: [
             {
               regex: '^(node:.*|fs|path|stream|crypto|http|https|net|os|url|buffer|util|events|child_process)(/.*)?$',
-              message: "The client's core runs outside Node: Node built-ins go in src/node.ts (@lightbox/client/node).",
+              message:
+                "The client's core runs outside Node: Node built-ins go in src/node*.ts (@lightbox/client/node).",
             },
           ],
         },

@@ -11,6 +11,7 @@ import {
   ValidationError,
   type Lightbox,
   type Listing,
+  type WithResponse,
 } from '../../packages/client/src/node.ts';
 import { documentOperations, matches, startClientServer, type ClientServer } from '../support/client.ts';
 import { jpeg, pdf } from '../support/media-fixtures.ts';
@@ -40,7 +41,7 @@ describe('client: every operation against a real server', () => {
     await s.close();
   });
 
-  let listing: Listing;
+  let listing: WithResponse<Listing>;
 
   test('listings: create, get, update, list, iterate, replaceClientLink, delete', async () => {
     listing = await lb.listings.create({ address: '  1 Harbour Road ', beds: 3, status: 'active' });

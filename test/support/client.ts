@@ -26,13 +26,18 @@ export async function startClientServer(env: Record<string, string> = {}): Promi
   await ctx.app.listen({ host: '127.0.0.1', port });
   const account = await createAccount(ctx);
   const sent: string[] = [];
-  const recording: typeof fetch = (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    sent.push(`${init?.method ?? 'GET'} ${url.pathname}`);
-    return fetch(input, init);
+  const client = (options: Partial<ClientOptions> = {}): Lightbox => {
+    const lb = new Lightbox({ apiKey: account.key, baseUrl: base, ...options });
+    // Recorded at the client's own fetch (the Node one, which sends uploads over node:http).
+    const inner = lb.http.fetch;
+    const recording: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      sent.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+      return inner(input, init);
+    };
+    Object.defineProperty(lb.http, 'fetch', { value: recording });
+    return lb;
   };
-  const client = (options: Partial<ClientOptions> = {}): Lightbox =>
-    new Lightbox({ apiKey: account.key, baseUrl: base, fetch: recording, ...options });
   return { ctx, base, account, lb: client(), sent, client, close: () => ctx.close() };
 }
 

@@ -3,11 +3,11 @@ import { HttpClient, type ClientOptions, type GetOptions } from './core.ts';
 import { Clients } from './resources/clients.ts';
 import { Events } from './resources/events.ts';
 import { Listings } from './resources/listings.ts';
-import { MediaResource, type BlobResolver, type PartResolver } from './resources/media.ts';
+import { MediaResource, type BlobResolver, type MultipartEncoder } from './resources/media.ts';
 import { Notifications } from './resources/notifications.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
-import { toPart, type UploadInput } from './uploads.ts';
+import { multipartBody, toPart, type UploadInput } from './uploads.ts';
 import { Webhooks } from './webhooks.ts';
 
 /** The client core, generic over what media uploads accept (the Node entry point widens it). */
@@ -22,11 +22,11 @@ export class LightboxBase<I, R> {
   /** The HTTP engine (retries, timeouts, errors) every resource goes through. */
   readonly http: HttpClient;
 
-  constructor(options: ClientOptions, resolvers: { part: PartResolver<I>; blob: BlobResolver<R> }) {
+  constructor(options: ClientOptions, resolvers: { encode: MultipartEncoder<I>; blob: BlobResolver<R> }) {
     this.http = new HttpClient(options);
     this.listings = new Listings(this.http);
     this.clients = new Clients(this.http);
-    this.media = new MediaResource(this.http, resolvers.part, resolvers.blob);
+    this.media = new MediaResource(this.http, resolvers.encode, resolvers.blob);
     this.notifications = new Notifications(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
     this.events = new Events(this.http);
@@ -46,7 +46,7 @@ export class LightboxBase<I, R> {
 export class Lightbox extends LightboxBase<UploadInput, Blob> {
   constructor(options: ClientOptions) {
     super(options, {
-      part: (input) => Promise.resolve(toPart(input)),
+      encode: (inputs) => Promise.resolve(multipartBody(inputs.map(toPart))),
       blob: (blob) =>
         Promise.resolve({ blob, filename: 'name' in blob && typeof blob.name === 'string' ? blob.name : undefined }),
     });

@@ -132,7 +132,11 @@ export class HttpClient {
     if (req.method === 'POST' && !headers.has('idempotency-key')) {
       headers.set('idempotency-key', options.idempotencyKey ?? crypto.randomUUID());
     }
-    const oneShot = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+    // A stream is read once, unless it says it can be sent again (the Node entry point's file bodies).
+    const oneShot =
+      typeof ReadableStream !== 'undefined' &&
+      body instanceof ReadableStream &&
+      (body as { replayable?: unknown }).replayable !== true;
     const maxRetries = oneShot ? 0 : (options.maxRetries ?? this.maxRetries);
     const timeout = options.timeout ?? this.timeout;
     const url = this.url(req.path, req.query);

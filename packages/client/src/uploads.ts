@@ -39,11 +39,14 @@ export function toPart(input: UploadInput): UploadPart {
   return { data, filename, contentType: file.contentType ?? declared };
 }
 
-/** The request body (and its Content-Type, when it is not a FormData's own) for these parts. */
-export function multipartBody(parts: UploadPart[]): {
+/** A multipart request body, and its Content-Type when it is not a FormData's own. */
+export interface MultipartBody {
   body: FormData | ReadableStream<Uint8Array>;
   contentType?: string;
-} {
+}
+
+/** The request body for these parts. */
+export function multipartBody(parts: UploadPart[]): MultipartBody {
   if (parts.every((p) => p.data instanceof Blob)) {
     const form = new FormData();
     for (const part of parts) {
@@ -58,7 +61,7 @@ export function multipartBody(parts: UploadPart[]): {
 }
 
 /** A filename as browsers put it in a quoted header parameter. */
-function quoted(name: string): string {
+export function quoted(name: string): string {
   return name.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 

@@ -3,7 +3,7 @@ import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../cor
 import { segment } from '../pagination.ts';
 import { uploadResumable, type ResumableUploadOptions } from '../tus.ts';
 import type { Media, MediaUpdate, Page, ResponseInfo, WithResponse } from '../types.ts';
-import { multipartBody, type UploadInput, type UploadPart } from '../uploads.ts';
+import type { MultipartBody, UploadInput } from '../uploads.ts';
 
 export type VariantName = 'thumb' | 'large' | 'mls';
 
@@ -12,19 +12,19 @@ export interface DownloadOptions extends GetOptions {
   range?: string;
 }
 
-/** Turns what a caller passes into parts; the Node entry point knows paths and Node streams too. */
-export type PartResolver<I> = (input: I) => Promise<UploadPart>;
+/** Encodes what a caller passes as a multipart body; the Node entry point knows paths and Node streams too. */
+export type MultipartEncoder<I> = (inputs: I[]) => Promise<MultipartBody>;
 /** Turns what a caller passes to uploadResumable into a Blob and a name. */
 export type BlobResolver<R> = (input: R) => Promise<{ blob: Blob; filename: string | undefined }>;
 
 export class MediaResource<I = UploadInput, R = Blob> {
   readonly #http: HttpClient;
-  readonly #part: PartResolver<I>;
+  readonly #encode: MultipartEncoder<I>;
   readonly #blob: BlobResolver<R>;
 
-  constructor(http: HttpClient, part: PartResolver<I>, blob: BlobResolver<R>) {
+  constructor(http: HttpClient, encode: MultipartEncoder<I>, blob: BlobResolver<R>) {
     this.#http = http;
-    this.#part = part;
+    this.#encode = encode;
     this.#blob = blob;
   }
 
@@ -40,8 +40,7 @@ export class MediaResource<I = UploadInput, R = Blob> {
   async upload(listingId: string, files: I | I[], options?: RequestOptions): Promise<WithResponse<{ data: Media[] }>> {
     const list = Array.isArray(files) ? files : [files];
     if (list.length === 0) throw new TypeError('media.upload needs at least one file');
-    const parts = await Promise.all(list.map((f) => this.#part(f)));
-    const { body, contentType } = multipartBody(parts);
+    const { body, contentType } = await this.#encode(list);
     return this.#http.json({
       method: 'POST',
       path: this.#path(listingId),
