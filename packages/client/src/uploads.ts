@@ -33,7 +33,8 @@ function isFile(value: unknown): value is Blob & { name: string } {
 export function toPart(input: UploadInput): UploadPart {
   const file: UploadFile =
     input instanceof Blob || input instanceof Uint8Array || input instanceof ReadableStream ? { data: input } : input;
-  const data = file.data instanceof Uint8Array ? new Blob([file.data]) : file.data;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under the DOM lib of the build
+  const data = file.data instanceof Uint8Array ? new Blob([file.data as Uint8Array<ArrayBuffer>]) : file.data;
   const filename = file.filename ?? (isFile(file.data) ? file.data.name : 'upload');
   const declared = file.data instanceof Blob && file.data.type !== '' ? file.data.type : OCTET_STREAM;
   return { data, filename, contentType: file.contentType ?? declared };
