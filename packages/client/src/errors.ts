@@ -111,7 +111,8 @@ export class WebhookVerificationError extends LightboxError {
 
 type ErrorClass = new (init: LightboxErrorInit) => LightboxError;
 
-const BY_CODE: Record<ErrorCode, ErrorClass> = {
+// Keyed by string, not ErrorCode: a code the API adds must not break this table's compilation.
+const BY_CODE: Record<string, ErrorClass | undefined> = {
   validation_error: ValidationError,
   invalid_json: ValidationError,
   unauthorized: AuthenticationError,
@@ -123,6 +124,7 @@ const BY_CODE: Record<ErrorCode, ErrorClass> = {
   payload_too_large: PayloadTooLargeError,
   unsupported_media_type: UnsupportedMediaTypeError,
   range_not_satisfiable: RangeNotSatisfiableError,
+  precondition_failed: PreconditionFailedError,
   rate_limited: RateLimitError,
   headers_too_large: ValidationError,
   internal_error: InternalServerError,
@@ -148,9 +150,7 @@ const BY_STATUS: Record<number, ErrorClass> = {
 };
 
 function errorClass(code: string, status: number): ErrorClass {
-  if (code === 'precondition_failed') return PreconditionFailedError;
-  if (Object.hasOwn(BY_CODE, code)) return BY_CODE[code as ErrorCode];
-  return BY_STATUS[status] ?? LightboxError;
+  return (Object.hasOwn(BY_CODE, code) ? BY_CODE[code] : undefined) ?? BY_STATUS[status] ?? LightboxError;
 }
 
 interface ErrorBody {
