@@ -5,7 +5,19 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/', '.tools/', 'data/', 'coverage/', 'bench-results/', 'test-results/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.tools/',
+      'data/',
+      'coverage/',
+      'bench-results/',
+      'test-results/',
+      // The client package's build output, and the types `npm run client:types` generates.
+      'packages/client/dist/',
+      'packages/client/src/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -100,6 +112,26 @@ export default defineConfig(
       globals: globals.browser,
       sourceType: 'script',
       parserOptions: { projectService: false, project: false, program: null },
+    },
+  },
+  {
+    // The client's core runs in browsers and edge runtimes: fetch and web APIs only. Node's
+    // built-ins are for its Node entry point (src/node.ts, src/node-*.ts) alone.
+    files: ['packages/client/src/**/*.ts'],
+    ignores: ['packages/client/src/node.ts', 'packages/client/src/node-*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(node:.*|fs|path|stream|crypto|http|https|net|os|url|buffer|util|events|child_process)(/.*)?$',
+              message:
+                "The client's core runs outside Node: Node built-ins go in src/node*.ts (@lightbox/client/node).",
+            },
+          ],
+        },
+      ],
     },
   },
   {

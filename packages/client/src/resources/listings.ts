@@ -1,0 +1,60 @@
+// lb.listings: galleries (contract section 5), and their client link (section 14).
+import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
+import { iteratePages, segment } from '../pagination.ts';
+import type {
+  Listing,
+  ListingCreate,
+  ListingItem,
+  ListingUpdate,
+  Page,
+  QueryParams,
+  ResponseInfo,
+  WithResponse,
+} from '../types.ts';
+
+export type ListingListParams = QueryParams<'listListings'>;
+
+export class Listings {
+  readonly #http: HttpClient;
+  constructor(http: HttpClient) {
+    this.#http = http;
+  }
+
+  /** POST /v1/listings: a new gallery (status `draft` unless given). */
+  create(body: ListingCreate, options?: RequestOptions): Promise<WithResponse<Listing>> {
+    return this.#http.json({ method: 'POST', path: '/v1/listings', json: body, options });
+  }
+
+  /** GET /v1/listings/:id. */
+  get<O extends GetOptions | undefined = undefined>(id: string, options?: O): Promise<Conditional<O, Listing>> {
+    return this.#http.get<Listing, O>(`/v1/listings/${segment(id)}`, undefined, options as O);
+  }
+
+  /** PATCH /v1/listings/:id: at least one field. */
+  update(id: string, body: ListingUpdate, options?: RequestOptions): Promise<WithResponse<Listing>> {
+    return this.#http.json({ method: 'PATCH', path: `/v1/listings/${segment(id)}`, json: body, options });
+  }
+
+  /** DELETE /v1/listings/:id: the gallery, its media and their bytes. */
+  delete(id: string, options?: RequestOptions): Promise<ResponseInfo> {
+    return this.#http.empty({ method: 'DELETE', path: `/v1/listings/${segment(id)}`, options });
+  }
+
+  /** GET /v1/listings: one page, newest first. */
+  list<O extends GetOptions | undefined = undefined>(
+    params: ListingListParams = {},
+    options?: O,
+  ): Promise<Conditional<O, Page<ListingItem>>> {
+    return this.#http.get<Page<ListingItem>, O>('/v1/listings', params, options as O);
+  }
+
+  /** Every gallery matching `params`, across pages: `for await (const g of lb.listings.iterate())`. */
+  iterate(params: ListingListParams = {}, options?: RequestOptions): AsyncGenerator<ListingItem, void, undefined> {
+    return iteratePages((page, limit) => this.list({ ...params, page, limit }, options), params);
+  }
+
+  /** POST /v1/listings/:id/client_link: a new link for the assigned client (the old one stops). */
+  replaceClientLink(id: string, options?: RequestOptions): Promise<WithResponse<Listing>> {
+    return this.#http.json({ method: 'POST', path: `/v1/listings/${segment(id)}/client_link`, options });
+  }
+}

@@ -1,0 +1,116 @@
+// npm run client:pack-check: what an integrator gets from `npm install` of the packed client. Packs
+// packages/client (its prepack builds dist/), installs the tarball into an empty project in a
+// temporary directory (its one dependency comes from the npm registry), type-checks a TypeScript
+// integration against the installed declarations, and runs a JavaScript one against a real server
+// (the app on a free port of 127.0.0.1, a throwaway SQLite database): a gallery, an upload from a
+// path, pagination, a typed error and webhook verification. Exits 1 on any failure.
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAccount, createTestContext } from '../test/support/helpers.ts';
+import { freePort } from '../test/support/process-helpers.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
+  return execFileSync(cmd, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+const INTEGRATION_JS = `
+import { Lightbox, NotFoundError, WebhookVerificationError } from '@lightbox/client/node';
+import { Lightbox as BrowserLightbox } from '@lightbox/client';
+import assert from 'node:assert/strict';
+
+const lb = new Lightbox({ apiKey: process.env.LIGHTBOX_KEY, baseUrl: process.env.LIGHTBOX_URL });
+const gallery = await lb.listings.create({ address: '1 Packed Street', status: 'active' });
+const { data } = await lb.media.upload(gallery.id, process.env.FILE);
+assert.equal(data[0].filename, 'plan.pdf');
+for (let i = 0; i < 3; i += 1) await lb.listings.create({ address: 'Extra ' + i, status: 'active' });
+const ids = [];
+for await (const g of lb.listings.iterate({ status: 'active', limit: 2 })) ids.push(g.id);
+assert.equal(ids.length, 4);
+await assert.rejects(lb.listings.get('lst_missing'), NotFoundError);
+assert.throws(
+  () => lb.webhooks.verify('{}', { 'webhook-id': 'evt_1', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' }, 'whsec_' + btoa('secret')),
+  WebhookVerificationError,
+);
+const browser = new BrowserLightbox({ apiKey: process.env.LIGHTBOX_KEY, baseUrl: process.env.LIGHTBOX_URL });
+assert.equal((await browser.media.list(gallery.id)).data.length, 1);
+console.log('packed client ok: gallery', gallery.id, 'media', data[0].id);
+`;
+
+const INTEGRATION_TS = `
+import { Lightbox, NotModified, type Listing } from '@lightbox/client';
+import { Lightbox as NodeLightbox } from '@lightbox/client/node';
+const lb = new Lightbox({ apiKey: 'k', baseUrl: 'https://lightbox.example' });
+export async function f(): Promise<Listing | NotModified> {
+  await new NodeLightbox({ apiKey: 'k', baseUrl: 'https://lightbox.example' }).media.upload('lst_1', '/tmp/a.jpg');
+  // @ts-expect-error not a status
+  await lb.listings.list({ status: 'gone' });
+  return lb.listings.get('lst_1', { ifNoneMatch: 'W/"1"' });
+}
+`;
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-client-pack-'));
+let ctx: Awaited<ReturnType<typeof createTestContext>> | undefined;
+try {
+  run(npm, ['pack', '--workspace', '@lightbox/client', '--pack-destination', dir], root);
+  const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
+  if (tarball === undefined) throw new Error('npm pack made no tarball');
+  const project = path.join(dir, 'project');
+  await import('node:fs/promises').then((fs) => fs.mkdir(project));
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'integration', private: true, type: 'module' }),
+  );
+  run(npm, ['install', '--no-audit', '--no-fund', path.join(dir, tarball)], project);
+  process.stdout.write(`installed ${tarball} into an empty project\n`);
+
+  await writeFile(path.join(project, 'integration.ts'), INTEGRATION_TS);
+  await writeFile(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        types: [],
+        lib: ['es2022', 'dom'],
+      },
+      files: ['integration.ts'],
+    }),
+  );
+  // The installed declarations, without @types/node in the project: the core needs none; the
+  // Node entry point's declarations reference Node's types, which skipLibCheck leaves unread.
+  run(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json', '--skipLibCheck'], project);
+  process.stdout.write('the installed types check\n');
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  ctx = await createTestContext({ PUBLIC_URL: base, LOG_LEVEL: 'silent' });
+  await ctx.app.listen({ host: '127.0.0.1', port });
+  const account = await createAccount(ctx);
+  const file = path.join(project, 'plan.pdf');
+  await writeFile(file, '%PDF-1.4\n% packed client\n');
+  await writeFile(path.join(project, 'integration.mjs'), INTEGRATION_JS);
+  // Asynchronously: the server answers from this process's event loop.
+  const { stdout } = await promisify(execFile)(process.execPath, ['integration.mjs'], {
+    cwd: project,
+    env: { ...process.env, LIGHTBOX_URL: base, LIGHTBOX_KEY: account.key, FILE: file },
+  });
+  process.stdout.write(stdout);
+} finally {
+  await ctx?.close();
+  await rm(dir, { recursive: true, force: true });
+}
