@@ -109,6 +109,9 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): v
 
   // Only a 200 carries the tag: an error is not a representation of the resource.
   const stamp: onSendHookHandler = (request, reply, payload, done) => {
+    // A HEAD's 304 from the check: Fastify's HEAD handler (before this one) said `0`; a 304 may
+    // only state the length a 200 would have had, so it states none.
+    if (reply.statusCode === 304) void reply.removeHeader('content-length');
     const state = request.conditional;
     if (state === null || reply.statusCode !== 200) {
       done(null, payload);
