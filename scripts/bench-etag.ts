@@ -9,8 +9,8 @@
 // Each server is a real `lightbox serve` on its own database (SQLite, or a fresh PostgreSQL
 // database with --postgres); wrk -t1 (or autocannon) on loopback; rounds are interleaved and
 // figures are medians over the rounds: requests a second, and the server's CPU time per request
-// (user + system, from /proc). main's code is `git archive main`, run from a temporary folder
-// with this worktree's node_modules. Shared machines are noisy: compare within one run only.
+// (user + system, from /proc). main's code is `git archive $(git merge-base HEAD main)`, run from
+// a temporary folder with this worktree's node_modules. Shared machines are noisy: compare within one run only.
 //
 //   node scripts/bench-etag.ts [--rounds 3] [--seconds 5] [--connections 50] [--galleries 2000] [--postgres] [--no-main]
 import { execFileSync, spawn } from 'node:child_process';
@@ -22,7 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LoadSpec } from './bench/load.ts';
-import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
+import pg from 'pg';
+import { createPgDatabase, dropPgDatabase, PG_BASE } from './bench/pg.ts';
 import {
   cleanup,
   cpuSeconds,
@@ -56,6 +57,8 @@ const tool = defaultTool();
 
 interface Server {
   name: string;
+  /** PostgreSQL: the server's database, whose backends' CPU is counted too. */
+  database?: string;
   serve: Serve;
   key: string;
   /** The ETag of GET /v1/listings right now (this code only). */
@@ -118,15 +121,17 @@ async function start(name: string, root: string, scratch: string): Promise<Serve
     HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
     HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
   };
+  let database: string | undefined;
   if (options.postgres) {
-    const db = `lbx_bench_etag_${name}_${process.pid}`;
-    env.DATABASE_URL = await createPgDatabase(db);
-    onCleanup(() => dropPgDatabase(db));
+    database = `lbx_bench_etag_${name}_${process.pid}`;
+    env.DATABASE_URL = await createPgDatabase(database);
+    const made = database;
+    onCleanup(() => dropPgDatabase(made));
   }
   const bin = path.join(root, 'bin', 'lightbox.js');
   const key = await accountWithKey(bin, env, name);
   const serve = await serveFrom(bin, env, path.join(scratch, `${name}.log`));
-  const server: Server = { name, serve, key };
+  const server: Server = { name, serve, key, ...(database === undefined ? {} : { database }) };
   await seed(server);
   return server;
 }
@@ -165,10 +170,12 @@ async function serveFrom(bin: string, env: NodeJS.ProcessEnv, logFile: string): 
   return { child, port, logFile };
 }
 
-/** main's code, as committed, beside this worktree (its node_modules linked). */
+/** main's code as this branch started from it, beside this worktree (its node_modules linked). */
 async function mainCode(scratch: string): Promise<string> {
   const dir = path.join(scratch, 'main-code');
-  execFileSync('sh', ['-c', `mkdir -p "${dir}" && git -C "${ROOT}" archive main | tar -x -C "${dir}"`]);
+  // Where this branch left main: the same code without this branch's changes (main may have moved on).
+  const base = execFileSync('git', ['-C', ROOT, 'merge-base', 'HEAD', 'main'], { encoding: 'utf8' }).trim();
+  execFileSync('sh', ['-c', `mkdir -p "${dir}" && git -C "${ROOT}" archive ${base} | tar -x -C "${dir}"`]);
   await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
 }
@@ -176,11 +183,29 @@ async function mainCode(scratch: string): Promise<string> {
 interface Sample {
   rps: number;
   cpuUsPerRequest: number;
+  /** PostgreSQL's own CPU (the backends serving this server's database) per request. */
+  dbUsPerRequest: number;
   p50: number;
   non2xx: number;
 }
 
+/** CPU seconds used so far by each backend of the database (backends that ended are lost). */
+async function backendsCpu(database: string | undefined): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (database === undefined) return cpu;
+  const client = new pg.Client({ connectionString: PG_BASE });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]); // prettier-ignore
+    for (const { pid } of rows) cpu.set(pid, cpuSeconds(pid));
+  } finally {
+    await client.end();
+  }
+  return cpu;
+}
+
 async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'seconds'>, scratch: string) {
+  const dbBefore = await backendsCpu(server.database);
   const before = cpuSeconds(server.serve.child.pid);
   const result = await runLoadChild(
     { ...spec, url: `http://${HOST}:${server.serve.port}`, connections: CONNECTIONS, seconds: SECONDS },
@@ -188,7 +213,10 @@ async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' |
     scratch,
   );
   const cpu = cpuSeconds(server.serve.child.pid) - before;
+  let dbCpu = 0;
+  for (const [pid, now] of await backendsCpu(server.database)) dbCpu += now - (dbBefore.get(pid) ?? 0);
   return {
+    dbUsPerRequest: (dbCpu / result.requests) * 1e6,
     rps: result.rps,
     cpuUsPerRequest: (cpu / result.requests) * 1e6,
     p50: result.p50,
@@ -224,15 +252,16 @@ async function main(): Promise<void> {
     console.error(`round ${round} of ${ROUNDS} done`);
   }
 
-  const rows = [['request', 'req/s', 'CPU µs/req', 'p50 ms', 'errors']];
-  const med = new Map<string, { rps: number; cpu: number }>();
+  const rows = [['request', 'req/s', 'server CPU µs/req', 'PostgreSQL CPU µs/req', 'p50 ms', 'errors']];
+  const med = new Map<string, { rps: number; cpu: number; total: number }>();
   for (const [label, list] of samples) {
     const rps = median(list.map((s) => s.rps));
     const cpu = median(list.map((s) => s.cpuUsPerRequest));
-    med.set(label, { rps, cpu });
-    rows.push([label, fixed(rps, 0), fixed(cpu, 0), fixed(median(list.map((s) => s.p50)), 2), String(list.reduce((n, s) => n + s.non2xx, 0))]); // prettier-ignore
+    const db = median(list.map((s) => s.dbUsPerRequest));
+    med.set(label, { rps, cpu, total: median(list.map((s) => s.cpuUsPerRequest + s.dbUsPerRequest)) });
+    rows.push([label, fixed(rps, 0), fixed(cpu, 0), options.postgres ? fixed(db, 0) : '-', fixed(median(list.map((s) => s.p50)), 2), String(list.reduce((n, s) => n + s.non2xx, 0))]); // prettier-ignore
   }
-  const ratio = (a: string, b: string, field: 'rps' | 'cpu'): string => {
+  const ratio = (a: string, b: string, field: 'rps' | 'cpu' | 'total'): string => {
     const x = med.get(a)?.[field];
     const y = med.get(b)?.[field];
     return x === undefined || y === undefined ? 'n/a' : `${fixed(x / y, 2)}x`;
@@ -244,10 +273,13 @@ async function main(): Promise<void> {
   console.log(table(rows));
   const g304 = 'GET page 1, 304 (If-None-Match matches)';
   const g200 = 'GET page 1, 200 (no If-None-Match)';
-  console.log(`\n304 vs 200: ${ratio(g304, g200, 'rps')} req/s, ${ratio(g304, g200, 'cpu')} CPU per request`);
+  const both = (a: string, b: string): string =>
+    `${ratio(a, b, 'rps')} req/s, ${ratio(a, b, 'cpu')} server CPU per request` +
+    (options.postgres ? `, ${ratio(a, b, 'total')} server + PostgreSQL CPU per request` : '');
+  console.log(`\n304 vs 200: ${both(g304, g200)}`);
   if (base !== undefined) {
-    console.log(`200 vs main's 200: ${ratio(g200, 'GET page 1, 200 on main (no ETag)', 'rps')} req/s, ${ratio(g200, 'GET page 1, 200 on main (no ETag)', 'cpu')} CPU per request`); // prettier-ignore
-    console.log(`POST vs main's POST: ${ratio('POST /v1/listings', 'POST /v1/listings on main', 'rps')} req/s, ${ratio('POST /v1/listings', 'POST /v1/listings on main', 'cpu')} CPU per request`); // prettier-ignore
+    console.log(`200 vs main's 200: ${both(g200, 'GET page 1, 200 on main (no ETag)')}`);
+    console.log(`POST vs main's POST: ${both('POST /v1/listings', 'POST /v1/listings on main')}`);
   }
 }
 

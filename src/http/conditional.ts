@@ -1,4 +1,4 @@
-// Conditional requests on /v1 (contract section 17, docs/decisions/0008-account-versions.md).
+// Conditional requests on /v1 (contract section 17, docs/decisions/0014-account-versions.md).
 // Every GET (and HEAD) of a JSON resource or list answers with a weak ETag built from the
 // account's version (one primary-key read, raised by the database in the transaction of every
 // write) and the request's URL; a matching If-None-Match answers 304 before the handler runs, so
@@ -78,12 +78,19 @@ export function etagOf(version: number, salt: string, accountId: string, url: st
   return `W/"${version}-${digest.toString('base64url', 0, 12)}"`;
 }
 
-/** Whether a route gets the account-version ETag: /v1 GETs and HEADs, except those with their own 304. */
+/**
+ * Whether a route gets the account-version ETag: the /v1 GETs (and their HEAD twins) that answer
+ * a JSON body, except those that declare their own 304 (stored bytes) or need no key (the
+ * OpenAPI document, tagged by its own hash). A HEAD-only route with no JSON 200 (a tus upload's
+ * offset) is not a JSON read.
+ */
 export function isConditionalRoute(route: Pick<RouteOptions, 'method' | 'schema' | 'config'>): boolean {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   if (!methods.every((m) => m === 'GET' || m === 'HEAD')) return false;
-  const responses = (route.schema?.response ?? {}) as Record<string, unknown>;
+  const responses = (route.schema?.response ?? {}) as Record<string, { type?: unknown; content?: unknown } | undefined>;
   if ('304' in responses) return false;
+  const ok = responses['200'];
+  if (ok === undefined || ok.content !== undefined || ok.type === 'null') return false;
   return route.config?.auth !== false;
 }
 
