@@ -3,7 +3,7 @@
 // database itself in the same transaction as every change to a row that any /v1 JSON read shows,
 // so an ETag built on it can never stay the same after a write, whoever made the write (the API,
 // the dashboard, the command line, a background job, a bulk load, a cascade). See
-// docs/decisions/0008-account-versions.md.
+// docs/decisions/0014-account-versions.md.
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 /** Every table whose rows appear in some /v1 JSON representation (all carry account_id). */
@@ -54,19 +54,23 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // PostgreSQL: a constraint trigger deferred to commit, so the version row is locked last (like
   // the maintained counts, decisions/0005) and never held while the transaction still waits for
-  // other locks: writers of one account cannot deadlock on it. The transaction-local setting
-  // skips the upsert for further rows of the account just raised (a bulk insert raises it once
-  // per run of rows, not once per row).
+  // other locks: writers of one account cannot deadlock on it. A transaction-local setting lists
+  // the accounts already raised, so each is raised once per transaction, however many rows it
+  // wrote (a bulk insert of many accounts' rows included).
   await sql`
     create function lightbox_raise_account_version() returns trigger language plpgsql as $$
     declare
       account text;
+      raised text;
     begin
       if tg_op = 'DELETE' then account := old.account_id; else account := new.account_id; end if;
-      if current_setting('lightbox.version_raised', true) is distinct from account then
+      raised := coalesce(current_setting('lightbox.versions_raised', true), '');
+      if position(',' || account || ',' in raised) = 0 then
         insert into account_versions (account_id, version) values (account, 1)
           on conflict (account_id) do update set version = account_versions.version + 1;
-        perform set_config('lightbox.version_raised', account, true);
+        -- Bounded: past a few hundred accounts, start the list again (a second raise is harmless).
+        if raised = '' or length(raised) > 8000 then raised := ','; end if;
+        perform set_config('lightbox.versions_raised', raised || account || ',', true);
       end if;
       return null;
     end
