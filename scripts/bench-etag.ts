@@ -240,7 +240,7 @@ async function main(): Promise<void> {
   const post = { address: '1 Load Street', beds: 3, baths: 2, sqft: 1500 };
   for (let round = 1; round <= ROUNDS; round++) {
     // The last load's requests may still be committing: wait for two equal tags in a row.
-    let etag = '';
+    let etag: string;
     for (let tries = 0; ; tries++) {
       const a = (await request(branch.serve.port, 'GET', page, branch.key)).etag ?? '';
       await sleep(300);
