@@ -19,6 +19,7 @@ import {
   createNotificationsService,
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
+import { createVersionsService, type VersionsService } from './modules/versions/versions.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 export interface Services {
@@ -38,6 +39,8 @@ export interface Services {
   notifications: NotificationsService;
   counts: CountsService;
   webhooks: WebhooksService;
+  /** Account versions, the base of the /v1 JSON reads' ETags (section 17). */
+  versions: VersionsService;
 }
 
 export function createServices(deps: Deps): Services {
@@ -58,5 +61,6 @@ export function createServices(deps: Deps): Services {
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),
     webhooks: createWebhooksService(deps),
+    versions: createVersionsService(deps),
   };
 }

@@ -5,7 +5,9 @@
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { authHook } from './http/auth.ts';
-import { registerOpenApiDocument } from './http/openapi.ts';
+import { createHash } from 'node:crypto';
+import { registerConditionalGets } from './http/conditional.ts';
+import { openApiText, registerOpenApiDocument } from './http/openapi.ts';
 import type { InFlightLimiter } from './http/in-flight.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
@@ -64,6 +66,13 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
     done();
   });
   registerIdempotency(v1, services.idempotency);
+  // After the Idempotency-Key check (its route hooks are attached first): a precondition is
+  // evaluated once every other check has passed (section 17).
+  registerConditionalGets(v1, {
+    version: services.versions.current,
+    salt: () =>
+      createHash('sha256').update(openApiText(v1).etag).update('\n').update(deps.config.publicUrl).digest('base64url'),
+  });
 
   registerOpenApiDocument(v1);
   registerListingsRoutes(v1, services);

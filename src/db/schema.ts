@@ -310,6 +310,16 @@ export interface AccountCountsTable {
   n: number;
 }
 
+/**
+ * Conditional requests (section 17): one number per account, raised by database triggers in the
+ * transaction of every change to a row some /v1 JSON read shows (migration 2026-11-26-0014). A
+ * missing row means 0.
+ */
+export interface AccountVersionsTable {
+  account_id: string;
+  version: number;
+}
+
 /** SQLite only: a stable integer key per client for the FTS5 search index (src/db/search.ts). */
 export interface ClientsSearchKeysTable {
   rowid: Generated<number>;
@@ -347,6 +357,7 @@ export interface Database {
   password_resets: PasswordResetsTable;
   idempotency_keys: IdempotencyKeysTable;
   account_counts: AccountCountsTable;
+  account_versions: AccountVersionsTable;
   clients_search_keys: ClientsSearchKeysTable;
   clients_fts: ClientsFtsTable;
 }

@@ -88,6 +88,14 @@ export const HEADERS: Record<string, Header> = {
     required: true,
     schema: { type: 'string', enum: ['Bearer'] },
   },
+  ETag: {
+    description:
+      'The representation\'s entity tag (section 17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by ' +
+      'every write that can change any field (counters and statuses included), on every node at once. Send it ' +
+      'back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong.',
+    required: true,
+    schema: { type: 'string', minLength: 2, maxLength: 200, pattern: '^(W/)?"[\\x21\\x23-\\x7E]*"$' },
+  },
   Location: {
     description: 'The path of the created resource, e.g. `/v1/listings/lst_...`.',
     required: true,
@@ -95,7 +103,7 @@ export const HEADERS: Record<string, Header> = {
   },
 };
 
-/** components.parameters: the Idempotency-Key header every POST takes. */
+/** components.parameters: the Idempotency-Key header every POST takes; If-None-Match on reads. */
 export const PARAMETERS: Record<string, Parameter> = {
   IdempotencyKey: {
     name: 'Idempotency-Key',
@@ -106,6 +114,15 @@ export const PARAMETERS: Record<string, Parameter> = {
       'within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another ' +
       'method, path or JSON body, or while the first request is still running, is 409 `conflict`.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one ' +
+      'matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check.',
+    schema: { type: 'string', maxLength: 8192 },
   },
   IdempotencyKeyChecked: {
     name: 'Idempotency-Key',
@@ -152,8 +169,22 @@ function headersFor(path: string, method: string, operation: Operation, status: 
     if (code === 409) headers['Retry-After'] = ref('RetryAfterInFlight');
   }
   if (code === 201 && LOCATION_OPERATIONS.has(operation.operationId ?? '')) headers.Location = ref('Location');
+  // A read that answers 304 tags its representations (and the 304) with an ETag.
+  if (
+    method === 'get' &&
+    operation.responses?.['304'] !== undefined &&
+    (code === 200 || code === 206 || code === 304)
+  ) {
+    headers.ETag = ref('ETag');
+  }
   return headers;
 }
+
+const declaresIfNoneMatch = (operation: Operation): boolean =>
+  (operation.parameters ?? []).some(
+    (p) =>
+      typeof p === 'object' && p !== null && String((p as { name?: unknown }).name).toLowerCase() === 'if-none-match',
+  );
 
 /** The document with the front layers' headers and parameters on every operation. */
 export function withProtocolHeaders<T extends object>(input: T): T {
@@ -170,6 +201,10 @@ export function withProtocolHeaders<T extends object>(input: T): T {
       if (path.startsWith('/v1/') && (method === 'post' || operation.security?.length !== 0)) {
         const name = method === 'post' ? 'IdempotencyKey' : 'IdempotencyKeyChecked';
         operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${name}` }];
+      }
+      // Reads that answer 304 take If-None-Match (the stored-bytes routes declare their own).
+      if (method === 'get' && operation.responses?.['304'] !== undefined && !declaresIfNoneMatch(operation)) {
+        operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IfNoneMatch' }];
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if ('$ref' in response) continue;

@@ -1,11 +1,18 @@
 // The OpenAPI 3.1 document is generated from the route schemas; /docs renders it with
 // Swagger UI's bundled assets (no CDN).
+import { createHash } from 'node:crypto';
 import swagger, { type SwaggerTransform } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.ts';
 import { ERROR_DESCRIPTIONS, ErrorAnswer, ErrorBody, errorResponses, type ErrorStatus } from './schemas.ts';
 import { withNamedSchemas } from './openapi-components.ts';
 import { withProtocolHeaders } from './openapi-headers.ts';
+import { ifNoneMatch, isConditionalRoute } from './conditional.ts';
+
+const NOT_MODIFIED = {
+  type: 'null',
+  description: 'Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`.',
+};
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -53,6 +60,8 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   const response: Record<string, unknown> = { ...errorResponses(...statuses), ...declared };
+  // JSON reads answer If-None-Match (section 17; src/http/conditional.ts).
+  if (url.startsWith('/v1/') && isConditionalRoute(route)) response['304'] = NOT_MODIFIED;
   // A 404 says what was not found, unless the route says more itself.
   const notFound = response['404'] as { description?: string } | undefined;
   if (notFound?.description === ERROR_DESCRIPTIONS[404]) response['404'] = ErrorAnswer(notFoundDescription(url));
@@ -121,7 +130,29 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 }
 
-/** `GET /v1/openapi.json`, in the /v1 scope: no key needed, but counted like every /v1 request. */
+export interface OpenApiText {
+  text: string;
+  /** Strong: the same bytes for the life of the process (and on every node of one build). */
+  etag: string;
+}
+
+const documents = new WeakMap<App, OpenApiText>();
+
+/** The document as served, made once per scope (the routes cannot change after start). */
+export function openApiText(v1: App): OpenApiText {
+  let found = documents.get(v1);
+  if (found === undefined) {
+    const text = JSON.stringify(v1.swagger());
+    found = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"` };
+    documents.set(v1, found);
+  }
+  return found;
+}
+
+/**
+ * `GET /v1/openapi.json`, in the /v1 scope: no key needed, but counted like every /v1 request.
+ * Its ETag is the document's hash; If-None-Match is answered here (weakly compared).
+ */
 export function registerOpenApiDocument(v1: App): void {
   v1.get(
     '/openapi.json',
@@ -132,9 +163,17 @@ export function registerOpenApiDocument(v1: App): void {
         summary: 'This OpenAPI 3.1 document',
         tags: ['Operations'],
         security: [],
-        response: { 200: { type: 'object', additionalProperties: true, description: 'This OpenAPI 3.1 document.' } },
+        response: {
+          200: { type: 'object', additionalProperties: true, description: 'This OpenAPI 3.1 document.' },
+          304: { type: 'null', description: 'Not modified: the `ETag` matches (`If-None-Match`).' },
+        },
       },
     },
-    (_request, reply) => reply.type('application/json').send(JSON.stringify(v1.swagger())),
+    (request, reply) => {
+      const { text, etag } = openApiText(v1);
+      void reply.header('etag', etag);
+      if (ifNoneMatch(request.headers['if-none-match'], etag) !== 'none') return reply.code(304).send();
+      return reply.type('application/json').send(text);
+    },
   );
 }

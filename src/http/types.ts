@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Access, DashboardState } from '../dashboard/respond.ts';
 import type { KeyScope } from '../db/schema.ts';
 import type { IdempotencyClaim } from '../modules/idempotency/idempotency.hooks.ts';
+import type { ConditionalState } from './conditional.ts';
 
 /** The Fastify instance every module registers its routes on. */
 export type App = FastifyInstance<
@@ -33,6 +34,8 @@ declare module 'fastify' {
     auth: AuthContext;
     /** /v1 POSTs: the Idempotency-Key held by this request (src/modules/idempotency/idempotency.hooks.ts). */
     idempotency: IdempotencyClaim | null;
+    /** /v1 JSON GETs: the ETag this request answers with (src/http/conditional.ts). */
+    conditional: ConditionalState | null;
     /** /dashboard: the sign-in state (src/dashboard/dashboard.plugin.ts). */
     dashboard: DashboardState;
   }

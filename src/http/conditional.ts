@@ -1,0 +1,142 @@
+// Conditional requests on /v1 (contract section 17, docs/decisions/0014-account-versions.md).
+// Every GET (and HEAD) of a JSON resource or list answers with a weak ETag built from the
+// account's version (one primary-key read, raised by the database in the transaction of every
+// write) and the request's URL; a matching If-None-Match answers 304 before the handler runs, so
+// a 304 costs the version read, not the queries and serialization of the 200 it replaces.
+// Routes that serve stored bytes declare their own 304 and keep their own strong ETags.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
+import type { App } from './types.ts';
+
+export interface ConditionalOptions {
+  /** The account's current version, read from the database (never cached). */
+  version(accountId: string): Promise<number>;
+  /**
+   * What else the representations depend on, constant per process: the OpenAPI document (the
+   * shapes), the public URL (absolute URLs in bodies). Read once, at the first request.
+   */
+  salt(): string;
+}
+
+/** A request's state between the precondition check and the response. */
+export interface ConditionalState {
+  etag: string;
+  /** `If-None-Match: *`: any current representation matches, so a 200 becomes a 304. */
+  any: boolean;
+}
+
+/**
+ * The entity-tags of an If-None-Match value (RFC 9110 section 13.1.2): `'*'`, the list of
+ * opaque tags (with their quotes, without `W/`: If-None-Match compares weakly), or null when the
+ * value is malformed (then it is ignored, as if absent).
+ */
+export function parseIfNoneMatch(value: string): '*' | string[] | null {
+  const trimmed = value.trim();
+  if (trimmed === '*') return '*';
+  const tags: string[] = [];
+  let i = 0;
+  const n = value.length;
+  while (i < n) {
+    const c = value.charCodeAt(i);
+    // Separators and optional white space; empty list elements are allowed (RFC 9110 5.6.1.2).
+    if (c === 0x20 || c === 0x09 || c === 0x2c) {
+      i += 1;
+      continue;
+    }
+    if (value.startsWith('W/', i)) i += 2;
+    if (value.charCodeAt(i) !== 0x22) return null;
+    const end = value.indexOf('"', i + 1);
+    if (end === -1) return null;
+    const tag = value.slice(i, end + 1);
+    // etagc: %x21 / %x23-7E / obs-text (no control characters, no space).
+    for (let j = 1; j < tag.length - 1; j += 1) {
+      const t = tag.charCodeAt(j);
+      if (t < 0x21 || t === 0x7f) return null;
+    }
+    tags.push(tag);
+    i = end + 1;
+    // After a tag: only white space, then a comma or the end.
+    while (i < n && (value.charCodeAt(i) === 0x20 || value.charCodeAt(i) === 0x09)) i += 1;
+    if (i < n && value.charCodeAt(i) !== 0x2c) return null;
+  }
+  return tags;
+}
+
+/** Weak comparison (RFC 9110 8.8.3.2) of an If-None-Match value against the current tag. */
+export function ifNoneMatch(value: string | undefined, etag: string): 'match' | 'any' | 'none' {
+  if (value === undefined) return 'none';
+  const parsed = parseIfNoneMatch(value);
+  if (parsed === null) return 'none';
+  if (parsed === '*') return 'any';
+  const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
+  return parsed.includes(opaque) ? 'match' : 'none';
+}
+
+/** A weak ETag: the version, then a hash of what else the body depends on (account, URL, build). */
+export function etagOf(version: number, salt: string, accountId: string, url: string): string {
+  const digest = createHash('sha256').update(salt).update('\n').update(accountId).update('\n').update(url).digest();
+  return `W/"${version}-${digest.toString('base64url', 0, 12)}"`;
+}
+
+/**
+ * Whether a route gets the account-version ETag: the /v1 GETs (and their HEAD twins) that answer
+ * a JSON body, except those that declare their own 304 (stored bytes) or need no key (the
+ * OpenAPI document, tagged by its own hash). A HEAD-only route with no JSON 200 (a tus upload's
+ * offset) is not a JSON read.
+ */
+export function isConditionalRoute(route: Pick<RouteOptions, 'method' | 'schema' | 'config'>): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.every((m) => m === 'GET' || m === 'HEAD')) return false;
+  const responses = (route.schema?.response ?? {}) as Record<string, { type?: unknown; content?: unknown } | undefined>;
+  if ('304' in responses) return false;
+  const ok = responses['200'];
+  if (ok === undefined || ok.content !== undefined || ok.type === 'null') return false;
+  return route.config?.auth !== false;
+}
+
+/** A route's own hooks of one kind, as a list (Fastify takes one function or an array). */
+const hooksOf = (hooks: unknown): unknown[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
+export function registerConditionalGets(v1: App, options: ConditionalOptions): void {
+  v1.decorateRequest('conditional', null);
+  let salt: string | undefined;
+
+  // After authentication, the rate limit, validation and the Idempotency-Key check (the hooks of
+  // the scope, then the route hooks attached before this one): preconditions are evaluated last
+  // (RFC 9110 13.2.1), so a refused request is refused whatever its If-None-Match.
+  const check = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    salt ??= options.salt();
+    const version = await options.version(request.auth.accountId);
+    const etag = etagOf(version, salt, request.auth.accountId, request.url);
+    const outcome = ifNoneMatch(request.headers['if-none-match'], etag);
+    if (outcome === 'match') return reply.code(304).header('etag', etag).send();
+    request.conditional = { etag, any: outcome === 'any' };
+    return undefined;
+  };
+
+  // Only a 200 carries the tag: an error is not a representation of the resource.
+  const stamp: onSendHookHandler = (request, reply, payload, done) => {
+    // A HEAD's 304 from the check: Fastify's HEAD handler (before this one) said `0`; a 304 may
+    // only state the length a 200 would have had, so it states none.
+    if (reply.statusCode === 304) void reply.removeHeader('content-length');
+    const state = request.conditional;
+    if (state === null || reply.statusCode !== 200) {
+      done(null, payload);
+      return;
+    }
+    void reply.header('etag', state.etag);
+    if (state.any) {
+      // `*` matches any current representation: there is one, since the handler found it.
+      void reply.code(304).removeHeader('content-type').removeHeader('content-length');
+      done(null, null);
+      return;
+    }
+    done(null, payload);
+  };
+
+  v1.addHook('onRoute', (route: RouteOptions) => {
+    if (!isConditionalRoute(route)) return;
+    route.preHandler = [...hooksOf(route.preHandler), check] as preHandlerHookHandler[];
+    route.onSend = [...hooksOf(route.onSend), stamp] as onSendHookHandler[];
+  });
+}
