@@ -38,6 +38,9 @@ import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
 import { profileTop, type ProfileLine } from './bench/profile.ts';
 import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
+import { independentCheck, type CheckResult } from './bench/check.ts';
+import { finishPaths, pathsTable, startPaths, type PathsRun } from './bench/paths-run.ts';
+import type { GalleryFixture, PathRow } from './bench/paths.ts';
 
 const HELP = `Usage: npm run bench -- [options]       (node scripts/bench.ts [options])
 
@@ -54,7 +57,10 @@ Options:
                        or autocannon (a Node process; it saturates near 15-25k req/s here,
                        below the bare server's limit, which flatters every ratio)
   --endpoints LIST     only these (list,page1000,get,search,search1,client,
-                       create,assign)
+                       create,assign,gallery,media)
+  --no-check           skip the independent check (20k galleries made through the API,
+                       GET /v1/listings, wrk -t1 -c50 -d6s, 3 rounds beside the bare server)
+  --no-paths           skip the newer paths (variants, gallery page, ZIP, webhooks, uploads)
   --profile            run lightbox serve with --cpu-prof (profiles in the results folder)
   --keep               keep the seeded databases (printed) instead of removing them
   -h, --help           show this help
@@ -73,6 +79,9 @@ interface Options {
   endpoints: string[] | undefined;
   profile: boolean;
   keep: boolean;
+  check: boolean;
+  paths: boolean;
+  quick: boolean;
 }
 
 const SIZES: Record<string, number> = { '1k': 1_000, '10k': 10_000, '100k': 100_000, '1M': 1_000_000 };
@@ -81,6 +90,7 @@ function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
     args: argv,
     strict: true,
+    allowNegative: true,
     options: {
       quick: { type: 'boolean', default: false },
       db: { type: 'string', default: 'sqlite' },
@@ -93,6 +103,8 @@ function parseOptions(argv: string[]): Options | undefined {
       endpoints: { type: 'string' },
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      check: { type: 'boolean', default: true },
+      paths: { type: 'boolean', default: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -121,6 +133,9 @@ function parseOptions(argv: string[]): Options | undefined {
     endpoints,
     profile: values.profile,
     keep: values.keep,
+    check: values.check,
+    paths: values.paths,
+    quick: values.quick,
   };
 }
 
@@ -128,8 +143,12 @@ interface Endpoint {
   name: string;
   label: string;
   method: 'GET' | 'POST';
-  paths(seeded: Seeded): string[];
+  paths(seeded: Seeded & { gallery?: GalleryFixture }): string[];
   body?: string;
+  /** No API key: the client's gallery, whose link's token is the credential. */
+  anonymous?: boolean;
+  /** Only with the newer paths' gallery (--no-paths leaves it out). */
+  needsGallery?: boolean;
   /** Only where the heavy account has this many galleries (page 1000 must hold rows). */
   minGalleries?: number;
   /** Connections for this one, instead of --connections (latency of one caller alone). */
@@ -144,6 +163,10 @@ const ENDPOINTS: Endpoint[] = [
   // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).
   { name: 'search1', label: `list clients search=${SEARCH_TERM}, 1 conn`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`], connections: 1 }, // prettier-ignore
   { name: 'client', label: 'get one client + galleries', method: 'GET', paths: (s) => s.clientIds.map((id) => `/v1/clients/${id}`) }, // prettier-ignore
+  // The client's gallery page (a core read for a gallery's visitors) and the API's media list of
+  // the same gallery (its own baseline), both beside the bare server: scripts/bench/paths.ts.
+  { name: 'gallery', label: 'gallery page /g/<token>', method: 'GET', paths: (s) => [s.gallery?.linkPath ?? '/'], anonymous: true, needsGallery: true }, // prettier-ignore
+  { name: 'media', label: 'list media of the gallery', method: 'GET', paths: (s) => [`/v1/listings/${s.gallery?.listingId ?? ''}/media`], needsGallery: true }, // prettier-ignore
   {
     name: 'create',
     label: 'create gallery',
@@ -170,6 +193,7 @@ interface SizeResult {
   shutdown: string;
   doctor: string;
   profile?: { functions: ProfileLine[]; packages: ProfileLine[] };
+  paths?: PathRow[];
 }
 
 async function runSize(options: Options, size: string, work: string, outDir: string): Promise<SizeResult> {
@@ -185,6 +209,9 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     DATA_DIR: dataDir,
     // The rate limiter stays on the path, with a limit no benchmark reaches (default 600/min).
     RATE_LIMIT_PER_MINUTE: '100000000',
+    GALLERY_RATE_LIMIT_PER_MINUTE: '100000000',
+    // The webhook rows' receivers listen on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     // The same for requests in progress: --connections of one key, from one address (default 32, 128).
     HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
     HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
@@ -223,15 +250,24 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const bare = await startBare();
   console.log(`  lightbox serve pid ${server.pid} on :${port}; bare server pid ${bare.child.pid} on :${bare.port} (${bare.bytes} B body)`); // prettier-ignore
 
+  const pathsContext = { port, key, env, dataDir, work, tool: options.tool, rounds: options.rounds, seconds: options.seconds, quick: options.quick, log: (line: string) => console.log(line) }; // prettier-ignore
+  // The newer paths' gallery (photos with variants, a client link), its variants timed on the way.
+  const paths: PathsRun | undefined = options.paths ? await startPaths(pathsContext, size) : undefined;
+  const fixture = { ...seeded, ...(paths === undefined ? {} : { gallery: paths.fixture }) };
   const endpoints = ENDPOINTS.filter(
     (e) =>
       (options.endpoints === undefined || options.endpoints.includes(e.name)) &&
-      seeded.bigAccountGalleries >= (e.minGalleries ?? 0),
+      seeded.bigAccountGalleries >= (e.minGalleries ?? 0) &&
+      (e.needsGallery !== true || paths !== undefined),
   );
   // One request each first: the answers must be right before their speed means anything.
   for (const e of endpoints.filter((x) => x.method === 'GET')) {
-    const reply = await call(port, 'GET', e.paths(seeded)[0] ?? '/', key);
+    const reply = await call(port, 'GET', e.paths(fixture)[0] ?? '/', e.anonymous === true ? undefined : key);
     if (reply.status !== 200) throw new Error(`${e.label}: ${reply.status} ${reply.text}\n${await tail(logFile)}`);
+    if (e.anonymous === true) {
+      console.log(`  ${e.label}: 200, ${reply.text.length} characters`);
+      continue;
+    }
     const total = (JSON.parse(reply.text) as { pagination?: { total: number } }).pagination?.total;
     console.log(`  ${e.label}: 200${total === undefined ? '' : `, total ${total}`}`);
   }
@@ -239,8 +275,8 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const spec = (e: Endpoint | undefined, seconds: number): LoadSpec => ({
     url: `http://${HOST}:${e === undefined ? bare.port : port}`,
     method: e?.method ?? 'GET',
-    paths: e === undefined ? ['/'] : e.paths(seeded),
-    headers: e === undefined ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
+    paths: e === undefined ? ['/'] : e.paths(fixture),
+    headers: e === undefined || e.anonymous === true ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
     ...(e?.body === undefined ? {} : { body: e.body }),
     connections: e?.connections ?? options.connections,
     seconds,
@@ -276,6 +312,9 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     console.log(line.join(', '));
   }
 
+  const pathRows =
+    paths === undefined ? undefined : await finishPaths(pathsContext, size, paths, rounds.get('gallery'), rounds.get('media')); // prettier-ignore
+
   await server.stop();
   const { code, signal } = await server.exited;
   const shutdown = `exit ${String(code)}${signal === null ? '' : ` (${signal})`}`;
@@ -310,6 +349,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     shutdown,
     doctor,
     ...(profile === undefined ? {} : { profile }),
+    ...(pathRows === undefined ? {} : { paths: pathRows }),
   };
 }
 
@@ -321,9 +361,15 @@ async function run(options: Options): Promise<void> {
   if (!options.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
   const started = performance.now();
   const loadBefore = os.loadavg();
+  let check: CheckResult | undefined;
+  if (options.check) {
+    console.log(`\n== independent check (${options.dialect}) ==`);
+    check = await independentCheck({ dialect: options.dialect, galleries: 20_000, rounds: 3, seconds: 6, connections: 50, tool: options.tool, work, outDir, log: (line) => console.log(`  ${line}`) }); // prettier-ignore
+  }
   const sizes: SizeResult[] = [];
   for (const size of options.sizes) sizes.push(await runSize(options, size, work, outDir));
-  const rows = sizes.flatMap((s) => [s.bare, ...s.rows]);
+  const rows = [...(check === undefined ? [] : [check.bare, check.list]), ...sizes.flatMap((s) => [s.bare, ...s.rows])]; // prettier-ignore
+  const pathRows = sizes.flatMap((s) => s.paths ?? []);
   const checks = verdicts(
     sizes.flatMap((s) => s.rows),
     options.dialect,
@@ -343,8 +389,10 @@ async function run(options: Options): Promise<void> {
     minutes: Number(fixed((performance.now() - started) / 60_000, 1)),
   };
   const summary = resultsTable(rows);
-  console.log(`\n${summary}\n\n${verdictLines(checks).join('\n')}\n`);
-  const result = { benchmark: 'api', date: new Date().toISOString(), options, environment, sizes, verdicts: checks };
+  const paths = pathRows.length === 0 ? '' : `Newer paths, each beside its own baseline (medians of ${options.rounds} rounds):\n\n${pathsTable(pathRows)}`; // prettier-ignore
+  const checkLine = check === undefined ? '' : checkSummary(check, sizes);
+  console.log(`\n${summary}\n\n${checkLine}\n\n${paths}\n\n${verdictLines(checks).join('\n')}\n`);
+  const result = { benchmark: 'api', date: new Date().toISOString(), options, environment, check, sizes, verdicts: checks }; // prettier-ignore
   await writeFile(path.join(outDir, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
   const markdown = [
     `# Lightbox API benchmark (${options.dialect})`,
@@ -355,6 +403,10 @@ async function run(options: Options): Promise<void> {
     '',
     summary,
     '',
+    checkLine,
+    '',
+    paths,
+    '',
     ...verdictLines(checks).map((l) => `- ${l}`),
     '',
     ...sizes.map((s) => `- ${s.size}: seeded in ${fixed(s.seeded.seconds ?? NaN)} s (counts recomputed: ${String(s.seeded.countsRecomputed)}); server ${s.shutdown}, ${s.logLines} log lines; doctor: ${s.doctor.replace(/\n/g, ' ')}`), // prettier-ignore
@@ -363,6 +415,17 @@ async function run(options: Options): Promise<void> {
   await writeFile(path.join(outDir, 'results.md'), markdown.join('\n'));
   if (options.profile) console.log(`CPU profiles in ${path.relative(ROOT, outDir)}`);
   console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md (${environment.minutes} min)`);
+}
+
+/** The two methods side by side: the independent check's ratio and this bench's own list rows. */
+function checkSummary(check: CheckResult, sizes: SizeResult[]): string {
+  const own = sizes.flatMap((s) => s.rows.filter((r) => r.endpoint === 'list')).map((r) => `${fixed(r.ratio, 3)}x at ${r.size}`); // prettier-ignore
+  return (
+    `Independent check method (${check.galleries} galleries through the API in ${fixed(check.seedSeconds)} s, GET /v1/listings, ` +
+    `wrk -t1 -c50 -d6s, 3 rounds, no warm-up): ${fixed(check.list.ratio, 3)}x (bare ${fixed(check.bare.rps, 0)}, ` +
+    `Lightbox ${fixed(check.list.rps, 0)} req/s, ${fixed(check.list.cpuUs, 0)} µs CPU/req; they measured 0.110x). ` +
+    `This bench's method (bulk seed, status=active, warm-up): ${own.join(', ') || 'not run'}.`
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
