@@ -36,7 +36,7 @@ import {
 } from './bench/procs.ts';
 import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
-import { profileTop, type ProfileLine } from './bench/profile.ts';
+import { profileInclusive, profileTop, type ProfileLine } from './bench/profile.ts';
 import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
 import { independentCheck, type CheckResult } from './bench/check.ts';
 import { finishPaths, pathsTable, startPaths, type PathsRun } from './bench/paths-run.ts';
@@ -326,6 +326,12 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     for (const p of profile.functions) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
     console.log('  by package or source folder:');
     for (const p of profile.packages.slice(0, 12)) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    const stem = path.join(outDir, `lightbox-${options.dialect}-${size}`);
+    const stages = await profileInclusive(`${stem}.cpuprofile`, ROOT, { folded: `${stem}.folded`, match: (fn) => fn.includes(' /src/') }); // prettier-ignore
+    console.log(
+      `  Lightbox's own functions by inclusive time (flame graph input: ${path.relative(ROOT, stem)}.folded):`,
+    );
+    for (const p of stages) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
   }
   const logLines = Number(execFileSync('wc', ['-l', logFile], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
   // The counts check: totals must still be exact after the bench's writes.
