@@ -22,6 +22,8 @@ import {
   cleanup,
   cpuSeconds,
   defaultTool,
+  pgBackendCpuSeconds,
+  pgBackends,
   freePort,
   HOST,
   lightboxCli,
@@ -45,12 +47,13 @@ import type { GalleryFixture, PathRow } from './bench/paths.ts';
 const HELP = `Usage: npm run bench -- [options]       (node scripts/bench.ts [options])
 
 Options:
-  --quick              sizes 1k and 100k, 3 s per measurement (finishes in under 5 minutes)
+  --quick              sizes 1k and 100k, 2 s per measurement, 2 rounds of the newer
+                       paths (finishes in under 5 minutes)
   --db KIND            sqlite (default) or postgres (a fresh database per size on
                        BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
   --sizes LIST         gallery counts, e.g. 1k,100k,1M (default 1k,100k,1M)
   --rounds N           measured rounds per endpoint (default 3; the median is reported)
-  --duration S         seconds per measurement (default 5, --quick 3)
+  --duration S         seconds per measurement (default 5, --quick 2)
   --warmup S           unmeasured seconds per endpoint before the rounds (default 1)
   --connections N      concurrent connections (default 50)
   --tool NAME          wrk (default when installed: one thread, like the issue's anchors)
@@ -127,7 +130,7 @@ function parseOptions(argv: string[]): Options | undefined {
     dialect: values.db,
     sizes,
     rounds: int(values.rounds, 'rounds', 1, 50),
-    seconds: int(values.duration ?? (values.quick ? '3' : '5'), 'duration', 1, 600),
+    seconds: int(values.duration ?? (values.quick ? '2' : '5'), 'duration', 1, 600),
     warmup: int(values.warmup, 'warmup', 0, 60),
     connections: int(values.connections, 'connections', 1, 1000),
     endpoints,
@@ -250,7 +253,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const bare = await startBare();
   console.log(`  lightbox serve pid ${server.pid} on :${port}; bare server pid ${bare.child.pid} on :${bare.port} (${bare.bytes} B body)`); // prettier-ignore
 
-  const pathsContext = { port, key, env, dataDir, work, tool: options.tool, rounds: options.rounds, seconds: options.seconds, quick: options.quick, log: (line: string) => console.log(line) }; // prettier-ignore
+  const pathsContext = { port, key, env, dataDir, work, tool: options.tool, rounds: options.quick ? Math.min(2, options.rounds) : options.rounds, seconds: options.seconds, quick: options.quick, log: (line: string) => console.log(line) }; // prettier-ignore
   // The newer paths' gallery (photos with variants, a client link), its variants timed on the way.
   const paths: PathsRun | undefined = options.paths ? await startPaths(pathsContext, size) : undefined;
   const fixture = { ...seeded, ...(paths === undefined ? {} : { gallery: paths.fixture }) };
@@ -300,14 +303,24 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     const order = round % 2 === 1 ? endpoints : [...endpoints].reverse();
     for (const e of order) {
       cpu = cpuSeconds(server.pid);
+      const dbCpu = options.dialect === 'postgres' ? pgBackendCpuSeconds(dbName) : NaN;
       const result = await runLoadChild(spec(e, options.seconds), options.tool, work);
       const cpuUs = ((cpuSeconds(server.pid) - cpu) / result.requests) * 1e6;
+      const dbCpuUs = options.dialect === 'postgres' ? ((pgBackendCpuSeconds(dbName) - dbCpu) / result.requests) * 1e6 : undefined; // prettier-ignore
       // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
       // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
       await call(port, 'GET', '/readyz');
-      rounds.get(e.name)?.push({ ...result, round, ratio: result.rps / bareResult.rps, cpuUs });
+      rounds
+        .get(e.name)
+        ?.push({
+          ...result,
+          round,
+          ratio: result.rps / bareResult.rps,
+          cpuUs,
+          ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
+        });
       const errors = result.errors + result.non2xx + result.timeouts;
-      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs)${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
+      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs${dbCpuUs === undefined ? '' : ` + PostgreSQL ${fixed(dbCpuUs, 0)} µs`})${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
     }
     console.log(line.join(', '));
   }
@@ -315,6 +328,12 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const pathRows =
     paths === undefined ? undefined : await finishPaths(pathsContext, size, paths, rounds.get('gallery'), rounds.get('media')); // prettier-ignore
 
+  if (options.dialect === 'postgres') {
+    // The pool's size in use: src/db/database.ts allows 10 per node.
+    console.log(
+      `  PostgreSQL backends serving lightbox serve's database after the rounds: ${pgBackends(dbName).length}`,
+    );
+  }
   await server.stop();
   const { code, signal } = await server.exited;
   const shutdown = `exit ${String(code)}${signal === null ? '' : ` (${signal})`}`;
@@ -327,7 +346,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     console.log('  by package or source folder:');
     for (const p of profile.packages.slice(0, 12)) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
     const stem = path.join(outDir, `lightbox-${options.dialect}-${size}`);
-    const stages = await profileInclusive(`${stem}.cpuprofile`, ROOT, { folded: `${stem}.folded`, match: (fn) => fn.includes(' /src/') }); // prettier-ignore
+    const stages = await profileInclusive(`${stem}.cpuprofile`, ROOT, { folded: `${stem}.folded`, match: (fn) => fn.includes(' src/') }); // prettier-ignore
     console.log(
       `  Lightbox's own functions by inclusive time (flame graph input: ${path.relative(ROOT, stem)}.folded):`,
     );
