@@ -62,8 +62,7 @@ Options:
   --endpoints LIST     only these (list,page1000,get,search,search1,client,
                        create,assign,gallery,media)
   --no-check           skip the independent check (20k galleries made through the API,
-                       GET /v1/listings, wrk -t1 -c50 -d6s, 3 rounds beside the bare server;
-                       --check runs it with --quick, which leaves it out by default)
+                       GET /v1/listings, wrk -t1 -c50 -d6s, 3 rounds beside the bare server)
   --no-paths           skip the newer paths (variants, gallery page, ZIP, webhooks, uploads)
   --profile            run lightbox serve with --cpu-prof (profiles in the results folder)
   --keep               keep the seeded databases (printed) instead of removing them
@@ -107,7 +106,7 @@ function parseOptions(argv: string[]): Options | undefined {
       endpoints: { type: 'string' },
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
-      check: { type: 'boolean' },
+      check: { type: 'boolean', default: true },
       paths: { type: 'boolean', default: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -137,8 +136,7 @@ function parseOptions(argv: string[]): Options | undefined {
     endpoints,
     profile: values.profile,
     keep: values.keep,
-    // Seeding 20k galleries through the API and 36 s of wrk do not fit --quick's 5 minutes.
-    check: values.check ?? !values.quick,
+    check: values.check,
     paths: values.paths,
     quick: values.quick,
   };
@@ -312,13 +310,15 @@ async function runSize(options: Options, size: string, work: string, outDir: str
       // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
       // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
       await call(port, 'GET', '/readyz');
-      rounds.get(e.name)?.push({
-        ...result,
-        round,
-        ratio: result.rps / bareResult.rps,
-        cpuUs,
-        ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
-      });
+      rounds
+        .get(e.name)
+        ?.push({
+          ...result,
+          round,
+          ratio: result.rps / bareResult.rps,
+          cpuUs,
+          ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
+        });
       const errors = result.errors + result.non2xx + result.timeouts;
       line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs${dbCpuUs === undefined ? '' : ` + PostgreSQL ${fixed(dbCpuUs, 0)} µs`})${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
     }

@@ -53,21 +53,6 @@ const countQuery = prepared((db, p: { accountId: string; counter: Counter }) =>
   db.selectFrom('account_counts').select('n').where('account_id', '=', p.accountId).where('counter', '=', p.counter),
 );
 
-/**
- * One counter of one account as a one-row, one-column (`total`) derived table, 0 before the
- * counter's first change: for a page query that returns its total in the same statement
- * (PostgreSQL: one round trip and one pooled connection per list request, not two).
- */
-export const countTable = (db: Executor, accountId: string, counter: Counter) =>
-  db.selectNoFrom((eb) =>
-    eb.fn
-      .coalesce(
-        eb.selectFrom('account_counts').select('n').where('account_id', '=', accountId).where('counter', '=', counter),
-        eb.lit(0),
-      )
-      .as('total'),
-  );
-
 /** One counter of one account (0 before its first change). */
 export async function readCount(db: Executor, accountId: string, counter: Counter): Promise<number> {
   const row = await countQuery.first(db, { accountId, counter });

@@ -3,8 +3,6 @@ import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { forUpdate } from '../../db/locking.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { Counter } from '../counts/counters.ts';
-import { countTable } from '../counts/counts.repository.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
@@ -136,49 +134,6 @@ export async function listListings(
       : pageQueries.all;
   // Without a filter, `status` is a placeholder the query does not use.
   return query.all(db, { accountId, status: filter.status ?? 'active', limit: page.limit, offset: page.offset });
-}
-
-type TotalParams = PageParams & { counter: Counter };
-
-// The page and its maintained total in one statement: the one-row count table, the page joined
-// to it laterally (no row at all past the end: the total still comes back, with null columns).
-const withTotal = (db: Executor, p: TotalParams, byStatus: boolean) =>
-  db
-    .selectFrom(countTable(db, p.accountId, p.counter).as('t'))
-    .leftJoinLateral(inOrder(db, LIST_ITEM_COLUMNS, p, byStatus).as('l'), (join) => join.onTrue())
-    .select(['t.total', ...LIST_ITEM_COLUMNS.map((column) => `l.${column}` as const)])
-    .orderBy('l.created_at', 'desc')
-    .orderBy('l.id', 'desc');
-
-const totalQueries = {
-  all: prepared((db, p: TotalParams) => withTotal(db, p, false)),
-  byStatus: prepared((db, p: TotalParams) => withTotal(db, p, true)),
-};
-
-/**
- * A page of galleries and the filter's maintained total, in one statement: for PostgreSQL, where
- * each statement is a round trip on a pooled connection (two in parallel cost the server and the
- * database more than one). Shallow pages only; deep ones (from DEEP_OFFSET) keep listListings.
- */
-export async function listListingsWithTotal(
-  db: Executor,
-  accountId: string,
-  filter: ListingFilter,
-  page: { limit: number; offset: number },
-  counter: Counter,
-): Promise<{ rows: ListingItemRow[]; total: number } | undefined> {
-  if (page.offset >= DEEP_OFFSET) return undefined;
-  const query = filter.status === undefined ? totalQueries.all : totalQueries.byStatus;
-  const found = await query.all(db, { accountId, status: filter.status ?? 'active', limit: page.limit, offset: page.offset, counter }); // prettier-ignore
-  const total = found[0]?.total ?? 0;
-  const rows: ListingItemRow[] = [];
-  for (const row of found) {
-    if (row.id === null) continue; // the count's row alone: no gallery on this page
-    const item: Partial<typeof row> = { ...row };
-    delete item.total;
-    rows.push(item as ListingItemRow);
-  }
-  return { rows, total };
 }
 
 export async function listListingsOfClient(

@@ -106,18 +106,10 @@ export function createListingsService({
     async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
       const window = pageWindow(query);
       const filter = { status: query.status };
-      const counter = listingsCounter(filter.status);
-      if (db.dialect === 'postgres') {
-        // One statement, one round trip: the page and its maintained count together.
-        const both = await repo.listListingsWithTotal(db.kysely, accountId, filter, window, counter);
-        if (both !== undefined) {
-          return { data: both.rows.map(toListingItem), pagination: { page: window.page, limit: window.limit, total: both.total } }; // prettier-ignore
-        }
-      }
       const [rows, total] = await Promise.all([
         repo.listListings(db.kysely, accountId, filter, window),
         // A maintained count: one keyed row, whatever the account's size.
-        readCount(db.kysely, accountId, counter),
+        readCount(db.kysely, accountId, listingsCounter(filter.status)),
       ]);
       return { data: rows.map(toListingItem), pagination: { page: window.page, limit: window.limit, total } };
     },
