@@ -310,15 +310,13 @@ async function runSize(options: Options, size: string, work: string, outDir: str
       // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
       // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
       await call(port, 'GET', '/readyz');
-      rounds
-        .get(e.name)
-        ?.push({
-          ...result,
-          round,
-          ratio: result.rps / bareResult.rps,
-          cpuUs,
-          ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
-        });
+      rounds.get(e.name)?.push({
+        ...result,
+        round,
+        ratio: result.rps / bareResult.rps,
+        cpuUs,
+        ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
+      });
       const errors = result.errors + result.non2xx + result.timeouts;
       line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs${dbCpuUs === undefined ? '' : ` + PostgreSQL ${fixed(dbCpuUs, 0)} µs`})${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
     }
