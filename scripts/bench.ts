@@ -1,8 +1,12 @@
+// (Over 400 lines: one run's whole sequence, kept in one place so its order reads top to bottom.)
 // `npm run bench`: Lightbox under load the way its users run it, against the machine's limit
 // measured in the same run. For each size it seeds a fresh database (scripts/bench/seed.ts),
 // starts the real `lightbox serve` (production, logging at info to a file), creates a key with the
 // CLI, and drives each endpoint with autocannon in its own process, interleaved round by round
 // with a bare node:http server sending a fixed 3 KB list body. Figures are medians of the rounds.
+// Before the sizes, the independent check's method (scripts/bench/check.ts); in each size, the
+// newer paths beside their own baselines (scripts/bench/paths.ts: variants, the gallery page, the
+// ZIP, webhook fan-out, uploads and tus).
 //
 //   npm run bench -- --quick               1k and 100k galleries, SQLite (under 5 minutes)
 //   npm run bench -- --db postgres         the same on PostgreSQL
@@ -40,7 +44,7 @@ import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
 import { profileInclusive, profileTop, type ProfileLine } from './bench/profile.ts';
 import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
-import { independentCheck, type CheckResult } from './bench/check.ts';
+import { checkSummary, independentCheck, type CheckResult } from './bench/check.ts';
 import { finishPaths, pathsTable, startPaths, type PathsRun } from './bench/paths-run.ts';
 import type { GalleryFixture, PathRow } from './bench/paths.ts';
 
@@ -413,7 +417,13 @@ async function run(options: Options): Promise<void> {
   };
   const summary = resultsTable(rows);
   const paths = pathRows.length === 0 ? '' : `Newer paths, each beside its own baseline (medians of ${options.rounds} rounds):\n\n${pathsTable(pathRows)}`; // prettier-ignore
-  const checkLine = check === undefined ? '' : checkSummary(check, sizes);
+  const checkLine =
+    check === undefined
+      ? ''
+      : checkSummary(
+          check,
+          sizes.flatMap((s) => s.rows),
+        );
   console.log(`\n${summary}\n\n${checkLine}\n\n${paths}\n\n${verdictLines(checks).join('\n')}\n`);
   const result = { benchmark: 'api', date: new Date().toISOString(), options, environment, check, sizes, verdicts: checks }; // prettier-ignore
   await writeFile(path.join(outDir, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
@@ -438,17 +448,6 @@ async function run(options: Options): Promise<void> {
   await writeFile(path.join(outDir, 'results.md'), markdown.join('\n'));
   if (options.profile) console.log(`CPU profiles in ${path.relative(ROOT, outDir)}`);
   console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md (${environment.minutes} min)`);
-}
-
-/** The two methods side by side: the independent check's ratio and this bench's own list rows. */
-function checkSummary(check: CheckResult, sizes: SizeResult[]): string {
-  const own = sizes.flatMap((s) => s.rows.filter((r) => r.endpoint === 'list')).map((r) => `${fixed(r.ratio, 3)}x at ${r.size}`); // prettier-ignore
-  return (
-    `Independent check method (${check.galleries} galleries through the API in ${fixed(check.seedSeconds)} s, GET /v1/listings, ` +
-    `wrk -t1 -c50 -d6s, 3 rounds, no warm-up): ${fixed(check.list.ratio, 3)}x (bare ${fixed(check.bare.rps, 0)}, ` +
-    `Lightbox ${fixed(check.list.rps, 0)} req/s, ${fixed(check.list.cpuUs, 0)} µs CPU/req; they measured 0.110x). ` +
-    `This bench's method (bulk seed, status=active, warm-up): ${own.join(', ') || 'not run'}.`
-  );
 }
 
 async function main(argv: string[]): Promise<number> {

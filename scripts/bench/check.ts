@@ -118,3 +118,14 @@ export async function independentCheck(options: CheckOptions): Promise<CheckResu
     list: summarize(size, 'check', 'check: GET /v1/listings p1, wrk -c50 -d6s, no warm-up', listRounds),
   };
 }
+
+/** The two methods side by side: the independent check's ratio and this bench's own list rows. */
+export function checkSummary(check: CheckResult, rows: Row[]): string {
+  const own = rows.filter((r) => r.endpoint === 'list').map((r) => `${fixed(r.ratio, 3)}x at ${r.size}`);
+  return (
+    `Independent check method (${check.galleries} galleries through the API in ${fixed(check.seedSeconds)} s, GET /v1/listings, ` +
+    `wrk -t1 -c50 -d6s, 3 rounds, no warm-up): ${fixed(check.list.ratio, 3)}x (bare ${fixed(check.bare.rps, 0)}, ` +
+    `Lightbox ${fixed(check.list.rps, 0)} req/s, ${fixed(check.list.cpuUs, 0)} µs CPU/req; they measured 0.110x). ` +
+    `This bench's method (bulk seed, status=active, warm-up): ${own.join(', ') || 'not run'}.`
+  );
+}
