@@ -171,13 +171,14 @@ export async function variantsAndGallery(
   const assigned = await apiOk<{ client_link: { url: string } }>(ctx.port, ctx.key, 'POST', `/v1/clients/${client.id}/listings/${listingId}?notify=false`, undefined, 200); // prettier-ignore
   const linkPath = new URL(assigned.client_link.url).pathname;
   const perRound = ctx.quick ? 4 : 8;
+  const [width, height] = ctx.quick ? [1600, 1067] : [2400, 1600];
   const rounds: PathRow['rounds'] = [];
   for (let round = 1; round <= ctx.rounds; round++) {
     const dir = path.join(ctx.work, `photos-${size}-${round}`);
     await mkdir(dir, { recursive: true });
     const parts = [];
     for (let i = 0; i < perRound; i++) {
-      const data = await photoLikeJpeg(2400, 1600);
+      const data = await photoLikeJpeg(width, height);
       const name = `bench-${round}-${i}.jpg`;
       await writeFile(path.join(dir, name), data);
       parts.push({ name, type: 'image/jpeg', data });
@@ -188,11 +189,11 @@ export async function variantsAndGallery(
     const served = perRound / ((performance.now() - started) / 1000);
     const bare = await bareVariants(dir, path.join(ctx.work, `variants-out-${size}-${round}`));
     rounds.push({ value: served, baselineValue: bare.photos / bare.seconds });
-    ctx.log(`  variants round ${round}: ${perRound} photos 2400x1600, lightbox serve ${fixed(served, 2)} photos/s (upload to ready), bare sharp ${fixed(bare.photos / bare.seconds, 2)} photos/s`); // prettier-ignore
+    ctx.log(`  variants round ${round}: ${perRound} photos ${width}x${height}, lightbox serve ${fixed(served, 2)} photos/s (upload to ready), bare sharp ${fixed(bare.photos / bare.seconds, 2)} photos/s`); // prettier-ignore
   }
   return {
     fixture: { listingId, linkPath, photos: perRound * ctx.rounds },
-    row: row(size, { name: 'variants', label: 'variant generation (3 variants, 2400x1600 JPEG)', unit: 'photos/s', baseline: 'bare sharp script, same files', note: 'from the upload answer to all ready, through the queue', rounds }), // prettier-ignore
+    row: row(size, { name: 'variants', label: `variant generation (3 variants, ${width}x${height} JPEG)`, unit: 'photos/s', baseline: 'bare sharp script, same files', note: 'from the upload answer to all ready, through the queue', rounds }), // prettier-ignore
   };
 }
 
