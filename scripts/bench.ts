@@ -1,8 +1,12 @@
+// (Over 400 lines: one run's whole sequence, kept in one place so its order reads top to bottom.)
 // `npm run bench`: Lightbox under load the way its users run it, against the machine's limit
 // measured in the same run. For each size it seeds a fresh database (scripts/bench/seed.ts),
 // starts the real `lightbox serve` (production, logging at info to a file), creates a key with the
 // CLI, and drives each endpoint with autocannon in its own process, interleaved round by round
 // with a bare node:http server sending a fixed 3 KB list body. Figures are medians of the rounds.
+// Before the sizes, the independent check's method (scripts/bench/check.ts); in each size, the
+// newer paths beside their own baselines (scripts/bench/paths.ts: variants, the gallery page, the
+// ZIP, webhook fan-out, uploads and tus).
 //
 //   npm run bench -- --quick               1k and 100k galleries, SQLite (under 5 minutes)
 //   npm run bench -- --db postgres         the same on PostgreSQL
@@ -22,6 +26,8 @@ import {
   cleanup,
   cpuSeconds,
   defaultTool,
+  pgBackendCpuSeconds,
+  pgBackends,
   freePort,
   HOST,
   lightboxCli,
@@ -36,25 +42,33 @@ import {
 } from './bench/procs.ts';
 import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
-import { profileTop, type ProfileLine } from './bench/profile.ts';
+import { profileInclusive, profileTop, type ProfileLine } from './bench/profile.ts';
 import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
+import { checkSummary, independentCheck, type CheckResult } from './bench/check.ts';
+import { finishPaths, pathsTable, startPaths, type PathsRun } from './bench/paths-run.ts';
+import type { GalleryFixture, PathRow } from './bench/paths.ts';
 
 const HELP = `Usage: npm run bench -- [options]       (node scripts/bench.ts [options])
 
 Options:
-  --quick              sizes 1k and 100k, 3 s per measurement (finishes in under 5 minutes)
+  --quick              sizes 1k and 100k, 2 s per measurement, 2 rounds of the newer
+                       paths (finishes in under 5 minutes)
   --db KIND            sqlite (default) or postgres (a fresh database per size on
                        BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
   --sizes LIST         gallery counts, e.g. 1k,100k,1M (default 1k,100k,1M)
   --rounds N           measured rounds per endpoint (default 3; the median is reported)
-  --duration S         seconds per measurement (default 5, --quick 3)
+  --duration S         seconds per measurement (default 5, --quick 2)
   --warmup S           unmeasured seconds per endpoint before the rounds (default 1)
   --connections N      concurrent connections (default 50)
   --tool NAME          wrk (default when installed: one thread, like the issue's anchors)
                        or autocannon (a Node process; it saturates near 15-25k req/s here,
                        below the bare server's limit, which flatters every ratio)
   --endpoints LIST     only these (list,page1000,get,search,search1,client,
-                       create,assign)
+                       create,assign,gallery,media)
+  --no-check           skip the independent check (20k galleries made through the API,
+                       GET /v1/listings, wrk -t1 -c50 -d6s, 3 rounds beside the bare server;
+                       --check runs it with --quick, which leaves it out by default)
+  --no-paths           skip the newer paths (variants, gallery page, ZIP, webhooks, uploads)
   --profile            run lightbox serve with --cpu-prof (profiles in the results folder)
   --keep               keep the seeded databases (printed) instead of removing them
   -h, --help           show this help
@@ -73,6 +87,9 @@ interface Options {
   endpoints: string[] | undefined;
   profile: boolean;
   keep: boolean;
+  check: boolean;
+  paths: boolean;
+  quick: boolean;
 }
 
 const SIZES: Record<string, number> = { '1k': 1_000, '10k': 10_000, '100k': 100_000, '1M': 1_000_000 };
@@ -81,6 +98,7 @@ function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
     args: argv,
     strict: true,
+    allowNegative: true,
     options: {
       quick: { type: 'boolean', default: false },
       db: { type: 'string', default: 'sqlite' },
@@ -93,6 +111,8 @@ function parseOptions(argv: string[]): Options | undefined {
       endpoints: { type: 'string' },
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      check: { type: 'boolean' },
+      paths: { type: 'boolean', default: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -115,12 +135,16 @@ function parseOptions(argv: string[]): Options | undefined {
     dialect: values.db,
     sizes,
     rounds: int(values.rounds, 'rounds', 1, 50),
-    seconds: int(values.duration ?? (values.quick ? '3' : '5'), 'duration', 1, 600),
+    seconds: int(values.duration ?? (values.quick ? '2' : '5'), 'duration', 1, 600),
     warmup: int(values.warmup, 'warmup', 0, 60),
     connections: int(values.connections, 'connections', 1, 1000),
     endpoints,
     profile: values.profile,
     keep: values.keep,
+    // Seeding 20k galleries through the API and 36 s of wrk do not fit --quick's 5 minutes.
+    check: values.check ?? !values.quick,
+    paths: values.paths,
+    quick: values.quick,
   };
 }
 
@@ -128,8 +152,12 @@ interface Endpoint {
   name: string;
   label: string;
   method: 'GET' | 'POST';
-  paths(seeded: Seeded): string[];
+  paths(seeded: Seeded & { gallery?: GalleryFixture }): string[];
   body?: string;
+  /** No API key: the client's gallery, whose link's token is the credential. */
+  anonymous?: boolean;
+  /** Only with the newer paths' gallery (--no-paths leaves it out). */
+  needsGallery?: boolean;
   /** Only where the heavy account has this many galleries (page 1000 must hold rows). */
   minGalleries?: number;
   /** Connections for this one, instead of --connections (latency of one caller alone). */
@@ -144,6 +172,10 @@ const ENDPOINTS: Endpoint[] = [
   // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).
   { name: 'search1', label: `list clients search=${SEARCH_TERM}, 1 conn`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`], connections: 1 }, // prettier-ignore
   { name: 'client', label: 'get one client + galleries', method: 'GET', paths: (s) => s.clientIds.map((id) => `/v1/clients/${id}`) }, // prettier-ignore
+  // The client's gallery page (a core read for a gallery's visitors) and the API's media list of
+  // the same gallery (its own baseline), both beside the bare server: scripts/bench/paths.ts.
+  { name: 'gallery', label: 'gallery page /g/<token>', method: 'GET', paths: (s) => [s.gallery?.linkPath ?? '/'], anonymous: true, needsGallery: true }, // prettier-ignore
+  { name: 'media', label: 'list media of the gallery', method: 'GET', paths: (s) => [`/v1/listings/${s.gallery?.listingId ?? ''}/media`], needsGallery: true }, // prettier-ignore
   {
     name: 'create',
     label: 'create gallery',
@@ -170,6 +202,7 @@ interface SizeResult {
   shutdown: string;
   doctor: string;
   profile?: { functions: ProfileLine[]; packages: ProfileLine[] };
+  paths?: PathRow[];
 }
 
 async function runSize(options: Options, size: string, work: string, outDir: string): Promise<SizeResult> {
@@ -185,6 +218,9 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     DATA_DIR: dataDir,
     // The rate limiter stays on the path, with a limit no benchmark reaches (default 600/min).
     RATE_LIMIT_PER_MINUTE: '100000000',
+    GALLERY_RATE_LIMIT_PER_MINUTE: '100000000',
+    // The webhook rows' receivers listen on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     // The same for requests in progress: --connections of one key, from one address (default 32, 128).
     HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
     HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
@@ -223,15 +259,24 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const bare = await startBare();
   console.log(`  lightbox serve pid ${server.pid} on :${port}; bare server pid ${bare.child.pid} on :${bare.port} (${bare.bytes} B body)`); // prettier-ignore
 
+  const pathsContext = { port, key, env, dataDir, work, tool: options.tool, rounds: options.quick ? Math.min(2, options.rounds) : options.rounds, seconds: options.seconds, quick: options.quick, log: (line: string) => console.log(line) }; // prettier-ignore
+  // The newer paths' gallery (photos with variants, a client link), its variants timed on the way.
+  const paths: PathsRun | undefined = options.paths ? await startPaths(pathsContext, size) : undefined;
+  const fixture = { ...seeded, ...(paths === undefined ? {} : { gallery: paths.fixture }) };
   const endpoints = ENDPOINTS.filter(
     (e) =>
       (options.endpoints === undefined || options.endpoints.includes(e.name)) &&
-      seeded.bigAccountGalleries >= (e.minGalleries ?? 0),
+      seeded.bigAccountGalleries >= (e.minGalleries ?? 0) &&
+      (e.needsGallery !== true || paths !== undefined),
   );
   // One request each first: the answers must be right before their speed means anything.
   for (const e of endpoints.filter((x) => x.method === 'GET')) {
-    const reply = await call(port, 'GET', e.paths(seeded)[0] ?? '/', key);
+    const reply = await call(port, 'GET', e.paths(fixture)[0] ?? '/', e.anonymous === true ? undefined : key);
     if (reply.status !== 200) throw new Error(`${e.label}: ${reply.status} ${reply.text}\n${await tail(logFile)}`);
+    if (e.anonymous === true) {
+      console.log(`  ${e.label}: 200, ${reply.text.length} characters`);
+      continue;
+    }
     const total = (JSON.parse(reply.text) as { pagination?: { total: number } }).pagination?.total;
     console.log(`  ${e.label}: 200${total === undefined ? '' : `, total ${total}`}`);
   }
@@ -239,8 +284,8 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const spec = (e: Endpoint | undefined, seconds: number): LoadSpec => ({
     url: `http://${HOST}:${e === undefined ? bare.port : port}`,
     method: e?.method ?? 'GET',
-    paths: e === undefined ? ['/'] : e.paths(seeded),
-    headers: e === undefined ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
+    paths: e === undefined ? ['/'] : e.paths(fixture),
+    headers: e === undefined || e.anonymous === true ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
     ...(e?.body === undefined ? {} : { body: e.body }),
     connections: e?.connections ?? options.connections,
     seconds,
@@ -264,18 +309,35 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     const order = round % 2 === 1 ? endpoints : [...endpoints].reverse();
     for (const e of order) {
       cpu = cpuSeconds(server.pid);
+      const dbCpu = options.dialect === 'postgres' ? pgBackendCpuSeconds(dbName) : NaN;
       const result = await runLoadChild(spec(e, options.seconds), options.tool, work);
       const cpuUs = ((cpuSeconds(server.pid) - cpu) / result.requests) * 1e6;
+      const dbCpuUs = options.dialect === 'postgres' ? ((pgBackendCpuSeconds(dbName) - dbCpu) / result.requests) * 1e6 : undefined; // prettier-ignore
       // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
       // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
       await call(port, 'GET', '/readyz');
-      rounds.get(e.name)?.push({ ...result, round, ratio: result.rps / bareResult.rps, cpuUs });
+      rounds.get(e.name)?.push({
+        ...result,
+        round,
+        ratio: result.rps / bareResult.rps,
+        cpuUs,
+        ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
+      });
       const errors = result.errors + result.non2xx + result.timeouts;
-      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs)${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
+      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs${dbCpuUs === undefined ? '' : ` + PostgreSQL ${fixed(dbCpuUs, 0)} µs`})${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
     }
     console.log(line.join(', '));
   }
 
+  const pathRows =
+    paths === undefined ? undefined : await finishPaths(pathsContext, size, paths, rounds.get('gallery'), rounds.get('media')); // prettier-ignore
+
+  if (options.dialect === 'postgres') {
+    // The pool's size in use: src/db/database.ts allows 10 per node.
+    console.log(
+      `  PostgreSQL backends serving lightbox serve's database after the rounds: ${pgBackends(dbName).length}`,
+    );
+  }
   await server.stop();
   const { code, signal } = await server.exited;
   const shutdown = `exit ${String(code)}${signal === null ? '' : ` (${signal})`}`;
@@ -287,6 +349,12 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     for (const p of profile.functions) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
     console.log('  by package or source folder:');
     for (const p of profile.packages.slice(0, 12)) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    const stem = path.join(outDir, `lightbox-${options.dialect}-${size}`);
+    const stages = await profileInclusive(`${stem}.cpuprofile`, ROOT, { folded: `${stem}.folded`, match: (fn) => fn.includes(' src/') }); // prettier-ignore
+    console.log(
+      `  Lightbox's own functions by inclusive time (flame graph input: ${path.relative(ROOT, stem)}.folded):`,
+    );
+    for (const p of stages) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
   }
   const logLines = Number(execFileSync('wc', ['-l', logFile], { encoding: 'utf8' }).trim().split(/\s+/)[0]);
   // The counts check: totals must still be exact after the bench's writes.
@@ -310,6 +378,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     shutdown,
     doctor,
     ...(profile === undefined ? {} : { profile }),
+    ...(pathRows === undefined ? {} : { paths: pathRows }),
   };
 }
 
@@ -321,9 +390,15 @@ async function run(options: Options): Promise<void> {
   if (!options.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
   const started = performance.now();
   const loadBefore = os.loadavg();
+  let check: CheckResult | undefined;
+  if (options.check) {
+    console.log(`\n== independent check (${options.dialect}) ==`);
+    check = await independentCheck({ dialect: options.dialect, galleries: 20_000, rounds: 3, seconds: 6, connections: 50, tool: options.tool, work, outDir, log: (line) => console.log(`  ${line}`) }); // prettier-ignore
+  }
   const sizes: SizeResult[] = [];
   for (const size of options.sizes) sizes.push(await runSize(options, size, work, outDir));
-  const rows = sizes.flatMap((s) => [s.bare, ...s.rows]);
+  const rows = [...(check === undefined ? [] : [check.bare, check.list]), ...sizes.flatMap((s) => [s.bare, ...s.rows])]; // prettier-ignore
+  const pathRows = sizes.flatMap((s) => s.paths ?? []);
   const checks = verdicts(
     sizes.flatMap((s) => s.rows),
     options.dialect,
@@ -343,8 +418,16 @@ async function run(options: Options): Promise<void> {
     minutes: Number(fixed((performance.now() - started) / 60_000, 1)),
   };
   const summary = resultsTable(rows);
-  console.log(`\n${summary}\n\n${verdictLines(checks).join('\n')}\n`);
-  const result = { benchmark: 'api', date: new Date().toISOString(), options, environment, sizes, verdicts: checks };
+  const paths = pathRows.length === 0 ? '' : `Newer paths, each beside its own baseline (medians of ${options.rounds} rounds):\n\n${pathsTable(pathRows)}`; // prettier-ignore
+  const checkLine =
+    check === undefined
+      ? ''
+      : checkSummary(
+          check,
+          sizes.flatMap((s) => s.rows),
+        );
+  console.log(`\n${summary}\n\n${checkLine}\n\n${paths}\n\n${verdictLines(checks).join('\n')}\n`);
+  const result = { benchmark: 'api', date: new Date().toISOString(), options, environment, check, sizes, verdicts: checks }; // prettier-ignore
   await writeFile(path.join(outDir, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
   const markdown = [
     `# Lightbox API benchmark (${options.dialect})`,
@@ -354,6 +437,10 @@ async function run(options: Options): Promise<void> {
     `${options.tool}, ${options.connections} connections, ${options.rounds} rounds × ${options.seconds} s per endpoint (medians; errors summed), interleaved with the bare server each round.`,
     '',
     summary,
+    '',
+    checkLine,
+    '',
+    paths,
     '',
     ...verdictLines(checks).map((l) => `- ${l}`),
     '',

@@ -2,7 +2,7 @@
 // generator, CLI commands) and cleaning up after them whatever happens.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -246,4 +246,32 @@ export async function runLoadChild(spec: LoadSpec, tool: LoadTool, scratch: stri
   const { code } = await child.exited;
   if (code !== 0) throw new Error(`the load generator exited with ${String(code)}`);
   return JSON.parse(out) as LoadResult;
+}
+
+/** The PostgreSQL backends serving database `name` (their process titles name it); [] off Linux. */
+export function pgBackends(name: string): number[] {
+  const pids: number[] = [];
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const title = readFileSync(`/proc/${entry}/cmdline`, 'latin1');
+        if (title.startsWith('postgres: ') && title.includes(` ${name} `)) pids.push(Number(entry));
+      } catch {
+        // Gone since the listing.
+      }
+    }
+  } catch {
+    // Not Linux.
+  }
+  return pids;
+}
+
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving database `name`: the database's own
+ * share of a request, which runs outside the server's process. Backends that exit between two
+ * readings take their time with them (the pool keeps its connections while the bench runs).
+ */
+export function pgBackendCpuSeconds(name: string): number {
+  return pgBackends(name).reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
 }

@@ -1,5 +1,5 @@
 // Summaries of the .cpuprofile files `npm run bench -- --profile` makes: where the server's time went.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 
 export interface ProfileLine {
   selfMs: number;
@@ -71,4 +71,50 @@ export async function profileTop(
       .slice(0, count)
       .map(([fn, us]) => ({ selfMs: us / 1000, percent: (100 * us) / total, fn }));
   return { functions: top(self), packages: top(packages) };
+}
+
+/**
+ * Inclusive time: for every function, the share of samples with it anywhere on the stack (once
+ * per sample, however deep it recurs): where a request's time goes, stage by stage. Also writes
+ * the profile's stacks in the folded format (`a;b;c <µs>`) that flamegraph.pl, speedscope and
+ * inferno read, to `folded` when given.
+ */
+export async function profileInclusive(
+  file: string,
+  root: string,
+  options: { count?: number; match?: (fn: string) => boolean; folded?: string } = {},
+): Promise<ProfileLine[]> {
+  const profile = JSON.parse(await readFile(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const stackOf = new Map<number, string[]>();
+  const stack = (id: number): string[] => {
+    let found = stackOf.get(id);
+    if (found === undefined) {
+      const up = parent.get(id);
+      found = [...(up === undefined ? [] : stack(up)), where(root, byId.get(id)?.callFrame)];
+      stackOf.set(id, found);
+    }
+    return found;
+  };
+  const inclusive = new Map<string, number>();
+  const folded = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    const frames = stack(id);
+    for (const fn of new Set(frames)) inclusive.set(fn, (inclusive.get(fn) ?? 0) + delta);
+    const line = frames.map((f) => f.replace(/[; ]/g, '_')).join(';');
+    folded.set(line, (folded.get(line) ?? 0) + delta);
+    total += delta;
+  });
+  if (options.folded !== undefined) {
+    await writeFile(options.folded, [...folded.entries()].map(([k, v]) => `${k} ${Math.round(v)}`).join('\n') + '\n');
+  }
+  return [...inclusive.entries()]
+    .filter(([fn]) => options.match?.(fn) ?? true)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, options.count ?? 30)
+    .map(([fn, us]) => ({ selfMs: us / 1000, percent: (100 * us) / total, fn }));
 }

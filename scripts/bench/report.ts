@@ -23,6 +23,8 @@ export interface RoundResult extends LoadResult {
   ratio: number;
   /** Server CPU time per request (all threads), microseconds: steadier than req/s on a shared machine. */
   cpuUs: number;
+  /** PostgreSQL only: the CPU time of the database's backends per request, microseconds. */
+  dbCpuUs?: number;
 }
 
 export interface Row {
@@ -35,6 +37,7 @@ export interface Row {
   errors: number;
   ratio: number;
   cpuUs: number;
+  dbCpuUs?: number;
   rounds: RoundResult[];
 }
 
@@ -50,13 +53,15 @@ export function summarize(size: string, endpoint: string, label: string, rounds:
     errors: rounds.reduce((sum, r) => sum + r.errors + r.non2xx + r.timeouts, 0),
     ratio: median(rounds.map((r) => r.ratio)),
     cpuUs: median(rounds.map((r) => r.cpuUs)),
+    ...(rounds.some((r) => r.dbCpuUs !== undefined) ? { dbCpuUs: median(rounds.map((r) => r.dbCpuUs ?? NaN)) } : {}),
     rounds,
   };
 }
 
 export function resultsTable(rows: Row[]): string {
+  const db = rows.some((r) => r.dbCpuUs !== undefined);
   return table([
-    ['size', 'endpoint', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to bare', 'server CPU µs/req'],
+    ['size', 'endpoint', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio to bare', 'server CPU µs/req', ...(db ? ['PostgreSQL CPU µs/req'] : [])], // prettier-ignore
     ...rows.map((r) => [
       r.size,
       r.label,
@@ -66,6 +71,7 @@ export function resultsTable(rows: Row[]): string {
       String(r.errors),
       r.endpoint === 'bare' ? '1.00x' : `${fixed(r.ratio, 3)}x`,
       fixed(r.cpuUs, 0),
+      ...(db ? [r.dbCpuUs === undefined ? '-' : fixed(r.dbCpuUs, 0)] : []),
     ]),
   ]);
 }

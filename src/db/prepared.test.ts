@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createAccount, createTestContext, type TestContext } from '../../test/support/helpers.ts';
+import { sql } from 'kysely';
 import { prepared } from './prepared.ts';
 
 describe('prepared queries', () => {
@@ -71,4 +72,27 @@ describe('prepared queries', () => {
     assert.deepEqual(await reading, [], 'the rolled-back rename was never visible outside its transaction');
     assert.equal((await byName.all(db, { accountId, name: 'Ada', limit: 10 })).length, 2);
   });
+
+  test(
+    'on PostgreSQL, runs as a named statement of the connection, with the same answers each call',
+    { skip: process.env.DATABASE_URL === undefined ? 'PostgreSQL only: SQLite reuses statements itself' : false },
+    async () => {
+      // A transaction holds one connection: the session's prepared statements are visible in it.
+      const named = await ctx.deps.db.kysely.transaction().execute(async (trx) => {
+        for (const name of ['Ada', 'Nobody', 'Ada']) {
+          const rows = await byName.all(trx, { accountId, name, limit: 10 });
+          assert.deepEqual(
+            rows.map((r) => r.name),
+            name === 'Ada' ? ['Ada', 'Ada'] : [],
+          );
+        }
+        const { rows } = await sql<{ name: string; statement: string }>`
+          select name, statement from pg_prepared_statements where statement like ${'%"clients"%"name" = $2%'}
+        `.execute(trx);
+        return rows;
+      });
+      assert.equal(named.length, 1, JSON.stringify(named));
+      assert.match(named[0]?.name ?? '', /^lbx_[0-9a-f]{24}$/);
+    },
+  );
 });

@@ -5,7 +5,7 @@
 // Repositories stay the only SQL code: they still write every query with the query builder.
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { Executor } from './executor.ts';
-import { directSqlite } from './database.ts';
+import { directSqlite, nameStatement } from './database.ts';
 
 type Param = string | number | null;
 
@@ -64,6 +64,7 @@ export function prepared<P extends Record<string, Param>, R>(
       });
       found = { sql, slots };
       byAdapter.set(adapter, found);
+      nameStatement(sql);
     }
     return found;
   }
