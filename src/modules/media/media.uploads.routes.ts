@@ -239,6 +239,7 @@ export async function registerUploadRoutes(
         schema: {
           operationId: 'describeUploads',
           summary: 'What the tus server supports (no key needed)',
+          security: [],
           description:
             `204 with \`Tus-Version: ${TUS_VERSION}\`, \`Tus-Extension: ${TUS_EXTENSIONS.join(',')}\` and ` +
             '`Tus-Max-Size` (the per-file limit).',
@@ -320,8 +321,10 @@ export async function registerUploadRoutes(
     app.head(
       '/listings/:id/uploads/:upload_id',
       {
+        // A HEAD of its own, not the twin of a GET: documented (its operationId gains `-head`).
+        config: { swagger: { exposeHeadRoute: true } },
         schema: {
-          operationId: 'getUploadOffset',
+          operationId: 'getUpload',
           summary: "An upload's offset (tus HEAD)",
           description:
             '200 with `Upload-Offset` and `Upload-Length`; a completed upload also carries `Lightbox-Media-Id`. ' +

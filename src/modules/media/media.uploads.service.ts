@@ -138,7 +138,10 @@ export function createUploadsService({
     /** The upload of this gallery in this account, or undefined (wrong shapes included). */
     async find(accountId: string, listingId: string, uploadId: string): Promise<UploadRow | undefined> {
       if (!hasIdShape('lst', listingId) || !hasIdShape('upl', uploadId)) return undefined;
-      return uploads.findUpload(db.kysely, accountId, listingId, uploadId);
+      const row = await uploads.findUpload(db.kysely, accountId, listingId, uploadId);
+      // A deleted gallery's uploads are gone with it, though the job has yet to remove their bytes.
+      if (row === undefined || (await findListing(db.kysely, accountId, listingId)) === undefined) return undefined;
+      return row;
     },
 
     async requireListing(accountId: string, listingId: string): Promise<void> {
