@@ -17,6 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('length', 'bigint', (c) => c.notNull())
     // The tus server's record of the upload (JSON), kept here so that every node sees it.
     .addColumn('info', 'text')
+    // On S3: the parts stored so far (JSON [{PartNumber, ETag, Size}]), so that no node needs
+    // ListParts (which not every S3-compatible server has).
+    .addColumn('parts', 'text')
     .addColumn('media_id', 'text')
     .addColumn('expires_at', 'text', (c) => c.notNull())
     // A lease lock shared by every node (one request writes an upload at a time).

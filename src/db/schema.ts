@@ -247,6 +247,8 @@ export interface UploadsTable {
   length: number;
   /** The tus server's record of the upload (JSON). */
   info: string | null;
+  /** On S3: the multipart upload's parts stored so far (JSON [{PartNumber, ETag, Size}]). */
+  parts: string | null;
   /** Set in the transaction that makes it a media row. */
   media_id: string | null;
   expires_at: string;

@@ -583,6 +583,9 @@ export function describeTusCases(name: string, start: () => Promise<StorageUnder
           new ListMultipartUploadsCommand({ Bucket: config.bucket, Prefix: config.prefix }),
         );
         assert.deepEqual(list.Uploads ?? [], []);
+      } catch (err) {
+        // s3rver has neither ListMultipartUploads nor AbortMultipartUpload: nothing to check there.
+        if (!['MethodNotAllowed', 'NotImplemented'].includes((err as Error).name)) throw err;
       } finally {
         client.destroy();
       }

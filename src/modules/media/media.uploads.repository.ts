@@ -38,6 +38,15 @@ export async function writeInfo(db: Executor, id: string, info: string | null): 
   await db.updateTable('uploads').set({ info }).where('id', '=', id).execute();
 }
 
+export async function readParts(db: Executor, id: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('uploads').select('parts').where('id', '=', id).executeTakeFirst();
+  return row?.parts;
+}
+
+export async function writeParts(db: Executor, id: string, parts: string): Promise<void> {
+  await db.updateTable('uploads').set({ parts }).where('id', '=', id).execute();
+}
+
 /** The upload became this media row (in the media's transaction); false if it was not there. */
 export async function markCompleted(db: Executor, id: string, mediaId: string): Promise<boolean> {
   const result = await db

@@ -28,6 +28,8 @@ interface Context {
   tusId: string;
   /** An error of ours raised inside a tus callback: answered as it is. */
   error?: unknown;
+  /** What made the tus server answer 500, for the log. */
+  fault?: unknown;
 }
 
 const contexts = new WeakMap<Request, Context>();
@@ -180,6 +182,12 @@ export async function registerUploadRoutes(
       );
       return {};
     },
+    // The tus server answers its faults as 500 text: the cause is kept for the log line.
+    onResponseError: (req, err) => {
+      const context = contexts.get(req);
+      if (context !== undefined && !(err instanceof AppError)) context.fault ??= err;
+      return undefined;
+    },
     onUploadFinish: async (req) => {
       const context = contextOf(req);
       const mediaId = await guarded(context, () =>
@@ -197,6 +205,7 @@ export async function registerUploadRoutes(
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- our own AppError, kept by guarded()
     if (context.error !== undefined) throw context.error;
     const body = await response.text();
+    if (response.status >= 500) request.log.error({ err: context.fault, tus: body }, 'the tus server failed');
     if (response.status >= 400) throw fromTus(response.status, body);
     for (const [name, value] of response.headers) {
       if (PASSED_ON.has(name)) void reply.header(name, value);

@@ -174,6 +174,7 @@ export function createUploadsService({
         filename: filename === undefined ? null : cleanFilename(filename),
         length,
         info: null,
+        parts: null,
         media_id: null,
         expires_at: expiresAt,
         lock_token: null,

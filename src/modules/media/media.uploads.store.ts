@@ -123,7 +123,10 @@ export interface UploadStore {
   forgetCompleted(key: string): Promise<void>;
 }
 
-const isNotFound = (err: unknown): boolean => err === ERRORS.FILE_NOT_FOUND || err === ERRORS.FILE_NO_LONGER_EXISTS;
+const errorName = (err: unknown): string =>
+  typeof err === 'object' && err !== null ? String((err as { name?: unknown }).name) : '';
+const isS3Missing = (err: unknown): boolean => ['NoSuchKey', 'NotFound', 'NoSuchUpload'].includes(errorName(err));
+const isS3Unsupported = (err: unknown): boolean => ['MethodNotAllowed', 'NotImplemented'].includes(errorName(err));
 
 class LedgerFileStore extends FileStore {
   readonly #digests: UploadDigests;
@@ -160,12 +163,41 @@ class LedgerFileStore extends FileStore {
   }
 }
 
+interface StoredPart {
+  PartNumber: number;
+  ETag: string;
+  Size: number;
+}
+
 class InMemoryPartsS3Store extends S3Store {
   readonly #digests: UploadDigests;
-  constructor(options: ConstructorParameters<typeof S3Store>[0], digests: UploadDigests) {
+  readonly #db: Db;
+  constructor(options: ConstructorParameters<typeof S3Store>[0], db: Db, digests: UploadDigests) {
     super(options);
     this.extensions = [...TUS_EXTENSIONS];
     this.#digests = digests;
+    this.#db = db;
+  }
+
+  /** The parts recorded in the upload's row (every node reads the same; no ListParts needed). */
+  protected override async retrieveParts(id: string): Promise<StoredPart[]> {
+    const raw = await uploads.readParts(this.#db.kysely, uploadIdOf(id));
+    const parts = raw === null || raw === undefined ? [] : (JSON.parse(raw) as StoredPart[]);
+    return parts.sort((a, b) => a.PartNumber - b.PartNumber);
+  }
+
+  /** Stores a part, then records it (a part stored and not recorded is sent again, replacing it). */
+  protected override async uploadPart(
+    metadata: Parameters<S3Store['uploadPart']>[0],
+    body: Parameters<S3Store['uploadPart']>[1],
+    partNumber: number,
+  ): Promise<string> {
+    if (!Buffer.isBuffer(body)) throw new Error('parts are sent from memory');
+    const etag = await super.uploadPart(metadata, body, partNumber);
+    const parts = (await this.retrieveParts(metadata.file.id)).filter((p) => p.PartNumber !== partNumber);
+    parts.push({ PartNumber: partNumber, ETag: etag, Size: body.length });
+    await uploads.writeParts(this.#db.kysely, uploadIdOf(metadata.file.id), JSON.stringify(parts));
+    return etag;
   }
 
   override async write(src: Readable, id: string, offset: number): Promise<number> {
@@ -218,7 +250,8 @@ class InMemoryPartsS3Store extends S3Store {
       if (body.length >= this.minPartSize || at === size) {
         await this.uploadPart(metadata, body, partNumber++);
       } else {
-        await this.uploadIncompletePart(metadata.file.id, Readable.from([body]));
+        // A Buffer, so the SDK sends its length (the declared type is narrower than what it takes).
+        await this.uploadIncompletePart(metadata.file.id, body as unknown as Readable);
       }
       uploaded += body.length;
     };
@@ -248,13 +281,31 @@ class InMemoryPartsS3Store extends S3Store {
     await this.clearCache(id);
   }
 
+  /**
+   * Aborts the multipart upload (its parts go) and deletes the object, its record and its
+   * unfinished part. A server without AbortMultipartUpload (s3rver) keeps the parts, never visible
+   * at any key: a bucket lifecycle rule for incomplete multipart uploads reclaims them, as for
+   * the multipart path's failed uploads (storage/s3.ts).
+   */
   async removeAll(id: string): Promise<void> {
+    let uploadId: string | undefined;
     try {
-      await this.remove(id);
+      uploadId = (await this.getMetadata(id))['upload-id'];
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      if (!isS3Missing(err)) throw err;
     }
-    await this.forget(id);
+    if (uploadId !== undefined) {
+      try {
+        await this.client.abortMultipartUpload({ Bucket: this.bucket, Key: id, UploadId: uploadId });
+      } catch (err) {
+        if (!isS3Missing(err) && !isS3Unsupported(err)) throw err;
+      }
+    }
+    await this.client.deleteObjects({
+      Bucket: this.bucket,
+      Delete: { Objects: [{ Key: id }, { Key: this.infoKey(id) }, { Key: this.partKey(id, true) }] },
+    });
+    await this.clearCache(id);
   }
 }
 
@@ -302,6 +353,7 @@ export function createUploadStore(
         ...(storage.credentials === undefined ? {} : { credentials: storage.credentials }),
       },
     },
+    db,
     digests,
   );
   const tusId = (key: string): string => base + key;
