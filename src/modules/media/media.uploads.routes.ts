@@ -214,10 +214,11 @@ export async function registerUploadRoutes(
     return empty(reply, response.status);
   }
 
+  /** The upload (404 before any protocol rule, as every /v1 route answers a missing id), then Tus-Resumable. */
   async function existing(request: FastifyRequest, params: { id: string; upload_id: string }): Promise<UploadRow> {
-    requireTusResumable(request);
     const row = await uploads.find(request.auth.accountId, params.id, params.upload_id);
     if (row === undefined) throw notFound('Upload');
+    requireTusResumable(request);
     return row;
   }
 
@@ -294,6 +295,8 @@ export async function registerUploadRoutes(
         },
       },
       async (request, reply) => {
+        const { accountId } = request.auth;
+        await uploads.requireListing(accountId, request.params.id);
         requireTusResumable(request);
         const type = mediaType(request);
         if (sendsBody(request) && type !== OCTETS) throw fromTus(415, '');
@@ -313,8 +316,6 @@ export async function registerUploadRoutes(
         }
         const bodyLength = integerHeader(request, 'content-length');
         if (bodyLength !== undefined && bodyLength > length) throw fromTus(413, '');
-        const { accountId } = request.auth;
-        await uploads.requireListing(accountId, request.params.id);
         const uploadId = uploads.newUploadId();
         const storageKey = uploadKey(accountId, request.params.id, uploadId);
         continueBody(request, reply);
@@ -387,7 +388,7 @@ export async function registerUploadRoutes(
         },
       },
       async (request, reply) => {
-        requireTusResumable(request);
+        const row = await existing(request, request.params);
         if (mediaType(request) !== OCTETS) throw fromTus(415, '');
         const offset = integerHeader(request, 'upload-offset');
         if (offset === undefined) {
@@ -402,7 +403,6 @@ export async function registerUploadRoutes(
             { field: 'Content-Length', message: 'is required' },
           ]);
         }
-        const row = await existing(request, request.params);
         if (offset + bodyLength > row.length) throw fromTus(413, '');
         if (row.media_id !== null) {
           // A retried final PATCH: the upload is a media item already.
