@@ -26,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BIN, HOST, ROOT, cleanup, freePort, onCleanup, tail, track, waitForReady, type Child } from './bench/procs.ts';
+import { tusUpload } from './bench/upload-tus.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const RESULTS_DIR = path.join(ROOT, 'bench-results');
@@ -601,7 +602,8 @@ async function startBare(dir: string, flags: string[], log: string): Promise<{ c
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-type Side = 'bare' | 'lightbox';
+// tus: the same file through resumable uploads (section 16) in 8 MiB PATCHes (scripts/bench/upload-tus.ts).
+type Side = 'bare' | 'lightbox' | 'tus';
 
 interface Round {
   side: Side;
@@ -915,11 +917,28 @@ async function run(options: Options): Promise<void> {
           throw new Error(`lightbox: deleting ${media.id}: ${removed.status} ${removed.text}`);
       },
     },
+    tus: {
+      name: 'tus',
+      pid: lightbox.pid,
+      ...(s3rverPid === undefined ? {} : { helperPid: s3rverPid }),
+      send: (b) => tusUpload({ host: HOST, port, key, galleryId }, b.fileSize, () => fileChunks(b)),
+      async verify(timing, b, expected) {
+        if (timing.status !== 201) throw new Error(`tus: ${timing.status} ${timing.text}\n${await tail(logFile)}`);
+        const { media_id: mediaId } = JSON.parse(timing.text) as { media_id: string };
+        const got = await call(port, 'GET', `/v1/listings/${galleryId}/media/${mediaId}`, key);
+        const media = JSON.parse(got.text) as { size: number; sha256: string; kind: string };
+        if (media.size !== b.fileSize || media.sha256 !== expected.file || media.kind !== 'video') {
+          throw new Error(`tus stored ${got.text}; sent a video of ${b.fileSize} bytes, ${expected.file}`);
+        }
+        const removed = await call(port, 'DELETE', `/v1/listings/${galleryId}/media/${mediaId}`, key);
+        if (removed.status !== 204) throw new Error(`tus: deleting ${mediaId}: ${removed.status} ${removed.text}`);
+      },
+    },
   };
 
   // Unmeasured warm-up: JIT, lazily loaded modules, first-use allocations.
   if (warmup !== undefined && warmupDigests !== undefined) {
-    for (const side of ['bare', 'lightbox'] as const) {
+    for (const side of ['bare', 'lightbox', 'tus'] as const) {
       const target = targets[side];
       await target.verify(await target.send(warmup), warmup, warmupDigests);
     }
@@ -933,7 +952,7 @@ async function run(options: Options): Promise<void> {
   const rounds: Round[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     // Interleaved, alternating which goes first, so slow drift on the machine hits both alike.
-    const order: Side[] = round % 2 === 1 ? ['bare', 'lightbox'] : ['lightbox', 'bare'];
+    const order: Side[] = round % 2 === 1 ? ['bare', 'lightbox', 'tus'] : ['tus', 'lightbox', 'bare'];
     for (const side of order) {
       const result = await measure(targets[side], side, round, body, digests, options);
       rounds.push(result);
@@ -970,6 +989,11 @@ async function run(options: Options): Promise<void> {
     return l === undefined || b === undefined ? NaN : l.mbPerSecond / b.mbPerSecond;
   });
   const throughputMet = ratio >= TARGET_RATIO;
+  const tusSummary = summarize(
+    rounds.filter((r) => r.side === 'tus'),
+    startIdle.lightbox,
+  );
+  const tusRatio = tusSummary.mbPerSecond / bareSummary.mbPerSecond;
   const memoryMet = lightboxSummary.peakAboveBaseIdleMB <= TARGET_RSS_MB;
   const lightboxLabel = `lightbox (${options.storage === 's3' ? 's3rver' : 'local disk'})`;
   const row = (label: string, pick: (summary: Summary) => number, digits = 1): string[] => [
@@ -1042,6 +1066,10 @@ async function run(options: Options): Promise<void> {
     `throughput: lightbox/bare = ${fixed(ratio, 2)} (target ≥ ${TARGET_RATIO}): ${throughputMet ? 'MET' : 'NOT MET'}${scope}`,
     `memory: lightbox peak RSS − idle RSS after warm-up = ${fixed(lightboxSummary.peakAboveBaseIdleMB)} MB median, ` +
       `${fixed(lightboxSummary.maxPeakAboveBaseIdleMB)} MB worst (target ≤ ${TARGET_RSS_MB} MB): ${memoryMet ? 'MET' : 'NOT MET'}${scope}`,
+    `tus (8 MiB PATCHes): ${fixed(tusSummary.mbPerSecond)} MB/s, tus/bare = ${fixed(tusRatio, 2)} (target ≥ ${TARGET_RATIO}): ` +
+      `${tusRatio >= TARGET_RATIO ? 'MET' : 'NOT MET'}; peak RSS − idle RSS after warm-up ${fixed(tusSummary.peakAboveBaseIdleMB)} MB ` +
+      `median, ${fixed(tusSummary.maxPeakAboveBaseIdleMB)} MB worst (target ≤ ${TARGET_RSS_MB} MB): ` +
+      `${tusSummary.maxPeakAboveBaseIdleMB <= TARGET_RSS_MB ? 'MET' : 'NOT MET'}${scope}`,
   ];
 
   let profiles: Record<string, ProfileLine[]> | undefined;
@@ -1109,6 +1137,7 @@ async function run(options: Options): Promise<void> {
     summary: {
       bare: bareSummary,
       lightbox: lightboxSummary,
+      tus: tusSummary,
       ratio,
       pairedRatios,
       targets: {

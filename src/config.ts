@@ -101,6 +101,11 @@ export interface MediaConfig {
   /** Photos with more pixels are refused (read from the header, never decoded). */
   readonly maxImagePixels: number;
   readonly variants: VariantsConfig;
+  /**
+   * Unfinished resumable uploads (section 16) are removed this long after their creation
+   * (UPLOAD_EXPIRY_HOURS, 24; a fraction of an hour is allowed, for tests and small disks).
+   */
+  readonly uploadExpiryMs: number;
 }
 
 export interface VariantsConfig {
@@ -234,6 +239,17 @@ function positiveInteger(env: Env, name: string, fallback: number, max = Number.
   return n;
 }
 
+/** A positive number of hours, at most a year (fractions allowed: 0.01 is 36 seconds). */
+function positiveHours(env: Env, name: string, fallback: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(n * 3_600_000 >= 1000) || n > 8784) {
+    throw new ConfigError(name, `must be a number of hours from 0.0003 to 8784 (got ${JSON.stringify(raw)})`);
+  }
+  return n;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = read(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -295,6 +311,7 @@ function media(env: Env, dataDir: string): MediaConfig {
       threads: positiveInteger(env, 'VARIANT_THREADS', 1, 64),
       leaseMs: positiveInteger(env, 'VARIANT_LEASE_MS', 60_000, 3_600_000),
     }),
+    uploadExpiryMs: Math.round(positiveHours(env, 'UPLOAD_EXPIRY_HOURS', 24) * 3_600_000),
   });
 }
 

@@ -1,12 +1,13 @@
 // Every background job of the serve process, started and stopped here and nowhere else: a runner
 // per kind of job on the durable queue (notification emails, photo variants, checksums, webhook
-// deliveries), the pruning of 30-day-old events, the media cleanup
+// deliveries, the expiry of resumable uploads), the pruning of 30-day-old events, the media cleanup
 // (a full sweep at start, then deletions as they fall due, and at once when a large deletion
 // wakes it) and the pruning of expired idempotency records.
 import type { Deps } from './deps.ts';
 import type { Log } from './lib/log.ts';
 import { every, type Periodic } from './lib/periodic.ts';
 import { checksumHandler } from './modules/media/media.checksum.job.ts';
+import { uploadExpiryHandler } from './modules/media/media.uploads.expire.job.ts';
 import { variantsHandler } from './modules/media/media.variants.job.ts';
 import { configureSharp } from './modules/media/media.variants.ts';
 import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
@@ -36,6 +37,7 @@ export function createRunners(deps: Deps, services: Services, log: Log): JobRunn
     createNotificationWorker(deps, log),
     createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),
     createJobRunner(deps, log, checksumHandler(deps, log)),
+    createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),
     // Deliveries are due the moment their write commits: looked for often, to keep them prompt.
     createJobRunner(deps, log, deliveryHandler(deps, log), { pollMs: DELIVERY_POLL_MS }),
   ];

@@ -14,6 +14,7 @@ import { createIdempotencyService, type IdempotencyService } from './modules/ide
 import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
 import { createMediaService, type MediaService } from './modules/media/media.service.ts';
+import { createUploadsService, type UploadsService } from './modules/media/media.uploads.service.ts';
 import { createVariantsUpkeep, type VariantsUpkeep } from './modules/media/media.variants.upkeep.ts';
 import {
   createNotificationsService,
@@ -34,6 +35,8 @@ export interface Services {
   idempotency: IdempotencyService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
+  /** Resumable (tus) uploads: section 16. */
+  uploads: UploadsService;
   /** Photos' variants for the operator: remakes, and the doctor's check and repair. */
   variants: VariantsUpkeep;
   notifications: NotificationsService;
@@ -57,6 +60,7 @@ export function createServices(deps: Deps): Services {
     idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,
+    uploads: createUploadsService(deps),
     variants: createVariantsUpkeep(deps),
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),

@@ -17,6 +17,7 @@ import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './modules/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
 import { registerMediaRoutes } from './modules/media/media.routes.ts';
+import { registerUploadRoutes } from './modules/media/media.uploads.routes.ts';
 import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { registerWebhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import type { Services } from './services.ts';
@@ -80,4 +81,5 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerNotificationsRoutes(v1, services);
   registerWebhooksRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
+  await registerUploadRoutes(v1, services, deps.config.media);
 }

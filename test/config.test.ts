@@ -157,7 +157,16 @@ describe('media settings', () => {
       maxFiles: 100,
       maxImagePixels: 268_402_689,
       variants: { mlsBox: { width: 2048, height: 1536 }, concurrency: 1, threads: 1, leaseMs: 60_000 },
+      uploadExpiryMs: 24 * 3_600_000,
     });
+  });
+
+  test('UPLOAD_EXPIRY_HOURS: hours (fractions too) as milliseconds; anything else stops the start', () => {
+    assert.equal(loadConfig({ UPLOAD_EXPIRY_HOURS: '48' }).media.uploadExpiryMs, 48 * 3_600_000);
+    assert.equal(loadConfig({ UPLOAD_EXPIRY_HOURS: '0.5' }).media.uploadExpiryMs, 1_800_000);
+    for (const bad of ['0', '-1', 'abc', '1e3', '0.0001', '9000']) {
+      assert.throws(() => loadConfig({ UPLOAD_EXPIRY_HOURS: bad }), /UPLOAD_EXPIRY_HOURS/, bad);
+    }
   });
 
   test('MEDIA_STORAGE as a folder path: that folder, resolved', () => {

@@ -26,8 +26,11 @@ import {
 } from './support/helpers.ts';
 import { clockOf, systemClock, type Clock } from '../src/lib/clock.ts';
 
-/** /v1 routes that need no key (section 3). Everything else under /v1 must be in ROUTES. */
-const PUBLIC_V1 = new Set(['GET /v1/openapi.json']);
+/** /v1 routes that need no key (sections 3 and 16), with the status each answers. Everything else is in ROUTES. */
+const PUBLIC_V1 = new Map([
+  ['GET /v1/openapi.json', { url: '/v1/openapi.json', status: 200 }],
+  ['OPTIONS /v1/listings/:id/uploads', { url: '/v1/listings/lst_0000000000000000000000ZZZZ/uploads', status: 204 }],
+]);
 
 let ctx: TestContext;
 let owner: TestAccount;
@@ -73,6 +76,21 @@ function uploadBody(): { body: string; headers: Record<string, string> } {
   serial += 1;
   const { body, contentType } = multipart([{ filename: `doc${serial}.pdf`, data: pdf(`document ${serial}`) }]);
   return { body: body.toString('ascii'), headers: { 'content-type': contentType } };
+}
+
+const TUS = { 'tus-resumable': '1.0.0' };
+
+/** A resumable upload (section 16) of a small PDF in a new gallery, nothing sent yet. */
+async function newUpload(account: TestAccount): Promise<{ url: string; data: string }> {
+  serial += 1;
+  const data = pdf(`resumable ${serial}`).toString('ascii');
+  const listingId = await newListing(account);
+  const res = await call(ctx, 'POST', `/v1/listings/${listingId}/uploads`, {
+    key: account.key,
+    headers: { ...TUS, 'upload-length': String(data.length) },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return { url: String(res.headers.location), data };
 }
 
 async function newMedia(account: TestAccount): Promise<{ listingId: string; mediaId: string }> {
@@ -242,6 +260,29 @@ const ROUTES: RouteCase[] = [
     method: 'GET',
     path: '/v1/listings/:id/media',
     prepare: async (a) => ({ url: `/v1/listings/${(await newMedia(a)).listingId}/media`, status: 200 }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/listings/:id/uploads',
+    prepare: async (a) => ({
+      url: `/v1/listings/${await newListing(a)}/uploads`,
+      headers: { ...TUS, 'upload-length': '1000' },
+      status: 201,
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/listings/:id/uploads/:upload_id',
+    prepare: async (a) => {
+      const { url, data } = await newUpload(a);
+      const headers = { ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' };
+      return { url, body: data, headers, status: 204 };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/listings/:id/uploads/:upload_id',
+    prepare: async (a) => ({ url: (await newUpload(a)).url, headers: TUS, status: 204 }),
   },
   {
     method: 'GET',
@@ -415,7 +456,7 @@ function errorWithoutRequestId(res: Response): unknown {
 /** The same URL with every resource id replaced by a well-formed id that does not exist. */
 const missingId = (prefix: string): string => `${prefix}_0000000000000000000000ZZZZ`;
 const withMissingIds = (url: string): string =>
-  url.replace(/\b(lst|cli|med|ntf|whe|whd|evt)_[0-9A-Za-z]+/g, (_match, prefix: string) => missingId(prefix));
+  url.replace(/\b(lst|cli|med|ntf|whe|whd|evt|upl)_[0-9A-Za-z]+/g, (_match, prefix: string) => missingId(prefix));
 
 const hasId = (route: RouteCase): boolean => route.path.includes('/:');
 
@@ -451,10 +492,10 @@ describe('the route table', () => {
   });
 
   test('the public /v1 routes answer without a key', async () => {
-    for (const key of PUBLIC_V1) {
-      const [method = '', url = ''] = key.split(' ');
+    for (const [key, { url, status }] of PUBLIC_V1) {
+      const [method = ''] = key.split(' ');
       const res = await call(ctx, method, url);
-      assert.equal(res.statusCode, 200, `${key}: ${res.body}`);
+      assert.equal(res.statusCode, status, `${key}: ${res.body}`);
     }
   });
 });

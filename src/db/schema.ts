@@ -82,7 +82,13 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export const JOB_KINDS = ['notification.send', 'media.variants', 'media.checksum', 'webhook.deliver'] as const;
+export const JOB_KINDS = [
+  'notification.send',
+  'media.variants',
+  'media.checksum',
+  'webhook.deliver',
+  'upload.expire',
+] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** A piece of background work still to be done (src/modules/queue/, decisions/0006). */
@@ -230,6 +236,28 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+/** A resumable (tus) upload, from its creation until it expires (section 16). */
+export interface UploadsTable {
+  id: string;
+  account_id: string;
+  listing_id: string;
+  /** Where its bytes are (MediaStorage key); the media row's storage_key once complete. */
+  storage_key: string;
+  filename: string | null;
+  length: number;
+  /** The tus server's record of the upload (JSON). */
+  info: string | null;
+  /** On S3: the multipart upload's parts stored so far (JSON [{PartNumber, ETag, Size}]). */
+  parts: string | null;
+  /** Set in the transaction that makes it a media row. */
+  media_id: string | null;
+  expires_at: string;
+  lock_token: string | null;
+  lock_until: string | null;
+  release_wanted: Generated<number>;
+  created_at: string;
+}
+
 export interface MediaCleanupTable {
   storage_key: string;
   delete_after: string;
@@ -351,6 +379,7 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   media_cleanup: MediaCleanupTable;
+  uploads: UploadsTable;
   sessions: SessionsTable;
   sign_in_failures: SignInFailuresTable;
   setup_marker: SetupMarkerTable;

@@ -147,9 +147,10 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /** Creates that answer `Location` (an upload answers the list of what it created instead). */
-const LOCATION_OPERATIONS = new Set(['createListing', 'createClient']);
+const LOCATION_OPERATIONS = new Set(['createListing', 'createClient', 'createUpload']);
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+// HEAD and OPTIONS appear only where a route declares them itself (the tus protocol's, section 16).
+const METHODS = ['get', 'head', 'options', 'put', 'post', 'delete', 'patch'] as const;
 
 function headersFor(path: string, method: string, operation: Operation, status: string): Record<string, HeaderRef> {
   const v1 = path.startsWith('/v1/');
@@ -161,7 +162,9 @@ function headersFor(path: string, method: string, operation: Operation, status: 
   if (code === 401) headers['WWW-Authenticate'] = ref('WwwAuthenticate');
   if (v1 && method === 'post') {
     // A replay repeats what a handler answered: never a refusal made before the key was claimed.
-    const upload = operation.requestBody?.content?.['multipart/form-data'] !== undefined;
+    const content = operation.requestBody?.content;
+    const upload =
+      content?.['multipart/form-data'] !== undefined || content?.['application/offset+octet-stream'] !== undefined;
     if (keptForReplay(code, upload) && !REFUSED_BEFORE_CLAIM.has(code)) {
       headers['Idempotent-Replayed'] = ref('IdempotentReplayed');
     }

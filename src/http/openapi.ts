@@ -21,6 +21,7 @@ const RESOURCES: Record<string, string> = {
   listings: 'gallery',
   clients: 'client',
   media: 'media item',
+  uploads: 'upload',
   notifications: 'notification',
 };
 
@@ -111,6 +112,11 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       tags: [
         { name: 'Galleries', description: 'Property galleries (path segment `listings`).' },
         { name: 'Media', description: 'Photos, videos and documents of a gallery.' },
+        {
+          name: 'Uploads',
+          description:
+            'Resumable uploads (tus 1.0): a file sent in pieces over any number of connections becomes media.',
+        },
         { name: 'Clients', description: "The studio's client records and their galleries." },
         { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },
         {

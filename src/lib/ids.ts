@@ -5,7 +5,7 @@ import { monotonicFactory } from 'ulid';
 
 const next = monotonicFactory();
 
-export type IdPrefix = 'lst' | 'cli' | 'med' | 'key' | 'acc' | 'ntf' | 'job' | 'evt' | 'whe' | 'whd';
+export type IdPrefix = 'lst' | 'cli' | 'med' | 'key' | 'acc' | 'ntf' | 'job' | 'evt' | 'whe' | 'whd' | 'upl';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${next()}`;
 

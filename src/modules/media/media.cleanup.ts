@@ -8,6 +8,8 @@ import type { Executor } from '../../db/executor.ts';
 import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
 import { lockListing } from '../listings/listings.repository.ts';
 import * as repo from './media.repository.ts';
+import * as uploads from './media.uploads.repository.ts';
+import { enqueue } from '../queue/queue.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** Keys claimed, listed or checked per statement (well inside every driver's parameter limit). */
@@ -81,6 +83,15 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       // finds the gallery gone and takes its bytes back. Read first, an upload committing in
       // between would lose its media rows to the cascade with no cleanup row for its bytes.
       if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) return [];
+      // Its unfinished resumable uploads go too: their expiry job, due now, removes their bytes
+      // (an S3 multipart upload is not an object a cleanup row can name).
+      const unfinished = await uploads.unfinishedOfGallery(trx, accountId, listingId);
+      const now = clock.iso();
+      await enqueue(
+        trx,
+        unfinished.map((u) => ({ kind: 'upload.expire' as const, accountId, subjectId: u.id, runAt: now })),
+        now,
+      );
       return repo.scheduleGalleryCleanup(trx, accountId, listingId, clock.iso(), clock.iso());
     },
 

@@ -11,23 +11,16 @@ import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
 import { findListing, lockListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
-import {
-  cleanFilename,
-  HEAD_BYTES,
-  IngestStream,
-  readDimensions,
-  type Dimensions,
-  type Sniffed,
-} from './media.ingest.ts';
+import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
-import { enqueue } from '../queue/queue.ts';
 import { recordEvents, type NewEvent } from '../webhooks/webhooks.events.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer } from '../listings/listings.serializer.ts';
 import type { Executor } from '../../db/executor.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import * as repo from './media.repository.ts';
+import { commitMedia, type StoredFile } from './media.commit.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** An upload's bytes are deleted by the sweep if their request has not committed by then. */
@@ -49,17 +42,6 @@ export interface IncomingFile {
   filename: string | undefined;
   /** The part's bytes; may emit 'limit' when the multipart parser's own size limit is hit. */
   stream: Readable;
-}
-
-interface StoredFile {
-  id: string;
-  key: string;
-  filename: string;
-  sniffed: Sniffed;
-  size: number;
-  sha256: string;
-  crc32: number;
-  dimensions: Dimensions | null;
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
@@ -206,53 +188,14 @@ export function createMediaService({
           ]);
         }
         const now = clock.iso();
-        const rows = await db.kysely.transaction().execute(async (trx) => {
-          const last = await repo.reservePositions(trx, accountId, listingId, stored.length, now);
-          if (last === undefined) throw notFound('Gallery');
-          if ((await repo.cancelCleanup(trx, keys)) !== keys.length) {
-            // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
-            throw new AppError('unavailable', 'The upload took too long to complete; retry it');
-          }
-          const first = last - stored.length + 1;
-          const inserted = stored.map((file, i) => ({
-            id: file.id,
-            account_id: accountId,
-            listing_id: listingId,
-            kind: file.sniffed.kind,
-            filename: file.filename,
-            content_type: file.sniffed.contentType,
-            size: file.size,
-            sha256: file.sha256,
-            crc32: file.crc32,
-            width: file.dimensions?.width ?? null,
-            height: file.dimensions?.height ?? null,
-            position: first + i,
-            storage_key: file.key,
-            caption: null,
-            hidden: 0,
-            variants_status: file.sniffed.kind === 'photo' ? ('pending' as const) : null,
-            created_at: now,
-          }));
-          await repo.insertMedia(trx, inserted);
-          // Each photo's variants are made in the background (media.variants.job.ts).
-          await enqueue(
-            trx,
-            inserted
-              .filter((m) => m.kind === 'photo')
-              .map((m) => ({ kind: 'media.variants' as const, accountId, subjectId: m.id, runAt: now })),
-            now,
-          );
-          const created = inserted.map((row) => serialize(row, []));
-          const events = await recordEvents(
-            trx,
-            accountId,
-            created.map((object) => ({ type: 'media.created' as const, object })),
-            now,
-          );
-          await addCounts(trx, accountId, { media: inserted.length }, events);
-          return created;
-        });
-        return rows;
+        return await db.kysely.transaction().execute((trx) =>
+          commitMedia(trx, serialize, accountId, listingId, stored, now, async () => {
+            if ((await repo.cancelCleanup(trx, keys)) !== keys.length) {
+              // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
+              throw new AppError('unavailable', 'The upload took too long to complete; retry it');
+            }
+          }),
+        );
       } catch (err) {
         await discard(keys, log);
         throw err;
