@@ -4,33 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  detailFields,
-  expectError,
-  call,
-  createAccount,
-  createTestContext,
-  type Response,
-  type TestContext,
-} from '../../../test/support/helpers.ts';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const GALLERY_KEYS = [
-  'address',
-  'baths',
-  'beds',
-  'client_id',
-  'client_link',
-  'cover_media_id',
-  'created_at',
-  'description',
-  'id',
-  'media_count',
-  'mls_number',
-  'sqft',
-  'status',
-  'updated_at',
-];
-const ITEM_KEYS = ['address', 'baths', 'beds', 'client_id', 'created_at', 'id', 'sqft', 'status'];
+  assertError,
+  assertValidation,
+  GALLERY_ITEM_KEYS,
+  GALLERY_KEYS,
+  idsOf,
+  ISO_MS,
+} from '../../../test/support/api-assertions.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
 
 let ctx: TestContext;
 let key: string;
@@ -40,21 +21,6 @@ before(async () => {
   ({ key } = await createAccount(ctx));
 });
 after(() => ctx.close());
-
-interface Page<T> {
-  data: T[];
-  pagination: { page: number; limit: number; total: number };
-}
-const idsOf = (res: Response): string[] => res.json<Page<{ id: string }>>().data.map((item) => item.id);
-
-/** An error answer as section 2 describes it; returns the fields its details name. */
-const assertError = (res: Response, status: number, code: string): string[] =>
-  detailFields(expectError(res, status, code));
-
-function assertValidation(res: Response, ...fields: string[]): void {
-  const named = assertError(res, 400, 'validation_error');
-  for (const field of fields) assert.ok(named.includes(field), `details name ${field}: ${res.body}`);
-}
 
 async function createListing(body: Record<string, unknown> = {}, as = key): Promise<any> {
   const res = await call(ctx, 'POST', '/v1/listings', { key: as, body: { address: '1 Main St', ...body } });
@@ -422,7 +388,7 @@ describe('GET /v1/listings', () => {
       newestFirst.slice(0, 20),
     );
     for (const item of body.data) {
-      assert.deepEqual(Object.keys(item).sort(), ITEM_KEYS);
+      assert.deepEqual(Object.keys(item).sort(), GALLERY_ITEM_KEYS);
       assert.match(item.created_at, ISO_MS);
     }
 
