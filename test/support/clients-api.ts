@@ -4,14 +4,7 @@
 // these at its top level and fill in its context and account in before().
 import assert from 'node:assert/strict';
 import { call, type TestAccount, type TestContext } from './helpers.ts';
-
-let emailCounter = 0;
-
-/** An email address no other call of this process has used. */
-export const uniqueEmail = (local = 'client'): string => {
-  emailCounter += 1;
-  return `${local}${emailCounter}@example.com`;
-};
+import { uniqueEmail } from './notification-helpers.ts';
 
 export function clientsApi(state: () => { ctx: TestContext; me: TestAccount }) {
   const ctx = (): TestContext => state().ctx;

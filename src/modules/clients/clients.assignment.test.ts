@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GALLERY_KEYS, ISO_MS, assertError } from '../../../test/support/api-assertions.ts';
-import { clientsApi, uniqueEmail } from '../../../test/support/clients-api.ts';
+import { clientsApi } from '../../../test/support/clients-api.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import { uniqueEmail } from '../../../test/support/notification-helpers.ts';
 
 let ctx: TestContext;
 let me: TestAccount;

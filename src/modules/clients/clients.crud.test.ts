@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ISO_MS, GALLERY_ITEM_KEYS, assertError, assertValidation } from '../../../test/support/api-assertions.ts';
-import { clientsApi, uniqueEmail } from '../../../test/support/clients-api.ts';
+import { clientsApi } from '../../../test/support/clients-api.ts';
 import {
   call,
   createAccount,
@@ -13,6 +13,7 @@ import {
   type TestAccount,
   type TestContext,
 } from '../../../test/support/helpers.ts';
+import { uniqueEmail } from '../../../test/support/notification-helpers.ts';
 
 const CLIENT_KEYS = ['company', 'created_at', 'email', 'id', 'listings', 'name', 'notes', 'phone', 'updated_at'];
 
