@@ -15,7 +15,7 @@
 //   npm run bench:variants -- [--count 20] [--rounds 3] [--threads 1] [--parallel 1]
 //   npm run bench:variants -- --only api [--api-photos 200] [--api-rounds 3]
 //   npm run bench:variants -- --help
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { photoLikeJpeg } from '../test/support/photos.ts';
 import { cleanup, onCleanup, ROOT, track } from './bench/procs.ts';
-import { fixed, median, table } from './bench/report.ts';
+import { fixed, machine, median, table } from './bench/report.ts';
 import { WORK_KINDS, type WorkKind, type WorkResult } from './bench/variants-work.ts';
 import { runApiBench, type ApiSummary } from './bench/variants-api.ts';
 
@@ -273,18 +273,8 @@ async function run(options: Options): Promise<void> {
     console.log(`\n${apiMarkdown(api, options).join('\n')}`);
   }
 
-  let commit = 'unknown';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    // Not a checkout.
-  }
   const environment = {
-    node: process.version,
-    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
-    loadAverageBefore: loadBefore.map((l) => Number(fixed(l, 2))),
-    loadAverageAfter: os.loadavg().map((l) => Number(fixed(l, 2))),
-    commit,
+    ...machine(loadBefore),
     minutes: Number(fixed((performance.now() - started) / 60_000, 1)),
   };
   const date = new Date().toISOString();
@@ -293,7 +283,7 @@ async function run(options: Options): Promise<void> {
   const markdown = [
     '# Lightbox photo variants benchmark',
     '',
-    `${date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${commit} · ${environment.minutes} min`, // prettier-ignore
+    `${date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${environment.commit} · ${environment.minutes} min`, // prettier-ignore
     '',
     ...(pipeline?.markdown ?? []),
     ...(api === undefined ? [] : apiMarkdown(api, options)),

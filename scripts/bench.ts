@@ -41,7 +41,16 @@ import {
   type LoadTool,
 } from './bench/procs.ts';
 import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
-import { fixed, resultsTable, summarize, verdictLines, verdicts, type RoundResult, type Row } from './bench/report.ts';
+import {
+  fixed,
+  machine,
+  resultsTable,
+  summarize,
+  verdictLines,
+  verdicts,
+  type RoundResult,
+  type Row,
+} from './bench/report.ts';
 import { profileInclusive, profileTop, type ProfileLine } from './bench/profile.ts';
 import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
 import { checkSummary, independentCheck, type CheckResult } from './bench/check.ts';
@@ -403,18 +412,8 @@ async function run(options: Options): Promise<void> {
     sizes.flatMap((s) => s.rows),
     options.dialect,
   );
-  let commit = 'unknown';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    // Not a checkout.
-  }
   const environment = {
-    node: process.version,
-    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
-    loadAverageBefore: loadBefore.map((l) => Number(fixed(l, 2))),
-    loadAverageAfter: os.loadavg().map((l) => Number(fixed(l, 2))),
-    commit,
+    ...machine(loadBefore),
     minutes: Number(fixed((performance.now() - started) / 60_000, 1)),
   };
   const summary = resultsTable(rows);
@@ -432,7 +431,7 @@ async function run(options: Options): Promise<void> {
   const markdown = [
     `# Lightbox API benchmark (${options.dialect})`,
     '',
-    `${result.date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${commit} · ${environment.minutes} min`,
+    `${result.date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${environment.commit} · ${environment.minutes} min`,
     '',
     `${options.tool}, ${options.connections} connections, ${options.rounds} rounds × ${options.seconds} s per endpoint (medians; errors summed), interleaved with the bare server each round.`,
     '',

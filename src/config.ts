@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: every environment variable's rule in the one module that may read process.env.
 // The only reader of process.env. Everything else receives a frozen Config.
 import { statSync } from 'node:fs';
 import { isIP } from 'node:net';

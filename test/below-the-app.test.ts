@@ -6,41 +6,35 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import {
   call,
   createAccount,
   createKey,
   createTestContext,
+  listen,
   type TestAccount,
   type TestContext,
 } from './support/helpers.ts';
 import { jpeg, multipart } from './support/media-fixtures.ts';
 import { newGallery } from './support/media-helpers.ts';
-import { connect, head, sleep, type RawAnswer, type RawClient } from './support/raw-http.ts';
+import { expectRawError, head, rawClients, sleep } from './support/raw-http.ts';
 
 let ctx: TestContext;
 let account: TestAccount;
 let port = 0;
-const open: RawClient[] = [];
 
 before(async () => {
   ctx = await createTestContext();
   account = await createAccount(ctx);
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
+  port = await listen(ctx);
 });
 
 after(async () => {
-  for (const client of open) client.destroy();
+  destroyAll();
   await ctx.close();
 });
 
-async function client(): Promise<RawClient> {
-  const c = await connect(port);
-  open.push(c);
-  return c;
-}
+const { client, destroyAll } = rawClients(() => port);
 
 interface LogLine {
   level: number;
@@ -55,27 +49,6 @@ const logLines = (): LogLine[] =>
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as LogLine);
-
-function assertContractError(answer: RawAnswer, status: number, code: string): string {
-  assert.equal(answer.status, status, answer.body);
-  assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
-  const body = JSON.parse(answer.body) as { error: Record<string, string> };
-  assert.deepEqual(Object.keys(body), ['error']);
-  assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'request_id']);
-  assert.equal(body.error.code, code);
-  assert.match(answer.headers['x-request-id'] ?? '', /^[A-Za-z0-9._:-]{1,128}$/);
-  assert.equal(body.error.request_id, answer.headers['x-request-id']);
-  for (const [name, value] of [
-    ['x-content-type-options', 'nosniff'],
-    ['x-frame-options', 'DENY'],
-    ['referrer-policy', 'no-referrer'],
-    ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
-    ['cache-control', 'no-store'],
-  ]) {
-    assert.equal(answer.headers[name!], value, name);
-  }
-  return body.error.request_id ?? '';
-}
 
 describe('requests Node cannot read', () => {
   const cases: [string, string, number, string][] = [
@@ -109,7 +82,7 @@ describe('requests Node cannot read', () => {
     test(`${what}: ${status} in the contract's error body, with a request id and the protective headers`, async () => {
       const c = await client();
       c.write(request);
-      const id = assertContractError(await c.answer(5000), status, code);
+      const id = expectRawError(await c.answer(5000), status, code);
       await c.closed(3000);
       // The operator can find it by the id the client was given.
       const line = logLines().find((l) => l.request_id === id);
@@ -131,7 +104,7 @@ test('a chunked body that breaks its encoding mid-request: 400 through the reque
   );
   c.write('5\r\n{"add\r\nZZ-not-a-size\r\n');
   const answer = await c.answer(5000);
-  assertContractError(answer, 400, 'validation_error');
+  expectRawError(answer, 400, 'validation_error');
   assert.equal(answer.headers.connection, 'close');
   assert.equal(typeof answer.headers['ratelimit-remaining'], 'string');
   await c.closed(3000);

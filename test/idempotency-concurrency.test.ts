@@ -2,9 +2,8 @@
 // gallery is created; every other answer is the replay of its response or 409 conflict.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from './support/helpers.ts';
+import { createAccount, createTestContext, listen, type TestAccount, type TestContext } from './support/helpers.ts';
 
 let ctx: TestContext;
 let account: TestAccount;
@@ -13,8 +12,7 @@ let port = 0;
 before(async () => {
   ctx = await createTestContext();
   account = await createAccount(ctx);
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
+  port = await listen(ctx);
 });
 after(() => ctx.close());
 

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
@@ -13,6 +12,7 @@ import {
   createAccount,
   createTestContext,
   expectError,
+  listen,
   type TestAccount,
   type TestContext,
 } from './support/helpers.ts';
@@ -26,8 +26,7 @@ let port = 0;
 before(async () => {
   ctx = await createTestContext();
   account = await createAccount(ctx);
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
+  port = await listen(ctx);
 });
 after(() => ctx.close());
 

@@ -6,23 +6,22 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import {
   call,
   createAccount,
   createKey,
   createTestContext,
+  listen,
   type TestAccount,
   type TestContext,
 } from './support/helpers.ts';
 import { jpeg, multipart } from './support/media-fixtures.ts';
 import { newGallery } from './support/media-helpers.ts';
-import { connect, head, sleep, type RawAnswer, type RawClient } from './support/raw-http.ts';
+import { expectRawError, head, rawClients, sleep, type RawAnswer, type RawClient } from './support/raw-http.ts';
 
 let ctx: TestContext;
 let account: TestAccount;
 let port = 0;
-const open: RawClient[] = [];
 
 before(async () => {
   ctx = await createTestContext({
@@ -34,20 +33,15 @@ before(async () => {
     HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '5',
   });
   account = await createAccount(ctx);
-  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (ctx.app.server.address() as AddressInfo).port;
+  port = await listen(ctx);
 });
 
 after(async () => {
-  for (const client of open) client.destroy();
+  destroyAll();
   await ctx.close();
 });
 
-async function client(localAddress?: string): Promise<RawClient> {
-  const c = await connect(port, localAddress);
-  open.push(c);
-  return c;
-}
+const { client, destroyAll } = rawClients(() => port);
 
 /** A JSON POST whose body is announced but only partly sent. */
 async function stalledPost(key: string, localAddress?: string): Promise<RawClient> {
@@ -63,17 +57,6 @@ async function stalledPost(key: string, localAddress?: string): Promise<RawClien
   return c;
 }
 
-function assertContractError(answer: RawAnswer, status: number, code: string): void {
-  assert.equal(answer.status, status, answer.body);
-  assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
-  const body = JSON.parse(answer.body) as { error: { code: string; message: string; request_id: string } };
-  assert.equal(body.error.code, code);
-  assert.ok(body.error.message.length > 0);
-  assert.equal(body.error.request_id, answer.headers['x-request-id']);
-  assert.equal(answer.headers['x-content-type-options'], 'nosniff');
-  assert.equal(answer.headers['cache-control'], 'no-store');
-}
-
 const get = async (path: string, headers: Record<string, string>, localAddress?: string): Promise<RawAnswer> => {
   const c = await client(localAddress);
   c.write(head('GET', path, { ...headers, connection: 'close' }));
@@ -85,7 +68,7 @@ describe('bodies that do not arrive', () => {
     const c = await stalledPost(account.key);
     const started = Date.now();
     const answer = await c.answer(8000);
-    assertContractError(answer, 408, 'request_timeout');
+    expectRawError(answer, 408, 'request_timeout');
     assert.equal(typeof answer.headers['ratelimit-remaining'], 'string');
     assert.equal(answer.headers.connection, 'close');
     await c.closed(5000);
@@ -108,7 +91,7 @@ describe('bodies that do not arrive', () => {
       c.write(' ');
       await sleep(250);
     }
-    assertContractError(await answer, 408, 'request_timeout');
+    expectRawError(await answer, 408, 'request_timeout');
   });
 
   test('an upload whose bytes keep flowing outlasts the request timeout; one that stalls gets 408', async () => {
@@ -135,7 +118,7 @@ describe('bodies that do not arrive', () => {
     const stalled = await client();
     stalled.write(uploadHead);
     stalled.write(body.subarray(0, 200));
-    assertContractError(await stalled.answer(8000), 408, 'request_timeout');
+    expectRawError(await stalled.answer(8000), 408, 'request_timeout');
     await stalled.closed(5000);
   });
 
@@ -145,7 +128,7 @@ describe('bodies that do not arrive', () => {
     half.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n');
     for (const c of [silent, half]) {
       const answer = await c.answer(5000);
-      assertContractError(answer, 408, 'request_timeout');
+      expectRawError(answer, 408, 'request_timeout');
       await c.closed(3000);
     }
   });
@@ -166,7 +149,7 @@ describe('requests in progress at once', () => {
     await sleep(200);
 
     const refused = await get('/v1/listings', { authorization: `Bearer ${account.key}` });
-    assertContractError(refused, 429, 'rate_limited');
+    expectRawError(refused, 429, 'rate_limited');
     assert.equal(refused.headers['retry-after'], '1');
     assert.match(JSON.parse(refused.body).error.message as string, /in progress for this API key/);
     assert.equal(typeof refused.headers['ratelimit-remaining'], 'string');
@@ -190,9 +173,9 @@ describe('requests in progress at once', () => {
     await sleep(200);
     const third = (await createKey(ctx, account.accountId)).key;
     const refused = await get('/v1/listings', { authorization: `Bearer ${third}` });
-    assertContractError(refused, 429, 'rate_limited');
+    expectRawError(refused, 429, 'rate_limited');
     assert.match(JSON.parse(refused.body).error.message as string, /in progress for this client address/);
-    assertContractError(await get('/healthz', {}), 429, 'rate_limited');
+    expectRawError(await get('/healthz', {}), 429, 'rate_limited');
 
     // Another client (another loopback address) is not affected.
     assert.equal((await get('/healthz', {}, '127.0.0.2')).status, 200);
@@ -215,7 +198,7 @@ describe('requests in progress at once', () => {
       }),
     );
     const answer = await c.answer(5000);
-    assertContractError(answer, 429, 'rate_limited');
+    expectRawError(answer, 429, 'rate_limited');
     assert.equal(answer.headers.connection, 'close');
     await c.closed(3000);
     for (const h of held) h.destroy();

@@ -8,18 +8,6 @@ import type { ClientsTable, ListingsTable } from '../../src/db/schema.ts';
 import { normalizeEmail } from '../../src/lib/email-address.ts';
 import type { IdPrefix } from '../../src/lib/ids.ts';
 
-/** A small deterministic generator (mulberry32): every run seeds the same rows. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = <T>(rand: () => number, values: readonly T[]): T => values[Math.floor(rand() * values.length)] as T;
 
 /** Ids as src/ids.ts makes them (prefix + ULID), with the ULID's time taken from `created_at`. */

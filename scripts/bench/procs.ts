@@ -2,7 +2,7 @@
 // generator, CLI commands) and cleaning up after them whatever happens.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, createWriteStream, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -106,10 +106,21 @@ export interface Reply {
   text: string;
 }
 
-/** A small request on its own connection. */
-export async function call(port: number, method: string, pathname: string, key?: string): Promise<Reply> {
+/** A small request on its own connection, with `json` as its body if given. */
+export async function call(
+  port: number,
+  method: string,
+  pathname: string,
+  key?: string,
+  json?: unknown,
+): Promise<Reply> {
+  const payload = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
   const headers: http.OutgoingHttpHeaders = { connection: 'close' };
   if (key !== undefined) headers.authorization = `Bearer ${key}`;
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = payload.length;
+  }
   return new Promise<Reply>((resolve, reject) => {
     const req = http.request({ host: HOST, port, method, path: pathname, agent: false, headers }, (res) => {
       const parts: Buffer[] = [];
@@ -119,7 +130,7 @@ export async function call(port: number, method: string, pathname: string, key?:
     });
     req.once('error', reject);
     req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${pathname}: no answer within 30 s`)));
-    req.end();
+    req.end(payload);
   });
 }
 
@@ -215,6 +226,39 @@ export async function startBare(): Promise<{ child: Child; port: number; bytes: 
       throw new Error('the bare server did not start within 15 s');
     }),
   ]);
+}
+
+/** Starts the bare upload server (scripts/bench/upload-bare.ts) with `flags` (node's); whatever else it prints goes to `log`. */
+export async function startUploadBare(
+  dir: string,
+  flags: string[],
+  log: string,
+): Promise<{ child: Child; port: number }> {
+  const proc = spawn(process.execPath, [...flags, path.join(HERE, 'upload-bare.ts'), '--child', dir], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const child = track('bare server', proc);
+  // It announces its port as a JSON line; anything else it prints (--trace-gc, say) is kept in `log`.
+  const output = createWriteStream(log);
+  void child.exited.then(() => output.end());
+  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  const port = await Promise.race([
+    new Promise<number>((resolve) => {
+      lines.on('line', (text) => {
+        const announced = /^\{"port":(\d+)\}$/.exec(text)?.[1];
+        if (announced === undefined) output.write(`${text}\n`);
+        else resolve(Number(announced));
+      });
+    }),
+    child.exited.then(() => {
+      throw new Error('the bare server exited before listening');
+    }),
+    sleep(15_000, undefined, { ref: false }).then(() => {
+      throw new Error('the bare server did not start within 15 s');
+    }),
+  ]);
+  return { child, port };
 }
 
 export type LoadTool = 'wrk' | 'autocannon';

@@ -1,5 +1,9 @@
-// Medians, the targets of issue 7, and the tables `npm run bench` prints and writes.
+// Medians, tables and the machine's description every benchmark reports with; the targets of
+// issue 7 and the tables `npm run bench` prints and writes.
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import type { LoadResult } from './load.ts';
+import { ROOT } from './procs.ts';
 
 export function median(values: number[]): number {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
@@ -15,6 +19,36 @@ export function table(rows: string[][]): string {
   const line = (row: string[]): string => `| ${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   const [head, ...rest] = rows;
   return [line(head ?? []), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rest.map(line)].join('\n');
+}
+
+/** The checkout's short commit, or 'unknown' outside a checkout. */
+export function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Node, the CPUs, the load average before the run and now, and the commit measured. */
+export function machine(loadBefore: number[]): {
+  node: string;
+  cpus: string;
+  loadAverageBefore: number[];
+  loadAverageAfter: number[];
+  commit: string;
+} {
+  return {
+    node: process.version,
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
+    loadAverageBefore: loadBefore.map((l) => Number(fixed(l, 2))),
+    loadAverageAfter: os.loadavg().map((l) => Number(fixed(l, 2))),
+    commit: gitCommit(),
+  };
 }
 
 export interface RoundResult extends LoadResult {

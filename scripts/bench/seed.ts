@@ -20,10 +20,10 @@ import {
   makeListing,
   makeMedia,
   MEDIA_COLUMNS,
-  random,
   TINY_PNG,
 } from './data.ts';
 import { clockOf } from '../../src/lib/clock.ts';
+import { mulberry32 } from '../../test/support/prng.ts';
 
 export const BIG_ACCOUNT_EMAIL = 'bench-big@lightbox.invalid';
 export const PASSWORD = 'a long benchmark password';
@@ -146,7 +146,7 @@ export async function seed(
   const passwordHash = await hashPassword(PASSWORD);
   const writer =
     config.database.kind === 'sqlite' ? sqliteWriter(config.database.file) : await postgresWriter(config.database.url);
-  const rand = random(galleries);
+  const rand = mulberry32(galleries);
   const start = now - 3 * 365 * DAY;
   const span = 3 * 365 * DAY - 3_600_000;
   const iso = (ms: number): string => new Date(ms).toISOString();

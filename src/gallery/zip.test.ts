@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: the unit tests of one module (src/gallery/zip.ts), grouped by describe() per function.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';

@@ -9,8 +9,8 @@ import { AppError, type ErrorDetail } from '../errors.ts';
 // ajv-formats ships CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-/** Fields the API sets itself; a body that sends them is told so by name. */
-const READ_ONLY_FIELDS = new Set([
+/** Fields the API sets itself; a body that sends them is told so by name (the fuzzer sends them too). */
+export const READ_ONLY_FIELDS = new Set([
   'id',
   'created_at',
   'updated_at',

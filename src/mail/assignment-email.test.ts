@@ -12,6 +12,7 @@ import {
   shortDescription,
   type AssignmentEmail,
 } from './assignment-email.ts';
+import { NASTY } from '../../test/support/nasty-strings.ts';
 
 const URL = 'https://photos.example/g/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 const COVER = `${URL}/cover.jpg`;
@@ -31,17 +32,6 @@ const base: AssignmentEmail = {
   coverUrl: COVER,
   coverSize: { width: 2048, height: 1365 },
 };
-
-const NASTY = [
-  '<script>alert(1)</script>',
-  '<b>bold</b> & <i>italic</i>',
-  '"><img src=x onerror=alert(1)>',
-  "' onmouseover='alert(1)",
-  '&lt;already escaped&gt; &amp;',
-  '</td></tr></table><a href="javascript:alert(1)">x</a>',
-  '<!-- comment --> <![CDATA[x]]>',
-  'Ünïcödé — 東京 😀',
-];
 
 /** The markup of a render: its tags, in order (an alt text, which holds the address, as ""). */
 const tags = (html: string): string[] =>

@@ -5,17 +5,7 @@ import { describe, test } from 'node:test';
 import { visibleText } from '../../test/support/notification-helpers.ts';
 import { escapeHtml } from '../lib/html-escape.ts';
 import { oneLine, renderPasswordResetEmail } from './templates.ts';
-
-const NASTY = [
-  '<script>alert(1)</script>',
-  '<b>bold</b> & <i>italic</i>',
-  '"><img src=x onerror=alert(1)>',
-  "' onmouseover='alert(1)",
-  '&lt;already escaped&gt; &amp;',
-  '</td></tr></table><a href="javascript:alert(1)">x</a>',
-  '<!-- comment --> <![CDATA[x]]>',
-  'Ünïcödé — 東京 😀',
-];
+import { NASTY } from '../../test/support/nasty-strings.ts';
 
 /** The markup of a render: its tags, in order. */
 const tags = (html: string): string[] => html.match(/<[^>]*>/g) ?? [];

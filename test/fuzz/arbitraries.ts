@@ -4,6 +4,7 @@
 // anyOf/oneOf for nullable fields, and arrays. `valid` aims inside the schema (edges included),
 // `invalid` just outside it; the caller's oracle (Ajv on the same schema) has the last word.
 import fc from 'fast-check';
+import { READ_ONLY_FIELDS } from '../../src/http/validation.ts';
 
 export type Schema = Record<string, unknown>;
 
@@ -181,18 +182,7 @@ export function invalid(schema: Schema): fc.Arbitrary<unknown> {
 
 /** A property name the schema does not know, sometimes a read-only one or a prototype trick. */
 export const unknownField = fc.oneof(
-  fc.constantFrom(
-    'id',
-    'created_at',
-    'updated_at',
-    'client_id',
-    'media_count',
-    'account_id',
-    'listings',
-    '__proto__',
-    'constructor',
-    'Address',
-  ),
+  fc.constantFrom(...READ_ONLY_FIELDS, '__proto__', 'constructor', 'Address'),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
   fc.constant('k'.repeat(5000)),
 );

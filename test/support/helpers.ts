@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
@@ -107,6 +108,12 @@ export async function createTestContext(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts the context's app on a real socket of 127.0.0.1 (once) and returns its port. */
+export async function listen(ctx: TestContext): Promise<number> {
+  if (!ctx.app.server.listening) await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  return (ctx.app.server.address() as AddressInfo).port;
 }
 
 let accountCounter = 0;

@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: the one list of cases every storage must pass; split, a storage could silently miss a case.
 // The upload cases that depend on where bytes are stored, run once per storage (the local folder
 // and S3) by src/modules/media/media.local.test.ts and media.s3.test.ts: every accepted format
 // round-trips byte for byte, and a request is all or nothing (refused type, size and count
@@ -6,11 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createAccount, createTestContext, call, type TestAccount, type TestContext } from './helpers.ts';
+import { call, createAccount, createTestContext, listen, type TestAccount, type TestContext } from './helpers.ts';
 import {
   acceptedFixtures,
   filesOf,
@@ -451,10 +451,4 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
       });
     });
   });
-}
-
-/** Starts the context's app on a real socket (once) and returns its port. */
-async function listen(ctx: TestContext): Promise<number> {
-  if (!ctx.app.server.listening) await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  return (ctx.app.server.address() as AddressInfo).port;
 }

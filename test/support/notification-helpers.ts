@@ -10,7 +10,8 @@ import {
   type WorkerOptions,
 } from '../../src/modules/notifications/notifications.worker.ts';
 import type { NotificationRow } from '../../src/modules/notifications/notifications.repository.ts';
-import { call, type TestAccount, type TestContext } from './helpers.ts';
+import { call, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { startSmtpServer, type TestSmtpServer } from './smtp-server.ts';
 import { clockOf, type Clock } from '../../src/lib/clock.ts';
 import type { Log } from '../../src/lib/log.ts';
 
@@ -150,6 +151,34 @@ export async function setDue(ctx: TestContext, at: string, ids?: string[], attem
 export async function clearOutbox(ctx: TestContext): Promise<void> {
   await ctx.deps.db.kysely.deleteFrom('jobs').where('kind', '=', 'notification.send').execute();
   await ctx.deps.db.kysely.deleteFrom('notifications').execute();
+}
+
+export interface SmtpTestContext {
+  smtp: TestSmtpServer;
+  ctx: TestContext;
+  /** Closes the app, then the SMTP server. */
+  close(): Promise<void>;
+}
+
+/** A test context whose mail goes to a fresh SMTP server on 127.0.0.1, retried after 1 s. */
+export async function smtpTestContext(env: Record<string, string> = {}): Promise<SmtpTestContext> {
+  const smtp = await startSmtpServer();
+  const ctx = await createTestContext({ SMTP_URL: smtp.url, MAIL_RETRY_BASE_SECONDS: '1', ...env });
+  return {
+    smtp,
+    ctx,
+    close: async () => {
+      await ctx.close();
+      await smtp.close();
+    },
+  };
+}
+
+/** Starts a test with an empty outbox and an accepting server that has seen nothing. */
+export async function freshMail({ ctx, smtp }: { ctx: TestContext; smtp: TestSmtpServer }): Promise<void> {
+  await clearOutbox(ctx);
+  await smtp.setMode('accept');
+  smtp.reset();
 }
 
 /** HTML as a reader sees it: tags dropped, entities decoded, white space collapsed. */

@@ -2,6 +2,7 @@
 // requests whose headers or body arrive slowly or never, malformed requests, interim responses.
 // Clients connect to 127.0.0.1 (or another loopback address, to be another client) and are
 // always bounded: every wait has a deadline, and every socket is destroyed by the test.
+import assert from 'node:assert/strict';
 import net from 'node:net';
 
 export interface RawAnswer {
@@ -119,3 +120,47 @@ export const head = (method: string, path: string, headers: Record<string, strin
     .join('')}\r\n`;
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Connects clients to `port` and keeps them, so that the suite's after() can destroy them all. */
+export function rawClients(port: () => number): {
+  client: (localAddress?: string) => Promise<RawClient>;
+  destroyAll: () => void;
+} {
+  const open: RawClient[] = [];
+  return {
+    client: async (localAddress) => {
+      const c = await connect(port(), localAddress);
+      open.push(c);
+      return c;
+    },
+    destroyAll: () => {
+      for (const c of open) c.destroy();
+    },
+  };
+}
+
+/**
+ * Asserts the contract's error body (section 2) on a raw answer, and the protective headers every
+ * response carries, even those Node or Fastify write below the routes; returns the request id.
+ */
+export function expectRawError(answer: RawAnswer, status: number, code: string): string {
+  assert.equal(answer.status, status, answer.body);
+  assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
+  const body = JSON.parse(answer.body) as { error: Record<string, string> };
+  assert.deepEqual(Object.keys(body), ['error']);
+  assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'request_id']);
+  assert.equal(body.error.code, code);
+  assert.ok((body.error.message ?? '').length > 0);
+  assert.match(answer.headers['x-request-id'] ?? '', /^[A-Za-z0-9._:-]{1,128}$/);
+  assert.equal(body.error.request_id, answer.headers['x-request-id']);
+  for (const [name, value] of [
+    ['x-content-type-options', 'nosniff'],
+    ['x-frame-options', 'DENY'],
+    ['referrer-policy', 'no-referrer'],
+    ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
+    ['cache-control', 'no-store'],
+  ] as const) {
+    assert.equal(answer.headers[name], value, name);
+  }
+  return body.error.request_id ?? '';
+}

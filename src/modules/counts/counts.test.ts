@@ -15,6 +15,7 @@ import {
 import { pdf } from '../../../test/support/media-fixtures.ts';
 import { upload } from '../../../test/support/media-helpers.ts';
 import { uniqueEmail, workerOf } from '../../../test/support/notification-helpers.ts';
+import { mulberry32 } from '../../../test/support/prng.ts';
 import { LISTING_STATUSES, NOTIFICATION_STATUSES } from '../../db/schema.ts';
 import { checkCounts } from './counts.service.ts';
 
@@ -24,18 +25,6 @@ before(async () => {
   ctx = await createTestContext();
 });
 after(() => ctx.close());
-
-/** A small seeded PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Page {
   data: { id: string }[];
@@ -91,7 +80,7 @@ async function assertTotalsExact(account: TestAccount, note: string): Promise<vo
 describe('maintained counts', () => {
   test('random writes through the API and the worker leave every total exact', async () => {
     const seed = Number(process.env.COUNTS_SEED ?? 20261122);
-    const random = prng(seed);
+    const random = mulberry32(seed);
     const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
     const accounts = [await createAccount(ctx), await createAccount(ctx)];
     const galleries = new Map<string, string[]>(accounts.map((a) => [a.accountId, []]));

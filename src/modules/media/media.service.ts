@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: the upload's lease, storage and row steps form one transaction story that reads best in one file.
 // Gallery media: section 6 of the contract. Uploads are all or nothing: bytes are streamed to
 // storage under a lease (a cleanup row), and the media rows replace the leases in one
 // transaction only once every file of the request is stored.

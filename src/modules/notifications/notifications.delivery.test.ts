@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: the delivery scenarios share one misbehaving SMTP server and one fake clock, set up once.
 // Delivery of the outbox (section 8) against a real SMTP server on 127.0.0.1 that misbehaves on
 // cue: an outage (refused connections, then 421, then 451) ends with every email delivered once;
 // a 550 ends as failed for good; transient failures stop after the retry window; a claim left by
@@ -12,19 +13,12 @@ import { openDatabase } from '../../db/database.ts';
 import { createSmtpMailer } from '../../mail/smtp.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { claimDue } from '../queue/queue.repository.ts';
-import {
-  call,
-  createAccount,
-  createTestContext,
-  isPostgres,
-  type TestAccount,
-  type TestContext,
-} from '../../../test/support/helpers.ts';
+import { call, createAccount, isPostgres, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
 import {
   assign,
   captureLog,
-  clearOutbox,
   fakeClock,
+  freshMail,
   newClient,
   newGallery,
   nextDue,
@@ -32,9 +26,11 @@ import {
   notificationRow,
   notificationRows,
   setDue,
+  smtpTestContext,
   workerOf,
+  type SmtpTestContext,
 } from '../../../test/support/notification-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
+import { type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 const LEASE_MS = 5 * 60_000;
 const HOUR = 3_600_000;
@@ -43,22 +39,17 @@ let smtp: TestSmtpServer;
 let ctx: TestContext;
 let account: TestAccount;
 
+let mail: SmtpTestContext;
+
 before(async () => {
-  smtp = await startSmtpServer();
-  ctx = await createTestContext({ SMTP_URL: smtp.url, MAIL_RETRY_BASE_SECONDS: '1' });
+  mail = await smtpTestContext();
+  ({ smtp, ctx } = mail);
   account = await createAccount(ctx, 'Delivery Studio');
 });
 
-after(async () => {
-  await ctx.close();
-  await smtp.close();
-});
+after(() => mail.close());
 
-async function fresh(): Promise<void> {
-  await clearOutbox(ctx);
-  await smtp.setMode('accept');
-  smtp.reset();
-}
+const fresh = (): Promise<void> => freshMail(mail);
 
 /** `n` galleries, each assigned to a client of its own; returns the notification ids. */
 async function queue(n: number, as = account): Promise<string[]> {

@@ -20,43 +20,35 @@ import { makeVariantsNow, uploaded } from '../../../test/support/media-helpers.t
 import {
   assign,
   captureLog,
-  clearOutbox,
   fakeClock,
+  freshMail,
   newClient,
   newGallery,
   nextDue,
   notificationRow,
   notificationRows,
+  smtpTestContext,
   visibleText,
   workerOf,
+  type SmtpTestContext,
 } from '../../../test/support/notification-helpers.ts';
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
+import { type ReceivedMail, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 const MAIL_FROM_ADDRESS = 'galleries@lightbox.test';
 
 let smtp: TestSmtpServer;
 let ctx: TestContext;
 
+let mail: SmtpTestContext;
+
 before(async () => {
-  smtp = await startSmtpServer();
-  ctx = await createTestContext({
-    SMTP_URL: smtp.url,
-    MAIL_FROM: `Lightbox Mailer <${MAIL_FROM_ADDRESS}>`,
-    MAIL_RETRY_BASE_SECONDS: '1',
-  });
+  mail = await smtpTestContext({ MAIL_FROM: `Lightbox Mailer <${MAIL_FROM_ADDRESS}>` });
+  ({ smtp, ctx } = mail);
 });
 
-after(async () => {
-  await ctx.close();
-  await smtp.close();
-});
+after(() => mail.close());
 
-/** Starts a test with an empty outbox and an accepting server that has seen nothing. */
-async function fresh(): Promise<void> {
-  await clearOutbox(ctx);
-  await smtp.setMode('accept');
-  smtp.reset();
-}
+const fresh = (): Promise<void> => freshMail(mail);
 
 /** The only message received, and the only notification row. */
 async function deliverOne(): Promise<{ mail: ReceivedMail; id: string }> {

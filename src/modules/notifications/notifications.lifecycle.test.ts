@@ -9,44 +9,34 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
-import {
-  call,
-  createAccount,
-  createTestContext,
-  isPostgres,
-  type TestAccount,
-  type TestContext,
-} from '../../../test/support/helpers.ts';
+import { call, createAccount, isPostgres, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
 import {
   assign,
-  clearOutbox,
+  freshMail,
   newClient,
   newGallery,
   notificationRows,
+  smtpTestContext,
   workerOf,
+  type SmtpTestContext,
 } from '../../../test/support/notification-helpers.ts';
-import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp-server.ts';
+import { type TestSmtpServer } from '../../../test/support/smtp-server.ts';
 
 let smtp: TestSmtpServer;
 let ctx: TestContext;
 let me: TestAccount;
 
+let mail: SmtpTestContext;
+
 before(async () => {
-  smtp = await startSmtpServer();
-  ctx = await createTestContext({ SMTP_URL: smtp.url, MAIL_RETRY_BASE_SECONDS: '1' });
+  mail = await smtpTestContext();
+  ({ smtp, ctx } = mail);
   me = await createAccount(ctx, 'Lifecycle Studio');
 });
 
-after(async () => {
-  await ctx.close();
-  await smtp.close();
-});
+after(() => mail.close());
 
-async function fresh(): Promise<void> {
-  await clearOutbox(ctx);
-  await smtp.setMode('accept');
-  smtp.reset();
-}
+const fresh = (): Promise<void> => freshMail(mail);
 
 const drain = (): Promise<void> => workerOf(ctx).drain();
 const recipients = (): string[] => smtp.received.map((m) => m.envelopeTo.join(',').toLowerCase());

@@ -5,6 +5,7 @@
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ISO_MS } from '../../../test/support/api-assertions.ts';
 import {
   call,
   createAccount,
@@ -24,7 +25,6 @@ import {
 } from '../../../test/support/notification-helpers.ts';
 import { recomputeCounts } from '../counts/counts.service.ts';
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const FIELDS = ['attempts', 'client_id', 'created_at', 'id', 'last_error', 'listing_id', 'sent_at', 'status', 'to'];
 
 interface NotificationJson {

@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: tables of address cases (one a line) for the three checks of one module, read side by side.
 // Webhook URL and address checks (API.md section 15). Nothing here connects anywhere: names are
 // resolved by fake resolvers the tests control, and every refusal is checked to happen before
 // any resolution or connection could.
