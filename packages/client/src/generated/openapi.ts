@@ -495,6 +495,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/listings/{id}/uploads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a resumable upload (tus creation, creation-with-upload)
+     * @description tus 1.0 creation: `Tus-Resumable: 1.0.0`, `Upload-Length` (required, at most the per-file limit, else 413 before any byte), optional `Upload-Metadata` with `filename` (base64, as tus encodes it; without it the name is `upload` and the sniffed type's extension). A body (`Content-Type: application/offset+octet-stream`) is the first bytes (creation-with-upload). 201 with `Location` (`/v1/listings/{id}/uploads/{upload_id}`) and `Upload-Expires`; when the body completes the file it becomes a media item at once, named by `Lightbox-Media-Id`.
+     */
+    post: operations['createUpload'];
+    delete?: never;
+    /**
+     * What the tus server supports (no key needed)
+     * @description 204 with `Tus-Version: 1.0.0`, `Tus-Extension: creation,creation-with-upload,termination,expiration` and `Tus-Max-Size` (the per-file limit).
+     */
+    options: operations['describeUploads'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/listings/{id}/uploads/{upload_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Abandon an upload (tus termination)
+     * @description Removes the unfinished upload and its bytes (204). A completed upload is media: 409 `conflict` (delete the media instead).
+     */
+    delete: operations['terminateUpload'];
+    options?: never;
+    /**
+     * An upload's offset (tus HEAD)
+     * @description 200 with `Upload-Offset` and `Upload-Length`; a completed upload also carries `Lightbox-Media-Id`. A terminated, expired or refused upload is 404.
+     */
+    head: operations['getUpload-head'];
+    /**
+     * Append bytes at Upload-Offset (tus PATCH)
+     * @description `Content-Type: application/offset+octet-stream` (else 415), `Upload-Offset` equal to the upload's offset (else 409 `conflict`) and `Content-Length` (a body that would pass `Upload-Length` is 413 and none of it is kept). 204 with the new `Upload-Offset` and `Upload-Expires`; the request that stores the last byte makes the file a media item (the checks of a multipart upload: 415 for a file that is not a photo, video or document, and nothing is kept) and carries `Lightbox-Media-Id`.
+     */
+    patch: operations['appendUpload'];
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -609,6 +661,7 @@ export interface components {
           | 'method_not_allowed'
           | 'request_timeout'
           | 'conflict'
+          | 'precondition_failed'
           | 'payload_too_large'
           | 'unsupported_media_type'
           | 'range_not_satisfiable'
@@ -1061,6 +1114,8 @@ export interface components {
   parameters: {
     /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
     IdempotencyKey: string;
+    /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+    IfNoneMatch: string;
     /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
     IdempotencyKeyChecked: string;
   };
@@ -1086,6 +1141,8 @@ export interface components {
     IdempotentReplayed: 'true';
     /** @description How to authenticate: `Bearer`. */
     WwwAuthenticate: 'Bearer';
+    /** @description The representation's entity tag (section 17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by every write that can change any field (counters and statuses included), on every node at once. Send it back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong. */
+    ETag: string;
     /** @description The path of the created resource, e.g. `/v1/listings/lst_...`. */
     Location: string;
   };
@@ -1178,7 +1235,10 @@ export interface operations {
   getOpenApi: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1193,6 +1253,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -1200,6 +1261,20 @@ export interface operations {
             [key: string]: unknown;
           };
         };
+      };
+      /** @description Not modified: the `ETag` matches (`If-None-Match`). */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -1267,6 +1342,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
       cookie?: never;
@@ -1282,11 +1359,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ListingList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -1559,6 +1651,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Gallery id (`lst_...`). */
@@ -1577,11 +1671,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Listing'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -2270,6 +2379,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
       cookie?: never;
@@ -2285,11 +2396,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ClientList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -2562,6 +2688,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Client id (`cli_...`). */
@@ -2580,11 +2708,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Client'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -3071,6 +3214,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Client id (`cli_...`). */
@@ -3089,11 +3234,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ClientListingList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -3793,6 +3953,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
       cookie?: never;
@@ -3808,11 +3970,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['NotificationList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -3904,6 +4081,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Notification id (`ntf_...`). */
@@ -3922,11 +4101,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Notification'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -4038,6 +4232,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
       cookie?: never;
@@ -4053,11 +4249,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookEndpointList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -4329,6 +4540,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Webhook endpoint id (`whe_...`). */
@@ -4347,11 +4560,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -5235,6 +5463,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Webhook endpoint id (`whe_...`). */
@@ -5253,11 +5483,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookDeliveryList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -5584,6 +5829,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
       cookie?: never;
@@ -5599,11 +5846,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['EventList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -5695,6 +5957,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Event id (`evt_...`). */
@@ -5713,11 +5977,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Event'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -5824,6 +6103,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Gallery id (`lst_...`). */
@@ -5842,11 +6123,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['MediaList'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -6151,6 +6447,8 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
         /** @description Gallery id (`lst_...`). */
@@ -6171,11 +6469,26 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Media'];
         };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
       400: {
@@ -6692,6 +7005,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6718,6 +7032,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6744,6 +7059,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7089,6 +7405,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7105,6 +7422,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7121,6 +7439,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7188,6 +7507,866 @@ export interface operations {
       };
       /** @description Range not satisfiable (`range_not_satisfiable`): the range is outside the file. */
       416: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The gallery id (`lst_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Bytes of the file from Upload-Offset on (application/offset+octet-stream). */
+    requestBody: {
+      content: {
+        'application/offset+octet-stream': string;
+      };
+    };
+    responses: {
+      /** @description Created: `Location`, `Upload-Expires`, `Upload-Offset` (with a body). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          Location: components['headers']['Location'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Without `Tus-Resumable: 1.0.0` (`precondition_failed`). */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  describeUploads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The gallery id (`lst_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The tus capabilities, in the headers. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  terminateUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description The gallery id (`lst_...`). */
+        id: string;
+        /** @description The upload id (`upl_...`). */
+        upload_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content: the upload and its bytes are gone. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account, or no such upload in it (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The upload is complete: it is a media item now (`conflict`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Without `Tus-Resumable: 1.0.0` (`precondition_failed`). */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  'getUpload-head': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description The gallery id (`lst_...`). */
+        id: string;
+        /** @description The upload id (`upl_...`). */
+        upload_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The offset, in `Upload-Offset`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account, or no such upload in it (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Without `Tus-Resumable: 1.0.0` (`precondition_failed`). */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  appendUpload: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description The gallery id (`lst_...`). */
+        id: string;
+        /** @description The upload id (`upl_...`). */
+        upload_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Bytes of the file from Upload-Offset on (application/offset+octet-stream). */
+    requestBody: {
+      content: {
+        'application/offset+octet-stream': string;
+      };
+    };
+    responses: {
+      /** @description Stored: the new `Upload-Offset`. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account, or no such upload in it (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `Upload-Offset` is not the upload's offset (`conflict`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Without `Tus-Resumable: 1.0.0` (`precondition_failed`). */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
