@@ -30,6 +30,11 @@ const statementNames = new Map<string, string>();
  * only PostgreSQL's choice between a custom and a generic plan changes, per its plan_cache_mode.
  */
 export function nameStatement(text: string): void {
+  // A named statement's result columns are fixed when a connection prepares it: with `*`, a column
+  // added by another node's migration breaks this node ("cached plan must not change result type").
+  if (/\bselect\s+\*|\.\*|\breturning\s+\*/i.test(text)) {
+    throw new Error(`a prepared query must name its columns, not select *: ${text}`);
+  }
   if (!statementNames.has(text)) {
     statementNames.set(text, `lbx_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`);
   }

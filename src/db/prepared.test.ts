@@ -35,6 +35,25 @@ describe('prepared queries', () => {
     await ctx.close();
   });
 
+  test('a query that selects or returns * is refused: its named statement would break on a new column', async () => {
+    const db = ctx.deps.db.kysely;
+    const star = prepared((d, p: { accountId: string }) =>
+      d.selectFrom('clients').selectAll().where('account_id', '=', p.accountId),
+    );
+    await assert.rejects(star.first(db, { accountId }), /must name its columns/);
+    const tableStar = prepared((d, p: { accountId: string }) =>
+      d.selectFrom('clients').selectAll('clients').where('account_id', '=', p.accountId),
+    );
+    await assert.rejects(tableStar.first(db, { accountId }), /must name its columns/);
+    const counted = prepared((d, p: { accountId: string }) =>
+      d
+        .selectFrom('clients')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', p.accountId),
+    );
+    assert.equal(Number((await counted.first(db, { accountId }))?.n), 3);
+  });
+
   test('binds each call its own arguments and answers as the query builder does', async () => {
     const db = ctx.deps.db.kysely;
     const built = await db

@@ -41,8 +41,21 @@ export async function rotateToken(
     .executeTakeFirst();
 }
 
+// Every column, named, as listings.repository.ts explains: a named statement must not select `*`.
+const LINK_COLUMNS = Object.keys({
+  listing_id: true,
+  account_id: true,
+  client_id: true,
+  token: true,
+  views: true,
+  downloads: true,
+  first_viewed_at: true,
+  last_viewed_at: true,
+  created_at: true,
+} satisfies Record<keyof ClientLinksTable, true>) as (keyof ClientLinksTable)[];
+
 const linkOfQuery = prepared((db, p: { listingId: string }) =>
-  db.selectFrom('client_links').selectAll().where('listing_id', '=', p.listingId),
+  db.selectFrom('client_links').select(LINK_COLUMNS).where('listing_id', '=', p.listingId),
 );
 
 export async function linkOf(db: Executor, listingId: string): Promise<ClientLinkRow | undefined> {
@@ -50,7 +63,7 @@ export async function linkOf(db: Executor, listingId: string): Promise<ClientLin
 }
 
 const byTokenQuery = prepared((db, p: { token: string }) =>
-  db.selectFrom('client_links').selectAll().where('token', '=', p.token),
+  db.selectFrom('client_links').select(LINK_COLUMNS).where('token', '=', p.token),
 );
 
 export async function findByToken(db: Executor, token: string): Promise<ClientLinkRow | undefined> {

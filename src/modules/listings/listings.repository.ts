@@ -19,6 +19,29 @@ export const LIST_ITEM_COLUMNS = [
 ] as const;
 export type ListingItemRow = Pick<ListingRow, (typeof LIST_ITEM_COLUMNS)[number]>;
 
+/**
+ * Every column, named: a prepared statement runs as a named statement on PostgreSQL, whose
+ * result type is fixed when a connection first prepares it, so `*` would break a running node's
+ * pooled connections the moment another node's migration added a column. `satisfies` fails to
+ * compile when a column is added to the table and not here.
+ */
+const LISTING_COLUMNS = Object.keys({
+  id: true,
+  account_id: true,
+  client_id: true,
+  address: true,
+  beds: true,
+  baths: true,
+  sqft: true,
+  status: true,
+  description: true,
+  mls_number: true,
+  media_count: true,
+  cover_media_id: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<keyof ListingsTable, true>) as (keyof ListingsTable)[];
+
 type NewListing = Required<
   Pick<
     Insertable<ListingsTable>,
@@ -56,7 +79,7 @@ const insertQuery = prepared((db, row: NewListing) =>
       created_at: row.created_at,
       updated_at: row.updated_at,
     })
-    .returningAll(),
+    .returning(LISTING_COLUMNS),
 );
 
 export async function insertListing(db: Executor, row: NewListing): Promise<ListingRow> {
@@ -66,7 +89,7 @@ export async function insertListing(db: Executor, row: NewListing): Promise<List
 }
 
 const findQuery = prepared((db, p: { accountId: string; id: string }) =>
-  db.selectFrom('listings').selectAll().where('account_id', '=', p.accountId).where('id', '=', p.id),
+  db.selectFrom('listings').select(LISTING_COLUMNS).where('account_id', '=', p.accountId).where('id', '=', p.id),
 );
 
 export async function findListing(db: Executor, accountId: string, id: string): Promise<ListingRow | undefined> {
