@@ -62,6 +62,16 @@ export function createJobRunner(
   let ticking: Promise<void> | undefined;
 
   const busyGroups = (): string[] => [...groups].filter(([, n]) => n >= groupLimit).map(([g]) => g);
+  /**
+   * The most jobs one claim may bring without any group going past its limit: a group not
+   * running here may take `groupLimit`, one running here what it has left. Claiming more would
+   * bring back jobs only to give them back at once (one statement each, then claimed again).
+   */
+  const groupRoom = (): number => {
+    let room = groupLimit;
+    for (const n of groups.values()) if (n < groupLimit) room = Math.min(room, groupLimit - n);
+    return room;
+  };
   const take = (group: string | null): void => {
     if (group !== null) groups.set(group, (groups.get(group) ?? 0) + 1);
   };
@@ -83,15 +93,17 @@ export function createJobRunner(
       busyGroups: busyGroups(),
     });
     const kept: ClaimedJob[] = [];
+    const excess: string[] = [];
     for (const row of rows) {
-      // A claim may bring more of one group than its limit allows: the excess goes back, due now.
+      // Should a claim bring more of one group than its limit allows, the excess goes back, due now.
       if (row.group_key !== null && (groups.get(row.group_key) ?? 0) >= groupLimit) {
-        await repo.release(db.kysely, { id: row.id, lease }, clock.iso());
+        excess.push(row.id);
         continue;
       }
       take(row.group_key);
       kept.push({ ...row, lease });
     }
+    if (excess.length > 0) await repo.releaseMany(db.kysely, excess, lease, clock.iso());
     return kept;
   }
 
@@ -135,7 +147,7 @@ export function createJobRunner(
   async function fill(): Promise<{ claimed: number; requested: number; started: Promise<void>[] }> {
     const free = handler.concurrency - slots.size;
     if (free <= 0 || stopping) return { claimed: 0, requested: 0, started: [] };
-    const requested = free * handler.batch;
+    const requested = Math.min(free * handler.batch, groupRoom());
     const jobs = await claim(requested);
     const started: Promise<void>[] = [];
     for (let i = 0; i < jobs.length; i += handler.batch) {

@@ -184,6 +184,78 @@ export async function listDeliveries(
   return { rows, total: count.n };
 }
 
+const toSendQuery = prepared((db, p: { id: string }) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.status',
+      'd.attempts',
+      'd.endpoint_id',
+      'w.url',
+      'w.enabled',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_until',
+      'd.event_id',
+      'e.type as event_type',
+      'e.data as event_data',
+      'e.created_at as event_created_at',
+    ])
+    .where('d.id', '=', p.id),
+);
+
+/** A delivery with what sending it needs (its endpoint and its event): one read per attempt. */
+export interface DeliveryToSend {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  endpoint_id: string;
+  url: string;
+  enabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  event_id: string;
+  event_type: EventRow['type'];
+  event_data: string;
+  event_created_at: string;
+}
+
+/** Undefined when the delivery is gone (its endpoint deleted, its event pruned: they cascade). */
+export async function deliveryToSend(db: Executor, id: string): Promise<DeliveryToSend | undefined> {
+  return toSendQuery.first(db, { id });
+}
+
+const attemptQuery = prepared(
+  (
+    db,
+    p: {
+      id: string;
+      status: DeliveryStatus;
+      responseStatus: number | null;
+      excerpt: string | null;
+      error: string | null;
+      nextAttemptAt: string | null;
+      deliveredAt: string | null;
+    },
+  ) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: p.status,
+        attempts: eb('attempts', '+', 1),
+        response_status: p.responseStatus,
+        response_excerpt: p.excerpt,
+        last_error: p.error,
+        next_attempt_at: p.nextAttemptAt,
+        delivered_at: p.deliveredAt,
+      }))
+      .where('id', '=', p.id),
+);
+
 export async function recordAttempt(
   db: Executor,
   id: string,
@@ -196,19 +268,7 @@ export async function recordAttempt(
     deliveredAt: string | null;
   },
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      status: outcome.status,
-      attempts: eb('attempts', '+', 1),
-      response_status: outcome.responseStatus,
-      response_excerpt: outcome.excerpt,
-      last_error: outcome.error,
-      next_attempt_at: outcome.nextAttemptAt,
-      delivered_at: outcome.deliveredAt,
-    }))
-    .where('id', '=', id)
-    .execute();
+  await attemptQuery.run(db, { id, ...outcome });
 }
 
 /** A manual retry: pending again, due now. */
