@@ -21,6 +21,11 @@ export interface JobHandler {
   readonly startMarginMs: number;
   /** At most this many jobs of one group (group_key) at once on this node. */
   readonly groupLimit?: number;
+  /**
+   * Work done before each claim, whether or not a slot is free (webhooks: turning new events into
+   * deliveries and their jobs). Resolves true when more such work may be waiting at once.
+   */
+  prepare?(): Promise<boolean>;
   /** Does the work and records its outcome (finishJob/retryJob with its own row, fenced). */
   run(job: ClaimedJob): Promise<void>;
   /** When a job whose handler threw is due again (a fault delays the work, never loses it). */
@@ -144,9 +149,18 @@ export function createJobRunner(
   }
 
   /** Claims for the free slots and starts them; resolves with how many jobs were claimed. */
-  async function fill(): Promise<{ claimed: number; requested: number; started: Promise<void>[] }> {
+  async function fill(): Promise<{ claimed: number; requested: number; more: boolean; started: Promise<void>[] }> {
+    if (stopping) return { claimed: 0, requested: 0, more: false, started: [] };
+    let more = false;
+    if (handler.prepare !== undefined) {
+      try {
+        more = await handler.prepare();
+      } catch (err) {
+        log.error({ err, kind: handler.kind }, 'job runner: the work before the claim failed; tried again next time');
+      }
+    }
     const free = handler.concurrency - slots.size;
-    if (free <= 0 || stopping) return { claimed: 0, requested: 0, started: [] };
+    if (free <= 0 || stopping) return { claimed: 0, requested: 0, more, started: [] };
     const requested = Math.min(free * handler.batch, groupRoom());
     const jobs = await claim(requested);
     const started: Promise<void>[] = [];
@@ -158,7 +172,7 @@ export function createJobRunner(
       slots.add(slot);
       started.push(slot);
     }
-    return { claimed: jobs.length, requested, started };
+    return { claimed: jobs.length, requested, more, started };
   }
 
   function schedule(ms: number): void {
@@ -171,10 +185,10 @@ export function createJobRunner(
     if (stopped || ticking !== undefined) return;
     ticking = fill()
       .then(
-        ({ claimed, requested }) => {
+        ({ claimed, requested, more }) => {
           // A full claim suggests more is due: look again at once (as slots allow).
-          if (claimed > 0 && claimed === requested) schedule(0);
-          else if (slots.size < handler.concurrency) schedule(pollMs);
+          if (more || (claimed > 0 && claimed === requested)) schedule(0);
+          else if (slots.size < handler.concurrency || handler.prepare !== undefined) schedule(pollMs);
         },
         (err: unknown) => {
           log.error({ err, kind: handler.kind }, 'job runner fault');
@@ -190,9 +204,10 @@ export function createJobRunner(
     kind: handler.kind,
 
     async runOnce() {
-      const { claimed, started } = await fill();
+      const { claimed, more, started } = await fill();
       await Promise.all(started);
-      return claimed;
+      // Work prepared but not yet claimed counts as work found (drain goes on).
+      return more ? Math.max(claimed, 1) : claimed;
     },
 
     async drain() {

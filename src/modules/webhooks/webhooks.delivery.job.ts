@@ -9,6 +9,7 @@ import type { Log } from '../../lib/log.ts';
 import { finishJob, postponeJob, type ClaimedJob } from '../queue/queue.ts';
 import type { JobHandler } from '../queue/queue.runner.ts';
 import { WebhookAgentPool } from './webhooks.agents.ts';
+import { FANOUT_BATCH, fanOut } from './webhooks.fanout.ts';
 import { outcomeWriter } from './webhooks.outcomes.ts';
 import * as repo from './webhooks.repository.ts';
 import { sendWebhook } from './webhooks.sender.ts';
@@ -118,6 +119,8 @@ export function deliveryHandler(
     leaseMs,
     startMarginMs: 0,
     groupLimit: settings.perEndpoint,
+    // New events become deliveries (and jobs) just before each claim (decisions/0012).
+    prepare: async () => (await fanOut(db, () => clock.iso())) === FANOUT_BATCH,
     run,
     faultDelayMs: (n) => retryDelay(Math.min(n, settings.retrySeconds.length)) ?? 60_000,
     close: () => agents.destroy(),

@@ -143,6 +143,56 @@ export async function deleteEventsBefore(
   return db.deleteFrom('events').where('id', 'in', ids).returning(['account_id', 'type', 'listed']).execute();
 }
 
+// ---- fan-out (decisions/0012)
+
+export type EventToFanOut = Pick<EventRow, 'id' | 'account_id' | 'type' | 'created_at'> & { fanout: string };
+
+/** The oldest events whose deliveries are still to be made. */
+export async function eventsToFanOut(db: Executor, limit: number): Promise<EventToFanOut[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'account_id', 'type', 'created_at', 'fanout'])
+    .where('fanout', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows as EventToFanOut[];
+}
+
+/** Marks events fanned out; only those still marked (another node may have been first). */
+export async function clearFanOut(db: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('events')
+    .set({ fanout: null })
+    .where('id', 'in', [...ids])
+    .where('fanout', 'is not', null)
+    .execute();
+}
+
+/** Which of these endpoints still exist (a deleted endpoint's deliveries are never made). */
+export async function existingEndpointIds(db: Executor, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('webhook_endpoints').select('id').where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Inserts deliveries, skipping any (event, endpoint) that has one already; the ids inserted. */
+export async function insertNewDeliveries(
+  db: Executor,
+  rows: Insertable<WebhookDeliveriesTable>[],
+): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+    .returning('id')
+    .execute();
+  return inserted.map((r) => r.id);
+}
+
 // ---- deliveries
 
 export async function insertDeliveries(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
