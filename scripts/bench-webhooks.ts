@@ -141,6 +141,8 @@ interface WriteRound {
   /** Deliveries per second while the hooked run wrote, and after it, the API idle. */
   duringRate: number;
   drainRate: number;
+  /** CPU of the sending node per delivery while it drained the backlog (load on the machine aside). */
+  drainCpuUs: number;
   backlog: number;
   cpuUsPlain: number;
   cpuUsHooked: number;
@@ -241,7 +243,10 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
       measured[account.label] = { rps: result.rps, cpuUs: ((cpuSeconds(node.child.pid) - cpu) / result.requests) * 1e6, workerCpuUs: worker === undefined ? NaN : ((cpuSeconds(worker.pid) - workerCpu) / result.requests) * 1e6, start, end, errors }; // prettier-ignore
       if (account === hooked) {
         const backlog = await pending(node, hooked);
+        const sender = worker?.pid ?? node.child.pid;
+        const drainCpu = cpuSeconds(sender);
         await drain(node, hooked);
+        const drainCpuSeconds = cpuSeconds(sender) - drainCpu;
         const receipts = (await receiver.take()).filter((r) => r.status === 204);
         const during = receipts.filter((r) => r.at <= end).length;
         const after = receipts.filter((r) => r.at > end);
@@ -250,6 +255,7 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
           ...(rounds[round - 1] ?? ({} as WriteRound)),
           duringRate: during / ((end - start) / 1000),
           drainRate: after.length / Math.max(0.001, (last - end) / 1000),
+          drainCpuUs: (drainCpuSeconds / Math.max(1, after.length)) * 1e6,
           backlog,
         };
       }
@@ -261,7 +267,7 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
     rounds[round - 1] = row;
     console.log(
       `[${topology}] round ${round}: plain ${fixed(p.rps, 0)}/s (${fixed(p.cpuUs, 0)} µs), hooked ${fixed(h.rps, 0)}/s (${fixed(h.cpuUs, 0)} µs), ` +
-        `ratio ${fixed(row.ratio, 3)}; deliveries ${fixed(row.duringRate, 0)}/s during, backlog ${row.backlog}, then ${fixed(row.drainRate, 0)}/s`,
+        `ratio ${fixed(row.ratio, 3)}; deliveries ${fixed(row.duringRate, 0)}/s during, backlog ${row.backlog}, then ${fixed(row.drainRate, 0)}/s (${fixed(row.drainCpuUs, 0)} µs CPU each)`,
     );
   }
 
@@ -294,7 +300,7 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
       ['(a) POST /v1/clients, 0 endpoints', `${fixed(m((r) => r.plain), 0)} req/s (${fixed(m((r) => r.cpuUsPlain), 0)} µs CPU/req)`], // prettier-ignore
       ['(a) POST /v1/clients, 3 endpoints', `${fixed(m((r) => r.hooked), 0)} req/s (${fixed(m((r) => r.cpuUsHooked), 0)} µs CPU/req${split ? `; worker ${fixed(m((r) => r.workerCpuUsHooked), 0)} µs/req` : ''})`], // prettier-ignore
       ['(a) ratio 3 endpoints / 0', `${fixed(m((r) => r.ratio), 3)}x (rounds: ${rounds.map((r) => fixed(r.ratio, 2)).join(' ')})`], // prettier-ignore
-      ['(b) deliveries/s, API idle (backlog drain)', `${fixed(m((r) => r.drainRate), 0)} (backlog ${fixed(m((r) => r.backlog), 0)})`], // prettier-ignore
+      ['(b) deliveries/s, API idle (backlog drain)', `${fixed(m((r) => r.drainRate), 0)} (backlog ${fixed(m((r) => r.backlog), 0)}; ${fixed(m((r) => r.drainCpuUs), 0)} µs CPU/delivery of the ${split ? 'worker' : 'node'})`], // prettier-ignore
       [
         '(b) deliveries/s while the writes run',
         fixed(
