@@ -147,7 +147,11 @@ describe('two nodes on one database', () => {
     const nodes = [deliveryRunner(ctx.deps), deliveryRunner(ctx.deps)];
     for (const node of nodes) node.start();
     try {
-      await until(async () => (await listDeliveries(ctx, me, id)).every((d) => d.status === 'succeeded'));
+      // Every event fanned out (by either node, once) and every delivery made.
+      await until(async () => {
+        const list = await listDeliveries(ctx, me, id);
+        return list.length === events && list.every((d) => d.status === 'succeeded');
+      });
     } finally {
       for (const node of nodes) await node.close();
     }
