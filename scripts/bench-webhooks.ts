@@ -161,7 +161,11 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
   const split = topology === 'split';
   const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-webhooks-'));
   onCleanup(() => rm(work, { recursive: true, force: true }));
-  const outDir = path.join(ROOT, 'bench-results', `${new Date().toISOString().replace(/[:.]/g, '-')}-webhooks-${topology}`);
+  const outDir = path.join(
+    ROOT,
+    'bench-results',
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-webhooks-${topology}`,
+  );
   await mkdir(outDir, { recursive: true });
   const dbName = `lightbox_bench_webhooks_${process.pid}_${topology}`;
   const env: NodeJS.ProcessEnv = {
@@ -332,7 +336,11 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
   console.log(`lightbox serve stopped: exit ${String(code)}; log in ${path.relative(ROOT, logFile)}`);
   if (worker !== undefined) console.log(`lightbox worker stopped: exit ${String(workerCode)}`);
   if (options.profile) {
-    for (const [name, file] of [['lightbox serve', 'lightbox.cpuprofile'], ...(split ? [['lightbox worker', 'worker.cpuprofile']] : [])] as const) { // prettier-ignore
+    for (const [name, file] of [
+      ['lightbox serve', 'lightbox.cpuprofile'],
+      ...(split ? [['lightbox worker', 'worker.cpuprofile']] : []),
+    ] as const) {
+      // prettier-ignore
       const profile = await profileTop(path.join(outDir, file), ROOT, 20);
       console.log(`CPU profile of ${name} (whole life), top self time:`);
       for (const p of profile.functions) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);

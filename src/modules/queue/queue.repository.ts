@@ -84,7 +84,13 @@ const finishQuery = prepared((db, p: { id: string; lease: string | null }) =>
 const retryQuery = prepared((db, p: { id: string; lease: string | null; runAt: string; error: string; now: string }) =>
   db
     .updateTable('jobs')
-    .set((eb) => ({ run_at: p.runAt, lease: null, attempts: eb('attempts', '+', 1), last_error: p.error, updated_at: p.now })) // prettier-ignore
+    .set((eb) => ({
+      run_at: p.runAt,
+      lease: null,
+      attempts: eb('attempts', '+', 1),
+      last_error: p.error,
+      updated_at: p.now,
+    })) // prettier-ignore
     .where('id', '=', p.id)
     .where('lease', '=', p.lease),
 );

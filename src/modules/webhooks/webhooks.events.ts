@@ -37,12 +37,7 @@ async function inBatches<T>(rows: T[], write: (batch: T[]) => Promise<void>): Pr
  * (webhooks.fanout.ts, decisions/0012), so a write's share stays one row per event whatever the
  * number of endpoints. An event no endpoint wants is written with nothing to fan out.
  */
-async function record(
-  trx: Executor,
-  accountId: string,
-  events: readonly NewEvent[],
-  now: string,
-): Promise<void> {
+async function record(trx: Executor, accountId: string, events: readonly NewEvent[], now: string): Promise<void> {
   if (events.length === 0) return;
   const endpoints = await repo.enabledEndpoints(trx, accountId);
   const rows = events.map((e) => {

@@ -174,15 +174,16 @@ export async function clearFanOut(db: Executor, ids: readonly string[]): Promise
 /** Which of these endpoints still exist (a deleted endpoint's deliveries are never made). */
 export async function existingEndpointIds(db: Executor, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('webhook_endpoints').select('id').where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
 /** Inserts deliveries, skipping any (event, endpoint) that has one already; the ids inserted. */
-export async function insertNewDeliveries(
-  db: Executor,
-  rows: Insertable<WebhookDeliveriesTable>[],
-): Promise<string[]> {
+export async function insertNewDeliveries(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<string[]> {
   if (rows.length === 0) return [];
   const inserted = await db
     .insertInto('webhook_deliveries')
