@@ -11,10 +11,15 @@
 //   (c) Latency: a steady --rate events per second (open loop) for --steady seconds to an account
 //       with one endpoint; time from the event's created_at to its arrival at the receiver,
 //       p50/p90/p99/max. Target p99 < 1 s.
+// Each is measured on two topologies (--nodes): `one`, a single `lightbox serve` that answers the
+// API and runs the jobs (the default deployment), and `split`, an API node (`lightbox serve` with
+// JOBS=false) beside a worker node (`lightbox worker`) on the same database: (a) is then the API
+// node's throughput, (b) and (c) the worker's. Both run the same code a production deployment runs.
 // The sender alone (no database, no queue) is `npm run bench:webhook-sender`.
 //
 //   npm run bench:webhooks
 //   npm run bench:webhooks -- --db postgres --rounds 5 --duration 5 --profile
+//   npm run bench:webhooks -- --nodes split
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +36,7 @@ import {
   ROOT,
   runLoadChild,
   startServe,
+  startWorker,
   type Serve,
 } from './bench/procs.ts';
 import { profileTop } from './bench/profile.ts';
@@ -46,7 +52,9 @@ Options:
   --connections N    autocannon connections for the write path (default 32)
   --rate R           events per second for the latency run (default 100)
   --steady S         seconds of the latency run (default 20)
-  --profile          run lightbox serve with --cpu-prof and print its top functions
+  --nodes WHICH      one (a serve node that also runs the jobs), split (an API node with JOBS=false
+                     and a \`lightbox worker\`), or both (default), one after the other
+  --profile          run lightbox serve (and worker) with --cpu-prof and print their top functions
   --help`;
 
 interface Options {
@@ -57,7 +65,10 @@ interface Options {
   rate: number;
   steady: number;
   profile: boolean;
+  topologies: Topology[];
 }
+
+type Topology = 'one' | 'split';
 
 function parseOptions(): Options | undefined {
   const { values } = parseArgs({
@@ -69,6 +80,7 @@ function parseOptions(): Options | undefined {
       rate: { type: 'string', default: '100' },
       steady: { type: 'string', default: '20' },
       profile: { type: 'boolean', default: false },
+      nodes: { type: 'string', default: 'both' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -79,6 +91,8 @@ function parseOptions(): Options | undefined {
     return n;
   };
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+  const nodes = values.nodes;
+  if (nodes !== 'one' && nodes !== 'split' && nodes !== 'both') throw new Error('--nodes must be one, split or both');
   return {
     dialect: values.db,
     rounds: int(values.rounds, 'rounds', 1, 50),
@@ -87,6 +101,7 @@ function parseOptions(): Options | undefined {
     rate: int(values.rate, 'rate', 1, 10_000),
     steady: int(values.steady, 'steady', 1, 3600),
     profile: values.profile,
+    topologies: nodes === 'both' ? ['one', 'split'] : [nodes],
   };
 }
 
@@ -126,17 +141,33 @@ interface WriteRound {
   /** Deliveries per second while the hooked run wrote, and after it, the API idle. */
   duringRate: number;
   drainRate: number;
+  /** CPU of the sending node per delivery while it drained the backlog (load on the machine aside). */
+  drainCpuUs: number;
   backlog: number;
   cpuUsPlain: number;
   cpuUsHooked: number;
+  /** The worker node's CPU per hooked request while it ran (split only). */
+  workerCpuUsHooked: number;
 }
 
 async function main(options: Options): Promise<void> {
+  let failed = false;
+  for (const topology of options.topologies) failed = (await measure(options, topology)) || failed;
+  if (failed) process.exitCode = 1;
+}
+
+/** One topology measured whole, on a database of its own; true if a node did not stop cleanly. */
+async function measure(options: Options, topology: Topology): Promise<boolean> {
+  const split = topology === 'split';
   const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-webhooks-'));
   onCleanup(() => rm(work, { recursive: true, force: true }));
-  const outDir = path.join(ROOT, 'bench-results', `${new Date().toISOString().replace(/[:.]/g, '-')}-webhooks`);
+  const outDir = path.join(
+    ROOT,
+    'bench-results',
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-webhooks-${topology}`,
+  );
   await mkdir(outDir, { recursive: true });
-  const dbName = `lightbox_bench_webhooks_${process.pid}`;
+  const dbName = `lightbox_bench_webhooks_${process.pid}_${topology}`;
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? work,
@@ -160,7 +191,9 @@ async function main(options: Options): Promise<void> {
   const [plain, hooked, steady] = accounts as [Account, Account, Account];
   const logFile = path.join(outDir, 'lightbox.log');
   const flags = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=lightbox.cpuprofile'] : []; // prettier-ignore
-  const node = await startServe(env, logFile, flags);
+  const node = await startServe(split ? { ...env, JOBS: 'false' } : env, logFile, flags);
+  const workerFlags = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, '--cpu-prof-name=worker.cpuprofile'] : []; // prettier-ignore
+  const worker = split ? await startWorker(env, path.join(outDir, 'worker.log'), workerFlags) : undefined;
   for (const [account, count] of [
     [hooked, 3],
     [steady, 1],
@@ -173,7 +206,10 @@ async function main(options: Options): Promise<void> {
       account.paths.push(hookPath);
     }
   }
-  console.log(`lightbox serve (${options.dialect}) pid ${node.child.pid} on :${node.port}; receivers on :${receiver.ports.join(', :')}`); // prettier-ignore
+  const title = split
+    ? `API node (serve, JOBS=false) pid ${node.child.pid} + worker node (lightbox worker) pid ${worker?.pid ?? '?'}`
+    : `one node (serve, API and jobs) pid ${node.child.pid}`;
+  console.log(`\n[${topology}] ${title}, ${options.dialect}, on :${node.port}; receivers on :${receiver.ports.join(', :')}`); // prettier-ignore
 
   const load = (account: Account, tag: string, seconds: number) =>
     runLoadChild(
@@ -199,18 +235,22 @@ async function main(options: Options): Promise<void> {
   // (a) and (b).
   const rounds: WriteRound[] = [];
   for (let round = 1; round <= options.rounds; round += 1) {
-    const measured: Record<string, { rps: number; cpuUs: number; start: number; end: number; errors: number }> = {};
+    const measured: Record<string, { rps: number; cpuUs: number; workerCpuUs: number; start: number; end: number; errors: number }> = {}; // prettier-ignore
     for (const account of round % 2 === 1 ? [plain, hooked] : [hooked, plain]) {
       const cpu = cpuSeconds(node.child.pid);
+      const workerCpu = worker === undefined ? NaN : cpuSeconds(worker.pid);
       const start = Date.now();
       const result = await load(account, `r${round}-${account.label}`, options.seconds);
       const end = Date.now();
       const errors = result.errors + result.non2xx + result.timeouts;
       if (errors > 0) throw new Error(`${account.label} round ${round}: ${errors} errors ${JSON.stringify(result.statuses)}`); // prettier-ignore
-      measured[account.label] = { rps: result.rps, cpuUs: ((cpuSeconds(node.child.pid) - cpu) / result.requests) * 1e6, start, end, errors }; // prettier-ignore
+      measured[account.label] = { rps: result.rps, cpuUs: ((cpuSeconds(node.child.pid) - cpu) / result.requests) * 1e6, workerCpuUs: worker === undefined ? NaN : ((cpuSeconds(worker.pid) - workerCpu) / result.requests) * 1e6, start, end, errors }; // prettier-ignore
       if (account === hooked) {
         const backlog = await pending(node, hooked);
+        const sender = worker?.pid ?? node.child.pid;
+        const drainCpu = cpuSeconds(sender);
         await drain(node, hooked);
+        const drainCpuSeconds = cpuSeconds(sender) - drainCpu;
         const receipts = (await receiver.take()).filter((r) => r.status === 204);
         const during = receipts.filter((r) => r.at <= end).length;
         const after = receipts.filter((r) => r.at > end);
@@ -219,6 +259,7 @@ async function main(options: Options): Promise<void> {
           ...(rounds[round - 1] ?? ({} as WriteRound)),
           duringRate: during / ((end - start) / 1000),
           drainRate: after.length / Math.max(0.001, (last - end) / 1000),
+          drainCpuUs: (drainCpuSeconds / Math.max(1, after.length)) * 1e6,
           backlog,
         };
       }
@@ -226,11 +267,11 @@ async function main(options: Options): Promise<void> {
     const p = measured.plain;
     const h = measured.hooked;
     if (p === undefined || h === undefined) throw new Error('a run is missing');
-    const row = { ...(rounds[round - 1] as WriteRound), round, plain: p.rps, hooked: h.rps, ratio: h.rps / p.rps, cpuUsPlain: p.cpuUs, cpuUsHooked: h.cpuUs }; // prettier-ignore
+    const row = { ...(rounds[round - 1] as WriteRound), round, plain: p.rps, hooked: h.rps, ratio: h.rps / p.rps, cpuUsPlain: p.cpuUs, cpuUsHooked: h.cpuUs, workerCpuUsHooked: h.workerCpuUs }; // prettier-ignore
     rounds[round - 1] = row;
     console.log(
-      `round ${round}: plain ${fixed(p.rps, 0)}/s (${fixed(p.cpuUs, 0)} µs), hooked ${fixed(h.rps, 0)}/s (${fixed(h.cpuUs, 0)} µs), ` +
-        `ratio ${fixed(row.ratio, 3)}; deliveries ${fixed(row.duringRate, 0)}/s during, backlog ${row.backlog}, then ${fixed(row.drainRate, 0)}/s`,
+      `[${topology}] round ${round}: plain ${fixed(p.rps, 0)}/s (${fixed(p.cpuUs, 0)} µs), hooked ${fixed(h.rps, 0)}/s (${fixed(h.cpuUs, 0)} µs), ` +
+        `ratio ${fixed(row.ratio, 3)}; deliveries ${fixed(row.duringRate, 0)}/s during, backlog ${row.backlog}, then ${fixed(row.drainRate, 0)}/s (${fixed(row.drainCpuUs, 0)} µs CPU each)`,
     );
   }
 
@@ -250,17 +291,20 @@ async function main(options: Options): Promise<void> {
 
   await node.child.stop();
   const { code } = await node.child.exited;
+  const workerCode = worker === undefined ? 0 : (await worker.stop(), (await worker.exited).code);
+  await receiver.close();
   closeAgents();
 
   const m = (pick: (r: WriteRound) => number): number => median(rounds.map(pick));
-  console.log(`\nWebhooks, ${options.dialect}, one node, ${options.rounds} rounds × ${options.seconds} s at ${options.connections} connections (medians):\n`); // prettier-ignore
+  const where = split ? 'API node + worker node' : 'one node';
+  console.log(`\nWebhooks, ${options.dialect}, ${where} [${topology}], ${options.rounds} rounds × ${options.seconds} s at ${options.connections} connections (medians):\n`); // prettier-ignore
   console.log(
     table([
       ['measure', 'value'],
       ['(a) POST /v1/clients, 0 endpoints', `${fixed(m((r) => r.plain), 0)} req/s (${fixed(m((r) => r.cpuUsPlain), 0)} µs CPU/req)`], // prettier-ignore
-      ['(a) POST /v1/clients, 3 endpoints', `${fixed(m((r) => r.hooked), 0)} req/s (${fixed(m((r) => r.cpuUsHooked), 0)} µs CPU/req)`], // prettier-ignore
+      ['(a) POST /v1/clients, 3 endpoints', `${fixed(m((r) => r.hooked), 0)} req/s (${fixed(m((r) => r.cpuUsHooked), 0)} µs CPU/req${split ? `; worker ${fixed(m((r) => r.workerCpuUsHooked), 0)} µs/req` : ''})`], // prettier-ignore
       ['(a) ratio 3 endpoints / 0', `${fixed(m((r) => r.ratio), 3)}x (rounds: ${rounds.map((r) => fixed(r.ratio, 2)).join(' ')})`], // prettier-ignore
-      ['(b) deliveries/s, API idle (backlog drain)', `${fixed(m((r) => r.drainRate), 0)} (backlog ${fixed(m((r) => r.backlog), 0)})`], // prettier-ignore
+      ['(b) deliveries/s, API idle (backlog drain)', `${fixed(m((r) => r.drainRate), 0)} (backlog ${fixed(m((r) => r.backlog), 0)}; ${fixed(m((r) => r.drainCpuUs), 0)} µs CPU/delivery of the ${split ? 'worker' : 'node'})`], // prettier-ignore
       [
         '(b) deliveries/s while the writes run',
         fixed(
@@ -288,16 +332,23 @@ async function main(options: Options): Promise<void> {
     ],
     [`(c) p99 commit → delivery < 1000 ms: ${percentile(lat, 99)} ms`, percentile(lat, 99) < 1000],
   ];
-  console.log(`\n${verdicts.map(([line, met]) => `${met ? 'MET    ' : 'NOT MET'}  ${line}`).join('\n')}`);
+  console.log(`\n${verdicts.map(([line, met]) => `${met ? 'MET    ' : 'NOT MET'}  [${topology}] ${line}`).join('\n')}`);
   console.log(`lightbox serve stopped: exit ${String(code)}; log in ${path.relative(ROOT, logFile)}`);
+  if (worker !== undefined) console.log(`lightbox worker stopped: exit ${String(workerCode)}`);
   if (options.profile) {
-    const profile = await profileTop(path.join(outDir, 'lightbox.cpuprofile'), ROOT, 20);
-    console.log('CPU profile of lightbox serve (whole life), top self time:');
-    for (const p of profile.functions) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
-    console.log('by package or source folder:');
-    for (const p of profile.packages.slice(0, 12)) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    for (const [name, file] of [
+      ['lightbox serve', 'lightbox.cpuprofile'],
+      ...(split ? [['lightbox worker', 'worker.cpuprofile']] : []),
+    ] as const) {
+      // prettier-ignore
+      const profile = await profileTop(path.join(outDir, file), ROOT, 20);
+      console.log(`CPU profile of ${name} (whole life), top self time:`);
+      for (const p of profile.functions) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+      console.log('by package or source folder:');
+      for (const p of profile.packages.slice(0, 12)) console.log(`  ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
+    }
   }
-  if (code !== 0) process.exitCode = 1;
+  return code !== 0 || workerCode !== 0;
 }
 
 let options: Options | undefined;

@@ -26,6 +26,11 @@ export interface Config {
    */
   readonly trustProxy: false | number | readonly string[];
   readonly webhooks: WebhooksConfig;
+  /**
+   * JOBS: whether `lightbox serve` also runs the background jobs (true, the default) or only
+   * answers HTTP (false: an API node, with `lightbox worker` processes doing the jobs).
+   */
+  readonly jobs: boolean;
 }
 
 export interface WebhooksConfig {
@@ -457,6 +462,7 @@ export function loadConfig(env: Env = process.env): Config {
     http: http(env),
     trustProxy: trustProxy(env),
     webhooks: webhooks(env),
+    jobs: bool(env, 'JOBS', true),
   });
 }
 

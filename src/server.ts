@@ -46,7 +46,8 @@ export async function serve(config: Config): Promise<void> {
   const running = app;
   const ready = readyLine(config);
   running.log.info(ready.fields, ready.msg);
-  const jobs = startJobs(deps, services, running.log);
+  // JOBS=false: an API node; `lightbox worker` processes run the jobs (src/worker.ts).
+  const jobs = config.jobs ? startJobs(deps, services, running.log) : { stop: () => Promise.resolve() };
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;

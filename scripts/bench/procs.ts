@@ -193,6 +193,22 @@ export async function startServe(env: NodeJS.ProcessEnv, logFile: string, nodeFl
   return { child, port, logFile };
 }
 
+/** Starts `lightbox worker` (the background jobs, no HTTP; output appended to `logFile`); resolves once it says it is ready. */
+export async function startWorker(env: NodeJS.ProcessEnv, logFile: string, nodeFlags: string[] = []): Promise<Child> {
+  const fd = openSync(logFile, 'a');
+  const child = track('lightbox worker', spawn(process.execPath, [...nodeFlags, BIN, 'worker'], { env, stdio: ['ignore', fd, fd] })); // prettier-ignore
+  closeSync(fd);
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`lightbox worker exited early:\n${await tail(logFile)}`);
+    if ((await tail(logFile, 200)).includes('worker ready')) return child;
+    await sleep(100);
+  }
+  throw new Error(`lightbox worker was not ready within 60 s:\n${await tail(logFile)}`);
+}
+
 /** An account made with `lightbox accounts create`, and an API key for it (`lightbox keys create`). */
 export async function accountWithKey(env: NodeJS.ProcessEnv, name: string): Promise<string> {
   const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}@bench.invalid`;

@@ -16,12 +16,13 @@ import {
 import { doctorCommand } from './doctor.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
 import { mediaSweepCommand, mediaVariantsCommand } from './media.ts';
-import { migrateCommand, serveCommand } from './serve.ts';
+import { migrateCommand, serveCommand, workerCommand } from './serve.ts';
 
 export type { CliIo } from './command.ts';
 
 const COMMANDS: readonly Command[] = [
   serveCommand,
+  workerCommand,
   migrateCommand,
   accountsCreateCommand,
   accountsListCommand,

@@ -1,4 +1,4 @@
-// `lightbox serve` and `lightbox migrate`.
+// `lightbox serve`, `lightbox worker` and `lightbox migrate`.
 import { loadConfig } from '../config.ts';
 import { EXIT_OK, parseCommandArgs, withDatabase, type Command } from './command.ts';
 
@@ -23,6 +23,33 @@ command with one line naming the variable and exit status 1.
     const { serve } = await import('../server.ts');
     // Resolves once listening; the process then lives until a signal stops the server.
     await serve(config);
+    return EXIT_OK;
+  },
+};
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'Run the background jobs only, without HTTP (beside API nodes started with JOBS=false)',
+  help: `Usage: lightbox worker
+
+Runs the background jobs that \`lightbox serve\` runs (webhook deliveries, emails,
+photo variants and checksums, media cleanup, pruning) and nothing else: no HTTP.
+Brings the database schema up to date first. Any number of workers and API nodes
+may share one database: every job is claimed under a lease, so each runs once.
+
+A deployment that wants its API nodes' event loop for requests alone starts them
+with JOBS=false and runs one or more \`lightbox worker\` beside them. SIGTERM or
+SIGINT stops claiming, waits (at most 10 s) for the jobs in flight, and exits 0;
+unfinished jobs stay queued. Logs are JSON lines on stdout.
+
+Uses DATA_DIR, DATABASE_URL and the other settings like \`lightbox serve\`.
+`,
+  async run(args, io) {
+    parseCommandArgs(args);
+    const config = loadConfig(io.env);
+    const { work } = await import('../worker.ts');
+    // Resolves once the jobs run; the process then lives until a signal stops it.
+    await work(config);
     return EXIT_OK;
   },
 };

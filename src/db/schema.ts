@@ -215,6 +215,11 @@ export interface EventsTable {
   /** 0 for webhook.test events. */
   listed: Generated<number>;
   created_at: string;
+  /**
+   * JSON array of the ids of the endpoints that get a delivery of this event, chosen when it was
+   * recorded, until the delivery runner has made those deliveries; then null (decisions/0012).
+   */
+  fanout: string | null;
 }
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -7,6 +7,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inClaimed, skipLocked } from '../../db/locking.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { JobKind, JobsTable } from '../../db/schema.ts';
 
 export type JobRow = Selectable<JobsTable>;
@@ -75,21 +76,33 @@ export async function renew(db: Executor, job: Held, until: string, now: string)
   return Number(result.numUpdatedRows) > 0;
 }
 
+// Outcomes are the hottest statements of every runner: compiled once (src/db/prepared.ts).
+const finishQuery = prepared((db, p: { id: string; lease: string | null }) =>
+  db.deleteFrom('jobs').where('id', '=', p.id).where('lease', '=', p.lease),
+);
+
+const retryQuery = prepared((db, p: { id: string; lease: string | null; runAt: string; error: string; now: string }) =>
+  db
+    .updateTable('jobs')
+    .set((eb) => ({
+      run_at: p.runAt,
+      lease: null,
+      attempts: eb('attempts', '+', 1),
+      last_error: p.error,
+      updated_at: p.now,
+    })) // prettier-ignore
+    .where('id', '=', p.id)
+    .where('lease', '=', p.lease),
+);
+
 /** The job is done (or given up): its row goes. False if the lease was no longer held. */
 export async function finish(db: Executor, job: Held): Promise<boolean> {
-  const result = await db.deleteFrom('jobs').where('id', '=', job.id).where('lease', '=', job.lease).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return (await finishQuery.run(db, { id: job.id, lease: job.lease })) > 0;
 }
 
 /** One more attempt finished without success: due again at `runAt`. */
 export async function retry(db: Executor, job: Held, runAt: string, error: string, now: string): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set((eb) => ({ run_at: runAt, lease: null, attempts: eb('attempts', '+', 1), last_error: error, updated_at: now }))
-    .where('id', '=', job.id)
-    .where('lease', '=', job.lease)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return (await retryQuery.run(db, { id: job.id, lease: job.lease, runAt, error, now })) > 0;
 }
 
 /** Gives a claimed job back unattempted (shutting down, lease running out): due at `now`. */
@@ -99,6 +112,17 @@ export async function release(db: Executor, job: Held, now: string): Promise<voi
     .set({ run_at: now, lease: null, updated_at: now })
     .where('id', '=', job.id)
     .where('lease', '=', job.lease)
+    .execute();
+}
+
+/** Gives back several jobs of one claim unattempted: due at `now`. */
+export async function releaseMany(db: Executor, ids: readonly string[], lease: string, now: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('jobs')
+    .set({ run_at: now, lease: null, updated_at: now })
+    .where('id', 'in', [...ids])
+    .where('lease', '=', lease)
     .execute();
 }
 

@@ -21,6 +21,11 @@ export interface JobHandler {
   readonly startMarginMs: number;
   /** At most this many jobs of one group (group_key) at once on this node. */
   readonly groupLimit?: number;
+  /**
+   * Work done before each claim, whether or not a slot is free (webhooks: turning new events into
+   * deliveries and their jobs). Resolves true when more such work may be waiting at once.
+   */
+  prepare?(): Promise<boolean>;
   /** Does the work and records its outcome (finishJob/retryJob with its own row, fenced). */
   run(job: ClaimedJob): Promise<void>;
   /** When a job whose handler threw is due again (a fault delays the work, never loses it). */
@@ -61,7 +66,27 @@ export function createJobRunner(
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
 
-  const busyGroups = (): string[] => [...groups].filter(([, n]) => n >= groupLimit).map(([g]) => g);
+  /**
+   * Jobs claimed for a group that had no free place yet: each runs in the slot of the next job of
+   * its group to finish here (so a group never runs more than `groupLimit` at once). A group holds
+   * at most `groupLimit` of them, so one waits at most one job's time (well within its lease), and
+   * a group with any waiting is left out of claims until they have all started: claims then come
+   * a group's worth at a time, not one per finished job.
+   */
+  const waiting = new Map<string, ClaimedJob[]>();
+  const busyGroups = (): string[] =>
+    [...groups].filter(([g, n]) => n >= groupLimit && (waiting.get(g)?.length ?? 0) > 0 || n >= 2 * groupLimit).map(([g]) => g); // prettier-ignore
+  /** The most jobs one claim may bring without any group going past its running and waiting places. */
+  const groupRoom = (): number => {
+    if (groupLimit === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+    let room = 2 * groupLimit;
+    for (const [g, n] of groups) {
+      const w = waiting.get(g)?.length ?? 0;
+      if (n >= groupLimit && w > 0) continue; // busy: not claimed for
+      room = Math.min(room, 2 * groupLimit - n - w);
+    }
+    return Math.max(1, room);
+  };
   const take = (group: string | null): void => {
     if (group !== null) groups.set(group, (groups.get(group) ?? 0) + 1);
   };
@@ -83,15 +108,24 @@ export function createJobRunner(
       busyGroups: busyGroups(),
     });
     const kept: ClaimedJob[] = [];
+    const excess: string[] = [];
     for (const row of rows) {
-      // A claim may bring more of one group than its limit allows: the excess goes back, due now.
-      if (row.group_key !== null && (groups.get(row.group_key) ?? 0) >= groupLimit) {
-        await repo.release(db.kysely, { id: row.id, lease }, clock.iso());
+      const group = row.group_key;
+      if (group !== null && (groups.get(group) ?? 0) >= groupLimit) {
+        const queue = waiting.get(group) ?? [];
+        // Its group is running all it may: the job waits for a place, or, past that, goes back due now.
+        if (queue.length < groupLimit) {
+          queue.push({ ...row, lease });
+          waiting.set(group, queue);
+        } else {
+          excess.push(row.id);
+        }
         continue;
       }
-      take(row.group_key);
+      take(group);
       kept.push({ ...row, lease });
     }
+    if (excess.length > 0) await repo.releaseMany(db.kysely, excess, lease, clock.iso());
     return kept;
   }
 
@@ -110,9 +144,33 @@ export function createJobRunner(
     }
   }
 
-  /** Runs a slot's jobs one after another; gives back those it may no longer start. */
-  async function runSlot(jobs: ClaimedJob[]): Promise<void> {
-    for (const [i, job] of jobs.entries()) {
+  /** The next waiting job of a group, taking its place (the caller's job of that group just ended). */
+  function nextWaiting(group: string | null): ClaimedJob | undefined {
+    if (group === null) return undefined;
+    const queue = waiting.get(group);
+    const job = queue?.shift();
+    if (queue?.length === 0) waiting.delete(group);
+    if (job !== undefined) take(group);
+    return job;
+  }
+
+  /** Gives back every waiting job (stopping). */
+  async function releaseWaiting(): Promise<void> {
+    const jobs = [...waiting.values()].flat();
+    waiting.clear();
+    const now = clock.iso();
+    for (const job of jobs) {
+      await repo.release(db.kysely, job, now).catch((err: unknown) => {
+        log.warn({ err, job_id: job.id }, 'could not give a job back; its lease will');
+      });
+    }
+  }
+
+  /** Runs a slot's jobs one after another, then its group's waiting jobs; gives back those it may no longer start. */
+  async function runSlot(claimed: ClaimedJob[]): Promise<void> {
+    const jobs = [...claimed];
+    for (let i = 0; i < jobs.length; i += 1) {
+      const job = jobs[i] as ClaimedJob;
       if (stopping || clock.now() > Date.parse(job.run_at) - handler.startMarginMs) {
         const now = clock.iso();
         for (const rest of jobs.slice(i)) {
@@ -128,25 +186,47 @@ export function createJobRunner(
       } finally {
         give(job.group_key);
       }
+      if (i === jobs.length - 1 && !stopping) {
+        const next = nextWaiting(job.group_key);
+        if (next !== undefined) jobs.push(next);
+      }
     }
   }
 
   /** Claims for the free slots and starts them; resolves with how many jobs were claimed. */
-  async function fill(): Promise<{ claimed: number; requested: number; started: Promise<void>[] }> {
-    const free = handler.concurrency - slots.size;
-    if (free <= 0 || stopping) return { claimed: 0, requested: 0, started: [] };
-    const requested = free * handler.batch;
-    const jobs = await claim(requested);
+  async function fill(): Promise<{ claimed: number; requested: number; more: boolean; started: Promise<void>[] }> {
+    if (stopping) return { claimed: 0, requested: 0, more: false, started: [] };
+    let more = false;
+    if (handler.prepare !== undefined) {
+      try {
+        more = await handler.prepare();
+      } catch (err) {
+        log.error({ err, kind: handler.kind }, 'job runner: the work before the claim failed; tried again next time');
+      }
+    }
     const started: Promise<void>[] = [];
-    for (let i = 0; i < jobs.length; i += handler.batch) {
-      const slot = runSlot(jobs.slice(i, i + handler.batch)).finally(() => {
+    const startSlot = (jobs: ClaimedJob[]): void => {
+      const slot = runSlot(jobs).finally(() => {
         slots.delete(slot);
         wake();
       });
       slots.add(slot);
       started.push(slot);
+    };
+    // Waiting jobs whose group has a free place and no slot to hand it on (one gave its job back).
+    for (const [group] of waiting) {
+      while (slots.size < handler.concurrency && (groups.get(group) ?? 0) < groupLimit) {
+        const job = nextWaiting(group);
+        if (job === undefined) break;
+        startSlot([job]);
+      }
     }
-    return { claimed: jobs.length, requested, started };
+    const free = handler.concurrency - slots.size;
+    if (free <= 0 || stopping) return { claimed: 0, requested: 0, more, started };
+    const requested = Math.min(free * handler.batch, groupRoom());
+    const jobs = await claim(requested);
+    for (let i = 0; i < jobs.length; i += handler.batch) startSlot(jobs.slice(i, i + handler.batch));
+    return { claimed: jobs.length, requested, more, started };
   }
 
   function schedule(ms: number): void {
@@ -159,10 +239,10 @@ export function createJobRunner(
     if (stopped || ticking !== undefined) return;
     ticking = fill()
       .then(
-        ({ claimed, requested }) => {
+        ({ claimed, requested, more }) => {
           // A full claim suggests more is due: look again at once (as slots allow).
-          if (claimed > 0 && claimed === requested) schedule(0);
-          else if (slots.size < handler.concurrency) schedule(pollMs);
+          if (more || (claimed > 0 && claimed === requested)) schedule(0);
+          else if (slots.size < handler.concurrency || handler.prepare !== undefined) schedule(pollMs);
         },
         (err: unknown) => {
           log.error({ err, kind: handler.kind }, 'job runner fault');
@@ -178,9 +258,10 @@ export function createJobRunner(
     kind: handler.kind,
 
     async runOnce() {
-      const { claimed, started } = await fill();
+      const { claimed, more, started } = await fill();
       await Promise.all(started);
-      return claimed;
+      // Work prepared but not yet claimed counts as work found (drain goes on).
+      return more ? Math.max(claimed, 1) : claimed;
     },
 
     async drain() {
@@ -212,6 +293,7 @@ export function createJobRunner(
         }),
       ]);
       clearTimeout(timeout);
+      await releaseWaiting();
       handler.close?.();
     },
   };

@@ -16,6 +16,7 @@ import {
   verifyingReceiver,
   type DeliveryRunner,
 } from '../../../test/support/webhooks.ts';
+import { fanOut } from './webhooks.fanout.ts';
 import { blockedConnections, startReceiver, systemLookups, type Receiver } from './webhooks.test-support.ts';
 
 let ctx: TestContext;
@@ -94,6 +95,8 @@ describe('attempts that hang', () => {
     const me = await createAccount(ctx);
     const endpoint = await createEndpoint(ctx, me, { url: hanging.url() });
     await newGallery(ctx, me);
+    // Its delivery is made by the fan-out, before a runner's first claim (decisions/0012).
+    await fanOut(ctx.deps.db, () => ctx.deps.clock.iso());
     const [delivery] = await listDeliveries(ctx, me, endpoint.id);
     assert.ok(delivery);
     const jobs = () =>
@@ -144,7 +147,11 @@ describe('two nodes on one database', () => {
     const nodes = [deliveryRunner(ctx.deps), deliveryRunner(ctx.deps)];
     for (const node of nodes) node.start();
     try {
-      await until(async () => (await listDeliveries(ctx, me, id)).every((d) => d.status === 'succeeded'));
+      // Every event fanned out (by either node, once) and every delivery made.
+      await until(async () => {
+        const list = await listDeliveries(ctx, me, id);
+        return list.length === events && list.every((d) => d.status === 'succeeded');
+      });
     } finally {
       for (const node of nodes) await node.close();
     }

@@ -6,9 +6,11 @@
 import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import { finishJob, postponeJob, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
+import { finishJob, postponeJob, type ClaimedJob } from '../queue/queue.ts';
 import type { JobHandler } from '../queue/queue.runner.ts';
 import { WebhookAgentPool } from './webhooks.agents.ts';
+import { FANOUT_BATCH, fanOut } from './webhooks.fanout.ts';
+import { outcomeWriter } from './webhooks.outcomes.ts';
 import * as repo from './webhooks.repository.ts';
 import { sendWebhook } from './webhooks.sender.ts';
 import { signatureHeaders } from './webhooks.signing.ts';
@@ -22,7 +24,7 @@ export interface DeliveryHandlerOptions {
 }
 
 /** The event as delivered: its stored data, verbatim, in the event object. */
-export const eventPayload = (event: repo.EventRow): string =>
+export const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'>): string =>
   `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
 
 export function deliveryHandler(
@@ -42,36 +44,36 @@ export function deliveryHandler(
     return base === undefined ? undefined : Math.round(base * 1000 * (0.8 + random() * 0.4));
   };
 
+  const outcomes = outcomeWriter(db);
+
   async function run(job: ClaimedJob): Promise<void> {
-    const delivery = await repo.findDelivery(db.kysely, job.subject_id);
-    if (delivery?.status !== 'pending') {
+    // The delivery, its endpoint and its event in one read.
+    const delivery = await repo.deliveryToSend(db.kysely, job.subject_id);
+    if (delivery === undefined || delivery.status !== 'pending') {
+      // Done already, or gone: a deleted endpoint or a pruned event takes its deliveries along.
       await finishJob(db.kysely, job);
       return;
     }
-    const [endpoint, event] = await Promise.all([
-      repo.findEndpoint(db.kysely, delivery.account_id, delivery.endpoint_id),
-      repo.findEventById(db.kysely, delivery.event_id),
-    ]);
-    if (endpoint === undefined || event === undefined) {
-      // The endpoint was deleted, or the event pruned: its delivery went with it.
-      await finishJob(db.kysely, job);
-      return;
-    }
-    if (endpoint.enabled === 0) {
+    if (delivery.enabled === 0) {
       await postponeJob(db.kysely, job, clock.iso(DISABLED_RECHECK_MS));
       return;
     }
     const now = clock.date();
-    const payload = eventPayload(event);
-    const secrets = [endpoint.secret];
-    if (endpoint.previous_secret !== null && (endpoint.previous_secret_until ?? '') > now.toISOString()) {
-      secrets.push(endpoint.previous_secret);
+    const payload = eventPayload({
+      id: delivery.event_id,
+      type: delivery.event_type,
+      created_at: delivery.event_created_at,
+      data: delivery.event_data,
+    });
+    const secrets = [delivery.secret];
+    if (delivery.previous_secret !== null && (delivery.previous_secret_until ?? '') > now.toISOString()) {
+      secrets.push(delivery.previous_secret);
     }
     const result = await sendWebhook(
       {
-        url: endpoint.url,
+        url: delivery.url,
         body: payload,
-        headers: { ...signatureHeaders({ id: event.id, timestamp: now, payload, secrets }) },
+        headers: { ...signatureHeaders({ id: delivery.event_id, timestamp: now, payload, secrets }) },
         timeoutMs,
       },
       { allowPrivate: settings.allowPrivate, resolve, agents },
@@ -79,54 +81,35 @@ export function deliveryHandler(
     const attempts = delivery.attempts + 1;
     const at = clock.iso();
     const common = { responseStatus: result.status, excerpt: result.excerpt };
+    const base = { job, deliveryId: delivery.id, retryError: '', at };
     if (result.ok) {
-      await withJobOutcome(
-        db,
-        (trx) => finishJob(trx, job),
-        (trx) =>
-          repo.recordAttempt(trx, delivery.id, {
-            ...common,
-            status: 'succeeded',
-            error: null,
-            nextAttemptAt: null,
-            deliveredAt: at,
-          }),
-      );
+      await outcomes.record({
+        ...base,
+        retryAt: null,
+        attempt: { ...common, status: 'succeeded', error: null, nextAttemptAt: null, deliveredAt: at },
+      });
       return;
     }
     const wait = retryDelay(attempts);
     if (wait === undefined) {
-      await withJobOutcome(
-        db,
-        (trx) => finishJob(trx, job),
-        (trx) =>
-          repo.recordAttempt(trx, delivery.id, {
-            ...common,
-            status: 'failed',
-            error: result.error,
-            nextAttemptAt: null,
-            deliveredAt: null,
-          }),
-      );
+      await outcomes.record({
+        ...base,
+        retryAt: null,
+        attempt: { ...common, status: 'failed', error: result.error, nextAttemptAt: null, deliveredAt: null },
+      });
       log.warn(
-        { delivery_id: delivery.id, endpoint_id: endpoint.id, attempts, reason: result.error },
+        { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, attempts, reason: result.error },
         'webhook delivery failed',
       );
       return;
     }
     const next = isoAt(clock.now() + wait);
-    await withJobOutcome(
-      db,
-      (trx) => retryJob(trx, job, next, result.error ?? 'not delivered', at),
-      (trx) =>
-        repo.recordAttempt(trx, delivery.id, {
-          ...common,
-          status: 'pending',
-          error: result.error,
-          nextAttemptAt: next,
-          deliveredAt: null,
-        }),
-    );
+    await outcomes.record({
+      ...base,
+      retryAt: next,
+      retryError: result.error ?? 'not delivered',
+      attempt: { ...common, status: 'pending', error: result.error, nextAttemptAt: next, deliveredAt: null },
+    });
   }
 
   return {
@@ -136,6 +119,8 @@ export function deliveryHandler(
     leaseMs,
     startMarginMs: 0,
     groupLimit: settings.perEndpoint,
+    // New events become deliveries (and jobs) just before each claim (decisions/0012).
+    prepare: async () => (await fanOut(db, () => clock.iso())) === FANOUT_BATCH,
     run,
     faultDelayMs: (n) => retryDelay(Math.min(n, settings.retrySeconds.length)) ?? 60_000,
     close: () => agents.destroy(),

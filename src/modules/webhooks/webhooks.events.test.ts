@@ -367,14 +367,17 @@ describe('webhooks: every event, verified, carries its resource as its GET retur
     const db = ctx.deps.db.kysely;
     const countBefore = (await read('/v1/events?limit=1')) as { pagination: { total: number } };
     const listingsBefore = (await read('/v1/listings?limit=1')) as { pagination: { total: number } };
-    // The gallery's row and its event are written; the delivery queued for them then fails.
+    // The gallery's row and its event (with its endpoint to fan out to) are written; the count
+    // upsert that ends the transaction then fails.
     if (isPostgres) {
-      await sql`create function lbx_fail_delivery() returns trigger language plpgsql as $$
+      await sql`create function lbx_fail_count() returns trigger language plpgsql as $$
         begin raise exception 'forced failure after the event insert'; end $$`.execute(db);
-      await sql`create trigger lbx_fail_delivery after insert on webhook_deliveries
-        for each row execute function lbx_fail_delivery()`.execute(db);
+      await sql`create trigger lbx_fail_count after insert or update on account_counts
+        for each row execute function lbx_fail_count()`.execute(db);
     } else {
-      await sql`create trigger lbx_fail_delivery after insert on webhook_deliveries
+      await sql`create trigger lbx_fail_count after insert on account_counts
+        begin select raise(abort, 'forced failure after the event insert'); end`.execute(db);
+      await sql`create trigger lbx_fail_count_update after update on account_counts
         begin select raise(abort, 'forced failure after the event insert'); end`.execute(db);
     }
     let events: DeliveredEvent[];
@@ -384,8 +387,9 @@ describe('webhooks: every event, verified, carries its resource as its GET retur
         assert.equal(res.statusCode, 500, res.body);
       });
     } finally {
-      await sql`drop trigger lbx_fail_delivery${sql.raw(isPostgres ? ' on webhook_deliveries' : '')}`.execute(db);
-      if (isPostgres) await sql`drop function lbx_fail_delivery()`.execute(db);
+      await sql`drop trigger lbx_fail_count${sql.raw(isPostgres ? ' on account_counts' : '')}`.execute(db);
+      if (isPostgres) await sql`drop function lbx_fail_count()`.execute(db);
+      else await sql`drop trigger lbx_fail_count_update`.execute(db);
     }
     assert.deepEqual(events, []);
     assert.deepEqual(await read('/v1/events?limit=1'), countBefore);

@@ -1,7 +1,8 @@
 // The webhooks feature's entry point for every other feature's writes (section 15): events are
 // recorded in the transaction of the change they report, from the service that makes it, so a
 // rollback announces nothing and a crash loses nothing. Each event gets one delivery (and one job
-// on the durable queue) per enabled endpoint that wants it. The caller applies the returned count
+// on the durable queue) per enabled endpoint that wants it, made by the delivery runner's fan-out
+// (webhooks.fanout.ts) from the endpoint ids kept on the event. The caller applies the returned count
 // changes in its one sorted count upsert at the end of the transaction (decisions/0005).
 import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
@@ -30,60 +31,50 @@ async function inBatches<T>(rows: T[], write: (batch: T[]) => Promise<void>): Pr
 }
 
 /**
- * Records events of one account in the caller's transaction and queues their deliveries.
- * `endpointId` limits delivery to that endpoint whatever it subscribes to (webhook.test).
+ * Records events of one account in the caller's transaction. Which endpoints get each event is
+ * decided here, from the endpoints as they are now (enabled, subscribed to its type), and kept
+ * on the event (`fanout`); the delivery runner makes those deliveries and their jobs in batches
+ * (webhooks.fanout.ts, decisions/0012), so a write's share stays one row per event whatever the
+ * number of endpoints. An event no endpoint wants is written with nothing to fan out.
  */
-async function record(
-  trx: Executor,
-  accountId: string,
-  events: { type: EventType | 'webhook.test'; object: unknown; listed: boolean }[],
-  now: string,
-  only?: string,
-): Promise<string[]> {
-  if (events.length === 0) return [];
-  const endpoints = (await repo.enabledEndpoints(trx, accountId)).filter((e) => only === undefined || e.id === only);
-  const rows = events.map((e) => ({
-    id: newId('evt'),
-    account_id: accountId,
-    type: e.type,
-    data: JSON.stringify({ object: e.object }),
-    listed: e.listed ? 1 : 0,
-    created_at: now,
-  }));
-  await inBatches(rows, (batch) => repo.insertEvents(trx, batch));
-  const deliveries = rows.flatMap((event) =>
-    endpoints
-      .filter((endpoint) => only !== undefined || wants(endpoint.events, event.type))
-      .map((endpoint) => ({
-        id: newId('whd'),
-        account_id: accountId,
-        endpoint_id: endpoint.id,
-        event_id: event.id,
-        event_type: event.type,
-        status: 'pending' as const,
-        response_status: null,
-        response_excerpt: null,
-        last_error: null,
-        next_attempt_at: now,
-        created_at: now,
-        delivered_at: null,
-      })),
-  );
-  await inBatches(deliveries, async (batch) => {
-    await repo.insertDeliveries(trx, batch);
-    await enqueue(
-      trx,
-      batch.map((d) => ({
-        kind: 'webhook.deliver' as const,
-        accountId,
-        subjectId: d.id,
-        groupKey: d.endpoint_id,
-        runAt: now,
-      })),
-      now,
-    );
+async function record(trx: Executor, accountId: string, events: readonly NewEvent[], now: string): Promise<void> {
+  if (events.length === 0) return;
+  const endpoints = await repo.enabledEndpoints(trx, accountId);
+  const rows = events.map((e) => {
+    const to = endpoints.filter((endpoint) => wants(endpoint.events, e.type)).map((endpoint) => endpoint.id);
+    return {
+      id: newId('evt'),
+      account_id: accountId,
+      type: e.type,
+      data: JSON.stringify({ object: e.object }),
+      listed: 1,
+      created_at: now,
+      fanout: to.length === 0 ? null : JSON.stringify(to),
+    };
   });
-  return deliveries.map((d) => d.id);
+  await inBatches(rows, (batch) => repo.insertEvents(trx, batch));
+}
+
+/** A delivery row of an event to an endpoint, pending, due now. */
+export function newDelivery(
+  event: { id: string; account_id: string; type: EventType | 'webhook.test'; created_at: string },
+  endpointId: string,
+  now: string,
+) {
+  return {
+    id: newId('whd'),
+    account_id: event.account_id,
+    endpoint_id: endpointId,
+    event_id: event.id,
+    event_type: event.type,
+    status: 'pending' as const,
+    response_status: null,
+    response_excerpt: null,
+    last_error: null,
+    next_attempt_at: now,
+    created_at: event.created_at,
+    delivered_at: null,
+  };
 }
 
 /** In the write's transaction: the events it caused. Returns the count changes to apply last. */
@@ -93,12 +84,7 @@ export async function recordEvents(
   events: readonly NewEvent[],
   now: string,
 ): Promise<CountDeltas> {
-  await record(
-    trx,
-    accountId,
-    events.map((e) => ({ ...e, listed: true })),
-    now,
-  );
+  await record(trx, accountId, events, now);
   return eventsRecorded(events.map((e) => e.type));
 }
 
@@ -109,12 +95,25 @@ export async function recordTestEvent(
   endpointId: string,
   now: string,
 ): Promise<string | undefined> {
-  const [deliveryId] = await record(
+  const endpoint = (await repo.enabledEndpoints(trx, accountId)).find((e) => e.id === endpointId);
+  if (endpoint === undefined) return undefined;
+  const event = {
+    id: newId('evt'),
+    account_id: accountId,
+    type: 'webhook.test' as const,
+    data: JSON.stringify({ object: { message: 'This is a test event from Lightbox.' } }),
+    listed: 0,
+    created_at: now,
+    fanout: null,
+  };
+  await repo.insertEvents(trx, [event]);
+  // One delivery, made here at once (the endpoint asked for it now; nothing to fan out).
+  const delivery = newDelivery(event, endpointId, now);
+  await repo.insertDeliveries(trx, [delivery]);
+  await enqueue(
     trx,
-    accountId,
-    [{ type: 'webhook.test', object: { message: 'This is a test event from Lightbox.' }, listed: false }],
+    { kind: 'webhook.deliver', accountId, subjectId: delivery.id, groupKey: endpointId, runAt: now },
     now,
-    endpointId,
   );
-  return deliveryId;
+  return delivery.id;
 }

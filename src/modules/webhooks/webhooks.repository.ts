@@ -143,6 +143,57 @@ export async function deleteEventsBefore(
   return db.deleteFrom('events').where('id', 'in', ids).returning(['account_id', 'type', 'listed']).execute();
 }
 
+// ---- fan-out (decisions/0012)
+
+export type EventToFanOut = Pick<EventRow, 'id' | 'account_id' | 'type' | 'created_at'> & { fanout: string };
+
+/** The oldest events whose deliveries are still to be made. */
+export async function eventsToFanOut(db: Executor, limit: number): Promise<EventToFanOut[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'account_id', 'type', 'created_at', 'fanout'])
+    .where('fanout', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows as EventToFanOut[];
+}
+
+/** Marks events fanned out; only those still marked (another node may have been first). */
+export async function clearFanOut(db: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('events')
+    .set({ fanout: null })
+    .where('id', 'in', [...ids])
+    .where('fanout', 'is not', null)
+    .execute();
+}
+
+/** Which of these endpoints still exist (a deleted endpoint's deliveries are never made). */
+export async function existingEndpointIds(db: Executor, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Inserts deliveries, skipping any (event, endpoint) that has one already; the ids inserted. */
+export async function insertNewDeliveries(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+    .returning('id')
+    .execute();
+  return inserted.map((r) => r.id);
+}
+
 // ---- deliveries
 
 export async function insertDeliveries(db: Executor, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
@@ -184,6 +235,78 @@ export async function listDeliveries(
   return { rows, total: count.n };
 }
 
+const toSendQuery = prepared((db, p: { id: string }) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.status',
+      'd.attempts',
+      'd.endpoint_id',
+      'w.url',
+      'w.enabled',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_until',
+      'd.event_id',
+      'e.type as event_type',
+      'e.data as event_data',
+      'e.created_at as event_created_at',
+    ])
+    .where('d.id', '=', p.id),
+);
+
+/** A delivery with what sending it needs (its endpoint and its event): one read per attempt. */
+export interface DeliveryToSend {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  endpoint_id: string;
+  url: string;
+  enabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  event_id: string;
+  event_type: EventRow['type'];
+  event_data: string;
+  event_created_at: string;
+}
+
+/** Undefined when the delivery is gone (its endpoint deleted, its event pruned: they cascade). */
+export async function deliveryToSend(db: Executor, id: string): Promise<DeliveryToSend | undefined> {
+  return toSendQuery.first(db, { id });
+}
+
+const attemptQuery = prepared(
+  (
+    db,
+    p: {
+      id: string;
+      status: DeliveryStatus;
+      responseStatus: number | null;
+      excerpt: string | null;
+      error: string | null;
+      nextAttemptAt: string | null;
+      deliveredAt: string | null;
+    },
+  ) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: p.status,
+        attempts: eb('attempts', '+', 1),
+        response_status: p.responseStatus,
+        response_excerpt: p.excerpt,
+        last_error: p.error,
+        next_attempt_at: p.nextAttemptAt,
+        delivered_at: p.deliveredAt,
+      }))
+      .where('id', '=', p.id),
+);
+
 export async function recordAttempt(
   db: Executor,
   id: string,
@@ -196,19 +319,7 @@ export async function recordAttempt(
     deliveredAt: string | null;
   },
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      status: outcome.status,
-      attempts: eb('attempts', '+', 1),
-      response_status: outcome.responseStatus,
-      response_excerpt: outcome.excerpt,
-      last_error: outcome.error,
-      next_attempt_at: outcome.nextAttemptAt,
-      delivered_at: outcome.deliveredAt,
-    }))
-    .where('id', '=', id)
-    .execute();
+  await attemptQuery.run(db, { id, ...outcome });
 }
 
 /** A manual retry: pending again, due now. */

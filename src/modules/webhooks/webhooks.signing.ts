@@ -26,6 +26,20 @@ export interface SignatureInput {
   secrets: readonly string[];
 }
 
+/** Signers by secret (decoding a secret on every delivery is wasted work); bounded, cleared when full. */
+const signers = new Map<string, Webhook>();
+const MAX_SIGNERS = 1024;
+
+function signer(secret: string): Webhook {
+  let found = signers.get(secret);
+  if (found === undefined) {
+    if (signers.size >= MAX_SIGNERS) signers.clear();
+    found = new Webhook(secret);
+    signers.set(secret, found);
+  }
+  return found;
+}
+
 /**
  * The three headers of a delivery. With two secrets the signature header holds both signatures,
  * space-separated (`v1,<a> v1,<b>`), and a receiver holding either secret verifies it.
@@ -35,6 +49,6 @@ export function signatureHeaders({ id, timestamp, payload, secrets }: SignatureI
   return {
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(id, timestamp, payload)).join(' '),
+    'webhook-signature': secrets.map((secret) => signer(secret).sign(id, timestamp, payload)).join(' '),
   };
 }

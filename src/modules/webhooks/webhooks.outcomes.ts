@@ -1,0 +1,69 @@
+// Group commit of delivery outcomes: the attempts that end while an earlier batch is being
+// written are written together in the next one, one transaction for many deliveries, each still
+// fenced by its job's lease (an outcome whose lease was lost changes nothing). A delivery's job
+// is not done until its outcome is committed: `record` resolves then, so the runner's slot and
+// the endpoint's place stay taken until it is. Under light load a batch is one outcome, written
+// at once (no timer, no added wait); under heavy load the batches grow by themselves.
+import type { Db } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
+import { finishJob, retryJob, type ClaimedJob } from '../queue/queue.ts';
+import * as repo from './webhooks.repository.ts';
+
+export interface Outcome {
+  job: ClaimedJob;
+  deliveryId: string;
+  /** Finished (succeeded or given up), or due again at `retryAt` with `retryError`. */
+  retryAt: string | null;
+  retryError: string;
+  at: string;
+  attempt: Parameters<typeof repo.recordAttempt>[2];
+}
+
+/** Outcomes per transaction at most (a backlog drains in many batches, none holding the writer long). */
+const MAX_BATCH = 64;
+
+interface Waiting {
+  outcome: Outcome;
+  done: () => void;
+  failed: (err: unknown) => void;
+}
+
+async function apply(trx: Executor, o: Outcome): Promise<void> {
+  const held =
+    o.retryAt === null ? await finishJob(trx, o.job) : await retryJob(trx, o.job, o.retryAt, o.retryError, o.at);
+  if (held) await repo.recordAttempt(trx, o.deliveryId, o.attempt);
+}
+
+export function outcomeWriter(db: Db): { record(outcome: Outcome): Promise<void> } {
+  const queue: Waiting[] = [];
+  let writing = false;
+
+  async function write(): Promise<void> {
+    writing = true;
+    try {
+      while (queue.length > 0) {
+        const batch = queue.splice(0, MAX_BATCH);
+        try {
+          await db.kysely.transaction().execute(async (trx) => {
+            for (const w of batch) await apply(trx, w.outcome);
+          });
+          for (const w of batch) w.done();
+        } catch (err) {
+          // The batch rolled back as one: each job's handler fails, and the runner retries it.
+          for (const w of batch) w.failed(err);
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
+  return {
+    record(outcome) {
+      return new Promise<void>((done, failed) => {
+        queue.push({ outcome, done, failed });
+        if (!writing) void write();
+      });
+    },
+  };
+}

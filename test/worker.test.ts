@@ -1,0 +1,121 @@
+// The split deployment (decisions/0012): `lightbox serve` with JOBS=false answers the API and runs
+// no background job; `lightbox worker` runs them without HTTP. Real processes on one database
+// (SQLite by default, a fresh PostgreSQL database when DATABASE_URL says so), a receiver on
+// 127.0.0.1 verifying the delivery with `standardwebhooks`, both stopped with SIGTERM.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { blockedConnections, systemLookups } from '../src/modules/webhooks/webhooks.test-support.ts';
+import { createTestDatabase } from './support/helpers.ts';
+import {
+  freePort,
+  killAll,
+  logLines,
+  runLightbox,
+  startLightbox,
+  waitForHealthy,
+  type LightboxProcess,
+} from './support/process-helpers.ts';
+import { verifyingReceiver, type VerifyingReceiver } from './support/webhooks.ts';
+
+let dataDir = '';
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let receiver: VerifyingReceiver;
+const secrets: string[] = [];
+
+const env = (): Record<string, string> => ({
+  PATH: process.env.PATH ?? '',
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'info',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  ...database.env,
+});
+
+before(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-worker-'));
+  database = await createTestDatabase();
+  receiver = await verifyingReceiver(() => secrets);
+});
+
+after(async () => {
+  killAll();
+  await receiver.close();
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+  assert.deepEqual(systemLookups, []);
+  assert.deepEqual(blockedConnections, []);
+});
+
+async function stopped(p: LightboxProcess): Promise<number | null> {
+  p.child.kill('SIGTERM');
+  return (await p.exited).code;
+}
+
+void test(
+  'an API node with JOBS=false sends nothing; a lightbox worker beside it sends the deliveries',
+  { timeout: 90_000 },
+  async () => {
+    const email = 'owner@worker.test';
+    await runLightbox(
+      ['accounts', 'create', '--name', 'Worker Studio', '--email', email],
+      env(),
+      'correct horse battery\n',
+    );
+    const key = (await runLightbox(['keys', 'create', '--account', email, '--name', 'worker'], env())).trim();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const api = startLightbox(['serve'], { ...env(), PORT: String(port), HOST: '127.0.0.1', JOBS: 'false' });
+    let worker: LightboxProcess | undefined;
+    try {
+      await waitForHealthy(base, api, 30_000);
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const made = await fetch(`${base}/v1/webhook_endpoints`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ url: receiver.url(), events: ['client.created'] }),
+      });
+      assert.equal(made.status, 201, await made.clone().text());
+      secrets.push(((await made.json()) as { secret: string }).secret);
+      const client = await fetch(`${base}/v1/clients`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ name: 'Split Client', email: 'split@worker.test' }),
+      });
+      assert.equal(client.status, 201);
+      const clientId = ((await client.json()) as { id: string }).id;
+      // Several of the serve process's delivery polls: nothing is sent by an API node.
+      await sleep(1500);
+      assert.equal(receiver.received.length, 0);
+
+      worker = startLightbox(['worker'], env());
+      for (let i = 0; i < 300 && receiver.verified.length === 0; i += 1) await sleep(100);
+      assert.deepEqual(receiver.rejected, []);
+      assert.deepEqual(
+        receiver.events().map((e) => [e.type, e.data.object.id]),
+        [['client.created', clientId]],
+      );
+      assert.ok(
+        logLines(worker).some((l) => String(l.msg).startsWith('worker ready')),
+        worker.stdout(),
+      );
+      assert.equal(await stopped(worker), 0, worker.stderr());
+      assert.ok(logLines(worker).some((l) => l.msg === 'stopped'));
+      assert.equal(await stopped(api), 0, api.stderr());
+    } finally {
+      worker?.child.kill('SIGKILL');
+      api.child.kill('SIGKILL');
+    }
+  },
+);
+
+void test('a bad setting stops lightbox worker with exit 1, naming it; JOBS must be true or false', async () => {
+  const worker = startLightbox(['worker'], { ...env(), WEBHOOK_CONCURRENCY: 'many' });
+  assert.equal((await worker.exited).code, 1);
+  assert.match(worker.stderr(), /WEBHOOK_CONCURRENCY/);
+  const serve = startLightbox(['serve'], { ...env(), JOBS: 'sometimes' });
+  assert.equal((await serve.exited).code, 1);
+  assert.match(serve.stderr(), /JOBS/);
+});
