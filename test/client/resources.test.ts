@@ -5,11 +5,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { inspect } from 'node:util';
 import {
   NotFoundError,
   NotModified,
   ValidationError,
-  type Lightbox,
+  Lightbox,
   type Listing,
   type WithResponse,
 } from '../../packages/client/src/node.ts';
@@ -39,6 +40,13 @@ describe('client: every operation against a real server', () => {
     await runner.close();
     await receiver.close();
     await s.close();
+  });
+
+  test('the API key is not shown by util.inspect or JSON.stringify of the client', () => {
+    const key = 'lbx_' + 'k'.repeat(40);
+    const other = new Lightbox({ apiKey: key, baseUrl: s.base });
+    assert.ok(!inspect(other, { depth: 10, showHidden: true }).includes(key));
+    assert.ok(!JSON.stringify(other.http).includes(key));
   });
 
   let listing: WithResponse<Listing>;

@@ -8,6 +8,7 @@ import {
   Lightbox,
   NotModified,
   type Event,
+  type GetOptions,
   type Listing,
   type ListingItem,
   type Page,
@@ -58,6 +59,12 @@ export async function typeTests(): Promise<void> {
   // @ts-expect-error it may not have changed: narrow first
   void conditional.address;
   if (!(conditional instanceof NotModified)) void conditional.address;
+  // Options typed as GetOptions may carry an ETag, so the result keeps NotModified.
+  const kept: GetOptions = { ifNoneMatch: 'W/"1"' };
+  const maybe = await lb.listings.get('lst_1', kept);
+  expectType<Equal<typeof maybe, WithResponse<Listing> | NotModified>>();
+  const timed = await lb.listings.get('lst_1', { timeout: 5_000 });
+  expectType<Equal<typeof timed, WithResponse<Listing>>>();
 
   await lb.clients.assign('cli_1', 'lst_1', { notify: false });
   // @ts-expect-error notify is a boolean

@@ -51,8 +51,20 @@ export class NotModified {
   }
 }
 
-/** The result of a GET: NotModified is possible only when `ifNoneMatch` was given. */
-export type Conditional<O, T> = O extends { ifNoneMatch: string } ? WithResponse<T> | NotModified : WithResponse<T>;
+/**
+ * The result of a GET: NotModified is possible only when `ifNoneMatch` may have been given. Only
+ * options whose `ifNoneMatch` is surely absent (none, or typed `undefined`) rule it out, so options
+ * typed as `GetOptions` (where it is optional) keep NotModified in the result.
+ */
+export type Conditional<O, T> = O extends unknown
+  ? 'ifNoneMatch' extends keyof O
+    ? O extends { ifNoneMatch?: infer V }
+      ? [V] extends [undefined]
+        ? WithResponse<T>
+        : WithResponse<T> | NotModified
+      : WithResponse<T>
+    : WithResponse<T>
+  : never;
 
 export function isNotModified(value: unknown): value is NotModified {
   return value instanceof NotModified;
@@ -81,7 +93,8 @@ const MAX_RETRY_AFTER_SECONDS = 60;
 
 export class HttpClient {
   readonly baseUrl: string;
-  readonly apiKey: string;
+  /** Private (#): never shown by util.inspect, JSON.stringify or a debugger's property list. */
+  readonly #apiKey: string;
   readonly maxRetries: number;
   readonly timeout: number;
   readonly fetch: typeof fetch;
@@ -92,7 +105,7 @@ export class HttpClient {
   constructor(options: ClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
     if (typeof options.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('baseUrl is required');
-    this.apiKey = options.apiKey;
+    this.#apiKey = options.apiKey;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.maxRetries = options.maxRetries ?? DEFAULT_RETRIES;
     this.timeout = options.timeout ?? DEFAULT_TIMEOUT;
@@ -122,7 +135,7 @@ export class HttpClient {
   async send(req: RawRequest): Promise<Response> {
     const options = req.options ?? {};
     const headers = new Headers({ ...this.headers, ...req.headers, ...options.headers });
-    headers.set('authorization', `Bearer ${this.apiKey}`);
+    headers.set('authorization', `Bearer ${this.#apiKey}`);
     if (!headers.has('accept')) headers.set('accept', 'application/json');
     let body = req.body;
     if (req.json !== undefined) {
@@ -209,7 +222,7 @@ export class HttpClient {
       const info = responseInfo(res);
       return new NotModified(info.etag, info) as Conditional<O, T>;
     }
-    return withResponse((await res.json()) as T, res);
+    return withResponse((await res.json()) as T, res) as Conditional<O, T>;
   }
 
   /** A request whose answer has no body (204, 202 without one). */
