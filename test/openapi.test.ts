@@ -653,7 +653,7 @@ describe('section 9 in the document: rate limits, idempotency, request ids', () 
   });
 
   test('creates answer Location; the server URL is relative, so no deployment is misdescribed', () => {
-    for (const id of ['createListing', 'createClient']) {
+    for (const id of ['createListing', 'createClient', 'createUpload', 'createWebhookEndpoint']) {
       const op = operations().find((o) => o.op.operationId === id)?.op;
       assert.ok(op?.responses['201']?.headers?.Location !== undefined, id);
     }

@@ -147,7 +147,7 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /** Creates that answer `Location` (an upload answers the list of what it created instead). */
-const LOCATION_OPERATIONS = new Set(['createListing', 'createClient', 'createUpload']);
+const LOCATION_OPERATIONS = new Set(['createListing', 'createClient', 'createUpload', 'createWebhookEndpoint']);
 
 // HEAD and OPTIONS appear only where a route declares them itself (the tus protocol's, section 16).
 const METHODS = ['get', 'head', 'options', 'put', 'post', 'delete', 'patch'] as const;

@@ -4380,6 +4380,7 @@ export interface operations {
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
           'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          Location: components['headers']['Location'];
           [name: string]: unknown;
         };
         content: {
