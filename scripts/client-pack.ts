@@ -6,6 +6,7 @@
 // path, pagination, a typed error and webhook verification. Exits 1 on any failure.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,6 +111,25 @@ try {
     env: { ...process.env, LIGHTBOX_URL: base, LIGHTBOX_KEY: account.key, FILE: file },
   });
   process.stdout.write(stdout);
+
+  // The client promises Node 20+: where the machine's own node is an older major than this one
+  // (Debian's 20 on these machines), the same integration runs on it too.
+  const systemNode = '/usr/bin/node';
+  const major = (bin: string): number =>
+    Number(execFileSync(bin, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
+  if (existsSync(systemNode) && major(systemNode) < major(process.execPath)) {
+    // An account of its own: the integration counts what it made.
+    const other = await createAccount(ctx);
+    const older = await promisify(execFile)(systemNode, ['integration.mjs'], {
+      cwd: project,
+      env: { ...process.env, LIGHTBOX_URL: base, LIGHTBOX_KEY: other.key, FILE: file },
+    });
+    process.stdout.write(`on Node ${major(systemNode)} (${systemNode}) too:\n${older.stdout}`);
+  } else {
+    process.stdout.write(
+      `no older Node at ${systemNode}: the integration ran on Node ${major(process.execPath)} only\n`,
+    );
+  }
 } finally {
   await ctx?.close();
   await rm(dir, { recursive: true, force: true });
