@@ -29,6 +29,7 @@ import { photo, uploadParts, uploadStreamed } from './bench/delivery-upload.ts';
 import { profileClock, profileTop, type ProfileWindow } from './bench/profile.ts';
 import { fixed, median, table } from './bench/report.ts';
 import {
+  benchEnv,
   BIN,
   cleanup,
   defaultTool,
@@ -116,17 +117,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-delivery-'));
   if (!values.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
   const dataDir = path.join(work, 'data');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? work,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    GALLERY_RATE_LIMIT_PER_MINUTE: '100000000',
-    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
-    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
-  };
+  const env = benchEnv(work, dataDir, 'warn', { GALLERY_RATE_LIMIT_PER_MINUTE: '100000000' });
   await lightboxCli(
     ['accounts', 'create', '--name', 'Bench Studio', '--email', EMAIL],
     env,

@@ -27,6 +27,7 @@ import { cleanup, onCleanup, ROOT, track } from './bench/procs.ts';
 import { fixed, machine, median, table } from './bench/report.ts';
 import { WORK_KINDS, type WorkKind, type WorkResult } from './bench/variants-work.ts';
 import { runApiBench, type ApiSummary } from './bench/variants-api.ts';
+import { wholeNumber } from './lib/options.ts';
 
 const WORKER = fileURLToPath(new URL('./bench/variants-work.ts', import.meta.url));
 const TARGET_RATIO = 0.85;
@@ -90,11 +91,7 @@ function parseOptions(argv: string[]): Options | undefined {
     },
   });
   if (values.help) return undefined;
-  const int = (raw: string, name: string, min: number, max: number): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
-    return n;
-  };
+  const int = wholeNumber;
   return {
     count: int(values.count, 'count', 1, 1000),
     rounds: int(values.rounds, 'rounds', 1, 50),

@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { apiOk, atRate, closeAgents, createClient, createEndpoint } from './bench/api.ts';
 import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import {
+  benchEnv,
   accountWithKey,
   cleanup,
   cpuSeconds,
@@ -42,6 +43,7 @@ import {
 import { profileTop } from './bench/profile.ts';
 import { startReceiverChild, percentile, tally, type ReceiverHandle } from './bench/receiver.ts';
 import { fixed, median, table } from './bench/report.ts';
+import { wholeNumber } from './lib/options.ts';
 
 const HELP = `Usage: npm run bench:webhooks -- [options]     (node scripts/bench-webhooks.ts)
 
@@ -85,11 +87,7 @@ function parseOptions(): Options | undefined {
     },
   });
   if (values.help) return undefined;
-  const int = (raw: string, name: string, min: number, max: number): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
-    return n;
-  };
+  const int = wholeNumber;
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
   const nodes = values.nodes;
   if (nodes !== 'one' && nodes !== 'split' && nodes !== 'both') throw new Error('--nodes must be one, split or both');
@@ -168,17 +166,7 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
   );
   await mkdir(outDir, { recursive: true });
   const dbName = `lightbox_bench_webhooks_${process.pid}_${topology}`;
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? work,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    DATA_DIR: path.join(work, 'data'),
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
-    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-  };
+  const env = benchEnv(work, path.join(work, 'data'), 'info', { WEBHOOK_ALLOW_PRIVATE: 'true' });
   if (options.dialect === 'postgres') {
     env.DATABASE_URL = await createPgDatabase(dbName);
     onCleanup(() => dropPgDatabase(dbName));

@@ -21,6 +21,7 @@ import { loadConfig } from '../src/config.ts';
 import { SEARCH_TERM } from './bench/data.ts';
 import type { LoadSpec } from './bench/load.ts';
 import {
+  benchEnv,
   BIN,
   call,
   cleanup,
@@ -56,6 +57,7 @@ import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
 import { checkSummary, independentCheck, type CheckResult } from './bench/check.ts';
 import { finishPaths, pathsTable, startPaths, type PathsRun } from './bench/paths-run.ts';
 import type { GalleryFixture, PathRow } from './bench/paths.ts';
+import { wholeNumber } from './lib/options.ts';
 
 const HELP = `Usage: npm run bench -- [options]       (node scripts/bench.ts [options])
 
@@ -126,11 +128,7 @@ function parseOptions(argv: string[]): Options | undefined {
     },
   });
   if (values.help) return undefined;
-  const int = (raw: string, name: string, min: number, max: number): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
-    return n;
-  };
+  const int = wholeNumber;
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
   const sizes = (values.sizes ?? (values.quick ? '1k,100k' : '1k,100k,1M')).split(',').map((s) => s.trim());
   for (const size of sizes) if (SIZES[size] === undefined) throw new Error(`--sizes: ${size} is not one of ${Object.keys(SIZES).join(', ')}`); // prettier-ignore
@@ -219,22 +217,13 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const dataDir = path.join(work, `data-${size}`);
   await mkdir(dataDir, { recursive: true });
   const dbName = `lightbox_bench_${size.toLowerCase()}_${process.pid}`;
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? work,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    DATA_DIR: dataDir,
-    // The rate limiter stays on the path, with a limit no benchmark reaches (default 600/min).
-    RATE_LIMIT_PER_MINUTE: '100000000',
+  // benchEnv keeps the rate and in-flight limiters on the path with limits no benchmark reaches.
+  const env = benchEnv(work, dataDir, 'info', {
     GALLERY_RATE_LIMIT_PER_MINUTE: '100000000',
     // The webhook rows' receivers listen on 127.0.0.1.
     WEBHOOK_ALLOW_PRIVATE: 'true',
-    // The same for requests in progress: --connections of one key, from one address (default 32, 128).
-    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
-    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
     ...(options.dialect === 'postgres' ? { DATABASE_URL: await createPgDatabase(dbName) } : {}),
-  };
+  });
   if (!options.keep) {
     onCleanup(() =>
       options.dialect === 'postgres' ? dropPgDatabase(dbName) : rm(dataDir, { recursive: true, force: true }),

@@ -16,7 +16,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run test:outage   (on PostgreSQL)
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
+import { parseOrExit, wholeNumberOrExit } from './lib/options.ts';
 import { openDatabase, type Db } from '../src/db/database.ts';
 import { createSmtpMailer } from '../src/mail/smtp.ts';
 import type { Mailer } from '../src/mail/mailer.ts';
@@ -39,33 +39,14 @@ Options:
 Set DATABASE_URL=postgres://... to run on a fresh PostgreSQL database instead of SQLite.`;
 
 function options(): { count: number; workers: number; phaseMs: number; deadlineMs: number } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        count: { type: 'string', default: '100' },
-        workers: { type: 'string', default: '2' },
-        phase: { type: 'string', default: '3' },
-        deadline: { type: 'string', default: '180' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${HELP}\n`);
-    process.exit(2);
-  }
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(0);
-  }
-  const whole = (name: string, raw: string, min: number, max: number): number => {
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) {
-      process.stderr.write(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})\n`);
-      process.exit(2);
-    }
-    return n;
-  };
+  const values = parseOrExit(HELP, {
+    count: { type: 'string', default: '100' },
+    workers: { type: 'string', default: '2' },
+    phase: { type: 'string', default: '3' },
+    deadline: { type: 'string', default: '180' },
+    help: { type: 'boolean', default: false },
+  });
+  const whole = wholeNumberOrExit;
   return {
     count: whole('count', values.count, 1, 10_000),
     workers: whole('workers', values.workers, 1, 16),

@@ -23,10 +23,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { apiOk, closeAgents, createClient, createEndpoint, inParallel } from './bench/api.ts';
 import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
-import { accountWithKey, cleanup, HOST, onCleanup, startServe, tail, type Serve } from './bench/procs.ts';
+import { accountWithKey, benchEnv, cleanup, HOST, onCleanup, startServe, tail, type Serve } from './bench/procs.ts';
+import { parseOrExit, wholeNumberOrExit } from './lib/options.ts';
 import { startReceiver, tally, type ReceiverHandle, type Receipt, type Tally } from './bench/receiver.ts';
 
 const HELP = `Usage: npm run test:webhook-outage -- [options]   (node scripts/webhook-outage.ts)
@@ -51,33 +51,14 @@ interface Options {
 }
 
 function options(): Options {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        db: { type: 'string', default: 'both' },
-        count: { type: 'string', default: '500' },
-        phase: { type: 'string', default: '5' },
-        deadline: { type: 'string', default: '150' },
-        help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${HELP}\n`);
-    process.exit(2);
-  }
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    process.exit(0);
-  }
-  const whole = (name: string, raw: string, min: number, max: number): number => {
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) {
-      process.stderr.write(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})\n`);
-      process.exit(2);
-    }
-    return n;
-  };
+  const values = parseOrExit(HELP, {
+    db: { type: 'string', default: 'both' },
+    count: { type: 'string', default: '500' },
+    phase: { type: 'string', default: '5' },
+    deadline: { type: 'string', default: '150' },
+    help: { type: 'boolean', default: false },
+  });
+  const whole = wholeNumberOrExit;
   const db = values.db;
   if (db !== 'both' && db !== 'postgres' && db !== 'sqlite') {
     process.stderr.write('--db must be postgres, sqlite or both\n');
@@ -150,20 +131,12 @@ async function runDialect(dialect: 'postgres' | 'sqlite', opts: Options): Promis
   const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-webhook-outage-'));
   onCleanup(() => rm(work, { recursive: true, force: true }));
   const dbName = `lightbox_webhook_outage_${process.pid}`;
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? work,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: path.join(work, 'data'),
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
-    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
+  const env = benchEnv(work, path.join(work, 'data'), 'warn', {
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_RETRY_SECONDS: RETRY_SECONDS,
     WEBHOOK_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
     WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
-  };
+  });
   if (dialect === 'postgres') {
     env.DATABASE_URL = await createPgDatabase(dbName);
     onCleanup(() => dropPgDatabase(dbName));

@@ -11,7 +11,7 @@ import {
   createAccount,
   createKey,
   createTestContext,
-  listen,
+  listeningAccount,
   type TestAccount,
   type TestContext,
 } from './support/helpers.ts';
@@ -24,9 +24,7 @@ let account: TestAccount;
 let port = 0;
 
 before(async () => {
-  ctx = await createTestContext();
-  account = await createAccount(ctx);
-  port = await listen(ctx);
+  ({ ctx, account, port } = await listeningAccount());
 });
 
 after(async () => {

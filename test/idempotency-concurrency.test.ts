@@ -3,16 +3,14 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { createAccount, createTestContext, listen, type TestAccount, type TestContext } from './support/helpers.ts';
+import { listeningAccount, type TestAccount, type TestContext } from './support/helpers.ts';
 
 let ctx: TestContext;
 let account: TestAccount;
 let port = 0;
 
 before(async () => {
-  ctx = await createTestContext();
-  account = await createAccount(ctx);
-  port = await listen(ctx);
+  ({ ctx, account, port } = await listeningAccount());
 });
 after(() => ctx.close());
 

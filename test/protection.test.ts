@@ -7,15 +7,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
-import {
-  call,
-  createAccount,
-  createTestContext,
-  expectError,
-  listen,
-  type TestAccount,
-  type TestContext,
-} from './support/helpers.ts';
+import { call, expectError, listeningAccount, type TestAccount, type TestContext } from './support/helpers.ts';
 import { pdf } from './support/media-fixtures.ts';
 import { upload } from './support/media-helpers.ts';
 
@@ -24,9 +16,7 @@ let account: TestAccount;
 let port = 0;
 
 before(async () => {
-  ctx = await createTestContext();
-  account = await createAccount(ctx);
-  port = await listen(ctx);
+  ({ ctx, account, port } = await listeningAccount());
 });
 after(() => ctx.close());
 

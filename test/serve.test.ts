@@ -2,31 +2,23 @@
 // command line, called over HTTP, stopped with SIGTERM. SQLite by default; a fresh PostgreSQL
 // database when DATABASE_URL says so.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { createTestDatabase } from './support/helpers.ts';
 import {
   freePort,
-  killAll,
   runLightbox,
   startLightbox,
+  startProcessSuite,
   waitForHealthy,
   type LightboxProcess,
+  type ProcessSuite,
 } from './support/process-helpers.ts';
 
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let suite: ProcessSuite;
 
-const baseEnv = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'info',
-  ...database.env,
-});
+const baseEnv = (): Record<string, string> => suite.env();
 
 /** Starts `lightbox ARGS` with the test's data directory and database. */
 const start = (args: string[], env: Record<string, string> = {}, input = ''): LightboxProcess =>
@@ -42,15 +34,10 @@ async function json(res: Response, status: number): Promise<any> {
 }
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-serve-'));
-  database = await createTestDatabase();
+  suite = await startProcessSuite('lightbox-serve-', 'info');
 });
 
-after(async () => {
-  killAll();
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+after(() => suite.stop());
 
 void test(
   'lightbox serve: set up with the CLI, used over HTTP, revoked, stopped by SIGTERM',
@@ -152,7 +139,7 @@ void test(
       assert.equal(ready[0]!.level, 30);
       assert.equal(ready[0]!.dashboard, `${base}/dashboard`);
       assert.equal(ready[0]!.docs, `${base}/docs`);
-      assert.equal(ready[0]!.outbox, path.join(dataDir, 'outbox'));
+      assert.equal(ready[0]!.outbox, path.join(suite.dataDir, 'outbox'));
       assert.match(String(ready[0]!.msg), new RegExp(`dashboard ${base}/dashboard.*${base}/docs`));
     } finally {
       server.child.kill('SIGKILL');

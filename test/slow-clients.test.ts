@@ -10,8 +10,7 @@ import {
   call,
   createAccount,
   createKey,
-  createTestContext,
-  listen,
+  listeningAccount,
   type TestAccount,
   type TestContext,
 } from './support/helpers.ts';
@@ -24,16 +23,14 @@ let account: TestAccount;
 let port = 0;
 
 before(async () => {
-  ctx = await createTestContext({
+  ({ ctx, account, port } = await listeningAccount({
     HTTP_HEADERS_TIMEOUT_SECONDS: '1',
     HTTP_REQUEST_TIMEOUT_SECONDS: '2',
     HTTP_IDLE_TIMEOUT_SECONDS: '1',
     HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '1',
     HTTP_MAX_IN_FLIGHT_PER_KEY: '3',
     HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '5',
-  });
-  account = await createAccount(ctx);
-  port = await listen(ctx);
+  }));
 });
 
 after(async () => {

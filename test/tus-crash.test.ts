@@ -4,45 +4,32 @@
 // another. The media's sha256 is the file's, and storage holds exactly the media's bytes.
 import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as tus from 'tus-js-client';
-import { createTestDatabase, isPostgres } from './support/helpers.ts';
+import { isPostgres } from './support/helpers.ts';
 import { mp4 } from './support/media-fixtures.ts';
 import {
+  createAccountKey,
   freePort,
-  killAll,
   runLightbox,
-  startLightbox,
-  waitForHealthy,
-  type LightboxProcess,
+  serveOn,
+  startProcessSuite,
+  type ProcessSuite,
 } from './support/process-helpers.ts';
 import { servedSha256, writeTestFile } from './support/tus-cases.ts';
 
 const MIB = 1024 * 1024;
 const SIZE = 256 * MIB;
 
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let suite: ProcessSuite;
 let file = '';
 let digest = '';
 let key = '';
 
-const env = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  ...database.env,
-});
+const env = (): Record<string, string> => suite.env();
 
-async function serve(port: number): Promise<{ server: LightboxProcess; base: string }> {
-  const base = `http://127.0.0.1:${port}`;
-  const server = startLightbox(['serve'], { ...env(), PORT: String(port), HOST: '127.0.0.1' });
-  await waitForHealthy(base, server, 30_000);
-  return { server, base };
-}
+const serve = (port: number) => serveOn(port, env(), 30_000);
 
 async function newGallery(base: string): Promise<string> {
   const res = await fetch(`${base}/v1/listings`, {
@@ -91,24 +78,14 @@ async function mediaOf(base: string, listingId: string, mediaId: string) {
 }
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-tus-crash-'));
-  database = await createTestDatabase();
-  file = path.join(dataDir, 'tour.mp4');
+  suite = await startProcessSuite('lightbox-tus-crash-', 'warn');
+  file = path.join(suite.dataDir, 'tour.mp4');
   digest = await writeTestFile(file, mp4(), SIZE);
   const email = 'owner@tus-crash.test';
-  await runLightbox(
-    ['accounts', 'create', '--name', 'Crash Studio', '--email', email],
-    env(),
-    'correct horse battery\n',
-  );
-  key = (await runLightbox(['keys', 'create', '--account', email, '--name', 'tus'], env())).trim();
+  key = await createAccountKey(env(), { email, name: 'Crash Studio' }, 'tus');
 });
 
-after(async () => {
-  killAll();
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+after(() => suite.stop());
 
 void test(
   'SIGKILL mid-upload: after a restart tus-js-client resumes, and the media is the file',

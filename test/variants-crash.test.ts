@@ -4,47 +4,34 @@
 // originals and the variants the database records (no duplicate, no orphan from the killed try),
 // which `lightbox doctor` confirms.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { closeDeps, createDeps } from '../src/deps.ts';
-import { createTestDatabase } from './support/helpers.ts';
 import {
+  createAccountKey,
   freePort,
-  killAll,
-  runLightbox,
+  serveOn,
   startLightbox,
-  waitForHealthy,
-  type LightboxProcess,
+  startProcessSuite,
+  type ProcessSuite,
 } from './support/process-helpers.ts';
 import { cameraJpeg } from './support/photos.ts';
 
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let suite: ProcessSuite;
 
-const env = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'info',
-  VARIANT_CONCURRENCY: '1',
-  // A killed node's photo is taken over when its lease lapses: short here, so the test is quick.
-  VARIANT_LEASE_MS: '3000',
-  ...database.env,
-});
+const env = (): Record<string, string> =>
+  suite.env({
+    VARIANT_CONCURRENCY: '1',
+    // A killed node's photo is taken over when its lease lapses: short here, so the test is quick.
+    VARIANT_LEASE_MS: '3000',
+  });
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-variants-crash-'));
-  database = await createTestDatabase();
+  suite = await startProcessSuite('lightbox-variants-crash-', 'info');
 });
 
-after(async () => {
-  killAll();
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+after(() => suite.stop());
 
 interface MediaItem {
   id: string;
@@ -60,24 +47,14 @@ async function statuses(base: string, key: string, listingId: string): Promise<s
   return body.data.map((m) => m.variants?.status ?? 'none');
 }
 
-async function serve(port: number): Promise<{ server: LightboxProcess; base: string }> {
-  const base = `http://127.0.0.1:${port}`;
-  const server = startLightbox(['serve'], { ...env(), PORT: String(port), HOST: '127.0.0.1' });
-  await waitForHealthy(base, server, 20_000);
-  return { server, base };
-}
+const serve = (port: number) => serveOn(port, env(), 20_000);
 
 void test(
   'SIGKILL while variants are pending: a restart makes every one, and leaves no stray bytes',
   { timeout: 120_000 },
   async () => {
     const email = 'owner@variants-crash.test';
-    await runLightbox(
-      ['accounts', 'create', '--name', 'Crash Studio', '--email', email],
-      env(),
-      'correct horse battery\n',
-    );
-    const key = (await runLightbox(['keys', 'create', '--account', email, '--name', 'crash'], env())).trim();
+    const key = await createAccountKey(env(), { email, name: 'Crash Studio' }, 'crash');
     const PHOTOS = 8;
 
     const first = await serve(await freePort());

@@ -3,48 +3,35 @@
 // (SQLite by default, a fresh PostgreSQL database when DATABASE_URL says so), a receiver on
 // 127.0.0.1 verifying the delivery with `standardwebhooks`, both stopped with SIGTERM.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { blockedConnections, systemLookups } from '../src/modules/webhooks/webhooks.test-support.ts';
-import { createTestDatabase } from './support/helpers.ts';
 import {
+  createAccountKey,
   freePort,
-  killAll,
   logLines,
-  runLightbox,
   startLightbox,
+  startProcessSuite,
   waitForHealthy,
   type LightboxProcess,
+  type ProcessSuite,
 } from './support/process-helpers.ts';
 import { verifyingReceiver, type VerifyingReceiver } from './support/webhooks.ts';
 
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let suite: ProcessSuite;
 let receiver: VerifyingReceiver;
 const secrets: string[] = [];
 
-const env = (): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'info',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  ...database.env,
-});
+const env = (): Record<string, string> => suite.env({ WEBHOOK_ALLOW_PRIVATE: 'true' });
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-worker-'));
-  database = await createTestDatabase();
+  suite = await startProcessSuite('lightbox-worker-', 'info');
   receiver = await verifyingReceiver(() => secrets);
 });
 
 after(async () => {
-  killAll();
+  await suite.stop();
   await receiver.close();
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
   assert.deepEqual(systemLookups, []);
   assert.deepEqual(blockedConnections, []);
 });
@@ -59,12 +46,7 @@ void test(
   { timeout: 90_000 },
   async () => {
     const email = 'owner@worker.test';
-    await runLightbox(
-      ['accounts', 'create', '--name', 'Worker Studio', '--email', email],
-      env(),
-      'correct horse battery\n',
-    );
-    const key = (await runLightbox(['keys', 'create', '--account', email, '--name', 'worker'], env())).trim();
+    const key = await createAccountKey(env(), { email, name: 'Worker Studio' }, 'worker');
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const api = startLightbox(['serve'], { ...env(), PORT: String(port), HOST: '127.0.0.1', JOBS: 'false' });

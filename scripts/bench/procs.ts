@@ -83,6 +83,30 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * The environment of a benchmark's `lightbox` processes: production mode, a minimal PATH and HOME,
+ * and the rate limiter and in-flight limits left on the path with limits no benchmark reaches
+ * (defaults 600/min; 32 per key, 128 per address). `extra` adds or overrides variables.
+ */
+export function benchEnv(
+  work: string,
+  dataDir: string,
+  logLevel: string,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? work,
+    NODE_ENV: 'production',
+    LOG_LEVEL: logLevel,
+    DATA_DIR: dataDir,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
+    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
+    ...extra,
+  };
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;

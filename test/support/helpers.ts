@@ -134,6 +134,16 @@ export async function createAccount(ctx: TestContext, name = 'Studio'): Promise<
   return { accountId: account.id, email, key, keyId: apiKey.id };
 }
 
+/** A test context (`env` as in createTestContext) listening on 127.0.0.1, and an account of it. */
+export async function listeningAccount(
+  env: Record<string, string> = {},
+): Promise<{ ctx: TestContext; account: TestAccount; port: number }> {
+  const ctx = await createTestContext(env);
+  const account = await createAccount(ctx);
+  const port = await listen(ctx);
+  return { ctx, account, port };
+}
+
 export async function createKey(
   ctx: TestContext,
   accountId: string,

@@ -4,13 +4,14 @@
 // round-trips byte for byte, and a request is all or nothing (refused type, size and count
 // limits, pixel limit, a client that disconnects mid-upload).
 // node:test's describe() and test() return promises that the runner itself awaits.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { call, createAccount, createTestContext, listen, type TestAccount, type TestContext } from './helpers.ts';
+import { skippableTest } from './skippable.ts';
 import {
   acceptedFixtures,
   filesOf,
@@ -117,15 +118,7 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
     });
 
     /** Runs `body` unless the storage could not be started, in which case the test says why it skipped. */
-    const it = (title: string, body: () => Promise<void>): void => {
-      test(title, async (t) => {
-        if (skip !== undefined) {
-          t.skip(skip);
-          return;
-        }
-        await body();
-      });
-    };
+    const it = skippableTest(() => skip);
 
     it('the context really uses this storage', async () => {
       assert.equal(ctx.deps.storage.kind, name === 'S3' ? 's3' : 'local');

@@ -2,9 +2,13 @@
 // own, their output kept, stopped (SIGKILL as a last resort) by whoever started them.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from './helpers.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/lightbox.js', import.meta.url));
 
@@ -84,3 +88,61 @@ export const logLines = (p: LightboxProcess): Record<string, unknown>[] =>
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** A data directory and a test database (SQLite, or a fresh PostgreSQL one) for real processes. */
+export interface ProcessSuite {
+  dataDir: string;
+  database: Awaited<ReturnType<typeof createTestDatabase>>;
+  /** The processes' environment: PATH, DATA_DIR, LOG_LEVEL and `extra`, then the database's. */
+  env: (extra?: Record<string, string>) => Record<string, string>;
+  /** Kills every process still running, drops the database and removes the data directory. */
+  stop: () => Promise<void>;
+}
+
+/** For a suite's `before`: a new data directory (`prefix` in the temporary folder) and database. */
+export async function startProcessSuite(prefix: string, logLevel: string): Promise<ProcessSuite> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const database = await createTestDatabase();
+  return {
+    dataDir,
+    database,
+    env: (extra = {}) => ({
+      PATH: process.env.PATH ?? '',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: logLevel,
+      ...extra,
+      ...database.env,
+    }),
+    stop: async () => {
+      killAll();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `lightbox accounts create` (password "correct horse battery") and `keys create`: the new key. */
+export async function createAccountKey(
+  env: Record<string, string>,
+  account: { email: string; name: string },
+  keyName: string,
+): Promise<string> {
+  await runLightbox(
+    ['accounts', 'create', '--name', account.name, '--email', account.email],
+    env,
+    'correct horse battery\n',
+  );
+  return (await runLightbox(['keys', 'create', '--account', account.email, '--name', keyName], env)).trim();
+}
+
+/** `lightbox serve` on 127.0.0.1:`port` with `env`, once its /healthz answers 200. */
+export async function serveOn(
+  port: number,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ server: LightboxProcess; base: string }> {
+  const base = `http://127.0.0.1:${port}`;
+  const server = startLightbox(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  await waitForHealthy(base, server, timeoutMs);
+  return { server, base };
+}

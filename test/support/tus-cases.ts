@@ -3,7 +3,7 @@
 // every refusal, completion exactly once, expiry and gallery deletion removing the bytes, and
 // 1 GiB in 8 MiB chunks through a connection cut at random points.
 // node:test's describe() and test() return promises that the runner itself awaits.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -15,6 +15,7 @@ import * as tus from 'tus-js-client';
 import { uploadExpiryHandler } from '../../src/modules/media/media.uploads.expire.job.ts';
 import { createJobRunner } from '../../src/modules/queue/queue.runner.ts';
 import { call, createAccount, createKey, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { skippableTest } from './skippable.ts';
 import { jpeg, mp4, pdf } from './media-fixtures.ts';
 import { cleanupRows, mediaRows, newGallery, sha256, storedKeys, type MediaJson } from './media-helpers.ts';
 import type { StorageUnderTest } from './media-storage-cases.ts';
@@ -189,15 +190,9 @@ export function describeTusCases(name: string, start: () => Promise<StorageUnder
       await storage.stop();
     });
 
-    const it = (title: string, body: () => Promise<void>, timeout = 120_000): void => {
-      test(title, { timeout }, async (t) => {
-        if (skip !== undefined) {
-          t.skip(skip);
-          return;
-        }
-        await body();
-      });
-    };
+    const skippable = skippableTest(() => skip);
+    const it = (title: string, body: () => Promise<void>, timeout = 120_000): void =>
+      skippable(title, body, { timeout });
 
     it('tus-js-client uploads a photo: one media object at the end of the gallery, as a multipart upload makes', async () => {
       assert.equal(ctx.deps.storage.kind, name === 'S3' ? 's3' : 'local');

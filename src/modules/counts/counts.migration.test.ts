@@ -1,48 +1,28 @@
 // An existing database upgrades in place: rows written before migration 0005 are counted and
 // searchable after it (the migration backfills both), and its down() undoes it cleanly.
 import assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { FileMigrationProvider, Migrator } from 'kysely/migration';
+import type { Migrator } from 'kysely/migration';
 import { createServices, type Services } from '../../services.ts';
-import { loadConfig } from '../../config.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
-import { closeDeps, createDeps, type Deps } from '../../deps.ts';
-import { createTestDatabase } from '../../../test/support/helpers.ts';
+import type { Deps } from '../../deps.ts';
+import { startUpgrade, type Upgrade } from '../../../test/support/upgrade.ts';
 import { checkCounts } from './counts.service.ts';
 
 const BEFORE = '2026-11-22-0002-media';
 const THIS = '2026-11-22-0005-counts-and-search';
 
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let upgrade: Upgrade;
 let deps: Deps;
 let services: Services;
 let migrator: Migrator;
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-upgrade-'));
-  database = await createTestDatabase();
-  deps = createDeps(loadConfig({ DATA_DIR: dataDir, ...database.env }));
+  upgrade = await startUpgrade();
+  ({ deps, migrator } = upgrade);
   services = createServices(deps);
-  migrator = new Migrator({
-    db: deps.db.kysely,
-    provider: new FileMigrationProvider({
-      fs,
-      path,
-      migrationFolder: fileURLToPath(new URL('../../../migrations', import.meta.url)),
-    }),
-  });
 });
-after(async () => {
-  await closeDeps(deps);
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+after(() => upgrade.stop());
 
 const at = (i: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
 

@@ -1,44 +1,24 @@
 // An existing database upgrades in place: notifications queued before the job queue existed
 // become jobs, due when they were, with their attempts and last error; down() gives them back.
 import assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { FileMigrationProvider, Migrator } from 'kysely/migration';
-import { loadConfig } from '../../config.ts';
-import { closeDeps, createDeps, type Deps } from '../../deps.ts';
-import { createTestDatabase } from '../../../test/support/helpers.ts';
+import type { Migrator } from 'kysely/migration';
+import type { Deps } from '../../deps.ts';
+import { startUpgrade, type Upgrade } from '../../../test/support/upgrade.ts';
 
 const BEFORE = '2026-11-22-0005-counts-and-search';
 const THIS = '2026-11-23-0006-job-queue';
 
-let dataDir = '';
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let upgrade: Upgrade;
 let deps: Deps;
 let migrator: Migrator;
 
 before(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-upgrade-'));
-  database = await createTestDatabase();
-  deps = createDeps(loadConfig({ DATA_DIR: dataDir, ...database.env }));
-  migrator = new Migrator({
-    db: deps.db.kysely,
-    provider: new FileMigrationProvider({
-      fs,
-      path,
-      migrationFolder: fileURLToPath(new URL('../../../migrations', import.meta.url)),
-    }),
-  });
+  upgrade = await startUpgrade();
+  ({ deps, migrator } = upgrade);
 });
-after(async () => {
-  await closeDeps(deps);
-  await database.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+after(() => upgrade.stop());
 
 test('queued notifications become due jobs; sent ones do not; down() restores their due times', async () => {
   assert.equal((await migrator.migrateTo(BEFORE)).error, undefined);
