@@ -86,6 +86,11 @@ export class UploadDigests {
       },
     });
     body.on('error', (err) => tap.destroy(err));
+    // The store may still be awaiting S3 (the upload's metadata, its incomplete part) when the
+    // client hangs up: the tap is then destroyed before anyone listens to it, and an 'error' with
+    // no listener would end the process. Whoever reads it later still gets the error (an errored
+    // stream rejects its reader), so this listener only keeps the error from being unhandled.
+    tap.on('error', () => undefined);
     return {
       body: body.pipe(tap),
       done: (newOffset) => {
