@@ -14,10 +14,10 @@ import {
   type Listing,
   type WithResponse,
 } from '../../packages/client/src/node.ts';
-import { documentOperations, matches, startClientServer, type ClientServer } from '../support/client.ts';
+import { documentOperations, matches, startClientWebhookServer, type ClientWebhookServer } from '../support/client.ts';
 import { jpeg, pdf } from '../support/media-fixtures.ts';
-import { deliveryRunner, type DeliveryRunner } from '../support/webhooks.ts';
-import { startReceiver, type Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
+import type { DeliveryRunner } from '../support/webhooks.ts';
+import type { Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
 
 const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
@@ -25,22 +25,16 @@ const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).d
 const ELSEWHERE = (op: { path: string }): boolean => op.path.startsWith('/v1/listings/{id}/uploads');
 
 describe('client: every operation against a real server', () => {
-  let s: ClientServer;
+  let s: ClientWebhookServer;
   let lb: Lightbox;
   let receiver: Receiver;
   let runner: DeliveryRunner;
 
   before(async () => {
-    s = await startClientServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    lb = s.lb;
-    receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-    runner = deliveryRunner(s.ctx.deps);
+    s = await startClientWebhookServer();
+    ({ lb, receiver, runner } = s);
   });
-  after(async () => {
-    await runner.close();
-    await receiver.close();
-    await s.close();
-  });
+  after(() => s.close());
 
   test('the API key is not shown by util.inspect or JSON.stringify of the client', () => {
     const key = 'lbx_' + 'k'.repeat(40);

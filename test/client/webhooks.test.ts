@@ -5,27 +5,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifyWebhook, WebhookVerificationError, type Lightbox } from '../../packages/client/src/node.ts';
-import { startClientServer, type ClientServer } from '../support/client.ts';
-import { deliveryRunner, type DeliveryRunner } from '../support/webhooks.ts';
-import { startReceiver, type Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
+import { startClientWebhookServer, type ClientWebhookServer } from '../support/client.ts';
+import type { DeliveryRunner } from '../support/webhooks.ts';
+import type { Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
 
 describe('client: webhook verification of real deliveries', () => {
-  let s: ClientServer;
+  let s: ClientWebhookServer;
   let lb: Lightbox;
   let receiver: Receiver;
   let runner: DeliveryRunner;
 
   before(async () => {
-    s = await startClientServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    lb = s.lb;
-    receiver = await startReceiver((_req, res) => res.writeHead(204).end());
-    runner = deliveryRunner(s.ctx.deps);
+    s = await startClientWebhookServer();
+    ({ lb, receiver, runner } = s);
   });
-  after(async () => {
-    await runner.close();
-    await receiver.close();
-    await s.close();
-  });
+  after(() => s.close());
 
   test('a delivery verifies with the endpoint secret and gives the event; anything else is refused', async () => {
     const endpoint = await lb.webhookEndpoints.create({ url: receiver.url(), events: ['listing.created'] });

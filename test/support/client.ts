@@ -6,6 +6,8 @@ import { Lightbox } from '../../packages/client/src/node.ts';
 import type { ClientOptions } from '../../packages/client/src/index.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
 import { freePort } from './process-helpers.ts';
+import { deliveryRunner, type DeliveryRunner } from './webhooks.ts';
+import { startReceiver, type Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
 
 export interface ClientServer {
   ctx: TestContext;
@@ -39,6 +41,30 @@ export async function startClientServer(env: Record<string, string> = {}): Promi
     return lb;
   };
   return { ctx, base, account, lb: client(), sent, client, close: () => ctx.close() };
+}
+
+export interface ClientWebhookServer extends ClientServer {
+  /** A receiver on 127.0.0.1 answering 204, keeping each request. */
+  receiver: Receiver;
+  /** The delivery job, run in-process on demand. */
+  runner: DeliveryRunner;
+}
+
+/** startClientServer with webhooks able to reach loopback, a receiver and the delivery runner. */
+export async function startClientWebhookServer(): Promise<ClientWebhookServer> {
+  const s = await startClientServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+  const runner = deliveryRunner(s.ctx.deps);
+  return {
+    ...s,
+    receiver,
+    runner,
+    close: async () => {
+      await runner.close();
+      await receiver.close();
+      await s.close();
+    },
+  };
 }
 
 /** The document's operations as `METHOD /path/{param}` with their operationId. */
