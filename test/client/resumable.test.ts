@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startClientServer, type ClientServer } from '../support/client.ts';
+import { NotFoundError } from '../../packages/client/src/index.ts';
 
 const SIZE = 5 * 1024 * 1024;
 
@@ -78,5 +79,40 @@ describe('client: resumable upload resumed after the connection is cut', () => {
     } finally {
       proxy.close();
     }
+  });
+
+  test('abandonUpload removes an unfinished upload: its URL then answers 404', async () => {
+    const file = path.join(dir, 'tour.pdf');
+    const bytes = Buffer.alloc(3 * 1024 * 1024, 0x20);
+    Buffer.from('%PDF-1.4\n% abandoned\n').copy(bytes);
+    await writeFile(file, bytes);
+    const g = await s.lb.listings.create({ address: '9 Abandon Lane' });
+    // Stop after the first chunk, keeping the upload's URL.
+    const stop = new AbortController();
+    let url: string | undefined;
+    await assert.rejects(
+      s.lb.media.uploadResumable(g.id, file, {
+        chunkSize: 1024 * 1024,
+        signal: stop.signal,
+        onUploadUrl: (u) => (url = u),
+        onProgress: () => stop.abort(),
+      }),
+    );
+    assert.ok(url !== undefined);
+    const head = await fetch(url, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${s.account.key}`, 'tus-resumable': '1.0.0' },
+    });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('upload-offset'), String(1024 * 1024));
+
+    await s.lb.media.abandonUpload(url);
+    const gone = await fetch(url, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${s.account.key}`, 'tus-resumable': '1.0.0' },
+    });
+    assert.equal(gone.status, 404);
+    await assert.rejects(s.lb.media.abandonUpload(url), NotFoundError);
+    assert.equal((await s.lb.media.list(g.id)).data.length, 0);
   });
 });

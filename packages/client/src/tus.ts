@@ -118,3 +118,8 @@ export async function uploadResumable(
     options: request,
   });
 }
+
+/** DELETE on an upload's URL (tus termination): its bytes are removed, and the URL answers 404 from then on. */
+export async function abandonUpload(http: HttpClient, uploadUrl: string, options?: RequestOptions): Promise<void> {
+  await http.empty({ method: 'DELETE', path: http.sameOrigin(uploadUrl), headers: TUS, options });
+}

@@ -1,7 +1,7 @@
 // lb.media: a gallery's photos, videos and documents (contract sections 6, 13, 16).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { segment } from '../pagination.ts';
-import { uploadResumable, type ResumableUploadOptions } from '../tus.ts';
+import { abandonUpload, uploadResumable, type ResumableUploadOptions } from '../tus.ts';
 import type { Media, MediaUpdate, Page, ResponseInfo, WithResponse } from '../types.ts';
 import type { MultipartBody, UploadInput } from '../uploads.ts';
 
@@ -58,6 +58,14 @@ export class MediaResource<I = UploadInput, R = Blob> {
   ): Promise<WithResponse<Media>> {
     const { blob, filename } = await this.#blob(file);
     return uploadResumable(this.#http, listingId, blob, options.filename ?? filename, options);
+  }
+
+  /**
+   * Abandons an unfinished resumable upload (the URL `onUploadUrl` gave): DELETE, tus termination.
+   * Its bytes are removed; a finished one is already media (409), an unknown one 404.
+   */
+  abandonUpload(uploadUrl: string, options?: RequestOptions): Promise<void> {
+    return abandonUpload(this.#http, uploadUrl, options);
   }
 
   /** GET /v1/listings/:id/media: all the gallery's media by position (one page holds them all). */
