@@ -99,7 +99,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     closing = true;
     done();
   });
+  const foreground = deps.foreground;
   app.addHook('onRequest', (request, reply, done) => {
+    // Counted, so background work can give way while requests keep the node busy.
+    foreground.request();
     void reply.header('x-request-id', request.id);
     if (closing) {
       done(new AppError('unavailable', 'The service is shutting down; retry on another node'));

@@ -1,7 +1,8 @@
 // The only wiring: creates the long-lived resources once (database, media storage, mailer, clock,
-// rate-limit counters).
+// rate-limit counters, the measure of how busy the node is).
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { createForeground, type Foreground } from './lib/foreground.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { createMemoryStore, createRedisStore, type RateLimitStore } from './http/rate-limit-store.ts';
 import { createMailer } from './mail/index.ts';
@@ -20,6 +21,8 @@ export interface Deps {
   readonly rateLimits: RateLimitStore;
   /** How webhook hosts are resolved (the system's DNS; tests pass a resolver they control). */
   readonly resolve: Resolver;
+  /** Whether this node is busy answering requests (background work gives way: decisions/0015). */
+  readonly foreground: Foreground;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -30,6 +33,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     storage: overrides.storage ?? createStorage(config.media.storage),
     mailer: overrides.mailer ?? createMailer(config),
     resolve: overrides.resolve ?? systemResolver,
+    foreground: overrides.foreground ?? createForeground(),
     rateLimits:
       overrides.rateLimits ??
       (config.limits.redisUrl === undefined

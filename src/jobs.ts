@@ -21,6 +21,12 @@ const CLEANUP_INTERVAL_MS = 60_000;
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 /** How often an idle node looks for webhook deliveries: the bulk of commit-to-delivery time. */
 const DELIVERY_POLL_MS = 200;
+/**
+ * Deliveries (and fan-outs) started a second at most while the node is busy answering requests:
+ * the API keeps the JS thread, deliveries keep moving, the backlog goes once the requests ease
+ * (decisions/0015). Worker nodes (`lightbox worker`) answer no requests and never wait.
+ */
+const DELIVERIES_PER_SECOND_WHEN_BUSY = 100;
 /** Events older than 30 days are deleted this often. */
 const EVENT_PRUNE_INTERVAL_MS = 60 * 60_000;
 /** How long stop() waits for jobs in flight (an email send, a photo); the rest stays queued. */
@@ -39,7 +45,11 @@ export function createRunners(deps: Deps, services: Services, log: Log): JobRunn
     createJobRunner(deps, log, checksumHandler(deps, log)),
     createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),
     // Deliveries are due the moment their write commits: looked for often, to keep them prompt.
-    createJobRunner(deps, log, deliveryHandler(deps, log), { pollMs: DELIVERY_POLL_MS }),
+    // While requests keep the node busy, they go first.
+    createJobRunner(deps, log, deliveryHandler(deps, log), {
+      pollMs: DELIVERY_POLL_MS,
+      giveWay: { to: deps.foreground, perSecond: DELIVERIES_PER_SECOND_WHEN_BUSY },
+    }),
   ];
 }
 
@@ -47,6 +57,7 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
   // libvips' own threads per photo: with one photo at a time, the API keeps a core.
   configureSharp({ threads: deps.config.media.variants.threads });
   const runners = createRunners(deps, services, log);
+  deps.foreground.start();
   for (const runner of runners) runner.start();
   let sweptAtStart = false;
   const cleanup: Periodic = every(
@@ -87,6 +98,7 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
   return {
     async stop() {
       await Promise.all(runners.map((runner) => runner.stop(STOP_GRACE_MS)));
+      deps.foreground.stop();
       detach();
       await cleanup.stop();
       await pruning.stop();

@@ -3,7 +3,9 @@
 // a job another worker holds, and a worker that dies leaves its jobs due again once their lease
 // ends (retried, never lost). stop() claims nothing more, gives claimed-but-unstarted jobs back
 // at once, and waits (bounded) for jobs in flight.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../../deps.ts';
+import type { Foreground } from '../../lib/foreground.ts';
 import type { Log } from '../../lib/log.ts';
 import type { JobKind } from '../../db/schema.ts';
 import { newLease, retryJob, type ClaimedJob } from './queue.ts';
@@ -23,9 +25,10 @@ export interface JobHandler {
   readonly groupLimit?: number;
   /**
    * Work done before each claim, whether or not a slot is free (webhooks: turning new events into
-   * deliveries and their jobs). Resolves true when more such work may be waiting at once.
+   * deliveries and their jobs). Resolves true when more such work may be waiting at once. `small`:
+   * the node is busy with requests, do a small piece (RunnerOptions.giveWay).
    */
-  prepare?(): Promise<boolean>;
+  prepare?(small: boolean): Promise<boolean>;
   /** Does the work and records its outcome (finishJob/retryJob with its own row, fenced). */
   run(job: ClaimedJob): Promise<void>;
   /** When a job whose handler threw is due again (a fault delays the work, never loses it). */
@@ -37,6 +40,12 @@ export interface JobHandler {
 export interface RunnerOptions {
   /** How often an idle runner looks for due jobs. */
   pollMs?: number;
+  /**
+   * While the node is busy answering requests, jobs (and the work before a claim) start at most
+   * `perSecond` a second, so background work takes a small share of the JS thread and never
+   * stops (decisions/0015). Otherwise they start as fast as slots free up.
+   */
+  giveWay?: { to: Pick<Foreground, 'busy'>; perSecond: number };
 }
 
 export interface JobRunner {
@@ -65,6 +74,22 @@ export function createJobRunner(
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
+  /** When the next job may start while the node is busy with requests. */
+  let nextStart = 0;
+
+  /**
+   * Waits for its turn while the node is busy with requests (resolving true), at once otherwise
+   * (false). Jobs and the work before claims share the turns.
+   */
+  async function pace(): Promise<boolean> {
+    const giveWay = options.giveWay;
+    if (giveWay === undefined || !giveWay.to.busy()) return false;
+    const now = performance.now();
+    const at = Math.max(now, nextStart);
+    nextStart = at + 1000 / giveWay.perSecond;
+    if (at > now) await sleep(at - now);
+    return true;
+  }
 
   /**
    * Jobs claimed for a group that had no free place yet: each runs in the slot of the next job of
@@ -171,6 +196,7 @@ export function createJobRunner(
     const jobs = [...claimed];
     for (let i = 0; i < jobs.length; i += 1) {
       const job = jobs[i] as ClaimedJob;
+      await pace();
       if (stopping || clock.now() > Date.parse(job.run_at) - handler.startMarginMs) {
         const now = clock.iso();
         for (const rest of jobs.slice(i)) {
@@ -198,8 +224,9 @@ export function createJobRunner(
     if (stopping) return { claimed: 0, requested: 0, more: false, started: [] };
     let more = false;
     if (handler.prepare !== undefined) {
+      const small = await pace();
       try {
-        more = await handler.prepare();
+        more = await handler.prepare(small);
       } catch (err) {
         log.error({ err, kind: handler.kind }, 'job runner: the work before the claim failed; tried again next time');
       }

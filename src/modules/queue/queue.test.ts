@@ -226,6 +226,59 @@ describe('the runner', () => {
     }
   });
 
+  test('while the node is busy with requests, jobs and the work before claims start at most perSecond a second', async () => {
+    await add(4);
+    const starts: number[] = [];
+    const smalls: boolean[] = [];
+    const base = recorder({ concurrency: 4 }).handler;
+    const handler: JobHandler = {
+      ...base,
+      prepare: (small) => {
+        smalls.push(small);
+        return Promise.resolve(false);
+      },
+      run: (job) => {
+        starts.push(performance.now());
+        return base.run(job);
+      },
+    };
+    const busy = { busy: () => true };
+    const runner = createJobRunner({ db: ctx.deps.db, clock }, captureLog(), handler, {
+      giveWay: { to: busy, perSecond: 10 },
+    });
+    const started = performance.now();
+    assert.equal(await runner.runOnce(), 4);
+    assert.deepEqual(smalls, [true], 'the work before the claim was told the node is busy');
+    assert.equal(starts.length, 4);
+    // One turn for the work before the claim, then one per job, 100 ms apart (timers fire late, never early).
+    for (let i = 1; i < starts.length; i += 1) {
+      const gap = (starts[i] as number) - (starts[i - 1] as number);
+      assert.ok(gap >= 95, `start ${i} came ${gap.toFixed(1)} ms after the one before`);
+    }
+    assert.ok(performance.now() - started >= 395, 'five turns of 100 ms');
+    assert.equal((await jobs()).length, 0, 'every job ran');
+  });
+
+  test('when the node is not busy, nothing waits for a turn', async () => {
+    await add(4);
+    const smalls: boolean[] = [];
+    const handler: JobHandler = {
+      ...recorder({ concurrency: 4 }).handler,
+      prepare: (small) => {
+        smalls.push(small);
+        return Promise.resolve(false);
+      },
+    };
+    // One a second while busy: four jobs would take three seconds if they waited.
+    const runner = createJobRunner({ db: ctx.deps.db, clock }, captureLog(), handler, {
+      giveWay: { to: { busy: () => false }, perSecond: 1 },
+    });
+    const started = performance.now();
+    assert.equal(await runner.runOnce(), 4);
+    assert.deepEqual(smalls, [false]);
+    assert.ok(performance.now() - started < 2500, 'no turns waited for');
+  });
+
   test('a job whose lease is nearly over when its turn comes is given back, not started', async () => {
     await add(2);
     const ran: string[] = [];

@@ -15,6 +15,8 @@ import * as repo from './webhooks.repository.ts';
 import { sendWebhook } from './webhooks.sender.ts';
 import { signatureHeaders } from './webhooks.signing.ts';
 
+/** Events fanned out at a time while the node is busy answering requests. */
+const FANOUT_WHEN_BUSY = 10;
 /** A disabled endpoint's deliveries wait; they are looked at again this often (enabling makes them due at once). */
 const DISABLED_RECHECK_MS = 60 * 60_000;
 
@@ -120,7 +122,11 @@ export function deliveryHandler(
     startMarginMs: 0,
     groupLimit: settings.perEndpoint,
     // New events become deliveries (and jobs) just before each claim (decisions/0012).
-    prepare: async () => (await fanOut(db, () => clock.iso())) === FANOUT_BATCH,
+    // While the node is busy with requests, a few events at a time (decisions/0015).
+    prepare: async (small) => {
+      const limit = small ? FANOUT_WHEN_BUSY : FANOUT_BATCH;
+      return (await fanOut(db, () => clock.iso(), limit)) === limit;
+    },
     run,
     faultDelayMs: (n) => retryDelay(Math.min(n, settings.retrySeconds.length)) ?? 60_000,
     close: () => agents.destroy(),
