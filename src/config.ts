@@ -73,6 +73,8 @@ export interface HttpConfig {
   readonly maxInFlightPerKey: number;
   /** Requests in progress at once per client address, on this node (HTTP_MAX_IN_FLIGHT_PER_ADDRESS); more: 429. */
   readonly maxInFlightPerAddress: number;
+  /** Bytes of JSON 200 bodies each node keeps by ETag (HTTP_RESPONSE_CACHE_MB; 0: none). */
+  readonly responseCacheBytes: number;
 }
 
 export interface MailConfig {
@@ -241,6 +243,17 @@ function positiveInteger(env: Env, name: string, fallback: number, max = Number.
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max) {
     throw new ConfigError(name, `must be a whole number from 1 to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return n;
+}
+
+/** A whole number from 0 to `max`. */
+function wholeNumber(env: Env, name: string, fallback: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n > max) {
+    throw new ConfigError(name, `must be a whole number from 0 to ${max} (got ${JSON.stringify(raw)})`);
   }
   return n;
 }
@@ -442,6 +455,7 @@ function http(env: Env): HttpConfig {
     keepAliveTimeoutMs: positiveInteger(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5, 600) * 1000,
     maxInFlightPerKey: positiveInteger(env, 'HTTP_MAX_IN_FLIGHT_PER_KEY', 32, 100_000),
     maxInFlightPerAddress: positiveInteger(env, 'HTTP_MAX_IN_FLIGHT_PER_ADDRESS', 128, 100_000),
+    responseCacheBytes: wholeNumber(env, 'HTTP_RESPONSE_CACHE_MB', 64, 65_536) * 1024 * 1024,
   });
 }
 

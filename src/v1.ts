@@ -73,6 +73,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
     version: services.versions.current,
     salt: () =>
       createHash('sha256').update(openApiText(v1).etag).update('\n').update(deps.config.publicUrl).digest('base64url'),
+    cacheBytes: deps.config.http.responseCacheBytes,
   });
 
   registerOpenApiDocument(v1);

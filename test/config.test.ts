@@ -343,7 +343,7 @@ describe('HTTP timeouts and requests in progress', () => {
     'HTTP_MAX_IN_FLIGHT_PER_ADDRESS',
   ];
 
-  test('defaults: headers in 10 s, a JSON body in 30 s, 30 s idle, 5 s keep-alive; 32 per key, 128 per address', () => {
+  test('defaults: headers in 10 s, a JSON body in 30 s, 30 s idle, 5 s keep-alive; 32 per key, 128 per address; a 64 MB response cache', () => {
     const { http } = loadConfig({});
     assert.deepEqual(http, {
       headersTimeoutMs: 10_000,
@@ -352,6 +352,7 @@ describe('HTTP timeouts and requests in progress', () => {
       keepAliveTimeoutMs: 5_000,
       maxInFlightPerKey: 32,
       maxInFlightPerAddress: 128,
+      responseCacheBytes: 64 * 1024 * 1024,
     });
     assert.ok(Object.isFrozen(http));
   });
@@ -365,11 +366,23 @@ describe('HTTP timeouts and requests in progress', () => {
       keepAliveTimeoutMs: 5_000,
       maxInFlightPerKey: 6,
       maxInFlightPerAddress: 7,
+      responseCacheBytes: 64 * 1024 * 1024,
     });
     for (const name of VARIABLES) {
       for (const value of ['0', '-1', '1.5', 'soon', '1e3', '10000000']) {
         assert.match(assertConfigError({ [name]: value }, name).message, /whole number from 1/);
       }
+    }
+  });
+
+  test('HTTP_RESPONSE_CACHE_MB: megabytes of bodies kept per node, 0 for none; anything else stops the start', () => {
+    assert.equal(loadConfig({ HTTP_RESPONSE_CACHE_MB: '0' }).http.responseCacheBytes, 0);
+    assert.equal(loadConfig({ HTTP_RESPONSE_CACHE_MB: '8' }).http.responseCacheBytes, 8 * 1024 * 1024);
+    for (const value of ['-1', '1.5', 'lots', '1e3', '65537']) {
+      assert.match(
+        assertConfigError({ HTTP_RESPONSE_CACHE_MB: value }, 'HTTP_RESPONSE_CACHE_MB').message,
+        /whole number from 0 to 65536/,
+      );
     }
   });
 });

@@ -4,8 +4,15 @@
 // write) and the request's URL; a matching If-None-Match answers 304 before the handler runs, so
 // a 304 costs the version read, not the queries and serialization of the 200 it replaces.
 // Routes that serve stored bytes declare their own 304 and keep their own strong ETags.
+//
+// The tag also keys this node's cache of 200 bodies (HTTP_RESPONSE_CACHE_MB, decisions/0016): a
+// body is stored under the tag it was sent with and sent again for a request whose tag is the
+// same, as a 304 would tell a client to reuse its own copy. The version in the tag is read from
+// the database on every request, so a write through any node, path or job makes every older
+// entry unreachable at once; entries are never served by age, only by an exact tag.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { App } from './types.ts';
 
 export interface ConditionalOptions {
@@ -16,7 +23,18 @@ export interface ConditionalOptions {
    * shapes), the public URL (absolute URLs in bodies). Read once, at the first request.
    */
   salt(): string;
+  /** Bytes of 200 bodies kept by tag on this node (0: none kept). */
+  cacheBytes: number;
 }
+
+/** A 200 body as it was sent, kept under its tag. */
+interface CachedBody {
+  body: Buffer;
+  contentType: string;
+}
+
+/** Bodies larger than this are not kept (a few large pages would push out many small ones). */
+const MAX_CACHED_BODY = 1024 * 1024;
 
 /** A request's state between the precondition check and the response. */
 export interface ConditionalState {
@@ -100,6 +118,14 @@ const hooksOf = (hooks: unknown): unknown[] => (hooks === undefined ? [] : Array
 export function registerConditionalGets(v1: App, options: ConditionalOptions): void {
   v1.decorateRequest('conditional', null);
   let salt: string | undefined;
+  const cache =
+    options.cacheBytes > 0
+      ? new LRUCache<string, CachedBody>({
+          maxSize: options.cacheBytes,
+          maxEntrySize: MAX_CACHED_BODY,
+          sizeCalculation: (entry) => entry.body.length + 200,
+        })
+      : undefined;
 
   // After authentication, the rate limit, validation and the Idempotency-Key check (the hooks of
   // the scope, then the route hooks attached before this one): preconditions are evaluated last
@@ -110,6 +136,12 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): v
     const etag = etagOf(version, salt, request.auth.accountId, request.url);
     const outcome = ifNoneMatch(request.headers['if-none-match'], etag);
     if (outcome === 'match') return reply.code(304).header('etag', etag).send();
+    if (outcome === 'none' && request.method === 'GET') {
+      const cached = cache?.get(etag);
+      if (cached !== undefined) {
+        return reply.code(200).header('etag', etag).header('content-type', cached.contentType).send(cached.body);
+      }
+    }
     request.conditional = { etag, any: outcome === 'any' };
     return undefined;
   };
@@ -125,6 +157,15 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): v
       return;
     }
     void reply.header('etag', state.etag);
+    const contentType = reply.getHeader('content-type');
+    if (
+      cache !== undefined &&
+      request.method === 'GET' &&
+      typeof payload === 'string' &&
+      typeof contentType === 'string'
+    ) {
+      cache.set(state.etag, { body: Buffer.from(payload), contentType });
+    }
     if (state.any) {
       // `*` matches any current representation: there is one, since the handler found it.
       void reply.code(304).removeHeader('content-type').removeHeader('content-length');
