@@ -420,7 +420,7 @@ async function run(options: Options): Promise<void> {
   const markdown = [
     `# Lightbox API benchmark (${options.dialect})`,
     '',
-    `${result.date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${environment.commit} · ${environment.minutes} min`,
+    `${result.date} · Node ${environment.node} · ${environment.cpus} · load ${environment.loadAverageBefore.join(' ')} → ${environment.loadAverageAfter.join(' ')} · commit ${environment.commit} · ${environment.minutes} min · response cache ${environment.responseCacheMb} MB`,
     '',
     `${options.tool}, ${options.connections} connections, ${options.rounds} rounds × ${options.seconds} s per endpoint (medians; errors summed), interleaved with the bare server each round.`,
     '',

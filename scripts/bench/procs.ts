@@ -103,6 +103,10 @@ export function benchEnv(
     RATE_LIMIT_PER_MINUTE: '100000000',
     HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
     HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
+    // `HTTP_RESPONSE_CACHE_MB=0 npm run bench` measures every read built afresh (decisions/0016).
+    ...(process.env.HTTP_RESPONSE_CACHE_MB === undefined
+      ? {}
+      : { HTTP_RESPONSE_CACHE_MB: process.env.HTTP_RESPONSE_CACHE_MB }),
     ...extra,
   };
 }

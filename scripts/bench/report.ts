@@ -41,9 +41,12 @@ export function machine(loadBefore: number[]): {
   loadAverageBefore: number[];
   loadAverageAfter: number[];
   commit: string;
+  responseCacheMb: string;
 } {
   return {
     node: process.version,
+    // The servers' response cache (decisions/0016): the app's default unless the bench was given one.
+    responseCacheMb: process.env.HTTP_RESPONSE_CACHE_MB ?? 'default (64)',
     cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
     loadAverageBefore: loadBefore.map((l) => Number(fixed(l, 2))),
     loadAverageAfter: os.loadavg().map((l) => Number(fixed(l, 2))),
