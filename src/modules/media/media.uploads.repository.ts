@@ -25,6 +25,10 @@ export async function findUpload(
     .executeTakeFirst();
 }
 
+/**
+ * An upload by its id alone, in any account: for the work no request drives (the expiry job, the
+ * upload lock, given the id of a row a scoped read found). Requests use findUpload.
+ */
 export async function findUploadById(db: Executor, id: string): Promise<UploadRow | undefined> {
   return db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst();
 }

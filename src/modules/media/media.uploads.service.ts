@@ -200,7 +200,7 @@ export function createUploadsService({
       if (first === undefined) throw notFound('Upload');
       if (first.media_id !== null) return first.media_id;
       return locked(first, async () => {
-        const row = await uploads.findUploadById(db.kysely, uploadId);
+        const row = await service.find(accountId, listingId, uploadId);
         if (row === undefined) throw notFound('Upload');
         if (row.media_id !== null) return row.media_id;
         const known = digests.take(tus.tusId(row.storage_key), row.length);
