@@ -350,7 +350,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     const stem = path.join(outDir, `lightbox-${options.dialect}-${size}`);
     const stages = await profileInclusive(`${stem}.cpuprofile`, ROOT, { folded: `${stem}.folded`, match: (fn) => fn.includes(' src/') }); // prettier-ignore
     console.log(
-      `  Lightbox's own functions by inclusive time (flame graph input: ${path.relative(ROOT, stem)}.folded):`,
+      `  Lightbox's own functions by inclusive time (stacks: ${path.relative(ROOT, stem)}.folded, flame graph: .svg):`,
     );
     for (const p of stages) console.log(`    ${fixed(p.percent).padStart(5)}%  ${p.fn}`);
   }

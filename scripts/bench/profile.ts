@@ -1,5 +1,7 @@
 // Summaries of the .cpuprofile files `npm run bench -- --profile` makes: where the server's time went.
 import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { flameGraphSvg } from './flamegraph.ts';
 
 export interface ProfileLine {
   selfMs: number;
@@ -77,7 +79,7 @@ export async function profileTop(
  * Inclusive time: for every function, the share of samples with it anywhere on the stack (once
  * per sample, however deep it recurs): where a request's time goes, stage by stage. Also writes
  * the profile's stacks in the folded format (`a;b;c <µs>`) that flamegraph.pl, speedscope and
- * inferno read, to `folded` when given.
+ * inferno read, to `folded` when given, and their flame graph beside it (`.svg`).
  */
 export async function profileInclusive(
   file: string,
@@ -110,7 +112,13 @@ export async function profileInclusive(
     total += delta;
   });
   if (options.folded !== undefined) {
-    await writeFile(options.folded, [...folded.entries()].map(([k, v]) => `${k} ${Math.round(v)}`).join('\n') + '\n');
+    const text = [...folded.entries()].map(([k, v]) => `${k} ${Math.round(v)}`).join('\n') + '\n';
+    await writeFile(options.folded, text);
+    // The same stacks drawn (scripts/bench/flamegraph.ts), beside them.
+    await writeFile(
+      options.folded.replace(/\.folded$/, '') + '.svg',
+      flameGraphSvg(text, { title: path.basename(file) }),
+    );
   }
   return [...inclusive.entries()]
     .filter(([fn]) => options.match?.(fn) ?? true)
