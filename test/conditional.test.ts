@@ -19,6 +19,7 @@ import {
 } from './support/helpers.ts';
 import { multipart, pdf } from './support/media-fixtures.ts';
 import { ifNoneMatch, parseIfNoneMatch } from '../src/http/conditional.ts';
+import { matchesAny } from '../src/http/send-bytes.ts';
 
 let ctx: TestContext;
 let owner: TestAccount;
@@ -240,5 +241,22 @@ describe('If-None-Match parsing (RFC 9110 13.1.2, weak comparison)', () => {
     assert.equal(ifNoneMatch('*', 'W/"1-abc"'), 'any');
     assert.equal(ifNoneMatch(undefined, 'W/"1-abc"'), 'none');
     assert.equal(ifNoneMatch('"1-abc" junk', 'W/"1-abc"'), 'none');
+  });
+
+  test('a value over 8192 characters is ignored, whatever it names', () => {
+    const long = `${'"x", '.repeat(1700)}"1-abc"`;
+    assert.ok(long.length > 8192);
+    assert.equal(parseIfNoneMatch(long), null);
+    assert.equal(ifNoneMatch(long, 'W/"1-abc"'), 'none');
+    assert.equal(ifNoneMatch(` "1-abc"${' '.repeat(8184)}`, 'W/"1-abc"'), 'match', '8192 is still read');
+  });
+
+  test('stored bytes parse If-None-Match the same way: a quoted comma is part of its tag', () => {
+    assert.equal(matchesAny('"a,b"', '"a,b"'), true);
+    assert.equal(matchesAny('"a,b"', '"a"'), false, 'not split at the comma inside the quotes');
+    assert.equal(matchesAny('W/"sha"', '"sha"'), true, 'weak comparison');
+    assert.equal(matchesAny('*', '"sha"'), true);
+    assert.equal(matchesAny('sha', '"sha"'), false, 'malformed: ignored');
+    assert.equal(matchesAny(undefined, '"sha"'), false);
   });
 });

@@ -43,12 +43,16 @@ export interface ConditionalState {
   any: boolean;
 }
 
+/** Longer If-None-Match values are ignored, as malformed ones are (documented in the OpenAPI document). */
+export const IF_NONE_MATCH_MAX = 8192;
+
 /**
  * The entity-tags of an If-None-Match value (RFC 9110 section 13.1.2): `'*'`, the list of
  * opaque tags (with their quotes, without `W/`: If-None-Match compares weakly), or null when the
- * value is malformed (then it is ignored, as if absent).
+ * value is malformed or longer than IF_NONE_MATCH_MAX (then it is ignored, as if absent).
  */
 export function parseIfNoneMatch(value: string): '*' | string[] | null {
+  if (value.length > IF_NONE_MATCH_MAX) return null;
   const trimmed = value.trim();
   if (trimmed === '*') return '*';
   const tags: string[] = [];

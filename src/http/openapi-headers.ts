@@ -121,7 +121,8 @@ export const PARAMETERS: Record<string, Parameter> = {
     required: false,
     description:
       'ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one ' +
-      'matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check.',
+      'matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. ' +
+      'A malformed value, or one over 8192 characters, is ignored (as if absent).',
     schema: { type: 'string', maxLength: 8192 },
   },
   IdempotencyKeyChecked: {

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { ByteRange } from '../storage/storage.ts';
+import { ifNoneMatch } from './conditional.ts';
 
 /** Nothing stored may ever run in a browser: never sniffed, sandboxed, revalidated per use. */
 export const STORED_BYTES_HEADERS = {
@@ -31,13 +32,13 @@ export interface StoredBytes {
   beforeSend?(range: ByteRange | undefined): Promise<void>;
 }
 
-/** RFC 9110 If-None-Match: a list of (weak or strong) tags, or `*`. */
+/**
+ * RFC 9110 If-None-Match: a list of (weak or strong) tags, or `*`; parsed as the JSON reads'
+ * (src/http/conditional.ts), so a quoted tag holding a comma is one tag and a malformed or
+ * over-long value is ignored.
+ */
 export function matchesAny(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
+  return ifNoneMatch(header, etag) !== 'none';
 }
 
 /**

@@ -1114,7 +1114,7 @@ export interface components {
   parameters: {
     /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
     IdempotencyKey: string;
-    /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+    /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
     IfNoneMatch: string;
     /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
     IdempotencyKeyChecked: string;
@@ -1236,7 +1236,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
@@ -1342,7 +1342,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
@@ -1651,7 +1651,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -2379,7 +2379,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
@@ -2688,7 +2688,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -3214,7 +3214,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -3953,7 +3953,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
@@ -4081,7 +4081,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -4232,7 +4232,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
@@ -4541,7 +4541,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -5464,7 +5464,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -5830,7 +5830,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path?: never;
@@ -5958,7 +5958,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -6104,7 +6104,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
@@ -6448,7 +6448,7 @@ export interface operations {
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
-        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. */
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
       };
       path: {
