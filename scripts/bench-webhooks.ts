@@ -41,7 +41,7 @@ import {
   type Serve,
 } from './bench/procs.ts';
 import { profileTop } from './bench/profile.ts';
-import { startReceiverChild, percentile, tally, type Receipt, type ReceiverHandle } from './bench/receiver.ts';
+import { startReceiverChild, percentile, takeAccepted, tally, type ReceiverHandle } from './bench/receiver.ts';
 import { fixed, median, table } from './bench/report.ts';
 import { wholeNumber } from './lib/options.ts';
 
@@ -131,30 +131,6 @@ async function drain(node: Serve, account: Account, limitMs = 600_000): Promise<
   return (performance.now() - started) / 1000;
 }
 
-/**
- * Waits until every one of `expected` deliveries has reached the receivers (accepted), whether or
- * not the node had made their delivery rows yet when the writes ended (a busy node fans events
- * out a few at a time: decisions/0015); resolves with the accepted receipts.
- */
-async function settle(
-  node: Serve,
-  account: Account,
-  receiver: ReceiverHandle,
-  expected: number,
-  limitMs = 600_000,
-): Promise<Receipt[]> {
-  // prettier-ignore
-  const started = performance.now();
-  const accepted: Receipt[] = [];
-  for (;;) {
-    await drain(node, account, limitMs);
-    accepted.push(...(await receiver.take()).filter((r) => r.status === 204));
-    if (accepted.length >= expected) return accepted;
-    if (performance.now() - started > limitMs) throw new Error(`${account.label}: ${accepted.length} of ${expected} deliveries after ${limitMs / 1000} s`); // prettier-ignore
-    await sleep(100);
-  }
-}
-
 interface WriteRound {
   round: number;
   plain: number;
@@ -241,7 +217,7 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
   // Warm-up: both accounts, and a drained queue.
   await load(plain, 'warm-plain', 2);
   const warm = await load(hooked, 'warm-hooked', 2);
-  await settle(node, hooked, receiver, warm.requests * hooked.endpoints.length);
+  await takeAccepted(receiver, warm.requests * hooked.endpoints.length, { label: hooked.label, limitMs: 600_000 });
 
   // (a) and (b).
   const rounds: WriteRound[] = [];
@@ -259,7 +235,7 @@ async function measure(options: Options, topology: Topology): Promise<boolean> {
       if (account === hooked) {
         const sender = worker?.pid ?? node.child.pid;
         const drainCpu = cpuSeconds(sender);
-        const receipts = await settle(node, hooked, receiver, result.requests * hooked.endpoints.length);
+        const receipts = await takeAccepted(receiver, result.requests * hooked.endpoints.length, { label: hooked.label, limitMs: 600_000 }); // prettier-ignore
         const drainCpuSeconds = cpuSeconds(sender) - drainCpu;
         const during = receipts.filter((r) => r.at <= end).length;
         // Deliveries owed when the writes ended: pending ones, and events not yet fanned out.

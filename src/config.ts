@@ -237,25 +237,19 @@ function logLevel(env: Env): LogLevel {
   return raw as LogLevel;
 }
 
-function positiveInteger(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+/** A whole number from `min` to `max`; the fallback when unset. */
+function integerIn(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max) {
-    throw new ConfigError(name, `must be a whole number from 1 to ${max} (got ${JSON.stringify(raw)})`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   }
   return n;
 }
 
-/** A whole number from 0 to `max`. */
-function wholeNumber(env: Env, name: string, fallback: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n > max) {
-    throw new ConfigError(name, `must be a whole number from 0 to ${max} (got ${JSON.stringify(raw)})`);
-  }
-  return n;
+function positiveInteger(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  return integerIn(env, name, fallback, 1, max);
 }
 
 /** A positive number of hours, at most a year (fractions allowed: 0.01 is 36 seconds). */
@@ -455,7 +449,7 @@ function http(env: Env): HttpConfig {
     keepAliveTimeoutMs: positiveInteger(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', 5, 600) * 1000,
     maxInFlightPerKey: positiveInteger(env, 'HTTP_MAX_IN_FLIGHT_PER_KEY', 32, 100_000),
     maxInFlightPerAddress: positiveInteger(env, 'HTTP_MAX_IN_FLIGHT_PER_ADDRESS', 128, 100_000),
-    responseCacheBytes: wholeNumber(env, 'HTTP_RESPONSE_CACHE_MB', 64, 65_536) * 1024 * 1024,
+    responseCacheBytes: integerIn(env, 'HTTP_RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
   });
 }
 

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { photoLikeJpeg } from '../../test/support/photos.ts';
 import { api, apiOk, createEndpoint } from './api.ts';
 import { accountWithKey, HOST, ROOT, runLoadChild, track, type LoadTool } from './procs.ts';
-import { startReceiverChild, type Receipt } from './receiver.ts';
+import { startReceiverChild, takeAccepted, type Receipt } from './receiver.ts';
 import { fixed, median } from './report.ts';
 import type { WorkResult } from './variants-work.ts';
 
@@ -275,21 +275,9 @@ export async function webhookRows(ctx: PathsContext, size: string): Promise<Path
   const load = (key: string, seconds: number) =>
     runLoadChild({ url: `http://${HOST}:${ctx.port}`, method: 'POST', paths: ['/v1/listings'], headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body, connections: 50, seconds }, ctx.tool, ctx.work); // prettier-ignore
   const received: Receipt[] = [];
-  /**
-   * Waits until the receivers accepted every delivery the writes owed (3 per create), counted at
-   * the receivers: a busy node fans events out a few at a time (decisions/0015), so the pending
-   * rows alone undercount what is left. The backlog is what arrived after the writes ended.
-   */
+  /** Waits for the 3 deliveries of each create; the backlog is what arrived after the writes ended. */
   const drain = async (creates: number, end: number): Promise<{ backlog: number; rate: number }> => {
-    const accepted: Receipt[] = [];
-    const started = performance.now();
-    while (accepted.length < creates * 3) {
-      if (performance.now() - started > 120_000) throw new Error(`webhooks: ${accepted.length} of ${creates * 3} deliveries after 120 s`); // prettier-ignore
-      await sleep(100);
-      const taken = await receiver.take();
-      received.push(...taken);
-      accepted.push(...taken.filter((r) => r.status === 204));
-    }
+    const accepted = await takeAccepted(receiver, creates * 3, { label: 'webhooks', limitMs: 120_000, seen: (r) => received.push(...r) }); // prettier-ignore
     const after = accepted.filter((r) => r.at > end);
     const last = Math.max(end, ...after.map((r) => r.at));
     return { backlog: after.length, rate: after.length / Math.max(0.001, (last - end) / 1000) };

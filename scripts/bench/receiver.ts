@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { HOST, track } from './procs.ts';
 
@@ -46,6 +47,29 @@ export interface ReceiverHandle {
   /** Receipts since the last take (or the start); they are handed over once. */
   take(): Promise<Receipt[]>;
   close(): Promise<void>;
+}
+
+/**
+ * Takes receipts until `expected` of them are accepted (204): every delivery owed, counted at the
+ * receivers, not from the node's pending rows (a busy node fans events out a few at a time, so
+ * events not fanned out yet have no pending row: decisions/0015). Every receipt taken, accepted or
+ * not, also goes to `seen`. Throws after `limitMs`.
+ */
+export async function takeAccepted(
+  receiver: ReceiverHandle,
+  expected: number,
+  options: { label: string; limitMs: number; seen?: (receipts: Receipt[]) => void },
+): Promise<Receipt[]> {
+  const started = performance.now();
+  const accepted: Receipt[] = [];
+  while (accepted.length < expected) {
+    if (performance.now() - started > options.limitMs) throw new Error(`${options.label}: ${accepted.length} of ${expected} deliveries after ${options.limitMs / 1000} s`); // prettier-ignore
+    await sleep(100);
+    const taken = await receiver.take();
+    options.seen?.(taken);
+    accepted.push(...taken.filter((r) => r.status === 204));
+  }
+  return accepted;
 }
 
 export async function startReceiver(options: ReceiverOptions = {}): Promise<ReceiverHandle> {
