@@ -20,6 +20,7 @@ import {
 import { multipart, pdf } from './support/media-fixtures.ts';
 import { ifNoneMatch, parseIfNoneMatch } from '../src/http/conditional.ts';
 import { matchesAny } from '../src/http/send-bytes.ts';
+import { readVersions } from '../src/modules/versions/versions.repository.ts';
 
 let ctx: TestContext;
 let owner: TestAccount;
@@ -166,6 +167,43 @@ describe('what the tag depends on, and what comes first', () => {
       tags.add(String(res.headers.etag));
     }
     assert.equal(tags.size, 4);
+  });
+
+  test('reads of several accounts at once share a version read, each tag naming its own account version', async () => {
+    const versionOf = async (accountId: string): Promise<number> =>
+      (
+        await ctx.deps.db.kysely
+          .selectFrom('account_versions')
+          .select('version')
+          .where('account_id', '=', accountId)
+          .executeTakeFirst()
+      )?.version ?? 0;
+    // Their versions differ: the owner has written more than the other account.
+    const mine = await versionOf(owner.accountId);
+    const theirs = await versionOf(other.accountId);
+    assert.notEqual(mine, theirs);
+    // The read a turn's requests share: one statement for every account in it.
+    const together = await readVersions(ctx.deps.db.kysely, [owner.accountId, other.accountId, 'acc_never_wrote']);
+    assert.deepEqual(
+      [...together.entries()].sort(),
+      [
+        [owner.accountId, mine],
+        [other.accountId, theirs],
+        ['acc_never_wrote', 0],
+      ].sort(),
+    );
+    // Started in one turn, so their versions are read together (src/lib/coalesce.ts).
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => {
+        const who = i % 2 === 0 ? owner : other;
+        return call(ctx, 'GET', '/v1/listings?limit=3', { key: who.key }).then((res) => ({ who, res }));
+      }),
+    );
+    for (const { who, res } of answers) {
+      assert.equal(res.statusCode, 200, res.body);
+      const expected = who === owner ? mine : theirs;
+      assert.match(String(res.headers.etag), new RegExp(`^W/"${expected}-`));
+    }
   });
 
   test('errors carry no tag, and If-None-Match: * never turns a 404 into a 304', async () => {

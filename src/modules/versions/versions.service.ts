@@ -3,16 +3,20 @@
 // transaction of every write to a row a /v1 read shows (migration 2026-11-26-0014), so no write
 // path can forget to.
 import type { Db } from '../../db/database.ts';
-import { readVersion } from './versions.repository.ts';
+import { coalesce } from '../../lib/coalesce.ts';
+import { readVersions } from './versions.repository.ts';
 
 export type VersionsService = ReturnType<typeof createVersionsService>;
 
 export function createVersionsService({ db }: { db: Pick<Db, 'kysely'> }) {
+  // The requests of one turn of the event loop share one read per turn (src/lib/coalesce.ts): it
+  // begins after each of them asked, so each still sees every write committed before it arrived.
+  const reads = coalesce((accountIds: string[]) => readVersions(db.kysely, accountIds));
   return {
     /**
-     * The account's current version, read fresh from the database on every call (never cached:
-     * every node must see another node's write at once).
+     * The account's current version, from a read of the database that begins after this call
+     * (never cached: every node must see another node's write at once).
      */
-    current: (accountId: string): Promise<number> => readVersion(db.kysely, accountId),
+    current: (accountId: string): Promise<number> => reads.get(accountId),
   };
 }
