@@ -10,7 +10,7 @@
 // same, as a 304 would tell a client to reuse its own copy. The version in the tag is read from
 // the database on every request, so a write through any node, path or job makes every older
 // entry unreachable at once; entries are never served by age, only by an exact tag.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { App } from './types.ts';
@@ -94,11 +94,13 @@ export function ifNoneMatch(value: string | undefined, etag: string): 'match' | 
   return parsed.includes(opaque) ? 'match' : 'none';
 }
 
-/** A weak ETag: the version, then a hash of what else the body depends on (account, URL, build). */
-export function etagOf(version: number, salt: string, accountId: string, url: string): string {
-  const digest = createHash('sha256').update(salt).update('\n').update(accountId).update('\n').update(url).digest();
-  return `W/"${version}-${digest.toString('base64url', 0, 12)}"`;
+/** The part of the tag that is not the version: 12 bytes of SHA-256 (16 base64url characters). */
+export function resourceDigest(salt: string, accountId: string, url: string): string {
+  return hash('sha256', `${salt}\n${accountId}\n${url}`, 'base64url').slice(0, 16);
 }
+
+/** Digests of the resources read lately: the same account and URL repeat; the version does not. */
+const MAX_DIGESTS = 10_000;
 
 /**
  * Whether a route gets the account-version ETag: the /v1 GETs (and their HEAD twins) that answer
@@ -122,6 +124,7 @@ const hooksOf = (hooks: unknown): unknown[] => (hooks === undefined ? [] : Array
 export function registerConditionalGets(v1: App, options: ConditionalOptions): void {
   v1.decorateRequest('conditional', null);
   let salt: string | undefined;
+  const digests = new Map<string, string>();
   const cache =
     options.cacheBytes > 0
       ? new LRUCache<string, CachedBody>({
@@ -136,8 +139,18 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): v
   // (RFC 9110 13.2.1), so a refused request is refused whatever its If-None-Match.
   const check = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     salt ??= options.salt();
-    const version = await options.version(request.auth.accountId);
-    const etag = etagOf(version, salt, request.auth.accountId, request.url);
+    const { accountId } = request.auth;
+    const version = await options.version(accountId);
+    const resource = `${accountId}\n${request.url}`;
+    let digest = digests.get(resource);
+    if (digest === undefined) {
+      // Bounded by clearing: URLs are the caller's to choose, and a digest is cheap to make again.
+      if (digests.size >= MAX_DIGESTS) digests.clear();
+      digest = resourceDigest(salt, accountId, request.url);
+      digests.set(resource, digest);
+    }
+    // A weak ETag: the version, then a hash of what else the body depends on (account, URL, build).
+    const etag = `W/"${version}-${digest}"`;
     const outcome = ifNoneMatch(request.headers['if-none-match'], etag);
     if (outcome === 'match') return reply.code(304).header('etag', etag).send();
     if (outcome === 'none' && request.method === 'GET') {
