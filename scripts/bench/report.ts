@@ -131,6 +131,19 @@ export function verdicts(rows: Row[], dialect: 'sqlite' | 'postgres'): Verdict[]
     if (row !== undefined) out.push({ target: `${target} ≥ ${min}x`, value: `${fixed(row.ratio, 3)}x`, met: row.ratio >= min }); // prettier-ignore
   };
   const sizes = [...new Set(rows.map((r) => r.size))];
+  // The search target is a latency: one connection's p50 when measured (search1), else under load.
+  const searchWithin = (at: string[]): void => {
+    for (const size of at) {
+      const search = find(size, 'search1') ?? find(size, 'search');
+      if (search !== undefined) {
+        out.push({
+          target: `client search at ${size} p50 < 5 ms (${search.endpoint === 'search1' ? '1 connection' : `${search.endpoint}, under load`})${size === '1M' ? '' : ' (the target is for ≥100k clients: 1M)'}`,
+          value: `${fixed(search.p50, 1)} ms`,
+          met: search.p50 < 5,
+        });
+      }
+    }
+  };
   if (dialect === 'sqlite') {
     for (const size of sizes) ratioAtLeast(`list galleries page 1 at ${size}`, find(size, 'list'), 0.3);
     const small = find('1k', 'list');
@@ -141,16 +154,7 @@ export function verdicts(rows: Row[], dialect: 'sqlite' | 'postgres'): Verdict[]
     }
     for (const size of sizes) ratioAtLeast(`get one gallery at ${size}`, find(size, 'get'), 0.35);
     ratioAtLeast('page 1000 at 1M', find('1M', 'page1000'), 0.1);
-    for (const size of sizes) {
-      const search = find(size, 'search1') ?? find(size, 'search');
-      if (search !== undefined) {
-        out.push({
-          target: `client search at ${size} p50 < 5 ms (${search.endpoint === 'search1' ? '1 connection' : `${search.endpoint}, under load`})${size === '1M' ? '' : ' (the target is for ≥100k clients: 1M)'}`,
-          value: `${fixed(search.p50, 1)} ms`,
-          met: search.p50 < 5,
-        });
-      }
-    }
+    searchWithin(sizes);
     for (const size of sizes) {
       const create = find(size, 'create');
       if (create !== undefined) {
@@ -159,7 +163,10 @@ export function verdicts(rows: Row[], dialect: 'sqlite' | 'postgres'): Verdict[]
       }
     }
   } else {
+    // Deep pages and common-term search are targets on both dialects (issue 17).
     ratioAtLeast('PostgreSQL list page 1 at 1M', find('1M', 'list'), 0.1);
+    ratioAtLeast('PostgreSQL page 1000 at 1M', find('1M', 'page1000'), 0.1);
+    searchWithin(sizes.filter((size) => size === '1M'));
   }
   const peer = find('1M', 'list');
   if (peer !== undefined) {
