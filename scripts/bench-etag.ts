@@ -23,8 +23,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { LoadSpec } from './bench/load.ts';
-import pg from 'pg';
-import { createPgDatabase, dropPgDatabase, PG_BASE } from './bench/pg.ts';
+import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import {
   cleanup,
   cpuSeconds,
@@ -32,6 +31,8 @@ import {
   freePort,
   HOST,
   onCleanup,
+  pgBackendCpu,
+  pgBackendCpuSince,
   ROOT,
   runLoadChild,
   track,
@@ -190,23 +191,8 @@ interface Sample {
   non2xx: number;
 }
 
-/** CPU seconds used so far by each backend of the database (backends that ended are lost). */
-async function backendsCpu(database: string | undefined): Promise<Map<number, number>> {
-  const cpu = new Map<number, number>();
-  if (database === undefined) return cpu;
-  const client = new pg.Client({ connectionString: PG_BASE });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]); // prettier-ignore
-    for (const { pid } of rows) cpu.set(pid, cpuSeconds(pid));
-  } finally {
-    await client.end();
-  }
-  return cpu;
-}
-
 async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' | 'seconds'>, scratch: string) {
-  const dbBefore = await backendsCpu(server.database);
+  const dbBefore = server.database === undefined ? undefined : pgBackendCpu(server.database);
   const before = cpuSeconds(server.serve.child.pid);
   const result = await runLoadChild(
     { ...spec, url: `http://${HOST}:${server.serve.port}`, connections: CONNECTIONS, seconds: SECONDS },
@@ -214,8 +200,8 @@ async function load(server: Server, spec: Omit<LoadSpec, 'url' | 'connections' |
     scratch,
   );
   const cpu = cpuSeconds(server.serve.child.pid) - before;
-  let dbCpu = 0;
-  for (const [pid, now] of await backendsCpu(server.database)) dbCpu += now - (dbBefore.get(pid) ?? 0);
+  const dbCpu =
+    server.database === undefined || dbBefore === undefined ? 0 : pgBackendCpuSince(server.database, dbBefore);
   return {
     dbUsPerRequest: (dbCpu / result.requests) * 1e6,
     rps: result.rps,

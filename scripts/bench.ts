@@ -27,7 +27,8 @@ import {
   cleanup,
   cpuSeconds,
   defaultTool,
-  pgBackendCpuSeconds,
+  pgBackendCpu,
+  pgBackendCpuSince,
   pgBackends,
   freePort,
   HOST,
@@ -307,10 +308,10 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     const order = round % 2 === 1 ? endpoints : [...endpoints].reverse();
     for (const e of order) {
       cpu = cpuSeconds(server.pid);
-      const dbCpu = options.dialect === 'postgres' ? pgBackendCpuSeconds(dbName) : NaN;
+      const dbCpu = options.dialect === 'postgres' ? pgBackendCpu(dbName) : undefined;
       const result = await runLoadChild(spec(e, options.seconds), options.tool, work);
       const cpuUs = ((cpuSeconds(server.pid) - cpu) / result.requests) * 1e6;
-      const dbCpuUs = options.dialect === 'postgres' ? ((pgBackendCpuSeconds(dbName) - dbCpu) / result.requests) * 1e6 : undefined; // prettier-ignore
+      const dbCpuUs = dbCpu === undefined ? undefined : (pgBackendCpuSince(dbName, dbCpu) / result.requests) * 1e6;
       // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
       // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
       await call(port, 'GET', '/readyz');

@@ -355,11 +355,21 @@ export function pgBackends(name: string): number[] {
   return pids;
 }
 
+/** CPU seconds used so far by each PostgreSQL backend serving database `name`, by pid. */
+export function pgBackendCpu(name: string): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const pid of pgBackends(name)) cpu.set(pid, cpuSeconds(pid) || 0);
+  return cpu;
+}
+
 /**
- * CPU seconds used so far by the PostgreSQL backends serving database `name`: the database's own
- * share of a request, which runs outside the server's process. Backends that exit between two
- * readings take their time with them (the pool keeps its connections while the bench runs).
+ * CPU seconds the backends of database `name` used since `before` (pgBackendCpu): the database's
+ * own share of the requests, which runs outside the server's process. Each backend counts its own
+ * increase (a new one all of its time), so a backend the pool closed in between takes only its
+ * last moments with it, and the sum can never go below zero.
  */
-export function pgBackendCpuSeconds(name: string): number {
-  return pgBackends(name).reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
+export function pgBackendCpuSince(name: string, before: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, now] of pgBackendCpu(name)) used += Math.max(0, now - (before.get(pid) ?? 0));
+  return used;
 }
