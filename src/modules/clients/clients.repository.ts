@@ -41,8 +41,11 @@ export async function listClients(
 
 /**
  * A page of the account's clients matching a lower-cased search term, newest first, and how many
- * match in all, from one pass over the search index: the page's ids carry the total (a window
- * count over every match), and only the page's rows are then read from `clients`.
+ * match in all, from one pass over the search index: the matches are gathered once (a
+ * materialized CTE), counted, and the newest of them paged; only the page's rows are then read
+ * from `clients`. A window count over the matches (`count(*) over ()`) gave the same answer but
+ * kept every match's row for the window before sorting: at 1M galleries (6,065 matches of a
+ * common term) it took 13.3 ms on SQLite against 10.5 ms this way (docs/performance.md).
  */
 export async function searchClients(
   db: Executor,
@@ -51,14 +54,22 @@ export async function searchClients(
   term: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ClientItemRow[]; total: number }> {
-  const ids = clientMatches(db, dialect, accountId, term)
-    .select((eb) => eb.fn.countAll<number>().over().as('total'))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset);
   const rows = await db
-    .selectFrom(ids.as('m'))
+    .with(
+      (cte) => cte('matches').materialized(),
+      () => clientMatches(db, dialect, accountId, term),
+    )
+    .selectFrom((qc) =>
+      qc
+        .selectFrom('matches')
+        .select(['matches.id', 'matches.created_at'])
+        .select((eb) => eb.selectFrom('matches').select(eb.fn.countAll<number>().as('n')).as('total'))
+        .orderBy('matches.created_at', 'desc')
+        .orderBy('matches.id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .as('m'),
+    )
     .innerJoin('clients as c', 'c.id', 'm.id')
     .select([...CLIENT_ITEM_COLUMNS.map((column) => `c.${column}` as const), 'm.total'])
     .orderBy('c.created_at', 'desc')
@@ -74,7 +85,7 @@ export async function searchClients(
       company: r.company,
       created_at: r.created_at,
     }));
-    return { rows: items, total: first.total };
+    return { rows: items, total: first.total ?? 0 };
   }
   if (page.offset === 0) return { rows: [], total: 0 };
   // A page past the end has no row to carry the total: count on its own.
