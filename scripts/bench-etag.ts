@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import type { LoadSpec } from './bench/load.ts';
 import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
 import {
+  benchEnv,
   cleanup,
   cpuSeconds,
   defaultTool,
@@ -113,16 +114,8 @@ async function seed(server: Server): Promise<void> {
 
 async function start(name: string, root: string, scratch: string): Promise<Server> {
   const dataDir = path.join(scratch, name);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    RATE_LIMIT_ADDRESS_PER_MINUTE: '100000000',
-    HTTP_MAX_IN_FLIGHT_PER_KEY: '100000',
-    HTTP_MAX_IN_FLIGHT_PER_ADDRESS: '100000',
-  };
+  // The bench's own environment, so `HTTP_RESPONSE_CACHE_MB=0` reaches the server here too.
+  const env = benchEnv(scratch, dataDir, 'warn', { RATE_LIMIT_ADDRESS_PER_MINUTE: '100000000' });
   let database: string | undefined;
   if (options.postgres) {
     database = `lbx_bench_etag_${name}_${process.pid}`;
@@ -273,7 +266,8 @@ async function main(): Promise<void> {
   };
   console.log(
     `\nConditional requests: ${options.postgres ? 'PostgreSQL' : 'SQLite'}, ${GALLERIES} galleries in the account, ` +
-      `${tool} ${CONNECTIONS} connections, ${SECONDS} s, median of ${ROUNDS} rounds\n`,
+      `${tool} ${CONNECTIONS} connections, ${SECONDS} s, median of ${ROUNDS} rounds, ` +
+      `response cache ${process.env.HTTP_RESPONSE_CACHE_MB === undefined ? 'on (default)' : `HTTP_RESPONSE_CACHE_MB=${process.env.HTTP_RESPONSE_CACHE_MB}`}\n`,
   );
   console.log(table(rows));
   const g304 = 'GET page 1, 304 (If-None-Match matches)';
