@@ -76,6 +76,7 @@ Options:
                        or autocannon (a Node process; it saturates near 15-25k req/s here,
                        below the bare server's limit, which flatters every ratio)
   --endpoints LIST     only these (list,page1000,get,search,search1,client,
+                       notifications,webhooks,update,
                        create,assign,gallery,media)
   --no-check           skip the independent check (20k galleries made through the API,
                        GET /v1/listings, wrk -t1 -c50 -d6s, 3 rounds beside the bare server;
@@ -159,7 +160,7 @@ function parseOptions(argv: string[]): Options | undefined {
 interface Endpoint {
   name: string;
   label: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   paths(seeded: Seeded & { gallery?: GalleryFixture }): string[];
   body?: string;
   /** No API key: the client's gallery, whose link's token is the credential. */
@@ -170,6 +171,8 @@ interface Endpoint {
   minGalleries?: number;
   /** Connections for this one, instead of --connections (latency of one caller alone). */
   connections?: number;
+  /** Left out of --quick (its 5 minutes): measured by the full run and by --endpoints. */
+  fullRunOnly?: boolean;
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -180,6 +183,9 @@ const ENDPOINTS: Endpoint[] = [
   // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).
   { name: 'search1', label: `list clients search=${SEARCH_TERM}, 1 conn`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`], connections: 1 }, // prettier-ignore
   { name: 'client', label: 'get one client + galleries', method: 'GET', paths: (s) => s.clientIds.map((id) => `/v1/clients/${id}`) }, // prettier-ignore
+  // The account's other lists: its notification emails and its webhook endpoints.
+  { name: 'notifications', label: 'list notifications', method: 'GET', paths: () => ['/v1/notifications'], fullRunOnly: true }, // prettier-ignore
+  { name: 'webhooks', label: 'list webhook endpoints', method: 'GET', paths: () => ['/v1/webhook_endpoints'], fullRunOnly: true }, // prettier-ignore
   // The client's gallery page (a core read for a gallery's visitors) and the API's media list of
   // the same gallery (its own baseline), both beside the bare server: scripts/bench/paths.ts.
   { name: 'gallery', label: 'gallery page /g/<token>', method: 'GET', paths: (s) => [s.gallery?.linkPath ?? '/'], anonymous: true, needsGallery: true }, // prettier-ignore
@@ -190,6 +196,14 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST',
     paths: () => ['/v1/listings'],
     body: JSON.stringify({ address: '742 Evergreen Terrace, Springfield', beds: 4, baths: 2.5, sqft: 2100, description: 'Benchmark gallery', mls_number: 'MLS-BENCH' }), // prettier-ignore
+  },
+  {
+    name: 'update',
+    label: 'update gallery (PATCH)',
+    method: 'PATCH',
+    paths: (s) => s.galleryIds.map((id) => `/v1/listings/${id}`),
+    body: JSON.stringify({ description: 'Benchmark update', beds: 5 }),
+    fullRunOnly: true,
   },
   {
     name: 'assign',
@@ -264,7 +278,9 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const fixture = { ...seeded, ...(paths === undefined ? {} : { gallery: paths.fixture }) };
   const endpoints = ENDPOINTS.filter(
     (e) =>
-      (options.endpoints === undefined || options.endpoints.includes(e.name)) &&
+      (options.endpoints === undefined
+        ? !(options.quick && e.fullRunOnly === true)
+        : options.endpoints.includes(e.name)) &&
       seeded.bigAccountGalleries >= (e.minGalleries ?? 0) &&
       (e.needsGallery !== true || paths !== undefined),
   );

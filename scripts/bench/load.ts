@@ -10,7 +10,7 @@ import { text } from 'node:stream/consumers';
 
 export interface LoadSpec {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** Paths requested in turn, one after another across all connections. */
   paths: string[];
   headers: Record<string, string>;

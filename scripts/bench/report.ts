@@ -161,6 +161,8 @@ export function verdicts(rows: Row[], dialect: 'sqlite' | 'postgres'): Verdict[]
         ratioAtLeast(`create gallery at ${size}`, create, 0.1);
         out.push({ target: `create gallery at ${size}: no error under load`, value: String(create.errors), met: create.errors === 0 }); // prettier-ignore
       }
+      const update = find(size, 'update');
+      if (update !== undefined) out.push({ target: `update gallery at ${size}: no error under load`, value: String(update.errors), met: update.errors === 0 }); // prettier-ignore
     }
   } else {
     // Deep pages and common-term search are targets on both dialects (issue 17).
