@@ -36,6 +36,7 @@ import {
   onCleanup,
   ROOT,
   runLoadChild,
+  settle,
   startBare,
   tail,
   track,
@@ -309,6 +310,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     for (const e of [undefined, ...endpoints]) {
       await runLoadChild(spec(e, options.warmup), options.tool, work);
       await call(port, 'GET', '/readyz');
+      if (e !== undefined && e.method !== 'GET') await settle(server.pid);
     }
   }
 
@@ -331,6 +333,8 @@ async function runSize(options: Options, size: string, work: string, outDir: str
       // Slow requests (PostgreSQL's COUNT(*) at 100k, queued for a pooled connection) outlive
       // the run; the next endpoint must not inherit their backlog: /readyz queues behind it.
       await call(port, 'GET', '/readyz');
+      // A write's background work (emails, webhook events, checkpoints) is done before the next.
+      const settled = e.method === 'GET' ? 0 : await settle(server.pid);
       rounds.get(e.name)?.push({
         ...result,
         round,
@@ -339,7 +343,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
         ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
       });
       const errors = result.errors + result.non2xx + result.timeouts;
-      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs${dbCpuUs === undefined ? '' : ` + PostgreSQL ${fixed(dbCpuUs, 0)} µs`})${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}`); // prettier-ignore
+      line.push(`${e.name} ${fixed(result.rps, 0)} (${fixed(cpuUs, 0)} µs${dbCpuUs === undefined ? '' : ` + PostgreSQL ${fixed(dbCpuUs, 0)} µs`})${errors > 0 ? ` (${errors} errors: ${JSON.stringify(result.statuses)})` : ''}${settled >= 500 ? ` [settled ${fixed(settled / 1000, 1)} s]` : ''}`); // prettier-ignore
     }
     console.log(line.join(', '));
   }

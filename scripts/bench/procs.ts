@@ -182,6 +182,24 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * Waits until process `pid` is about idle: under 12% of a core over a quarter second, or
+ * `maxMs` passed. After a burst of writes the server still has their background work to do
+ * (emails, webhook fan-out, WAL checkpoints); the next measurement must not pay for it.
+ * Resolves with how long it waited, in ms.
+ */
+export async function settle(pid: number, maxMs = 20_000): Promise<number> {
+  const started = performance.now();
+  let last = cpuSeconds(pid);
+  while (performance.now() - started < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = cpuSeconds(pid);
+    if (!(now - last > 0.03)) break;
+    last = now;
+  }
+  return performance.now() - started;
+}
+
 /** Waits for `GET /readyz` to answer 200 (the database answers), or the server to die. */
 export async function waitForReady(port: number, child: Child, log: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
