@@ -48,7 +48,7 @@ export default defineConfig(
           paths: [{ name: 'kysely', message: 'SQL lives in src/db/ and in repositories.' }],
           patterns: [
             {
-              group: ['**/modules/**', '**/dashboard/**'],
+              group: ['**/modules/**', '**/dashboard/**', '**/gallery/**'],
               allowTypeImports: true,
               message: 'src/http imports no feature values; wire features in src/v1.ts.',
             },
@@ -73,9 +73,10 @@ export default defineConfig(
   },
   {
     // A feature changes another feature's data through that feature's entry points (its service
-    // or outbox), never its repository. Counts are the shared exception (every write applies its
-    // count changes last in its own transaction: decisions/0005), and so is the gallery row that
-    // media and assignment hang off (STYLE.md: listings with media, clients with assignment).
+    // or `*.entry.ts`), never its repository. Counts are the shared exception (every write applies
+    // its count changes last in its own transaction: decisions/0005), and so are the rows the others
+    // hang off: the gallery (media, assignment), the media row (uploads, variants) and the upload
+    // row (the media cleanup ledger ends a deleted gallery's unfinished uploads).
     files: ['src/modules/**/*.ts'],
     ignores: ['**/*.test.ts', 'src/modules/**/*.repository.ts'],
     rules: {
@@ -85,8 +86,35 @@ export default defineConfig(
           paths: [{ name: 'kysely', message: 'SQL lives in src/db/ and in repositories.' }],
           patterns: [
             {
-              group: ['../*/*.repository.ts', '!../counts/counts.repository.ts', '!../listings/listings.repository.ts'],
+              group: [
+                '../*/*.repository.ts',
+                '../../mechanisms/*/*.repository.ts',
+                '!../listings/listings.repository.ts',
+                '!../media/media.repository.ts',
+                '!../uploads/uploads.repository.ts',
+                '!../../mechanisms/counts/counts.repository.ts',
+              ],
               message: "Call the other feature's entry points (its service or outbox), not its repository.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Mechanisms (queue, counts, versions, idempotency, events) serve features and know none of
+    // them: a feature registers with a mechanism, never the other way round.
+    files: ['src/mechanisms/**/*.ts', 'src/outbound/**/*.ts', 'src/lib/**/*.ts', 'src/db/**/*.ts', 'src/deps.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/modules/**', '**/dashboard/**', '**/gallery/**'],
+              allowTypeImports: true,
+              message: 'Infrastructure imports no feature values: features use it, not the other way round.',
             },
           ],
         },
@@ -96,7 +124,18 @@ export default defineConfig(
   {
     // Everything else in src: no SQL outside src/db/ and repositories.
     files: ['src/**/*.ts'],
-    ignores: ['**/*.test.ts', 'src/db/**', 'src/http/**', 'src/dashboard/**', 'src/gallery/**', 'src/modules/**'],
+    ignores: [
+      '**/*.test.ts',
+      'src/db/**',
+      'src/http/**',
+      'src/dashboard/**',
+      'src/gallery/**',
+      'src/modules/**',
+      'src/mechanisms/**',
+      'src/outbound/**',
+      'src/lib/**',
+      'src/deps.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -118,7 +157,7 @@ export default defineConfig(
     // The client's core runs in browsers and edge runtimes: fetch and web APIs only. Node's
     // built-ins are for its Node entry point (src/node.ts, src/node-*.ts) alone.
     files: ['packages/client/src/**/*.ts'],
-    ignores: ['packages/client/src/node.ts', 'packages/client/src/node-*.ts'],
+    ignores: ['packages/client/src/node.ts', 'packages/client/src/node-*.ts', 'packages/client/src/**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -15,8 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cleanup, cpuSeconds, HOST, track } from './bench/procs.ts';
-import type { Resolver } from '../src/modules/webhooks/webhooks.address.ts';
-import { WebhookAgentPool } from '../src/modules/webhooks/webhooks.agents.ts';
+import type { Resolver } from '../src/outbound/address.ts';
+import { WebhookAgentPool } from '../src/outbound/agents.ts';
 import { sendWebhook, type SendResult } from '../src/modules/webhooks/webhooks.sender.ts';
 import { newWebhookSecret, signatureHeaders } from '../src/modules/webhooks/webhooks.signing.ts';
 

@@ -11,7 +11,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAccount, createTestContext } from '../test/support/helpers.ts';
+import { createAccount, createTestContext } from '../test/support/test-app.ts';
 import { freePort } from '../test/support/process-helpers.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -16,9 +16,9 @@ import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { closeDeps, createDeps } from '../src/deps.ts';
 import { listListings } from '../src/modules/listings/listings.repository.ts';
-import { readCount } from '../src/modules/counts/counts.repository.ts';
-import { checkCounts } from '../src/modules/counts/counts.service.ts';
-import { createTestDatabase } from '../test/support/helpers.ts';
+import { readCount } from '../src/mechanisms/counts/counts.repository.ts';
+import { checkCounts } from '../src/mechanisms/counts/counts.service.ts';
+import { createTestDatabase } from '../test/support/test-app.ts';
 import { plausibleClient, seedClients, seedListings } from '../test/support/seed.ts';
 
 const { values } = parseArgs({

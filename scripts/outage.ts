@@ -24,7 +24,7 @@ import {
   createNotificationWorker,
   type NotificationWorker,
 } from '../src/modules/notifications/notifications.worker.ts';
-import { createAccount, createTestContext, type TestContext } from '../test/support/helpers.ts';
+import { createAccount, createTestContext, type TestContext } from '../test/support/test-app.ts';
 import { assign, captureLog, newClient, newGallery } from '../test/support/notification-helpers.ts';
 import { startSmtpServer, type TestSmtpServer } from '../test/support/smtp-server.ts';
 

@@ -9,7 +9,7 @@ import { createMailer } from './mail/index.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
 import type { MediaStorage } from './storage/storage.ts';
-import { systemResolver, type Resolver } from './modules/webhooks/webhooks.address.ts';
+import { systemResolver, type Resolver } from './outbound/address.ts';
 
 export interface Deps {
   readonly config: Config;

@@ -7,12 +7,12 @@ import type { Deps } from './deps.ts';
 import type { Log } from './lib/log.ts';
 import { every, type Periodic } from './lib/periodic.ts';
 import { checksumHandler } from './modules/media/media.checksum.job.ts';
-import { uploadExpiryHandler } from './modules/media/media.uploads.expire.job.ts';
-import { variantsHandler } from './modules/media/media.variants.job.ts';
-import { configureSharp } from './modules/media/media.variants.ts';
+import { uploadExpiryHandler } from './modules/uploads/uploads.expire.job.ts';
+import { variantsHandler } from './modules/variants/variants.job.ts';
+import { configureSharp } from './modules/variants/variants.images.ts';
 import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.job.ts';
-import { createJobRunner, type JobRunner } from './modules/queue/queue.runner.ts';
+import { createJobRunner, type JobRunner } from './mechanisms/queue/queue.runner.ts';
 import type { Services } from './services.ts';
 
 /** Due cleanup rows are acted on this often (upload leases cut short by a crash fall due in minutes). */

@@ -9,18 +9,18 @@ import { createSignInService, type SignInService } from './modules/accounts/sign
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createClientLinksService, type ClientLinksService } from './modules/client-links/client-links.service.ts';
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
-import { createCountsService, type CountsService } from './modules/counts/counts.service.ts';
-import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
+import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
+import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
 import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
 import { createMediaService, type MediaService } from './modules/media/media.service.ts';
-import { createUploadsService, type UploadsService } from './modules/media/media.uploads.service.ts';
-import { createVariantsUpkeep, type VariantsUpkeep } from './modules/media/media.variants.upkeep.ts';
+import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
+import { createVariantsUpkeep, type VariantsUpkeep } from './modules/variants/variants.upkeep.ts';
 import {
   createNotificationsService,
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
-import { createVersionsService, type VersionsService } from './modules/versions/versions.service.ts';
+import { createVersionsService, type VersionsService } from './mechanisms/versions/versions.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 export interface Services {

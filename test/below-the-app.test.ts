@@ -14,7 +14,7 @@ import {
   listeningAccount,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 import { jpeg, multipart } from './support/media-fixtures.ts';
 import { newGallery } from './support/media-helpers.ts';
 import { expectRawError, head, rawClients, sleep } from './support/raw-http.ts';

@@ -29,7 +29,7 @@ import {
   offlineResolver,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
 import { workerOf } from './support/notification-helpers.ts';

@@ -13,7 +13,7 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 
 let ctx: TestContext;
 let account: TestAccount;

@@ -13,7 +13,7 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 import { jpeg } from './support/media-fixtures.ts';
 import { assign, newClient, newGallery } from './support/notification-helpers.ts';
 

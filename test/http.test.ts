@@ -19,7 +19,7 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 
 const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -376,7 +376,7 @@ describe('logs', () => {
       'Basic ',
       btoa(`me:${password}`),
       password,
-      'correct horse battery', // the accounts' password (test/support/helpers.ts)
+      'correct horse battery', // the accounts' password (test/support/test-app.ts)
       'scrypt$',
     ]) {
       assert.ok(!text.includes(secret), `the log contains ${JSON.stringify(secret)}`);

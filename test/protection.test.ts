@@ -7,7 +7,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { call, expectError, listeningAccount, type TestAccount, type TestContext } from './support/helpers.ts';
+import { call, expectError, listeningAccount, type TestAccount, type TestContext } from './support/test-app.ts';
 import { pdf } from './support/media-fixtures.ts';
 import { upload } from './support/media-helpers.ts';
 

@@ -23,7 +23,7 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 import { clockOf, systemClock, type Clock } from '../src/lib/clock.ts';
 
 /** /v1 routes that need no key (sections 3 and 16), with the status each answers. Everything else is in ROUTES. */

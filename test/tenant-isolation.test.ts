@@ -15,7 +15,7 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from './support/helpers.ts';
+} from './support/test-app.ts';
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { takeSnapshot } from './support/snapshot.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as tus from 'tus-js-client';
-import { isPostgres } from './support/helpers.ts';
+import { isPostgres } from './support/test-app.ts';
 import { mp4 } from './support/media-fixtures.ts';
 import {
   createAccountKey,

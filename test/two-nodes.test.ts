@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { WINDOW_MS } from '../src/http/rate-limit-store.ts';
 import { HttpBrowser, textOf } from './support/dashboard-browser.ts';
-import { createTestDatabase, isPostgres } from './support/helpers.ts';
+import { createTestDatabase, isPostgres } from './support/test-app.ts';
 import {
   freePort,
   killAll,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { blockedConnections, systemLookups } from '../src/modules/webhooks/webhooks.test-support.ts';
+import { blockedConnections, systemLookups } from './support/loopback-receivers.ts';
 import {
   createAccountKey,
   freePort,

@@ -10,7 +10,7 @@ import type { Config } from '../../src/config.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createAccountsService } from '../../src/modules/accounts/accounts.service.ts';
-import { afterBulkLoad } from '../../src/modules/counts/counts.service.ts';
+import { afterBulkLoad } from '../../src/mechanisms/counts/counts.service.ts';
 import { hashPassword } from '../../src/modules/accounts/password.ts';
 import {
   CLIENT_COLUMNS,

@@ -8,7 +8,12 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { configureSharp, DEFAULT_MLS_BOX, makeVariants, variantSpecs } from '../../src/modules/media/media.variants.ts';
+import {
+  configureSharp,
+  DEFAULT_MLS_BOX,
+  makeVariants,
+  variantSpecs,
+} from '../../src/modules/variants/variants.images.ts';
 
 export const WORK_KINDS = ['bare', 'lightbox'] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];
@@ -28,7 +33,7 @@ export interface WorkResult {
 }
 
 const SPECS = variantSpecs(DEFAULT_MLS_BOX);
-// The same encoder settings as src/modules/media/media.variants.ts, so only the method differs.
+// The same encoder settings as src/modules/media/variants/variants.images.ts, so only the method differs.
 const JPEG = { quality: 82, progressive: true, chromaSubsampling: '4:2:0', mozjpeg: false } as const;
 const WEBP = { quality: 80 } as const;
 

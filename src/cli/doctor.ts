@@ -1,7 +1,7 @@
 // `lightbox doctor`: proves the maintained counts (list totals, media_count) and the client
 // search index agree with the rows, by counting the rows again, and that the media storage
 // agrees with the ledger (decisions/0002), and that every photo's variants are stored or on
-// their way (media.variants.upkeep.ts). `--fix` rewrites the counts, removes stored objects no
+// their way (variants.upkeep.ts). `--fix` rewrites the counts, removes stored objects no
 // row owns and queues the photos whose variants need making again.
 import { parseArgs } from 'node:util';
 import {
@@ -48,7 +48,7 @@ Options:
     } catch (err) {
       throw new UsageError(describeParseError(err));
     }
-    const { recomputeCounts, checkCounts } = await import('../modules/counts/counts.service.ts');
+    const { recomputeCounts, checkCounts } = await import('../mechanisms/counts/counts.service.ts');
     const [report, stored, variants, ok] = await withDatabase(io, async ({ db, services }) => {
       const counts = fix ? await recomputeCounts(db) : await checkCounts(db);
       const audit = await services.mediaCleanup.audit();

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { EVENT_TYPES, type EventType } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
-import { MAX_WEBHOOK_URL_LENGTH } from '../modules/webhooks/webhooks.address.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from '../outbound/address.ts';
 import type { WebhookEndpointType } from '../modules/webhooks/webhooks.schemas.ts';
 import {
   PAGE_ROUTE,

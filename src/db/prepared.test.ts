@@ -2,7 +2,7 @@
 // same answers as Kysely's, and never a read of another request's uncommitted writes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createAccount, createTestContext, type TestContext } from '../../test/support/helpers.ts';
+import { createAccount, createTestContext, type TestContext } from '../../test/support/test-app.ts';
 import { sql } from 'kysely';
 import { prepared } from './prepared.ts';
 

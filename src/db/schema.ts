@@ -91,7 +91,7 @@ export const JOB_KINDS = [
 ] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** A piece of background work still to be done (src/modules/queue/, decisions/0006). */
+/** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {
   id: string;
   kind: JobKind;
@@ -334,7 +334,7 @@ export interface IdempotencyKeysTable {
 
 /**
  * Maintained counts: one row per (account, counter), changed in the same transaction as every
- * write that changes what it counts (src/modules/counts/). A missing row means 0.
+ * write that changes what it counts (src/mechanisms/counts/). A missing row means 0.
  */
 export interface AccountCountsTable {
   account_id: string;

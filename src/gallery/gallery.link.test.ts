@@ -12,7 +12,7 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from '../../test/support/helpers.ts';
+} from '../../test/support/test-app.ts';
 import { jpeg, mp4, pdf } from '../../test/support/media-fixtures.ts';
 import { makeVariantsNow, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { fakeClock, newClient, newGallery, notificationRows } from '../../test/support/notification-helpers.ts';

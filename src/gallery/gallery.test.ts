@@ -11,7 +11,7 @@ import {
   createTestContext,
   type TestAccount,
   type TestContext,
-} from '../../test/support/helpers.ts';
+} from '../../test/support/test-app.ts';
 import { jpeg, mp4, pdf } from '../../test/support/media-fixtures.ts';
 import { makeVariantsNow, mediaRows, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { patchGallery, patchMedia } from '../../test/support/gallery-order.ts';

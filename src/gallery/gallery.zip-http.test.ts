@@ -19,7 +19,7 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../test/support/helpers.ts';
+} from '../../test/support/test-app.ts';
 import { jpeg, pdf } from '../../test/support/media-fixtures.ts';
 import { mediaRows, sha256, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { patchMedia, putOrder } from '../../test/support/gallery-order.ts';

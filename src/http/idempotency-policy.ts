@@ -1,5 +1,5 @@
 // What the Idempotency-Key layer keeps and refuses (contract section 9, docs/decisions/0003):
-// shared by its hooks (src/modules/idempotency/idempotency.hooks.ts) and by the OpenAPI document,
+// shared by its hooks (src/mechanisms/idempotency/idempotency.hooks.ts) and by the OpenAPI document,
 // which says on which answers a replay can happen.
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

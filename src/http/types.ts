@@ -8,7 +8,7 @@ import type {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Access, DashboardState } from '../dashboard/respond.ts';
 import type { KeyScope } from '../db/schema.ts';
-import type { IdempotencyClaim } from '../modules/idempotency/idempotency.hooks.ts';
+import type { IdempotencyClaim } from '../mechanisms/idempotency/idempotency.hooks.ts';
 import type { ConditionalState } from './conditional.ts';
 
 /** The Fastify instance every module registers its routes on. */
@@ -32,7 +32,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** /v1: set by the auth hook (src/http/auth.ts). */
     auth: AuthContext;
-    /** /v1 POSTs: the Idempotency-Key held by this request (src/modules/idempotency/idempotency.hooks.ts). */
+    /** /v1 POSTs: the Idempotency-Key held by this request (src/mechanisms/idempotency/idempotency.hooks.ts). */
     idempotency: IdempotencyClaim | null;
     /** /v1 JSON GETs: the ETag this request answers with (src/http/conditional.ts). */
     conditional: ConditionalState | null;

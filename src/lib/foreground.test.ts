@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestContext } from '../../test/support/helpers.ts';
+import { createTestContext } from '../../test/support/test-app.ts';
 import { createForeground, type Foreground } from './foreground.ts';
 
 const SAMPLE_MS = 40;

@@ -1,4 +1,4 @@
-// Local storage's folders (the storage contract itself is test/storage.test.ts): a delete takes
+// Local storage's folders (the storage contract itself is src/storage/storage.test.ts): a delete takes
 // the folders it empties along, up to the root; the sweep removes empty folders; and a write
 // whose folder is removed under it by a delete or the sweep makes it again. And its readers.
 import assert from 'node:assert/strict';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import PostalMime, { type Email } from 'postal-mime';
 import sharp from 'sharp';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../support/helpers.ts';
+import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { pdf } from '../support/media-fixtures.ts';
 import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
 import { newClient, newGallery, notificationRows, workerOf } from '../support/notification-helpers.ts';

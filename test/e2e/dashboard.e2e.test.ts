@@ -6,7 +6,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestContext, type TestContext } from '../support/helpers.ts';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { freePort } from '../support/process-helpers.ts';
 import { resetMails, type ResetMail } from '../support/reset-mail.ts';
 import {

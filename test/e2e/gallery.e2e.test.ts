@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import PostalMime from 'postal-mime';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startJobs, type Jobs } from '../../src/jobs.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/helpers.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { multipart, pdf, type Part } from '../support/media-fixtures.ts';
 import { eventually, sha256, type MediaJson } from '../support/media-helpers.ts';
 import { freePort } from '../support/process-helpers.ts';

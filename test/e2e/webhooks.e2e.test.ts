@@ -6,7 +6,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { createTestContext, type TestContext } from '../support/helpers.ts';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { captureLog } from '../support/notification-helpers.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
@@ -17,14 +17,9 @@ import {
   skipWithoutChromium as skip,
   watchConsole,
 } from '../support/e2e-browser.ts';
-import { createJobRunner, type JobRunner } from '../../src/modules/queue/queue.runner.ts';
+import { createJobRunner, type JobRunner } from '../../src/mechanisms/queue/queue.runner.ts';
 import { deliveryHandler } from '../../src/modules/webhooks/webhooks.delivery.job.ts';
-import {
-  blockedConnections,
-  startReceiver,
-  systemLookups,
-  type Receiver,
-} from '../../src/modules/webhooks/webhooks.test-support.ts';
+import { blockedConnections, startReceiver, systemLookups, type Receiver } from '../support/loopback-receivers.ts';
 
 const PASSWORD = 'a long studio password';
 const DESKTOP = { width: 1280, height: 900 };

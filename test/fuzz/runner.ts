@@ -3,7 +3,7 @@
 // status each kind of wrong request must get, and stored values that read back as sent.
 import fc from 'fast-check';
 import { ERROR_STATUS } from '../../src/errors.ts';
-import type { Response } from '../support/helpers.ts';
+import type { Response } from '../support/test-app.ts';
 import { planArb, resolvePath, routerRefuses, type Arm, type Plan } from './cases.ts';
 import { explain, validator, type Operation } from './contract.ts';
 import { buildMultipart, expectedUploadStatus, uploadedFileCount } from './multipart.ts';

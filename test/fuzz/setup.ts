@@ -1,7 +1,7 @@
 // A fuzz session: the app on a real database (SQLite, or PostgreSQL when DATABASE_URL says so),
 // its OpenAPI document, and the seeded world. The rate limit is lifted so that it never answers
 // in place of the behaviour under test.
-import { createTestContext, type TestContext } from '../support/helpers.ts';
+import { createTestContext, type TestContext } from '../support/test-app.ts';
 import { loadDocument, operations, type Operation } from './contract.ts';
 import { World } from './world.ts';
 

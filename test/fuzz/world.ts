@@ -3,7 +3,7 @@
 // of reach. Deletes consume resources, so the pool is read back from the database after every
 // successful write and topped up before every case.
 import { randomBytes } from 'node:crypto';
-import { call, createAccount, createKey, type TestAccount, type TestContext } from '../support/helpers.ts';
+import { call, createAccount, createKey, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { jpeg, multipart, pdf } from '../support/media-fixtures.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
 

@@ -1,7 +1,7 @@
 // The contract's shapes, asserted the same way by every suite: timestamps, page bodies, error
 // answers naming their fields, and the keys of a gallery and of a gallery list item.
 import assert from 'node:assert/strict';
-import { detailFields, expectError, type Response } from './helpers.ts';
+import { detailFields, expectError, type Response } from './test-app.ts';
 
 /** An ISO 8601 UTC timestamp with milliseconds, as every `*_at` field is written. */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

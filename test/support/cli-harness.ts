@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from './helpers.ts';
+import { createTestDatabase } from './test-app.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/lightbox.js', import.meta.url));
 export const PASSWORD = 'correct horse battery';

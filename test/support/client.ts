@@ -4,10 +4,10 @@
 // check which operations of the OpenAPI document it called.
 import { Lightbox } from '../../packages/client/src/node.ts';
 import type { ClientOptions } from '../../packages/client/src/index.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { createAccount, createTestContext, type TestAccount, type TestContext } from './test-app.ts';
 import { freePort } from './process-helpers.ts';
 import { deliveryRunner, type DeliveryRunner } from './webhooks.ts';
-import { startReceiver, type Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
+import { startReceiver, type Receiver } from './loopback-receivers.ts';
 
 export interface ClientServer {
   ctx: TestContext;

@@ -3,7 +3,7 @@
 // notifications an assignment records. `state` is read at each call, so a suite can destructure
 // these at its top level and fill in its context and account in before().
 import assert from 'node:assert/strict';
-import { call, type TestAccount, type TestContext } from './helpers.ts';
+import { call, type TestAccount, type TestContext } from './test-app.ts';
 import { uniqueEmail } from './notification-helpers.ts';
 
 export function clientsApi(state: () => { ctx: TestContext; me: TestAccount }) {

@@ -2,7 +2,7 @@
 // and one check of the invariant "positions are exactly 1..n, media_count is n", read both from
 // the API and from the stored rows.
 import assert from 'node:assert/strict';
-import { call, type Response, type TestContext } from './helpers.ts';
+import { call, type Response, type TestContext } from './test-app.ts';
 import { jpeg, pdf, type Part } from './media-fixtures.ts';
 import type { MediaJson } from './media-helpers.ts';
 

@@ -2,7 +2,7 @@
 // link as the API reports it, the headers every /g response carries, and a reader of the ZIP the
 // gallery serves (its central directory, ZIP64 included), independent of src/gallery/zip.ts.
 import assert from 'node:assert/strict';
-import { call, type Response, type TestAccount, type TestContext } from './helpers.ts';
+import { call, type Response, type TestAccount, type TestContext } from './test-app.ts';
 import { newClient, newGallery } from './notification-helpers.ts';
 
 export interface ClientLinkJson {

@@ -2,7 +2,7 @@
 // test context. `state` is read at each call, so a suite can destructure these at its top level
 // and fill in its context and key in before().
 import assert from 'node:assert/strict';
-import { call, type TestContext } from './helpers.ts';
+import { call, type TestContext } from './test-app.ts';
 
 export function listingsApi(state: () => { ctx: TestContext; key: string }) {
   const ctx = (): TestContext => state().ctx;

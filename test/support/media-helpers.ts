@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expectError, call, type Response, type TestAccount, type TestContext } from './helpers.ts';
+import { expectError, call, type Response, type TestAccount, type TestContext } from './test-app.ts';
 import { multipart, type Part } from './media-fixtures.ts';
-import { variantsHandler } from '../../src/modules/media/media.variants.job.ts';
-import { createJobRunner } from '../../src/modules/queue/queue.runner.ts';
+import { variantsHandler } from '../../src/modules/variants/variants.job.ts';
+import { createJobRunner } from '../../src/mechanisms/queue/queue.runner.ts';
 
 export interface MediaJson {
   id: string;

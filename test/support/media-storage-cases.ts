@@ -10,7 +10,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { call, createAccount, createTestContext, listen, type TestAccount, type TestContext } from './helpers.ts';
+import { call, createAccount, createTestContext, listen, type TestAccount, type TestContext } from './test-app.ts';
 import { skippableTest } from './skippable.ts';
 import {
   acceptedFixtures,

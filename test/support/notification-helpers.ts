@@ -10,7 +10,7 @@ import {
   type WorkerOptions,
 } from '../../src/modules/notifications/notifications.worker.ts';
 import type { NotificationRow } from '../../src/modules/notifications/notifications.repository.ts';
-import { call, createTestContext, type TestAccount, type TestContext } from './helpers.ts';
+import { call, createTestContext, type TestAccount, type TestContext } from './test-app.ts';
 import { startSmtpServer, type TestSmtpServer } from './smtp-server.ts';
 import { clockOf, type Clock } from '../../src/lib/clock.ts';
 import type { Log } from '../../src/lib/log.ts';

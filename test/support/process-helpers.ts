@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase } from './helpers.ts';
+import { createTestDatabase } from './test-app.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/lightbox.js', import.meta.url));
 

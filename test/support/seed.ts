@@ -6,7 +6,7 @@ import type { Db } from '../../src/db/database.ts';
 import type { ClientsTable, ListingsTable } from '../../src/db/schema.ts';
 import { optimizeClientSearchIndex } from '../../src/db/search.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { addCounts } from '../../src/modules/counts/counts.repository.ts';
+import { addCounts } from '../../src/mechanisms/counts/counts.repository.ts';
 
 export interface SeedClient {
   name: string;

@@ -1,7 +1,7 @@
 // What a refused request must leave as it found: every row of every table and every object in
 // the media storage. Shared by the security and tenant-isolation suites.
 import { sql } from 'kysely';
-import type { TestContext } from './helpers.ts';
+import type { TestContext } from './test-app.ts';
 import { storedKeys } from './media-helpers.ts';
 
 export type Snapshot = Record<string, string[]>;

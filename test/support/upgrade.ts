@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, Migrator } from 'kysely/migration';
 import { loadConfig } from '../../src/config.ts';
 import { closeDeps, createDeps, type Deps } from '../../src/deps.ts';
-import { createTestDatabase } from './helpers.ts';
+import { createTestDatabase } from './test-app.ts';
 
 export interface Upgrade {
   /** Dependencies on the test database, which holds no tables until `migrator` runs. */

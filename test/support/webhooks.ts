@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { deliveryHandler } from '../../src/modules/webhooks/webhooks.delivery.job.ts';
-import { startReceiver, type Received, type Receiver } from '../../src/modules/webhooks/webhooks.test-support.ts';
-import { createJobRunner, type JobRunner } from '../../src/modules/queue/queue.runner.ts';
+import { startReceiver, type Received, type Receiver } from './loopback-receivers.ts';
+import { createJobRunner, type JobRunner } from '../../src/mechanisms/queue/queue.runner.ts';
 import type { Deps } from '../../src/deps.ts';
 import type { Log } from '../../src/lib/log.ts';
-import { call, type TestAccount, type TestContext } from './helpers.ts';
+import { call, type TestAccount, type TestContext } from './test-app.ts';
 
 export interface DeliveredEvent {
   id: string;

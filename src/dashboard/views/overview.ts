@@ -1,6 +1,6 @@
 // The overview: what the account holds, and what the API has been doing lately.
 import type { LatestNotification } from '../../modules/notifications/notifications.service.ts';
-import type { AccountCounts } from '../../modules/counts/counts.service.ts';
+import type { AccountCounts } from '../../mechanisms/counts/counts.service.ts';
 import type { RecentAssignment } from '../../modules/client-links/client-links.service.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, when } from './format.ts';

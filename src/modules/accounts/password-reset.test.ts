@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 import { resetMails } from '../../../test/support/reset-mail.ts';
 import { clockOf } from '../../lib/clock.ts';
 import { createPasswordResetService, RESET_VALID_MS, type ResetRequest } from './password-reset.service.ts';

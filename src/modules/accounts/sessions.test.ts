@@ -2,7 +2,12 @@
 // and a password change ending every session of the account.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 import { createAccountsService } from './accounts.service.ts';
 import { createSessionsService, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from './sessions.service.ts';
 import { clockOf } from '../../lib/clock.ts';

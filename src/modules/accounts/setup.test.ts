@@ -2,7 +2,7 @@
 // submit it at the same moment, and never once any account exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestContext } from '../../../test/support/helpers.ts';
+import { createTestContext } from '../../../test/support/test-app.ts';
 
 const input = (n: number) => ({
   name: `Studio ${n}`,

@@ -2,7 +2,12 @@
 // password, and throttling per client address and per account.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 import { AppError } from '../../errors.ts';
 import { createAccountsService } from './accounts.service.ts';
 import {

@@ -2,10 +2,10 @@
 // A count is a change of the gallery object (its client_link counters), so it records its event
 // (client_link.viewed, client_link.downloaded) in the same transaction (section 15).
 import type { Deps } from '../../deps.ts';
-import { addCounts } from '../counts/counts.repository.ts';
+import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
-import { recordEvents } from '../webhooks/webhooks.events.ts';
+import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
 

@@ -6,7 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GALLERY_KEYS, ISO_MS, assertError } from '../../../test/support/api-assertions.ts';
 import { clientsApi } from '../../../test/support/clients-api.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 import { uniqueEmail } from '../../../test/support/notification-helpers.ts';
 
 let ctx: TestContext;

@@ -12,7 +12,7 @@ import {
   createTestContext,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { uniqueEmail } from '../../../test/support/notification-helpers.ts';
 
 const CLIENT_KEYS = ['company', 'created_at', 'email', 'id', 'listings', 'name', 'notes', 'phone', 'updated_at'];

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ISO_MS, GALLERY_ITEM_KEYS, assertValidation, idsOf, type Page } from '../../../test/support/api-assertions.ts';
 import { clientsApi } from '../../../test/support/clients-api.ts';
-import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 
 const CLIENT_ITEM_KEYS = ['company', 'created_at', 'email', 'id', 'name', 'phone'];
 
@@ -47,7 +52,7 @@ describe('GET /v1/clients', () => {
     assert.deepEqual(walked, [...ids].reverse());
     const past = (await get('/v1/clients?page=9&limit=2', account.key)).json();
     assert.deepEqual(past, { data: [], pagination: { page: 9, limit: 2, total: 5 } });
-    // The farthest page: 2^53 - 1, the largest a JSON number holds exactly (past it: 400, test/openapi.test.ts).
+    // The farthest page: 2^53 - 1, the largest a JSON number holds exactly (past it: 400, src/http/openapi.test.ts).
     const farPast = await get(`/v1/clients?page=${Number.MAX_SAFE_INTEGER}`, account.key);
     assert.equal(farPast.statusCode, 200, farPast.body);
     assert.deepEqual(farPast.json().data, []);

@@ -6,10 +6,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  isPostgres,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 import { plausibleClient, seedClients, type SeedClient } from '../../../test/support/seed.ts';
 import { clientMatches } from '../../db/search.ts';
-import { checkCounts } from '../counts/counts.service.ts';
+import { checkCounts } from '../../mechanisms/counts/counts.service.ts';
 
 let ctx: TestContext;
 

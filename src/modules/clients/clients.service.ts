@@ -12,13 +12,13 @@ import { listingSerializer, toListingItem } from '../listings/listings.serialize
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
-import { recordEvents } from '../webhooks/webhooks.events.ts';
+import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import type { Executor } from '../../db/executor.ts';
 import {
   cancelQueuedNotifications,
   queueAssignmentNotification,
   readdressQueuedNotifications,
-} from '../notifications/notifications.outbox.ts';
+} from '../notifications/notifications.entry.ts';
 import type {
   ClientCreateInput,
   ClientItemType,
@@ -26,7 +26,7 @@ import type {
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
-import { addCounts, readCount } from '../counts/counts.repository.ts';
+import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './clients.repository.ts';
 
 const duplicateEmail = (): AppError =>

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertError, assertValidation, GALLERY_KEYS, ISO_MS } from '../../../test/support/api-assertions.ts';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { listingsApi } from '../../../test/support/listings-api.ts';
 
 let ctx: TestContext;

@@ -2,7 +2,7 @@
 // order as shallow ones, with and without a status filter, and carry the maintained total.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { seedListings } from '../../../test/support/seed.ts';
 
 let ctx: TestContext;

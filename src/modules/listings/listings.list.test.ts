@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertValidation, GALLERY_ITEM_KEYS, idsOf, ISO_MS } from '../../../test/support/api-assertions.ts';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { listingsApi } from '../../../test/support/listings-api.ts';
 
 let ctx: TestContext;
@@ -59,7 +59,7 @@ describe('GET /v1/listings', () => {
     assert.deepEqual(all.pagination, { page: 1, limit: 100, total: 25 });
     assert.equal(all.data.length, 25);
 
-    // Up to 2^53 - 1, the largest page number a JSON number holds exactly (past it: 400, test/openapi.test.ts).
+    // Up to 2^53 - 1, the largest page number a JSON number holds exactly (past it: 400, src/http/openapi.test.ts).
     for (const query of ['?page=4&limit=10', '?page=99', '?page=9007199254740991']) {
       const past = await list(query, account.key);
       assert.equal(past.statusCode, 200, `${query}: ${past.body}`);

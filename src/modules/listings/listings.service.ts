@@ -10,16 +10,16 @@ import type {
   ListingType,
   ListingUpdateInput,
 } from './listings.schemas.ts';
-import { cancelQueuedNotifications } from '../notifications/notifications.outbox.ts';
+import { cancelQueuedNotifications } from '../notifications/notifications.entry.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { isPhotoOfGallery } from '../media/media.entry.ts';
-import { listingMoved, listingsAdded, listingsCounter } from '../counts/counters.ts';
-import { addCounts, readCount } from '../counts/counts.repository.ts';
+import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/counts/counters.ts';
+import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
 import { linkOf, rotateLink } from '../client-links/client-links.entry.ts';
 import type { Executor } from '../../db/executor.ts';
-import { recordEvents } from '../webhooks/webhooks.events.ts';
+import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import type { Log } from '../../lib/log.ts';
 
 /**

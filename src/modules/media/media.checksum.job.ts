@@ -5,8 +5,8 @@ import { crc32 } from 'node:zlib';
 import type { Deps } from '../../deps.ts';
 import type { Log } from '../../lib/log.ts';
 import { StorageNotFoundError } from '../../storage/storage.ts';
-import { finishJob, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
-import type { JobHandler } from '../queue/queue.runner.ts';
+import { finishJob, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
+import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './media.repository.ts';
 
 const LEASE_MS = 30 * 60_000;

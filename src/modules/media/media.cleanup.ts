@@ -8,8 +8,8 @@ import type { Executor } from '../../db/executor.ts';
 import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
 import { lockListing } from '../listings/listings.repository.ts';
 import * as repo from './media.repository.ts';
-import * as uploads from './media.uploads.repository.ts';
-import { enqueue } from '../queue/queue.ts';
+import * as uploads from '../uploads/uploads.repository.ts';
+import { enqueue } from '../../mechanisms/queue/queue.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** Keys claimed, listed or checked per statement (well inside every driver's parameter limit). */
@@ -29,7 +29,7 @@ export interface StorageAudit {
   unowned: string[];
   /** Media rows whose bytes are not in storage (nothing can restore them). */
   missing: repo.MediaKeyRow[];
-  /** Variant rows whose bytes are not in storage (a remake restores them: media.variants.upkeep.ts). */
+  /** Variant rows whose bytes are not in storage (a remake restores them: variants.upkeep.ts). */
   missingVariants: repo.MediaKeyRow[];
 }
 

@@ -1,12 +1,12 @@
 // The transaction step that turns stored files into media rows at the end of the gallery's
 // positions, shared by the multipart upload (media.service.ts) and the resumable upload
-// (media.uploads.service.ts): positions reserved through the gallery row (so a deletion of the
+// (uploads.service.ts): positions reserved through the gallery row (so a deletion of the
 // gallery cannot interleave), photos' variants queued, `media.created` recorded, counts applied.
 import type { Executor } from '../../db/executor.ts';
 import { notFound } from '../../errors.ts';
-import { enqueue } from '../queue/queue.ts';
-import { recordEvents } from '../webhooks/webhooks.events.ts';
-import { addCounts } from '../counts/counts.repository.ts';
+import { enqueue } from '../../mechanisms/queue/queue.ts';
+import { recordEvents } from '../../mechanisms/events/events.entry.ts';
+import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
 import type { Dimensions, Sniffed } from './media.ingest.ts';
 import type { MediaType } from './media.schemas.ts';
 import type { mediaSerializer } from './media.serializer.ts';
@@ -60,7 +60,7 @@ export async function commitMedia(
     created_at: now,
   }));
   await repo.insertMedia(trx, inserted);
-  // Each photo's variants are made in the background (media.variants.job.ts).
+  // Each photo's variants are made in the background (variants.job.ts).
   await enqueue(
     trx,
     inserted

@@ -10,7 +10,7 @@ import {
   createTestContext,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { pdf } from '../../../test/support/media-fixtures.ts';
 import {
   assertError,

@@ -12,7 +12,7 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { jpeg, mp4, pdf } from '../../../test/support/media-fixtures.ts';
 import { newGallery, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
 import { galleryJson, mediaUrl, patchGallery, patchMedia } from '../../../test/support/gallery-order.ts';

@@ -11,7 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
-import { call, createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/support/helpers.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  isPostgres,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
 import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
 import {
   cleanupRows,
@@ -27,7 +33,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Log } from '../../lib/log.ts';
 import { createLocalStorage } from '../../storage/local.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
-import { recomputeCounts } from '../counts/counts.service.ts';
+import { recomputeCounts } from '../../mechanisms/counts/counts.service.ts';
 
 const quiet: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

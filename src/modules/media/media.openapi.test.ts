@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { call, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { resolve, type Document } from '../../../test/fuzz/contract.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

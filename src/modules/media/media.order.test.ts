@@ -14,7 +14,7 @@ import {
   type ApiError,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
 import { newGallery, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
 import {

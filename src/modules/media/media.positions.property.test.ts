@@ -21,7 +21,7 @@ import {
   type Response,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { makeVariantsNow, newGallery, upload, type MediaJson } from '../../../test/support/media-helpers.ts';
 import {
   assertGapless,

@@ -200,7 +200,7 @@ export async function setVariantsStatus(db: Executor, mediaId: string, status: V
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** A media row read to delete it, locked until the transaction ends (see lockPhotoForVariants in media.variants.repository.ts). */
+/** A media row read to delete it, locked until the transaction ends (see lockPhotoForVariants in variants.repository.ts). */
 export async function lockMedia(
   db: Executor,
   dialect: Dialect,

@@ -19,7 +19,7 @@ import {
   type UploadLimits,
 } from './media.schemas.ts';
 import { ACCEPTED_TYPES } from './media.ingest.ts';
-import { LARGE_BOX, THUMB_BOX, type Box } from './media.variants.ts';
+import { LARGE_BOX, THUMB_BOX, type Box } from '../variants/variants.images.ts';
 import { asClientFault, type IncomingFile, type MediaService } from './media.service.ts';
 
 const tags = ['Media'];

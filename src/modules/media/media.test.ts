@@ -14,7 +14,7 @@ import {
   createTestContext,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { jpeg, multipart, pdf } from '../../../test/support/media-fixtures.ts';
 import {
   assertError,

@@ -12,8 +12,8 @@ import pg from 'pg';
 import { openDatabase } from '../../db/database.ts';
 import { createSmtpMailer } from '../../mail/smtp.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { claimDue } from '../queue/queue.repository.ts';
-import { call, createAccount, isPostgres, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import { claimDue } from '../../mechanisms/queue/queue.repository.ts';
+import { call, createAccount, isPostgres, type TestAccount, type TestContext } from '../../../test/support/test-app.ts';
 import {
   assign,
   captureLog,

@@ -1,5 +1,5 @@
 // Claims and their edges, for the outbox. (The fencing of outcomes itself is the queue's:
-// src/modules/queue/queue.test.ts.)
+// src/mechanisms/queue/queue.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
@@ -8,7 +8,7 @@ import {
   createTestContext,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import {
   assign,
   newClient,

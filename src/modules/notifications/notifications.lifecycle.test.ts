@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { call, createAccount, isPostgres, type TestAccount, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createAccount, isPostgres, type TestAccount, type TestContext } from '../../../test/support/test-app.ts';
 import {
   assign,
   freshMail,

@@ -14,7 +14,7 @@ import {
   type TestAccount,
   type TestContext,
   expectError,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import {
   assign,
   newClient,
@@ -23,7 +23,7 @@ import {
   setDue,
   workerOf,
 } from '../../../test/support/notification-helpers.ts';
-import { recomputeCounts } from '../counts/counts.service.ts';
+import { recomputeCounts } from '../../mechanisms/counts/counts.service.ts';
 
 const FIELDS = ['attempts', 'client_id', 'created_at', 'id', 'last_error', 'listing_id', 'sent_at', 'status', 'to'];
 

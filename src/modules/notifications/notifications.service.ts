@@ -4,8 +4,8 @@ import { notFound } from '../../errors.ts';
 import { hasIdShape } from '../../lib/ids.ts';
 import { pageWindow, type Page } from '../../lib/pagination.ts';
 import type { NotificationListQueryType, NotificationType } from './notifications.schemas.ts';
-import { notificationsCounter } from '../counts/counters.ts';
-import { readCount } from '../counts/counts.repository.ts';
+import { notificationsCounter } from '../../mechanisms/counts/counters.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './notifications.repository.ts';
 import type { Executor } from '../../db/executor.ts';
 

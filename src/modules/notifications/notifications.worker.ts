@@ -6,13 +6,13 @@ import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
-import { notificationsMoved, type CountDeltas } from '../counts/counters.ts';
-import { recordEvents } from '../webhooks/webhooks.events.ts';
+import { notificationsMoved, type CountDeltas } from '../../mechanisms/counts/counters.ts';
+import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import { loadNotification } from './notifications.service.ts';
 import type { Executor } from '../../db/executor.ts';
-import { addCounts } from '../counts/counts.repository.ts';
-import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../queue/queue.ts';
-import { createJobRunner, type JobHandler, type JobRunner } from '../queue/queue.runner.ts';
+import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
+import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
+import { createJobRunner, type JobHandler, type JobRunner } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
 import { galleryUrl } from '../listings/listings.serializer.ts';
 

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type http from 'node:http';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { newGallery } from '../../../test/support/notification-helpers.ts';
 import {
   createEndpoint,
@@ -17,7 +17,12 @@ import {
   type DeliveryRunner,
 } from '../../../test/support/webhooks.ts';
 import { fanOut } from './webhooks.fanout.ts';
-import { blockedConnections, startReceiver, systemLookups, type Receiver } from './webhooks.test-support.ts';
+import {
+  blockedConnections,
+  startReceiver,
+  systemLookups,
+  type Receiver,
+} from '../../../test/support/loopback-receivers.ts';
 
 let ctx: TestContext;
 let runner: DeliveryRunner;

@@ -6,9 +6,9 @@
 import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import { finishJob, postponeJob, type ClaimedJob } from '../queue/queue.ts';
-import type { JobHandler } from '../queue/queue.runner.ts';
-import { WebhookAgentPool } from './webhooks.agents.ts';
+import { finishJob, postponeJob, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
+import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
+import { WebhookAgentPool } from '../../outbound/agents.ts';
 import { FANOUT_BATCH, fanOut } from './webhooks.fanout.ts';
 import { outcomeWriter } from './webhooks.outcomes.ts';
 import * as repo from './webhooks.repository.ts';

@@ -15,7 +15,7 @@ import {
   createTestContext,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { fakeClock, newGallery, type FakeClock } from '../../../test/support/notification-helpers.ts';
 import {
   createEndpoint,
@@ -27,7 +27,12 @@ import {
   type DeliveryRunner,
   type VerifyingReceiver,
 } from '../../../test/support/webhooks.ts';
-import { blockedConnections, closedPort, startReceiver, systemLookups } from './webhooks.test-support.ts';
+import {
+  blockedConnections,
+  closedPort,
+  startReceiver,
+  systemLookups,
+} from '../../../test/support/loopback-receivers.ts';
 
 const RETRY = [2, 4];
 

@@ -12,9 +12,9 @@ import {
   isPostgres,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { createEndpoint, quietLog } from '../../../test/support/webhooks.ts';
-import { createJobRunner } from '../queue/queue.runner.ts';
+import { createJobRunner } from '../../mechanisms/queue/queue.runner.ts';
 import { deliveryHandler } from './webhooks.delivery.job.ts';
 import { fanOut } from './webhooks.fanout.ts';
 

@@ -9,8 +9,8 @@
 // endpoint deleted since the event gets nothing; one disabled since gets its delivery, which
 // waits like any other pending delivery of a disabled endpoint (until it is enabled again).
 import type { Db } from '../../db/database.ts';
-import { enqueue } from '../queue/queue.ts';
-import { newDelivery } from './webhooks.events.ts';
+import { enqueue } from '../../mechanisms/queue/queue.ts';
+import { newDelivery } from './webhooks.deliveries.ts';
 import * as repo from './webhooks.repository.ts';
 
 /** Events per transaction: a burst fans out in several short transactions, none holding the writer long. */

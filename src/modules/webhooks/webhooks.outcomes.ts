@@ -6,7 +6,7 @@
 // at once (no timer, no added wait); under heavy load the batches grow by themselves.
 import type { Db } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { finishJob, retryJob, type ClaimedJob } from '../queue/queue.ts';
+import { finishJob, retryJob, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
 import * as repo from './webhooks.repository.ts';
 
 export interface Outcome {

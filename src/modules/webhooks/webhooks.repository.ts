@@ -89,24 +89,7 @@ export async function deleteEndpoint(db: Executor, accountId: string, id: string
   return Number(result.numDeletedRows) > 0;
 }
 
-const subscribersQuery = prepared((db, p: { accountId: string }) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('account_id', '=', p.accountId)
-    .where('enabled', '=', 1),
-);
-
-/** The account's enabled endpoints with the events they want (every write reads this). */
-export async function enabledEndpoints(db: Executor, accountId: string): Promise<Pick<EndpointRow, 'id' | 'events'>[]> {
-  return subscribersQuery.all(db, { accountId });
-}
-
-// ---- events
-
-export async function insertEvents(db: Executor, rows: Insertable<EventsTable>[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('events').values(rows).execute();
-}
+// ---- events (the event log itself is src/mechanisms/events/)
 
 export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
   return db

@@ -12,7 +12,7 @@ import {
   Timestamp,
 } from '../../http/schemas.ts';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../db/schema.ts';
-import { MAX_WEBHOOK_URL_LENGTH } from './webhooks.address.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/address.ts';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   title: 'EventType',

@@ -18,8 +18,8 @@ import {
   startReceiver,
   systemLookups,
   type Receiver,
-} from './webhooks.test-support.ts';
-import { pinnedLookup, WebhookAgentPool } from './webhooks.agents.ts';
+} from '../../../test/support/loopback-receivers.ts';
+import { pinnedLookup, WebhookAgentPool } from '../../outbound/agents.ts';
 import { sendWebhook } from './webhooks.sender.ts';
 
 const body = '{"id":"evt_1"}';

@@ -11,8 +11,8 @@ import {
   startReceiver,
   systemLookups,
   type Receiver,
-} from './webhooks.test-support.ts';
-import { WebhookAgentPool } from './webhooks.agents.ts';
+} from '../../../test/support/loopback-receivers.ts';
+import { WebhookAgentPool } from '../../outbound/agents.ts';
 import { sendWebhook, type WebhookRequest } from './webhooks.sender.ts';
 
 const agents = new WebhookAgentPool();

@@ -8,8 +8,8 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { checkWebhookUrl, resolveAndCheck, type Resolver } from './webhooks.address.ts';
-import { WebhookAgentPool, type Destination } from './webhooks.agents.ts';
+import { checkWebhookUrl, resolveAndCheck, type Resolver } from '../../outbound/address.ts';
+import { WebhookAgentPool, type Destination } from '../../outbound/agents.ts';
 
 export const WEBHOOK_USER_AGENT = 'Lightbox-Webhooks/1';
 

@@ -1,5 +1,5 @@
 // Webhook endpoints, the events they hear and the deliveries made to them (section 15). Events
-// themselves are recorded by every feature's writes (webhooks.events.ts); delivery is the
+// themselves are recorded by every feature's writes (events/events.entry.ts); delivery is the
 // `webhook.deliver` job (webhooks.delivery.job.ts). Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -7,11 +7,11 @@ import type { EventType } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { pageWindow, type Page } from '../../lib/pagination.ts';
-import { addCounts, readCount } from '../counts/counts.repository.ts';
-import { eventsRecorded } from '../counts/counters.ts';
-import { enqueue, pendingJob, runJobNow } from '../queue/queue.ts';
-import { checkWebhookUrl, resolveAndCheck } from './webhooks.address.ts';
-import { recordTestEvent } from './webhooks.events.ts';
+import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { eventsRecorded } from '../../mechanisms/counts/counters.ts';
+import { enqueue, pendingJob, runJobNow } from '../../mechanisms/queue/queue.ts';
+import { checkWebhookUrl, resolveAndCheck } from '../../outbound/address.ts';
+import { recordTestEvent } from './webhooks.deliveries.ts';
 import * as repo from './webhooks.repository.ts';
 import type {
   DeliveryListQueryType,

@@ -16,7 +16,7 @@ import {
   expectError,
   type TestAccount,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 import { fakeClock, type FakeClock } from '../../../test/support/notification-helpers.ts';
 import { createEndpoint, deliveryRunner, onlyDelivery, type DeliveryRunner } from '../../../test/support/webhooks.ts';
 import {
@@ -25,7 +25,7 @@ import {
   startReceiver,
   systemLookups,
   type Receiver,
-} from './webhooks.test-support.ts';
+} from '../../../test/support/loopback-receivers.ts';
 
 /** Global unicast, so accepted; nothing ever connects to it (the connect watch below proves it). */
 const PUBLIC_LOOKING = '93.184.216.34';

@@ -1,0 +1,251 @@
+// The client's every operation against a real server (the app listening on 127.0.0.1, a real
+// database): each resource method once at least, what it answers, and at the end a check that the
+// requests sent cover every /v1 operation of the app's OpenAPI document.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { inspect } from 'node:util';
+import { NotFoundError, NotModified, ValidationError, Lightbox, type Listing, type WithResponse } from '../node.ts';
+import {
+  documentOperations,
+  matches,
+  startClientWebhookServer,
+  type ClientWebhookServer,
+} from '../../../../test/support/client.ts';
+import { jpeg, pdf } from '../../../../test/support/media-fixtures.ts';
+import type { DeliveryRunner } from '../../../../test/support/webhooks.ts';
+import type { Receiver } from '../../../../test/support/loopback-receivers.ts';
+
+const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+// Operations exercised by their own suites (the resumable upload's tus requests: src/tus.test.ts).
+const ELSEWHERE = (op: { path: string }): boolean => op.path.startsWith('/v1/listings/{id}/uploads');
+
+describe('client: every operation against a real server', () => {
+  let s: ClientWebhookServer;
+  let lb: Lightbox;
+  let receiver: Receiver;
+  let runner: DeliveryRunner;
+
+  before(async () => {
+    s = await startClientWebhookServer();
+    ({ lb, receiver, runner } = s);
+  });
+  after(() => s.close());
+
+  test('the API key is not shown by util.inspect or JSON.stringify of the client', () => {
+    const key = 'lbx_' + 'k'.repeat(40);
+    const other = new Lightbox({ apiKey: key, baseUrl: s.base });
+    assert.ok(!inspect(other, { depth: 10, showHidden: true }).includes(key));
+    assert.ok(!JSON.stringify(other.http).includes(key));
+  });
+
+  let listing: WithResponse<Listing>;
+
+  test('listings: create, get, update, list, iterate, replaceClientLink, delete', async () => {
+    listing = await lb.listings.create({ address: '  1 Harbour Road ', beds: 3, status: 'active' });
+    assert.match(listing.id, /^lst_/);
+    assert.equal(listing.address, '1 Harbour Road');
+    assert.equal(listing.lastResponse.status, 201);
+    assert.match(listing.lastResponse.requestId ?? '', /.+/);
+    assert.ok(!Object.keys(listing).includes('lastResponse'), 'lastResponse is not enumerable');
+
+    const got = await lb.listings.get(listing.id);
+    assert.deepEqual(got, listing);
+
+    const updated = await lb.listings.update(listing.id, { description: 'Sea view', beds: null });
+    assert.equal(updated.description, 'Sea view');
+    assert.equal(updated.beds, null);
+
+    const page = await lb.listings.list({ status: 'active', limit: 5 });
+    assert.deepEqual(
+      page.data.map((g) => g.id),
+      [listing.id],
+    );
+    assert.deepEqual(page.pagination, { page: 1, limit: 5, total: 1 });
+    const all: string[] = [];
+    for await (const g of lb.listings.iterate({ status: 'active' })) all.push(g.id);
+    assert.deepEqual(all, [listing.id]);
+
+    const other = await lb.listings.create({ address: '2 Quay Street' });
+    await lb.listings.delete(other.id);
+    await assert.rejects(lb.listings.get(other.id), NotFoundError);
+  });
+
+  test('clients: create, get, update, list, iterate, assign, listings, notify, unassign, delete; notifications', async () => {
+    const client = await lb.clients.create({ name: 'Ada', email: 'ada@example.test' });
+    assert.match(client.id, /^cli_/);
+    assert.deepEqual(client.listings, []);
+    assert.equal((await lb.clients.update(client.id, { phone: '555' })).phone, '555');
+    assert.equal((await lb.clients.get(client.id)).email, 'ada@example.test');
+    assert.deepEqual(
+      (await lb.clients.list({ search: 'ada' })).data.map((c) => c.id),
+      [client.id],
+    );
+    const seen: string[] = [];
+    for await (const c of lb.clients.iterate()) seen.push(c.id);
+    assert.deepEqual(seen, [client.id]);
+
+    const assigned = await lb.clients.assign(client.id, listing.id, { notify: false });
+    assert.equal(assigned.client_id, client.id);
+    assert.equal((await lb.notifications.list()).pagination.total, 0, 'notify: false records no email');
+    const linkBefore = assigned.client_link?.url;
+    const replaced = await lb.listings.replaceClientLink(listing.id);
+    assert.notEqual(replaced.client_link?.url, linkBefore);
+
+    const theirs = await lb.clients.listings(client.id);
+    assert.deepEqual(
+      theirs.data.map((g) => g.id),
+      [listing.id],
+    );
+
+    const notification = await lb.clients.notify(client.id, listing.id);
+    assert.equal(notification.lastResponse.status, 202);
+    assert.equal(notification.to, 'ada@example.test');
+    assert.equal((await lb.notifications.get(notification.id)).id, notification.id);
+    assert.deepEqual(
+      (await lb.notifications.list({ limit: 10 })).data.map((n) => n.id),
+      [notification.id],
+    );
+    const notes: string[] = [];
+    for await (const n of lb.notifications.iterate()) notes.push(n.id);
+    assert.deepEqual(notes, [notification.id]);
+
+    await lb.clients.unassign(client.id, listing.id);
+    assert.equal((await lb.listings.get(listing.id)).client_id, null);
+    await assert.rejects(lb.clients.unassign(client.id, listing.id), NotFoundError);
+    await lb.clients.delete(client.id);
+    await assert.rejects(lb.clients.get(client.id), NotFoundError);
+  });
+
+  test('media: upload from a path-less Blob, bytes, a web stream and a Node stream; list, get, update, reorder, download, variant, delete', async () => {
+    const photo = new Uint8Array(await jpeg(40, 30));
+    const doc = new Uint8Array(pdf('client'));
+    const uploaded = await lb.media.upload(listing.id, [
+      new File([photo], 'front.jpg', { type: 'image/jpeg' }),
+      { data: doc, filename: 'plan.pdf' },
+    ]);
+    assert.equal(uploaded.lastResponse.status, 201);
+    assert.deepEqual(
+      uploaded.data.map((m) => [m.filename, m.kind, m.sha256, m.position]),
+      [
+        ['front.jpg', 'photo', sha256(photo), 1],
+        ['plan.pdf', 'document', sha256(doc), 2],
+      ],
+    );
+    const streamed = await lb.media.upload(listing.id, [
+      { data: new Blob([doc]).stream(), filename: 'web.pdf' },
+      { data: Readable.from([Buffer.from(doc)]), filename: 'node.pdf' },
+    ]);
+    assert.deepEqual(
+      streamed.data.map((m) => [m.filename, m.sha256]),
+      [
+        ['web.pdf', sha256(doc)],
+        ['node.pdf', sha256(doc)],
+      ],
+    );
+    const [front, plan] = uploaded.data as [(typeof uploaded.data)[0], (typeof uploaded.data)[0]];
+
+    const list = await lb.media.list(listing.id);
+    assert.deepEqual(
+      list.data.map((m) => m.filename),
+      ['front.jpg', 'plan.pdf', 'web.pdf', 'node.pdf'],
+    );
+    assert.equal((await lb.media.get(listing.id, front.id)).width, 40);
+    const captioned = await lb.media.update(listing.id, plan.id, { caption: 'Floor plan', hidden: true });
+    assert.deepEqual([captioned.caption, captioned.hidden], ['Floor plan', true]);
+
+    const order = list.data.map((m) => m.id).reverse();
+    const reordered = await lb.media.reorder(listing.id, order);
+    assert.deepEqual(
+      reordered.data.map((m) => m.id),
+      order,
+    );
+    await assert.rejects(lb.media.reorder(listing.id, order.slice(1)), ValidationError);
+
+    const content = await lb.media.download(listing.id, front.id);
+    assert.equal(content.status, 200);
+    assert.equal(sha256(new Uint8Array(await content.arrayBuffer())), sha256(photo));
+    const part = await lb.media.download(listing.id, front.id, { range: 'bytes=0-9' });
+    assert.equal(part.status, 206);
+    assert.equal((await part.arrayBuffer()).byteLength, 10);
+    const etag = content.headers.get('etag');
+    assert.ok(etag !== null);
+    const unchanged = await lb.media.download(listing.id, front.id, { ifNoneMatch: etag });
+    assert.equal(unchanged.status, 304);
+
+    // Variants are made in the background: until then the variant is not found.
+    await assert.rejects(lb.media.downloadVariant(listing.id, front.id, 'thumb'), NotFoundError);
+
+    await lb.media.delete(listing.id, plan.id);
+    await assert.rejects(lb.media.get(listing.id, plan.id), NotFoundError);
+  });
+
+  test('webhook endpoints and events: create, get, update, list, iterate, test, deliveries, retry, rotateSecret, delete', async () => {
+    const endpoint = await lb.webhookEndpoints.create({ url: receiver.url(), events: ['listing.updated'] });
+    assert.match(endpoint.secret, /^whsec_/);
+    assert.equal((await lb.webhookEndpoints.get(endpoint.id)).url, receiver.url());
+    const updated = await lb.webhookEndpoints.update(endpoint.id, { description: 'CRM' });
+    assert.equal(updated.description, 'CRM');
+    assert.deepEqual(
+      (await lb.webhookEndpoints.list()).data.map((e) => e.id),
+      [endpoint.id],
+    );
+    const ids: string[] = [];
+    for await (const e of lb.webhookEndpoints.iterate()) ids.push(e.id);
+    assert.deepEqual(ids, [endpoint.id]);
+
+    const testDelivery = await lb.webhookEndpoints.test(endpoint.id);
+    assert.equal(testDelivery.lastResponse.status, 202);
+    assert.equal(testDelivery.event_type, 'webhook.test');
+    await runner.drain();
+    const deliveries = await lb.webhookEndpoints.deliveries(endpoint.id, { status: 'succeeded' });
+    assert.deepEqual(
+      deliveries.data.map((d) => d.id),
+      [testDelivery.id],
+    );
+    const walked: string[] = [];
+    for await (const d of lb.webhookEndpoints.iterateDeliveries(endpoint.id)) walked.push(d.id);
+    assert.deepEqual(walked, [testDelivery.id]);
+    const retried = await lb.webhookEndpoints.retry(endpoint.id, testDelivery.id);
+    assert.equal(retried.id, testDelivery.id);
+
+    const rotated = await lb.webhookEndpoints.rotateSecret(endpoint.id);
+    assert.notEqual(rotated.secret, endpoint.secret);
+
+    const events = await lb.events.list({ type: 'listing.created' });
+    assert.ok(events.data.length >= 1);
+    const first = events.data[0]!;
+    assert.equal((await lb.events.get(first.id)).type, 'listing.created');
+    let count = 0;
+    for await (const e of lb.events.iterate({ type: 'listing.created' })) {
+      assert.equal(e.type, 'listing.created');
+      count += 1;
+    }
+    assert.equal(count, events.pagination.total);
+
+    await lb.webhookEndpoints.delete(endpoint.id);
+    await assert.rejects(lb.webhookEndpoints.get(endpoint.id), NotFoundError);
+  });
+
+  test('the OpenAPI document, and conditional GETs with the ETag the server sent', async () => {
+    const doc = await lb.openapi();
+    assert.equal(doc.openapi, '3.1.0');
+    const got = await lb.listings.get(listing.id);
+    const etag = got.lastResponse.etag;
+    assert.ok(etag !== null, 'every JSON GET carries an ETag (section 17)');
+    const again = await lb.listings.get(listing.id, { ifNoneMatch: etag });
+    assert.ok(again instanceof NotModified);
+    assert.equal(again.etag, etag);
+  });
+
+  test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {
+    const doc = (await lb.openapi()) as Record<string, unknown>;
+    const missing = documentOperations(doc)
+      .filter((op) => op.path.startsWith('/v1/') && !ELSEWHERE(op))
+      .filter((op) => !s.sent.some((sent) => matches(op, sent)))
+      .map((op) => `${op.id} (${op.method} ${op.path})`);
+    assert.deepEqual(missing, [], 'operations the client never called');
+  });
+});

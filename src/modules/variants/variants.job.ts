@@ -1,0 +1,203 @@
+// The `media.variants` job on the durable queue: makes a photo's thumb, large and mls variants
+// (variants/variants.images.ts does the image work) and records them. Every variant object is owned at all
+// times: by a cleanup-ledger lease while it is written, by its media_variants row once recorded
+// (the lease goes in the same transaction), so a crash leaves nothing the sweep does not remove.
+// Each making writes new keys; a remake replaces the rows and schedules the old keys' deletion.
+// The rows are recorded under the gallery's lock, then the photo's (the deletions' order), and
+// the job's lease and the keys' ledger lease are renewed while the photo is made
+// (VARIANT_LEASE_MS), so a slow photo is neither taken over by another node nor swept.
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import type { Log } from '../../lib/log.ts';
+import { withLocalFile } from '../../storage/local-file.ts';
+import { finishJob, renewLease, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
+import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
+import type { MediaCleanup } from '../media/media.cleanup.ts';
+import * as repo from '../media/media.repository.ts';
+import * as variantsRepo from './variants.repository.ts';
+import { mediaSerializer } from '../media/media.serializer.ts';
+import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
+import { recordEvents } from '../../mechanisms/events/events.entry.ts';
+import type { Executor } from '../../db/executor.ts';
+import { lockListing } from '../listings/listings.repository.ts';
+import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './variants.images.ts';
+
+/** A photo that will not make its variants ends `failed` after this many tries. */
+export const MAX_VARIANT_TRIES = 3;
+const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
+
+export function variantsHandler(
+  { db, clock, config, storage }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'>,
+  cleanup: MediaCleanup,
+  log: Log,
+): JobHandler {
+  const specs = variantSpecs(config.media.variants.mlsBox);
+  const leaseMs = config.media.variants.leaseMs;
+  const serialize = mediaSerializer(config.publicUrl);
+  const tmpDir = path.join(config.dataDir, 'tmp');
+  const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
+
+  /** Records the media's event (as its GET returns it now) and its count, in `trx`. */
+  async function announce(
+    trx: Executor,
+    mediaId: string,
+    type: 'media.variants_ready' | 'media.updated',
+  ): Promise<void> {
+    const row = await repo.findMediaById(trx, mediaId);
+    if (row === undefined) return;
+    const object = serialize(row, await repo.variantsOfMedia(trx, mediaId));
+    await addCounts(trx, row.account_id, await recordEvents(trx, row.account_id, [{ type, object }], clock.iso()));
+  }
+
+  /**
+   * Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. A remake
+   * of ready variants that fails leaves them ready and served: the failed try replaces nothing.
+   */
+  async function fail(job: ClaimedJob, mediaId: string, keys: string[], reason: string): Promise<void> {
+    const failed = await withJobOutcome(
+      db,
+      (trx) => finishJob(trx, job),
+      async (trx) => {
+        const changed = await variantsRepo.failVariants(trx, mediaId);
+        if (changed) await announce(trx, mediaId, 'media.updated');
+        return changed;
+      },
+    );
+    await cleanup.dueNow(keys);
+    await cleanup.purge(keys, log);
+    const details = { media_id: mediaId, attempts: job.attempts + 1, reason };
+    if (failed === false) log.warn(details, 'remaking photo variants failed; the previous ones are kept');
+    else log.warn(details, 'photo variants failed');
+  }
+
+  /**
+   * Renews the job's lease, and the ledger's lease on the keys being written, every quarter of a
+   * lease while the photo is made: a large photo on a slow node may take longer than one lease,
+   * and another node must not take the job over (and make it twice) nor a purge remove the bytes
+   * meanwhile. Stops renewing once the lease is lost. stop() waits for a renewal in flight, so
+   * nothing renews the ledger's lease after the job has recorded its outcome.
+   */
+  function heartbeat(job: ClaimedJob, keys: string[]): { stop(): Promise<void> } {
+    let inFlight: Promise<void> | undefined;
+    const timer = setInterval(
+      () => {
+        if (inFlight !== undefined) return;
+        inFlight = (async () => {
+          try {
+            if (await renewLease(db.kysely, job, clock.iso(leaseMs), clock.iso())) {
+              await cleanup.extendLease(keys, leaseMs);
+            } else {
+              clearInterval(timer);
+            }
+          } catch (err) {
+            // The database is unreachable: the next beat tries again, and the outcome is fenced.
+            log.warn({ err, job_id: job.id }, 'could not renew a variants job lease');
+          }
+        })().finally(() => (inFlight = undefined));
+      },
+      Math.max(1, Math.floor(leaseMs / 4)),
+    );
+    return {
+      async stop() {
+        clearInterval(timer);
+        await inFlight;
+      },
+    };
+  }
+
+  async function run(job: ClaimedJob): Promise<void> {
+    const photo = await variantsRepo.findPhotoForVariants(db.kysely, job.subject_id);
+    if (photo === undefined) {
+      // Deleted since it was uploaded: nothing to make.
+      await finishJob(db.kysely, job);
+      return;
+    }
+    const generation = randomBytes(6).toString('base64url');
+    const keyOf = (name: string): string => `${photo.storage_key}-${name}-${generation}`;
+    const keys = specs.map((s) => keyOf(s.name));
+    // The ledger first: no byte is written before a row accounts for it.
+    await cleanup.lease(keys, leaseMs);
+    const beat = heartbeat(job, keys);
+    let made: MadeVariant[];
+    try {
+      made = await withLocalFile(storage, photo.storage_key, tmpDir, (file) =>
+        makeVariants(file, specs, (name, body, contentType) => storage.put(keyOf(name), body, { contentType }), {
+          maxPixels: config.media.maxImagePixels,
+        }),
+      );
+    } catch (err) {
+      await beat.stop();
+      if (err instanceof VariantError) {
+        await fail(job, photo.id, keys, err.message);
+        return;
+      }
+      const reason = err instanceof Error ? err.message : String(err);
+      if (job.attempts + 1 >= MAX_VARIANT_TRIES) {
+        await fail(job, photo.id, keys, `gave up after ${MAX_VARIANT_TRIES} tries: ${reason}`);
+        return;
+      }
+      await retryJob(db.kysely, job, clock.iso(delay(job.attempts + 1)), reason.slice(0, 500), clock.iso());
+      await cleanup.dueNow(keys);
+      log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo variants will be retried');
+      return;
+    }
+    await beat.stop();
+    const now = clock.iso();
+    const outcome = await withJobOutcome(
+      db,
+      (trx) => finishJob(trx, job),
+      async (trx): Promise<{ gone: true } | { gone: false; replaced: string[] }> => {
+        // The gallery's lock, then the photo's: the order of a media or gallery deletion, which
+        // reads the keys it schedules under the gallery's lock. Taken before this transaction
+        // writes anything it reads, a deletion either committed first (the photo is gone) or
+        // waits, and then reads these variants' rows. Without the gallery's lock a gallery
+        // deletion could read its keys, then cascade away rows recorded here meanwhile.
+        const gallery = await lockListing(trx, db.dialect, photo.account_id, photo.listing_id);
+        const locked =
+          gallery === undefined ? undefined : await variantsRepo.lockPhotoForVariants(trx, db.dialect, photo.id);
+        if (locked === undefined) return { gone: true };
+        const old = await repo.deleteVariants(trx, photo.id);
+        await repo.insertVariants(
+          trx,
+          made.map((v) => ({
+            media_id: photo.id,
+            name: v.name,
+            account_id: photo.account_id,
+            listing_id: photo.listing_id,
+            storage_key: keyOf(v.name),
+            content_type: v.contentType,
+            width: v.width,
+            height: v.height,
+            size: v.size,
+            created_at: now,
+          })),
+        );
+        await repo.setVariantsStatus(trx, photo.id, 'ready');
+        await cleanup.release(trx, keys);
+        await cleanup.scheduleNow(trx, old);
+        // "Variants ready" happens here, and is announced in this transaction (section 15).
+        await announce(trx, photo.id, 'media.variants_ready');
+        return { gone: false, replaced: old };
+      },
+    );
+    if (outcome === undefined || outcome.gone) {
+      // The lease was lost (another node took the job over), or the photo was deleted while its
+      // variants were made: these bytes are nobody's, so they go now, not when their lease ends.
+      await cleanup.dueNow(keys);
+      await cleanup.purge(keys, log);
+      return;
+    }
+    await cleanup.purge(outcome.replaced, log);
+  }
+
+  return {
+    kind: 'media.variants',
+    concurrency: config.media.variants.concurrency,
+    batch: 1,
+    leaseMs,
+    startMarginMs: 0,
+    run,
+    faultDelayMs: (attempts) => delay(Math.min(attempts, RETRY_DELAYS_MS.length)),
+  };
+}

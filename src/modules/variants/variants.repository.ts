@@ -1,0 +1,148 @@
+// The SQL of photo variants beyond their rows (media.repository.ts): the photo read and locked by
+// its job, and the photos `lightbox media variants` and `lightbox doctor` queue again. These read
+// across accounts on purpose: they are the operator's, and act on every account's photos.
+import type { Dialect } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
+import { forUpdate } from '../../db/locking.ts';
+import type { MediaRow } from '../media/media.repository.ts';
+
+/** A photo for its variants job (the job carries the ids). */
+export async function findPhotoForVariants(db: Executor, mediaId: string): Promise<MediaRow | undefined> {
+  return db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo').executeTakeFirst();
+}
+
+/**
+ * A photo read to record or queue its variants, its row locked until the transaction ends: a
+ * deletion of the photo, which locks it too before reading its variants, cannot slip in between
+ * and cascade away rows whose bytes it never scheduled, and two remakes cannot both queue it.
+ *
+ * On SQLite the read is a write (an UPDATE that changes nothing), so a transaction that starts
+ * with it takes the database's write lock at once, waiting out the busy timeout. Read first, a
+ * transaction whose later write comes after another process's commit (the service recording a
+ * photo while `lightbox media variants` runs) fails at once with "database is locked".
+ */
+export async function lockPhotoForVariants(
+  db: Executor,
+  dialect: Dialect,
+  mediaId: string,
+): Promise<MediaRow | undefined> {
+  if (dialect === 'sqlite') {
+    return db
+      .updateTable('media')
+      .set((eb) => ({ id: eb.ref('id') }))
+      .where('id', '=', mediaId)
+      .where('kind', '=', 'photo')
+      .returningAll()
+      .executeTakeFirst();
+  }
+  return forUpdate(
+    dialect,
+    db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo'),
+  ).executeTakeFirst();
+}
+
+/** A photo's variants end failed, unless it has ready ones (a remake failed: they stay). */
+export async function failVariants(db: Executor, mediaId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('media')
+    .set({ variants_status: 'failed' })
+    .where('id', '=', mediaId)
+    .where('kind', '=', 'photo')
+    .where('variants_status', '<>', 'ready')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Photos whose variants match `which`, oldest first, a page at a time (`lightbox media variants`). */
+export async function photosForRemake(
+  db: Executor,
+  which: 'missing' | 'failed' | 'all',
+  after: string,
+  limit: number,
+): Promise<Pick<MediaRow, 'id' | 'account_id' | 'variants_status'>[]> {
+  let q = db
+    .selectFrom('media')
+    .select(['id', 'account_id', 'variants_status'])
+    .where('kind', '=', 'photo')
+    .where('id', '>', after);
+  if (which === 'failed') q = q.where('variants_status', '=', 'failed');
+  if (which === 'missing') q = q.where('variants_status', '<>', 'ready');
+  return q.orderBy('id').limit(limit).execute();
+}
+
+export type StalledPhoto = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'variants_status'> & {
+  /** How many variant rows it has. */
+  variants: number;
+};
+
+/**
+ * Photos whose variants nothing will make, a page at a time by id (`lightbox doctor`): with no
+ * job queued or running, pending (the job is lost) or ready without all `expected` variant rows.
+ * A job ends with the status and the rows in one transaction, so a photo in progress is never one.
+ */
+export async function stalledPhotosPage(
+  db: Executor,
+  expected: number,
+  after: string,
+  limit: number,
+): Promise<StalledPhoto[]> {
+  const rows = await db
+    .selectFrom('media')
+    .select((eb) => [
+      'media.id',
+      'media.account_id',
+      'media.listing_id',
+      'media.variants_status',
+      eb
+        .selectFrom('media_variants')
+        .select((v) => v.fn.countAll<number | string>().as('n'))
+        .whereRef('media_variants.media_id', '=', 'media.id')
+        .as('variants'),
+    ])
+    .where('media.kind', '=', 'photo')
+    .where('media.id', '>', after)
+    // A photo with a job queued or running is on its way.
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('jobs')
+            .select('jobs.id')
+            .where('jobs.kind', '=', 'media.variants')
+            .whereRef('jobs.subject_id', '=', 'media.id'),
+        ),
+      ),
+    )
+    .where((eb) =>
+      eb.or([
+        eb('media.variants_status', '=', 'pending'),
+        eb.and([
+          eb('media.variants_status', '=', 'ready'),
+          eb(
+            eb
+              .selectFrom('media_variants')
+              .select((v) => v.fn.countAll<number>().as('n'))
+              .whereRef('media_variants.media_id', '=', 'media.id'),
+            '<',
+            expected,
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('media.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, variants: Number(r.variants ?? 0) }));
+}
+
+/** Of these photos, those with a variants job queued or running. */
+export async function photosWithJobs(db: Executor, photoIds: readonly string[]): Promise<Set<string>> {
+  if (photoIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('jobs')
+    .select('subject_id')
+    .where('kind', '=', 'media.variants')
+    .where('subject_id', 'in', [...photoIds])
+    .execute();
+  return new Set(rows.map((r) => r.subject_id));
+}
