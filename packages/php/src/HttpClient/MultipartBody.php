@@ -32,16 +32,16 @@ final class MultipartBody
             throw new \RuntimeException('cannot open php://temp');
         }
         foreach ($this->files as $i => $file) {
-            $name = str_replace(['"', "\r", "\n"], ['%22', '', ''], $file->getPostFilename());
-            $type = $file->getMimeType() !== '' ? $file->getMimeType() : 'application/octet-stream';
+            $name = str_replace(['"', "\r", "\n"], ['%22', '', ''], (string) $file->postname);
+            $type = (string) $file->mime !== '' ? (string) $file->mime : 'application/octet-stream';
             fwrite($out, "--{$boundary}\r\nContent-Disposition: form-data; name=\"files[{$i}]\"; "
                 . "filename=\"{$name}\"\r\nContent-Type: {$type}\r\n\r\n");
             if ($file instanceof \CURLStringFile) {
                 fwrite($out, $file->data);
             } else {
-                $in = fopen($file->getFilename(), 'rb');
+                $in = fopen($file->name, 'rb');
                 if ($in === false) {
-                    throw new \RuntimeException('cannot read ' . $file->getFilename());
+                    throw new \RuntimeException('cannot read ' . $file->name);
                 }
                 stream_copy_to_stream($in, $out);
                 fclose($in);
