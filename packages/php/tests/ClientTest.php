@@ -28,7 +28,8 @@ final class ClientTest extends LiveTestCase
         self::assertSame('Sea view', $updated->description);
         self::assertSame('Sea view', $lb->listings->retrieve($gallery->id)->description);
 
-        $client = $lb->clients->create(['name' => 'Ana Buyer', 'email' => 'ana-' . bin2hex(random_bytes(3)) . '@example.com']);
+        $email = 'ana-' . bin2hex(random_bytes(3)) . '@example.com';
+        $client = $lb->clients->create(['name' => 'Ana Buyer', 'email' => $email]);
         self::assertStringStartsWith('cli_', $client->id);
         $assigned = $lb->clients->assign($client->id, $gallery->id, ['notify' => false]);
         self::assertSame($client->id, $assigned->client_id);
@@ -69,7 +70,8 @@ final class ClientTest extends LiveTestCase
         self::assertInstanceOf(NotModified::class, $again);
         self::assertSame(304, $again->getLastResponse()->status);
         $lb->listings->update($gallery->id, ['beds' => 2]);
-        self::assertInstanceOf(LightboxObject::class, $lb->listings->retrieve($gallery->id, ['if_none_match' => $etag]));
+        $changed = $lb->listings->retrieve($gallery->id, ['if_none_match' => $etag]);
+        self::assertInstanceOf(LightboxObject::class, $changed);
     }
 
     public function testTheKeyAndUrlComeFromTheEnvironment(): void

@@ -153,7 +153,11 @@ final class ExceptionsTest extends LiveTestCase
     {
         $server = TestServer::with(['RATE_LIMIT_PER_MINUTE' => '2']);
         try {
-            $lb = new LightboxClient(['api_key' => $server->apiKey, 'base_url' => $server->baseUrl, 'max_retries' => 0]);
+            $lb = new LightboxClient([
+                'api_key' => $server->apiKey,
+                'base_url' => $server->baseUrl,
+                'max_retries' => 0,
+            ]);
             $lb->listings->all();
             $lb->listings->all();
             $e = self::caught(RateLimitException::class, fn () => $lb->listings->all());
@@ -189,7 +193,11 @@ final class ExceptionsTest extends LiveTestCase
      */
     public function testServerErrorsAreRetriedThenThrown(): void
     {
-        foreach ([500 => ['internal_error', InternalServerException::class], 503 => ['unavailable', ServiceUnavailableException::class]] as $status => [$code, $class]) {
+        $cases = [
+            500 => ['internal_error', InternalServerException::class],
+            503 => ['unavailable', ServiceUnavailableException::class],
+        ];
+        foreach ($cases as $status => [$code, $class]) {
             $transport = new class ($status, $code) implements ClientInterface {
                 public int $calls = 0;
 
@@ -200,10 +208,11 @@ final class ExceptionsTest extends LiveTestCase
                 public function send(string $method, string $url, array $headers, mixed $body, array $options): Response
                 {
                     $this->calls++;
-                    return new Response($this->status, ['x-request-id' => 'req_' . $this->calls], json_encode(['error' => [
+                    $id = 'req_' . $this->calls;
+                    return new Response($this->status, ['x-request-id' => $id], json_encode(['error' => [
                         'code' => $this->code,
                         'message' => 'failed',
-                        'request_id' => 'req_' . $this->calls,
+                        'request_id' => $id,
                     ]]));
                 }
             };

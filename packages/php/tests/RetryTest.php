@@ -16,7 +16,8 @@ final class RetryTest extends LiveTestCase
             $direct = self::client();
             $before = $direct->clients->all(['limit' => 1])->pagination->total;
             $lb = self::client(['base_url' => 'http://127.0.0.1:' . $proxy->port]);
-            $client = $lb->clients->create(['name' => 'Retried', 'email' => 'retry-' . bin2hex(random_bytes(3)) . '@example.com']);
+            $email = 'retry-' . bin2hex(random_bytes(3)) . '@example.com';
+            $client = $lb->clients->create(['name' => 'Retried', 'email' => $email]);
             self::assertSame('true', $client->getLastResponse()?->header('idempotent-replayed'));
             self::assertSame(['POST /v1/clients dropped', 'POST /v1/clients passed'], $proxy->lines());
             self::assertSame($before + 1, $direct->clients->all(['limit' => 1])->pagination->total);

@@ -154,7 +154,8 @@ final class UploadTest extends LiveTestCase
             $peak = memory_get_peak_usage() - $before;
             $rss = getrusage()['ru_maxrss'];
             $line = sprintf(
-                "1 GiB upload: peak PHP memory +%.2f MiB over the %.2f MiB before (process max RSS %.1f MiB) in %.1f s\n",
+                "1 GiB upload: peak PHP memory +%.2f MiB over the %.2f MiB before"
+                    . " (process max RSS %.1f MiB) in %.1f s\n",
                 $peak / 1048576,
                 $before / 1048576,
                 $rss / 1024,

@@ -28,7 +28,8 @@ final class TestServer
         $this->port = self::freePort();
         $this->baseUrl = 'http://127.0.0.1:' . $this->port;
         $email = 'studio-' . bin2hex(random_bytes(4)) . '@example.com';
-        self::cli($this->fullEnv(), ['accounts', 'create', '--name', 'PHP Studio', '--email', $email], "php-tests-password\n");
+        $account = ['accounts', 'create', '--name', 'PHP Studio', '--email', $email];
+        self::cli($this->fullEnv(), $account, "php-tests-password\n");
         $this->apiKey = trim(self::cli($this->fullEnv(), ['keys', 'create', '--account', $email, '--name', 'php']));
         if ($readOnly) {
             $this->readOnlyKey = trim(self::cli(
@@ -91,7 +92,8 @@ final class TestServer
     private static function cli(array $env, array $args, string $stdin = ''): string
     {
         $cmd = array_merge([self::node(), 'bin/lightbox.js'], $args);
-        $proc = proc_open($cmd, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::root(), $env);
+        $io = [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']];
+        $proc = proc_open($cmd, $io, $pipes, self::root(), $env);
         if (!is_resource($proc)) {
             throw new \RuntimeException('cannot run the lightbox command');
         }
