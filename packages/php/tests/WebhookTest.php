@@ -53,7 +53,7 @@ final class WebhookTest extends LiveTestCase
             foreach ($delivery['headers'] as $name => $value) {
                 $upper[strtoupper($name)] = $value;
                 $server['HTTP_' . strtoupper(str_replace('-', '_', $name))] = $value;
-                $lists[$name] = [$value];
+                $lists[strtolower(str_replace('-', '_', $name))] = [$value]; // as WP_REST_Request::get_headers()
             }
             self::assertSame($event->id, Webhook::verify($delivery['body'], $upper, $endpoint->secret)->id);
             self::assertSame($event->id, Webhook::verify($delivery['body'], $server, $endpoint->secret)->id);
