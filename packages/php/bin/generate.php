@@ -47,6 +47,7 @@ const SERVICES = [
 const NAMES = [
     'getOpenApi' => ['client', 'openapi', true],
     'getAccount' => ['account', 'retrieve', false],
+    'deleteTestData' => ['account', 'deleteTestData', false],
     'listListings' => ['listings', 'all', false],
     'createListing' => ['listings', 'create', false],
     'getListing' => ['listings', 'retrieve', false],
