@@ -9,6 +9,7 @@ use Lightbox\Exception\AuthenticationException;
 use Lightbox\Exception\ConflictException;
 use Lightbox\Exception\ConnectionException;
 use Lightbox\Exception\ExceptionInterface;
+use Lightbox\Exception\FetchFailedException;
 use Lightbox\Exception\InternalServerException;
 use Lightbox\Exception\MethodNotAllowedException;
 use Lightbox\Exception\NotFoundException;
@@ -253,6 +254,22 @@ final class ExceptionsTest extends LiveTestCase
             self::assertSame('req_3', $e->getRequestId());
             self::assertSame($status, $e->getHttpStatus());
         }
+    }
+
+    public function testFetchFailedExceptionForMediaFromAUrl(): void
+    {
+        $lb = self::client();
+        $upload = $lb->openapi()['paths']['/v1/listings/{id}/media']['post']['requestBody']['content'] ?? [];
+        if (!isset($upload['application/json'])) {
+            self::markTestSkipped('the server does not take media from a URL yet (API section 21)');
+        }
+        $gallery = $lb->listings->create(['address' => '422 Fetch Road']);
+        $closed = 'http://127.0.0.1:' . TestServer::freePort() . '/photo.jpg';
+        self::assertFromServer(
+            self::caught(FetchFailedException::class, fn () => $lb->media->createFromUrl($gallery->id, $closed)),
+            422,
+            'fetch_failed'
+        );
     }
 
     public function testWebhookVerificationException(): void
