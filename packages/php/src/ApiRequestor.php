@@ -129,8 +129,21 @@ final class ApiRequestor
             $options['sink'] = $opts['sink'];
         }
         $url = $this->url($path, $query);
+        // A download into a sink starts each attempt where the first began (a cut one leaves bytes).
+        $sinkStart = null;
+        if (isset($options['sink'])) {
+            $meta = stream_get_meta_data($options['sink']);
+            $sinkStart = $meta['seekable'] ? ftell($options['sink']) : false;
+            if ($sinkStart === false) {
+                $maxRetries = 0;
+            }
+        }
 
         for ($attempt = 0;; $attempt++) {
+            if ($attempt > 0 && is_int($sinkStart)) {
+                ftruncate($options['sink'], $sinkStart);
+                fseek($options['sink'], $sinkStart);
+            }
             try {
                 $response = $this->http->send($method, $url, $all, $body, $options);
             } catch (ConnectionException | TimeoutException $e) {

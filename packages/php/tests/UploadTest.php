@@ -59,6 +59,30 @@ final class UploadTest extends LiveTestCase
         unlink($path);
     }
 
+    public function testADownloadCutHalfWayIsRetriedIntoTheSinkFromItsStart(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '5 Sink Street']);
+        $path = self::bigPng(1024 * 1024);
+        $media = $lb->media->upload($gallery->id, [$path])->data[0];
+        $proxy = Process::proxy(self::server()->port, 'cut-first-get-answer');
+        $sink = fopen('php://temp', 'w+b');
+        fwrite($sink, 'kept before');
+        try {
+            $viaProxy = self::client(['base_url' => 'http://127.0.0.1:' . $proxy->port]);
+            $response = $viaProxy->media->download($gallery->id, $media->id, ['sink' => $sink]);
+            self::assertSame(200, $response->status);
+            self::assertStringEndsWith('answer cut', $proxy->lines()[0]);
+            self::assertCount(2, $proxy->lines());
+        } finally {
+            $proxy->stop();
+        }
+        rewind($sink);
+        self::assertSame('kept before' . file_get_contents($path), stream_get_contents($sink));
+        fclose($sink);
+        unlink($path);
+    }
+
     public function testAResumableUploadCutInTheMiddleGoesOn(): void
     {
         $lb = self::client();

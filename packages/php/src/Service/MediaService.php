@@ -197,7 +197,8 @@ class MediaService extends Generated\AbstractMediaService
             $this->requestor()->resolve($uploadUrl),
             [],
             new StreamBody($stream, $offset, $length),
-            ($opts ?? []) + ['max_retries' => 0, 'timeout' => 0],
+            // One attempt: after a failure uploadResumable asks the server where it stands first.
+            ['max_retries' => 0] + ($opts ?? []) + ['timeout' => 0],
             [],
             self::TUS + ['upload-offset' => (string) $offset, 'content-type' => 'application/offset+octet-stream']
         );

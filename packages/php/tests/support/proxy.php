@@ -5,7 +5,8 @@
  *   php proxy.php LISTEN_PORT UPSTREAM_PORT MODE LOG
  * MODE `drop-first-post`: the first POST reaches the server, but its answer is dropped (the
  * connection closes with no byte sent back). MODE `cut-first-patch`: the first PATCH's body is
- * cut in the middle (both connections close). Every other request passes through unchanged, one
+ * cut in the middle (both connections close). MODE `cut-first-get-answer`: the first GET's answer
+ * stops half way (the connection closes). Every other request passes through unchanged, one
  * connection at a time (`Connection: close`). Each request is logged as `METHOD PATH ACTION`.
  */
 
@@ -81,6 +82,13 @@ while (true) {
     if (!$done && $mode === 'drop-first-post' && $method === 'POST') {
         $done = true;
         file_put_contents($log, "{$method} {$path} dropped\n", FILE_APPEND);
+        fclose($client);
+        continue;
+    }
+    if (!$done && $mode === 'cut-first-get-answer' && $method === 'GET') {
+        $done = true;
+        file_put_contents($log, "{$method} {$path} answer cut\n", FILE_APPEND);
+        fwrite($client, substr((string) $answer, 0, intdiv(strlen((string) $answer), 2)));
         fclose($client);
         continue;
     }
