@@ -74,13 +74,13 @@ final class UploadTest extends LiveTestCase
             self::assertSame(200, $response->status);
             self::assertStringEndsWith('answer cut', $proxy->lines()[0]);
             self::assertCount(2, $proxy->lines());
+            rewind($sink);
+            self::assertSame('kept before' . file_get_contents($path), stream_get_contents($sink));
         } finally {
             $proxy->stop();
+            fclose($sink);
+            unlink($path);
         }
-        rewind($sink);
-        self::assertSame('kept before' . file_get_contents($path), stream_get_contents($sink));
-        fclose($sink);
-        unlink($path);
     }
 
     public function testAResumableUploadCutInTheMiddleGoesOn(): void
@@ -101,15 +101,15 @@ final class UploadTest extends LiveTestCase
             self::assertContains('PATCH', array_map(fn ($l) => explode(' ', $l)[0], $proxy->lines()));
             self::assertStringEndsWith(' cut', $proxy->lines()[1]);
             self::assertContains('HEAD', array_map(fn ($l) => explode(' ', $l)[0], $proxy->lines()));
+            self::assertInstanceOf(LightboxObject::class, $media);
+            self::assertSame(hash_file('sha256', $path), $media->sha256);
+            self::assertSame(filesize($path), $media->size);
+            self::assertSame(basename($path), $media->filename);
+            self::assertSame([filesize($path), filesize($path)], end($progress));
         } finally {
             $proxy->stop();
+            unlink($path);
         }
-        self::assertInstanceOf(LightboxObject::class, $media);
-        self::assertSame(hash_file('sha256', $path), $media->sha256);
-        self::assertSame(filesize($path), $media->size);
-        self::assertSame(basename($path), $media->filename);
-        self::assertSame([filesize($path), filesize($path)], end($progress));
-        unlink($path);
     }
 
     public function testAnUploadLeftByAnEarlierProcessIsResumedFromItsUrl(): void

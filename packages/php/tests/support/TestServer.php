@@ -27,6 +27,16 @@ final class TestServer
         mkdir($this->dataDir, 0700, true);
         $this->port = self::freePort();
         $this->baseUrl = 'http://127.0.0.1:' . $this->port;
+        try {
+            $this->setUp($readOnly);
+        } catch (\Throwable $e) {
+            $this->stop();
+            throw $e;
+        }
+    }
+
+    private function setUp(bool $readOnly): void
+    {
         $email = 'studio-' . bin2hex(random_bytes(4)) . '@example.com';
         $account = ['accounts', 'create', '--name', 'PHP Studio', '--email', $email];
         self::cli($this->fullEnv(), $account, "php-tests-password\n");
