@@ -1,0 +1,133 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Lightbox\Tests;
+
+use Lightbox\Collection;
+use Lightbox\Exception\InvalidArgumentException;
+use Lightbox\LightboxClient;
+use Lightbox\LightboxObject;
+use Lightbox\NotModified;
+use Lightbox\Tests\Support\LiveTestCase;
+
+final class ClientTest extends LiveTestCase
+{
+    public function testGalleriesAndClientsWithPropertyAccess(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '12 Harbour Road', 'beds' => 3, 'status' => 'active']);
+        self::assertInstanceOf(LightboxObject::class, $gallery);
+        self::assertStringStartsWith('lst_', $gallery->id);
+        self::assertSame('12 Harbour Road', $gallery->address);
+        self::assertSame($gallery->id, $gallery['id']);
+        self::assertSame(201, $gallery->getLastResponse()?->status);
+        self::assertNotNull($gallery->getLastResponse()?->requestId());
+
+        $updated = $lb->listings->update($gallery->id, ['description' => 'Sea view']);
+        self::assertSame('Sea view', $updated->description);
+        self::assertSame('Sea view', $lb->listings->retrieve($gallery->id)->description);
+
+        $email = 'ana-' . bin2hex(random_bytes(3)) . '@example.com';
+        $client = $lb->clients->create(['name' => 'Ana Buyer', 'email' => $email]);
+        self::assertStringStartsWith('cli_', $client->id);
+        $assigned = $lb->clients->assign($client->id, $gallery->id, ['notify' => false]);
+        self::assertSame($client->id, $assigned->client_id);
+        self::assertInstanceOf(LightboxObject::class, $assigned->client_link);
+        self::assertSame(0, $assigned->client_link->views);
+        $withListings = $lb->clients->retrieve($client->id);
+        self::assertSame($gallery->id, $withListings->listings[0]->id);
+        $theirs = $lb->clients->allListings($client->id);
+        self::assertInstanceOf(Collection::class, $theirs);
+        self::assertCount(1, $theirs);
+
+        $relinked = $lb->listings->replaceClientLink($gallery->id);
+        self::assertNotSame($assigned->client_link->url, $relinked->client_link->url);
+        $notification = $lb->clients->notify($client->id, $gallery->id);
+        self::assertStringStartsWith('ntf_', $notification->id);
+        self::assertSame($notification->id, $lb->notifications->retrieve($notification->id)->id);
+        self::assertGreaterThanOrEqual(1, $lb->notifications->all()->pagination->total);
+
+        self::assertNull($lb->clients->unassign($client->id, $gallery->id));
+        self::assertNull($lb->clients->delete($client->id));
+        self::assertNull($lb->listings->delete($gallery->id));
+
+        $events = $lb->events->all(['type' => 'listing.created', 'limit' => 5]);
+        self::assertSame('listing.created', $events->data[0]->type);
+        self::assertSame($events->data[0]->id, $lb->events->retrieve($events->data[0]->id)->id);
+        self::assertSame(['data', 'pagination'], array_slice($events->keys(), 0, 2));
+        self::assertIsArray($events->toArray()['data']);
+    }
+
+    public function testConditionalGetAnswersNotModified(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '3 Mill Lane']);
+        $first = $lb->listings->retrieve($gallery->id);
+        $etag = $first->getLastResponse()?->header('etag');
+        self::assertNotNull($etag);
+        $again = $lb->listings->retrieve($gallery->id, ['if_none_match' => $etag]);
+        self::assertInstanceOf(NotModified::class, $again);
+        self::assertSame(304, $again->getLastResponse()->status);
+        $lb->listings->update($gallery->id, ['beds' => 2]);
+        $changed = $lb->listings->retrieve($gallery->id, ['if_none_match' => $etag]);
+        self::assertInstanceOf(LightboxObject::class, $changed);
+    }
+
+    public function testTheKeyAndUrlComeFromTheEnvironment(): void
+    {
+        putenv('LIGHTBOX_API_KEY=' . self::server()->apiKey);
+        putenv('LIGHTBOX_BASE_URL=' . self::server()->baseUrl);
+        try {
+            $lb = new LightboxClient();
+            self::assertInstanceOf(Collection::class, $lb->listings->all(['limit' => 1]));
+        } finally {
+            putenv('LIGHTBOX_API_KEY');
+            putenv('LIGHTBOX_BASE_URL');
+        }
+        $this->expectException(InvalidArgumentException::class);
+        new LightboxClient(['base_url' => self::server()->baseUrl]);
+    }
+
+    public function testAnyRequestAndTheOpenApiDocument(): void
+    {
+        $lb = self::client();
+        $page = $lb->request('GET', '/v1/listings', ['limit' => 2]);
+        self::assertInstanceOf(Collection::class, $page);
+        self::assertSame(2, $page->pagination->limit);
+        self::assertSame('3.1.0', $lb->openapi()['openapi']);
+    }
+
+    public function testObjectsAreReadOnly(): void
+    {
+        $gallery = self::client()->listings->create(['address' => '1 Read Only Row']);
+        $this->expectException(\LogicException::class);
+        $gallery->address = 'changed';
+    }
+
+    public function testAPsr18ClientCanSendInsteadOfCurl(): void
+    {
+        if (!is_file('/usr/share/php/GuzzleHttp/autoload.php')) {
+            self::markTestSkipped('needs php-guzzlehttp-guzzle (a PSR-18 client from Debian)');
+        }
+        require_once '/usr/share/php/GuzzleHttp/autoload.php';
+        $factory = new \GuzzleHttp\Psr7\HttpFactory();
+        $lb = self::client([
+            'http_client' => new \GuzzleHttp\Client(['http_errors' => false, 'allow_redirects' => false]),
+            'request_factory' => $factory,
+            'stream_factory' => $factory,
+        ]);
+        $gallery = $lb->listings->create(['address' => '18 Guzzle Street']);
+        self::assertSame('18 Guzzle Street', $lb->listings->retrieve($gallery->id)->address);
+        $path = self::tempFile(self::png());
+        try {
+            $media = $lb->media->upload($gallery->id, [$path, ['data' => self::png(), 'filename' => 'b.png']]);
+        } finally {
+            unlink($path);
+        }
+        self::assertCount(2, $media->data);
+        self::assertSame('image/png', $media->data[0]->content_type);
+        $this->expectException(\Lightbox\Exception\NotFoundException::class);
+        $lb->listings->retrieve('lst_nope');
+    }
+}

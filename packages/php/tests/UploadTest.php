@@ -1,0 +1,211 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Lightbox\Tests;
+
+use Lightbox\LightboxObject;
+use Lightbox\Tests\Support\LiveTestCase;
+use Lightbox\Tests\Support\Process;
+
+final class UploadTest extends LiveTestCase
+{
+    public function testUploadsFromPathsBytesAndStreamsAndDownloads(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '6 Upload Street']);
+        $path = self::tempFile(self::png());
+        $open = fopen($path, 'rb');
+        $memory = fopen('php://memory', 'w+b');
+        fwrite($memory, self::png());
+        rewind($memory);
+        try {
+            $answer = $lb->media->upload($gallery->id, [
+                $path,
+                ['data' => self::png(), 'filename' => 'bytes.png'],
+                $open,
+                ['file' => $memory, 'filename' => 'memory.png'],
+                new \SplFileInfo($path),
+            ]);
+        } finally {
+            fclose($open);
+            fclose($memory);
+        }
+        self::assertCount(5, $answer->data);
+        self::assertSame(
+            [basename($path), 'bytes.png', basename($path), 'memory.png', basename($path)],
+            array_map(fn ($m) => $m->filename, $answer->data)
+        );
+        foreach ($answer->data as $media) {
+            self::assertSame(hash('sha256', self::png()), $media->sha256);
+            self::assertSame('photo', $media->kind);
+        }
+        $first = $answer->data[0];
+        self::assertSame(self::png(), $lb->media->download($gallery->id, $first->id)->body);
+        $sink = tempnam(sys_get_temp_dir(), 'sink');
+        $response = $lb->media->download($gallery->id, $first->id, ['sink' => $sink]);
+        self::assertSame('', $response->body);
+        self::assertSame(self::png(), file_get_contents($sink));
+        unlink($sink);
+        self::assertSame(206, $lb->media->download($gallery->id, $first->id, ['range' => 'bytes=0-3'])->status);
+
+        $ids = array_map(fn ($m) => $m->id, $answer->data);
+        $reordered = $lb->media->reorder($gallery->id, array_reverse($ids));
+        self::assertSame(array_reverse($ids), array_map(fn ($m) => $m->id, $reordered->data));
+        $captioned = $lb->media->update($gallery->id, $first->id, ['caption' => 'Front']);
+        self::assertSame('Front', $captioned->caption);
+        self::assertCount(5, $lb->media->all($gallery->id));
+        self::assertNull($lb->media->delete($gallery->id, $first->id));
+        unlink($path);
+    }
+
+    public function testADownloadCutHalfWayIsRetriedIntoTheSinkFromItsStart(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '5 Sink Street']);
+        $path = self::bigPng(1024 * 1024);
+        $media = $lb->media->upload($gallery->id, [$path])->data[0];
+        $proxy = Process::proxy(self::server()->port, 'cut-first-get-answer');
+        $sink = fopen('php://temp', 'w+b');
+        fwrite($sink, 'kept before');
+        try {
+            $viaProxy = self::client(['base_url' => 'http://127.0.0.1:' . $proxy->port]);
+            $response = $viaProxy->media->download($gallery->id, $media->id, ['sink' => $sink]);
+            self::assertSame(200, $response->status);
+            self::assertStringEndsWith('answer cut', $proxy->lines()[0]);
+            self::assertCount(2, $proxy->lines());
+            rewind($sink);
+            self::assertSame('kept before' . file_get_contents($path), stream_get_contents($sink));
+        } finally {
+            $proxy->stop();
+            fclose($sink);
+            unlink($path);
+        }
+    }
+
+    public function testAResumableUploadCutInTheMiddleGoesOn(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '7 Resume Road']);
+        $path = self::bigPng(6 * 1024 * 1024);
+        $proxy = Process::proxy(self::server()->port, 'cut-first-patch');
+        try {
+            $viaProxy = self::client(['base_url' => 'http://127.0.0.1:' . $proxy->port]);
+            $progress = [];
+            $media = $viaProxy->media->uploadResumable($gallery->id, $path, [
+                'chunk_size' => 2 * 1024 * 1024,
+                'on_progress' => function (int $sent, int $total) use (&$progress): void {
+                    $progress[] = [$sent, $total];
+                },
+            ]);
+            self::assertContains('PATCH', array_map(fn ($l) => explode(' ', $l)[0], $proxy->lines()));
+            self::assertStringEndsWith(' cut', $proxy->lines()[1]);
+            self::assertContains('HEAD', array_map(fn ($l) => explode(' ', $l)[0], $proxy->lines()));
+            self::assertInstanceOf(LightboxObject::class, $media);
+            self::assertSame(hash_file('sha256', $path), $media->sha256);
+            self::assertSame(filesize($path), $media->size);
+            self::assertSame(basename($path), $media->filename);
+            self::assertSame([filesize($path), filesize($path)], end($progress));
+        } finally {
+            $proxy->stop();
+            unlink($path);
+        }
+    }
+
+    public function testAnUploadLeftByAnEarlierProcessIsResumedFromItsUrl(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '8 Restart Row']);
+        $path = self::bigPng(3 * 1024 * 1024);
+        $url = null;
+        try {
+            $lb->media->uploadResumable($gallery->id, $path, [
+                'chunk_size' => 1024 * 1024,
+                'on_upload_url' => function (string $u) use (&$url): void {
+                    $url = $u;
+                },
+                'on_progress' => function (int $sent): void {
+                    throw new \RuntimeException("the process died at {$sent}");
+                },
+            ]);
+            self::fail('the upload should have stopped');
+        } catch (\RuntimeException $e) {
+            self::assertSame('the process died at 1048576', $e->getMessage());
+        }
+        self::assertIsString($url);
+        self::assertSame(1024 * 1024, $lb->media->getUploadOffset($url)['offset']);
+        $progress = [];
+        $media = $lb->media->uploadResumable($gallery->id, $path, [
+            'upload_url' => $url,
+            'chunk_size' => 1024 * 1024,
+            'on_progress' => function (int $sent) use (&$progress): void {
+                $progress[] = $sent;
+            },
+        ]);
+        self::assertSame([1048576, 2097152, 3145728], $progress);
+        self::assertSame(hash_file('sha256', $path), $media->sha256);
+
+        $other = $lb->media->createUpload($gallery->id, 10, 'x.png');
+        $lb->media->abandonUpload($other);
+        $this->expectException(\Lightbox\Exception\NotFoundException::class);
+        try {
+            $lb->media->getUploadOffset($other);
+        } finally {
+            unlink($path);
+            self::assertSame('1.0.0', $lb->media->describeUploads($gallery->id)->header('tus-version'));
+        }
+    }
+
+    /**
+     * The brief's measure: a 1 GiB file uploaded from its path keeps PHP's memory flat (CURLFile
+     * streams it). Set LIGHTBOX_PHP_SKIP_LARGE=1 to leave it out on a small machine.
+     */
+    public function testAOneGibUploadFromAPathIsStreamed(): void
+    {
+        if (getenv('LIGHTBOX_PHP_SKIP_LARGE') === '1') {
+            self::markTestSkipped('LIGHTBOX_PHP_SKIP_LARGE=1');
+        }
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '1 GiB Boulevard']);
+        $path = self::bigPng(1 << 30);
+        try {
+            gc_collect_cycles();
+            memory_reset_peak_usage();
+            $before = memory_get_usage();
+            $started = microtime(true);
+            $answer = $lb->media->upload($gallery->id, [$path]);
+            $seconds = microtime(true) - $started;
+            $peak = memory_get_peak_usage() - $before;
+            $rss = getrusage()['ru_maxrss'];
+            $line = sprintf(
+                "1 GiB upload: peak PHP memory +%.2f MiB over the %.2f MiB before"
+                    . " (process max RSS %.1f MiB) in %.1f s\n",
+                $peak / 1048576,
+                $before / 1048576,
+                $rss / 1024,
+                $seconds
+            );
+            file_put_contents(sys_get_temp_dir() . '/lightbox-php-1gib.txt', $line);
+            fwrite(STDERR, $line);
+            self::assertSame(1 << 30, $answer->data[0]->size);
+            self::assertLessThan(8 * 1048576, $peak, $line);
+        } finally {
+            unlink($path);
+        }
+    }
+
+    /** A PNG of `$size` bytes: a real 1x1 image followed by zeros (sparse on disk, sniffed as PNG). */
+    private static function bigPng(int $size): string
+    {
+        $path = self::tempFile(self::png());
+        $f = fopen($path, 'r+b');
+        ftruncate($f, $size);
+        // Bytes that differ along the file, so an offset mistake changes the checksum.
+        for ($at = 1 << 16; $at < $size; $at += 1 << 20) {
+            fseek($f, $at);
+            fwrite($f, pack('N', $at));
+        }
+        fclose($f);
+        return $path;
+    }
+}
