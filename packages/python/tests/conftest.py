@@ -1,0 +1,86 @@
+"""One real Lightbox for the whole session (SQLite), with two studios and their keys.
+
+One database dialect is enough here: the library speaks HTTP and never sees the database; the
+server's own suites run every behaviour on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support import Server  # noqa: E402
+
+from lightbox import AsyncLightbox, Lightbox  # noqa: E402
+
+
+@dataclass
+class Keys:
+    url: str
+    full: str
+    read_only: str
+    other: str
+    """A full key of another studio (its own empty lists: exact counts)."""
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    srv = Server().start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="session")
+def keys(server: Server) -> Keys:
+    server.account("owner@harbour.example")
+    server.account("owner@other.example")
+    return Keys(
+        url=server.url,
+        full=server.key("owner@harbour.example"),
+        read_only=server.key("owner@harbour.example", "read_only"),
+        other=server.key("owner@other.example"),
+    )
+
+
+@pytest.fixture
+def lb(keys: Keys) -> Iterator[Lightbox]:
+    with Lightbox(api_key=keys.full, base_url=keys.url) as client:
+        yield client
+
+
+@pytest.fixture
+async def alb(keys: Keys) -> AsyncIterator[AsyncLightbox]:
+    async with AsyncLightbox(api_key=keys.full, base_url=keys.url) as client:
+        yield client
+
+
+@pytest.fixture
+def jpeg() -> bytes:
+    """A small real JPEG (64x48), made by the server's own sharp so no image library is needed here."""
+    return _JPEG
+
+
+def _make_jpeg() -> bytes:
+    import subprocess
+
+    from support import REPO, node_env
+
+    code = (
+        "const sharp=require('sharp');sharp({create:{width:64,height:48,channels:3,background:'#3a7'}})"
+        ".jpeg().toBuffer().then(b=>process.stdout.write(b))"
+    )
+    out = subprocess.run(["node", "-e", code], cwd=REPO, env=node_env({}), capture_output=True, check=True)
+    return out.stdout
+
+
+_JPEG = _make_jpeg() if os.environ.get("LIGHTBOX_NO_SHARP") is None else b""
