@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,14 +43,14 @@ def server() -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def keys(server: Server) -> Keys:
-    server.account("owner@harbour.example")
-    server.account("owner@other.example")
-    return Keys(
-        url=server.url,
-        full=server.key("owner@harbour.example"),
-        read_only=server.key("owner@harbour.example", "read_only"),
-        other=server.key("owner@other.example"),
-    )
+    # Each CLI call starts node: run them side by side.
+    with ThreadPoolExecutor(3) as pool:
+        list(pool.map(server.account, ["owner@harbour.example", "owner@other.example"]))
+        full, read_only, other = pool.map(
+            lambda args: server.key(*args),
+            [("owner@harbour.example", "full"), ("owner@harbour.example", "read_only"), ("owner@other.example", "full")],
+        )
+    return Keys(url=server.url, full=full, read_only=read_only, other=other)
 
 
 @pytest.fixture
