@@ -173,7 +173,7 @@ class SyncHTTP(_Base):
         all_headers = self.headers(method, options, headers)
         max_retries = self.attempts(options, replayable)
         timeout = self.attempt_timeout(options)
-        url, params = self.url(path), _query(query)
+        url, params = self.url(path), _query({**(query or {}), **(options or {}).get("extra_query", {})})
         attempt = 0
         while True:
             try:
@@ -320,7 +320,7 @@ class AsyncHTTP(_Base):
         all_headers = self.headers(method, options, headers)
         max_retries = self.attempts(options, replayable)
         timeout = self.attempt_timeout(options)
-        url, params = self.url(path), _query(query)
+        url, params = self.url(path), _query({**(query or {}), **(options or {}).get("extra_query", {})})
         attempt = 0
         while True:
             try:

@@ -87,6 +87,8 @@ class RequestOptions(TypedDict, total=False):
     """For POSTs: the Idempotency-Key (one is generated when absent)."""
     headers: Mapping[str, str]
     """Extra request headers."""
+    extra_query: Mapping[str, Any]
+    """Extra query parameters (e.g. a filter newer than this version of the library); None values are left out."""
 
 
 def _convert_unknown(value: Any) -> Any:

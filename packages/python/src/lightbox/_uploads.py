@@ -41,7 +41,7 @@ FileData = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes
 """What a file's bytes can be given as."""
 FileInput = Union[FileData, tuple[str, FileData]]
 """A file to upload: its data, or a ``(filename, data)`` pair."""
-ProgressCallback = Callable[[int, int], None]
+ProgressCallback = Callable[[int, int], object]
 
 
 @dataclass
@@ -242,7 +242,7 @@ def upload_resumable(
     chunk_size: int,
     on_progress: ProgressCallback | None,
     upload_url: str | None,
-    on_upload_url: Callable[[str], None] | None,
+    on_upload_url: Callable[[str], object] | None,
     options: RequestOptions | None,
 ) -> Media:
     if chunk_size <= 0:
@@ -316,7 +316,7 @@ async def upload_resumable_async(
     chunk_size: int,
     on_progress: ProgressCallback | None,
     upload_url: str | None,
-    on_upload_url: Callable[[str], None] | None,
+    on_upload_url: Callable[[str], object] | None,
     options: RequestOptions | None,
 ) -> Media:
     if chunk_size <= 0:

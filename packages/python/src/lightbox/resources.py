@@ -98,7 +98,7 @@ class Media(MediaResource):
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         on_progress: ProgressCallback | None = None,
         upload_url: str | None = None,
-        on_upload_url: Callable[[str], None] | None = None,
+        on_upload_url: Callable[[str], object] | None = None,
         request_options: RequestOptions | None = None,
     ) -> MediaObject:
         """Uploads one file over tus 1.0, resuming after cut connections; answers the media made.
@@ -227,7 +227,7 @@ class AsyncMedia(AsyncMediaResource):
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         on_progress: ProgressCallback | None = None,
         upload_url: str | None = None,
-        on_upload_url: Callable[[str], None] | None = None,
+        on_upload_url: Callable[[str], object] | None = None,
         request_options: RequestOptions | None = None,
     ) -> MediaObject:
         """Uploads one file over tus 1.0, resuming after cut connections; answers the media made."""
