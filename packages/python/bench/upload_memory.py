@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The client's memory and speed on a big upload, against curl on the same file.
+
+Starts a real Lightbox (SQLite, local disk, a temporary data directory), writes a file of SIZE
+bytes (default 1 GiB: an MP4 header, then zeros), and uploads it to a gallery from a child
+process each time, so each run's peak RSS (getrusage of the child) is its own:
+
+- ``baseline``: the child imports lightbox and lists galleries (the interpreter + httpx floor);
+- ``multipart``: ``lb.media.upload(gallery, [path])``, one streamed request;
+- ``resumable``: ``lb.media.upload_resumable(gallery, path)``, tus in 8 MiB PATCHes;
+- ``curl``: ``curl -F files=@path`` to the same endpoint.
+
+    /usr/bin/python3 packages/python/bench/upload_memory.py [SIZE_MIB]
+
+Run it on purpose (it moves gigabytes); CI does not.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support import Server  # noqa: E402
+
+MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+
+CHILD = """
+import sys, time
+sys.path.insert(0, {src!r})
+from lightbox import Lightbox
+lb = Lightbox(api_key={key!r}, base_url={url!r}, timeout=600)
+started = time.monotonic()
+if {mode!r} == "baseline":
+    lb.listings.list()
+elif {mode!r} == "multipart":
+    (m,) = lb.media.upload({gallery!r}, [{path!r}])
+    assert m.size == {size}, m.size
+else:
+    m = lb.media.upload_resumable({gallery!r}, {path!r}, chunk_size=8 * 1024 * 1024)
+    assert m.size == {size}, m.size
+print(time.monotonic() - started)
+"""
+
+
+def child_run(argv: list[str]) -> tuple[float, float, str]:
+    """Runs argv to completion: (wall seconds, its peak RSS in MiB, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: run the small ones first.
+    return wall, max(peak, before) / 1024, done.stdout
+
+
+def main() -> int:
+    size = int(sys.argv[1]) * 1024 * 1024 if len(sys.argv) > 1 else 1024 * 1024 * 1024
+    server = Server(env={"MEDIA_MAX_FILE_BYTES": str(4 * 1024**3)}).start()
+    try:
+        server.account("bench@example.example")
+        key = server.key("bench@example.example")
+        with tempfile.TemporaryDirectory() as work:
+            path = os.path.join(work, "big.mp4")
+            with open(path, "wb") as out:
+                out.write(MP4)
+                block = bytes(8 * 1024 * 1024)
+                left = size - len(MP4)
+                while left > 0:
+                    left -= out.write(block[: min(left, len(block))])
+            from lightbox import Lightbox
+
+            lb = Lightbox(api_key=key, base_url=server.url)
+            rows = []
+            for mode in ("baseline", "multipart", "resumable"):
+                gallery = lb.listings.create(address=f"bench {mode}").id
+                code = CHILD.format(
+                    src=str(ROOT / "src"), key=key, url=server.url, mode=mode, gallery=gallery, path=path, size=size
+                )
+                wall, rss, out = child_run([sys.executable, "-c", code])
+                upload_seconds = float(out.strip().splitlines()[-1])
+                rows.append((mode, rss, upload_seconds))
+                print(f"{mode:10s} peak RSS {rss:7.1f} MiB  {upload_seconds:7.2f} s", flush=True)
+            gallery = lb.listings.create(address="bench curl").id
+            curl = [
+                "curl", "-sS", "-f", "-o", "/dev/null", "-H", f"Authorization: Bearer {key}",
+                "-F", f"files=@{path}", f"{server.url}/v1/listings/{gallery}/media",
+            ]
+            wall, rss, _ = child_run(curl)
+            rows.append(("curl", rss, wall))
+            print(f"{'curl':10s} peak RSS {rss:7.1f} MiB  {wall:7.2f} s  (RSS: the largest child so far)")
+            mib = size / 1024 / 1024
+            print(f"\n| {mib:.0f} MiB upload | client peak RSS | seconds | MiB/s |")
+            print("| --- | --- | --- | --- |")
+            for mode, rss, seconds in rows:
+                speed = "" if mode == "baseline" else f"{mib / seconds:.0f}"
+                print(f"| {mode} | {rss:.0f} MiB | {seconds:.1f} | {speed} |")
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
