@@ -361,7 +361,7 @@ class Generator:
         doc = f'        """{summary} (``{entry["method"]} {path}``, {op_id})."""'
         define = "async def" if is_async else "def"
         wait = "await " if is_async else ""
-        sig_head = ", ".join(args + (["*"] if kwargs or True else []))
+        sig_head = ", ".join([*args, "*"])  # request_options at least is keyword-only
 
         def signature(extra: list[str], returns: str) -> str:
             params = ", ".join([sig_head, *kwargs, *extra, options])
@@ -459,9 +459,7 @@ class Generator:
             + "]\n",
             "\n\n".join(classes),
         ]
-        # Silence the unused imports a document without such fields would leave.
         text = "\n\n".join(part.rstrip("\n") for part in out) + "\n"
-        text += "\n\n_ = (Any, Literal, Mapping, Sequence, NOT_GIVEN, NotGiven, NotModified, overload)\n"
         return text, {r: [m for m, _ in ms] for r, ms in grouped.items()}
 
 

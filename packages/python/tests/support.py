@@ -246,3 +246,24 @@ class Receiver:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class Canned:
+    """A loopback HTTP server answering canned responses in order (for statuses a healthy
+    Lightbox does not give on demand: 429, 500, 503)."""
+
+    def __init__(self, answers: list[bytes]) -> None:
+        self.answers = answers
+        self.requests: list[bytes] = []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self) -> None:
+        for answer in self.answers:
+            conn, _ = self.sock.accept()
+            self.requests.append(conn.recv(65536))
+            conn.sendall(answer)
+            conn.close()

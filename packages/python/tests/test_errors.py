@@ -11,6 +11,7 @@ import pytest
 import lightbox
 from lightbox import Lightbox
 from conftest import Keys
+from support import Canned
 
 
 def test_validation_error_names_the_field(lb: Lightbox) -> None:
@@ -114,27 +115,6 @@ def _closed_port() -> int:
     return port
 
 
-class _Canned:
-    """A loopback HTTP server answering canned responses in order (for statuses a healthy
-    Lightbox does not give on demand: 429, 500, 503)."""
-
-    def __init__(self, answers: list[bytes]) -> None:
-        self.answers = answers
-        self.requests: list[bytes] = []
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self.run, daemon=True).start()
-
-    def run(self) -> None:
-        for answer in self.answers:
-            conn, _ = self.sock.accept()
-            self.requests.append(conn.recv(65536))
-            conn.sendall(answer)
-            conn.close()
-
-
 def _answer(status: int, code: str, extra: str = "") -> bytes:
     body = f'{{"error":{{"code":"{code}","message":"m {status}","request_id":"req_{status}"}}}}'
     return (
@@ -146,7 +126,7 @@ def _answer(status: int, code: str, extra: str = "") -> bytes:
 def test_rate_limit_and_server_errors_are_retried_honouring_retry_after() -> None:
     body = '{"data":[],"pagination":{"page":1,"limit":20,"total":0}}'
     ok = f"HTTP/1.1 200 OK\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n{body}".encode()
-    canned = _Canned([_answer(429, "rate_limited", "retry-after: 1\r\n"), _answer(503, "unavailable"), ok])
+    canned = Canned([_answer(429, "rate_limited", "retry-after: 1\r\n"), _answer(503, "unavailable"), ok])
     with Lightbox(api_key="lbx_x", base_url=canned.url, max_retries=2) as lb:
         lb._http.random = lambda: 0.0
         started = time.monotonic()
@@ -156,21 +136,21 @@ def test_rate_limit_and_server_errors_are_retried_honouring_retry_after() -> Non
 
 
 def test_final_errors_after_retries_carry_their_class() -> None:
-    canned = _Canned([_answer(429, "rate_limited", "retry-after: 120\r\n")])
+    canned = Canned([_answer(429, "rate_limited", "retry-after: 120\r\n")])
     with Lightbox(api_key="lbx_x", base_url=canned.url, max_retries=2) as lb:
         with pytest.raises(lightbox.RateLimitError) as rl:
             lb.listings.list()  # a wait over a minute is not waited for
     assert rl.value.retry_after == 120 and rl.value.request_id == "req_429"
 
-    canned = _Canned([_answer(500, "internal_error")])
+    canned = Canned([_answer(500, "internal_error")])
     with Lightbox(api_key="lbx_x", base_url=canned.url, max_retries=0) as lb:
         with pytest.raises(lightbox.InternalServerError):
             lb.listings.list()
-    canned = _Canned([_answer(503, "unavailable")])
+    canned = Canned([_answer(503, "unavailable")])
     with Lightbox(api_key="lbx_x", base_url=canned.url, max_retries=0) as lb:
         with pytest.raises(lightbox.ServiceUnavailableError):
             lb.listings.list()
-    canned = _Canned([_answer(418, "teapot")])
+    canned = Canned([_answer(418, "teapot")])
     with Lightbox(api_key="lbx_x", base_url=canned.url, max_retries=0) as lb:
         with pytest.raises(lightbox.LightboxError) as other:
             lb.listings.list()

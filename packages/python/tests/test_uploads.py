@@ -163,3 +163,36 @@ def test_a_file_that_cannot_seek_is_sent_once(lb: Lightbox, jpeg: bytes) -> None
     with os.fdopen(read_end, "rb") as pipe:
         (media,) = lb.media.upload(gallery.id, [("piped.jpg", pipe)])
     assert media.size == len(jpeg)
+
+
+def test_upload_from_url(lb: Lightbox, jpeg: bytes) -> None:
+    """Section 21: the server fetches the file. Runs once the server's document offers it."""
+    import http.server
+    import threading
+
+    content = lb.openapi()["paths"]["/v1/listings/{id}/media"]["post"]["requestBody"]["content"]
+    if "application/json" not in content:
+        pytest.skip("this server has no media from a URL yet (contract section 21)")
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-length", str(len(jpeg)))
+            self.end_headers()
+            self.wfile.write(jpeg)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    origin = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=origin.serve_forever, daemon=True).start()
+    try:
+        gallery = lb.listings.create(address="1 Fetched Photo")
+        url = f"http://127.0.0.1:{origin.server_address[1]}/photos/porch.jpg"
+        (media,) = lb.media.upload_from_url(gallery.id, url)
+        assert media.filename == "porch.jpg" and media.sha256 == hashlib.sha256(jpeg).hexdigest()
+        (named,) = lb.media.upload_from_url(gallery.id, url, filename="front.jpg")
+        assert named.filename == "front.jpg"
+    finally:
+        origin.shutdown()
+        origin.server_close()

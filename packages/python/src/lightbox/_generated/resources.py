@@ -480,6 +480,3 @@ class AsyncGeneratedResources:
         self.media = AsyncMediaResource(http)
         self.notifications = AsyncNotificationsResource(http)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(http)
-
-
-_ = (Any, Literal, Mapping, Sequence, NOT_GIVEN, NotGiven, NotModified, overload)
