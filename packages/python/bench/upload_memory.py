@@ -62,6 +62,19 @@ def _hwm(pid: int) -> int | None:
     return None
 
 
+def _cpu(pid: int) -> float | None:
+    """User + system CPU seconds the process has used so far (/proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+CPU: dict[str, float] = {}
+
+
 def child_run(argv: list[str]) -> tuple[float, float, str]:
     """Runs argv to completion: (wall seconds, its peak RSS in MiB, stdout).
 
@@ -71,9 +84,12 @@ def child_run(argv: list[str]) -> tuple[float, float, str]:
     peak = 0
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(argv, stdout=out, stderr=err)
+        cpu = 0.0
         while process.poll() is None:
             peak = max(peak, _hwm(process.pid) or 0)
+            cpu = max(cpu, _cpu(process.pid) or 0.0)
             time.sleep(0.02)
+        CPU[argv[0]] = cpu
         wall = time.monotonic() - started
         if process.returncode != 0:
             err.seek(0)
@@ -107,22 +123,22 @@ def main() -> int:
                 )
                 wall, rss, out = child_run([sys.executable, "-c", code])
                 upload_seconds = float(out.strip().splitlines()[-1])
-                rows.append((mode, rss, upload_seconds))
-                print(f"{mode:10s} peak RSS {rss:7.1f} MiB  {upload_seconds:7.2f} s", flush=True)
+                rows.append((mode, rss, upload_seconds, CPU[sys.executable]))
+                print(f"{mode:10s} peak RSS {rss:7.1f} MiB  {upload_seconds:7.2f} s  CPU {CPU[sys.executable]:.1f} s", flush=True)
             gallery = lb.listings.create(address="bench curl").id
             curl = [
                 "curl", "-sS", "-f", "-o", "/dev/null", "-H", f"Authorization: Bearer {key}",
                 "-F", f"files=@{path}", f"{server.url}/v1/listings/{gallery}/media",
             ]
             wall, rss, _ = child_run(curl)
-            rows.append(("curl", rss, wall))
-            print(f"{'curl':10s} peak RSS {rss:7.1f} MiB  {wall:7.2f} s")
+            rows.append(("curl", rss, wall, CPU["curl"]))
+            print(f"{'curl':10s} peak RSS {rss:7.1f} MiB  {wall:7.2f} s  CPU {CPU['curl']:.1f} s")
             mib = size / 1024 / 1024
-            print(f"\n| {mib:.0f} MiB upload | client peak RSS | seconds | MiB/s |")
-            print("| --- | --- | --- | --- |")
-            for mode, rss, seconds in rows:
+            print(f"\n| {mib:.0f} MiB upload | client peak RSS | seconds | MiB/s | client CPU s |")
+            print("| --- | --- | --- | --- | --- |")
+            for mode, rss, seconds, cpu in rows:
                 speed = "" if mode == "baseline" else f"{mib / seconds:.0f}"
-                print(f"| {mode} | {rss:.0f} MiB | {seconds:.1f} | {speed} |")
+                print(f"| {mode} | {rss:.0f} MiB | {seconds:.1f} | {speed} | {cpu:.1f} |")
     finally:
         server.stop()
     return 0
