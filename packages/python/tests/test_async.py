@@ -72,3 +72,20 @@ async def test_async_connection_error() -> None:
     async with AsyncLightbox(api_key="lbx_x", base_url="http://127.0.0.1:9", max_retries=0) as alb:
         with pytest.raises(lightbox.ConnectionError):
             await alb.events.list()
+
+
+async def test_async_resumable_upload_cut_and_resumed(keys: Keys, server: Server, tmp_path: Path) -> None:
+    relay = Relay(server.port)
+    data = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + os.urandom(800_000)
+    video = tmp_path / "cut.mp4"
+    video.write_bytes(data)
+    try:
+        async with AsyncLightbox(api_key=keys.full, base_url=relay.url) as alb:
+            alb._http.random = lambda: 0.0
+            gallery = await alb.listings.create(address="1 Async Cut")
+            relay.cut_request = (b"PATCH ", 150_000)
+            media = await alb.media.upload_resumable(gallery.id, video, chunk_size=300_000)
+        assert relay.cut == 1
+        assert media.sha256 == hashlib.sha256(data).hexdigest()
+    finally:
+        relay.close()

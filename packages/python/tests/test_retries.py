@@ -44,3 +44,18 @@ def test_a_given_idempotency_key_replays(lb: Lightbox) -> None:
     assert again.id == first.id
     with pytest.raises(lightbox.ConflictError):
         lb.listings.create(address="2 Other Rd", request_options={"idempotency_key": "py-replay-1"})
+
+
+def test_a_retried_upload_from_a_path_makes_one_media(keys: Keys, relay: Relay, jpeg: bytes, tmp_path: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    path = tmp_path / "retried.jpg"
+    path.write_bytes(jpeg)
+    with Lightbox(api_key=keys.full, base_url=relay.url) as lb:
+        lb._http.random = lambda: 0.0
+        gallery = lb.listings.create(address="1 Retried Upload")
+        relay.drop_response_to = f"POST /v1/listings/{gallery.id}/media ".encode()
+        (media,) = lb.media.upload(gallery.id, [path])
+        assert relay.dropped == 1
+        assert [m.id for m in lb.media.list(gallery.id)] == [media.id]
