@@ -1,0 +1,1 @@
+"""Code generated from the OpenAPI document by scripts/generate.py."""

@@ -1,0 +1,91 @@
+"""AsyncLightbox: the same surface with await and async for."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+import lightbox
+from lightbox import AsyncLightbox, AsyncPage, NotModified
+from conftest import Keys
+from support import Relay, Server
+
+
+async def test_crud_pages_and_conditional_gets(alb: AsyncLightbox) -> None:
+    made = await asyncio.gather(*(alb.listings.create(address=f"{n} Async Ave", status="archived") for n in range(25)))
+    page = await alb.listings.list(status="archived", limit=10)
+    assert isinstance(page, AsyncPage) and len(page.data) == 10
+    seen = [g.id async for g in page]
+    assert {g.id for g in made} <= set(seen) and len(seen) == len(set(seen))
+
+    gallery = await alb.listings.get(made[0].id)
+    assert gallery.last_response is not None and gallery.last_response.etag
+    assert isinstance(await alb.listings.get(gallery.id, if_none_match=gallery.last_response.etag), NotModified)
+    updated = await alb.listings.update(gallery.id, beds=2)
+    assert updated.beds == 2
+    await alb.listings.delete(gallery.id)
+    with pytest.raises(lightbox.NotFoundError):
+        await alb.listings.get(gallery.id)
+    with pytest.raises(lightbox.ValidationError) as caught:
+        await alb.clients.create(name="", email="not-an-email")
+    assert {d["field"] for d in caught.value.details} >= {"name"}
+
+
+async def test_async_uploads(alb: AsyncLightbox, jpeg: bytes, tmp_path: Path) -> None:
+    gallery = await alb.listings.create(address="1 Async Upload")
+    path = tmp_path / "a.jpg"
+    path.write_bytes(jpeg)
+    made = await alb.media.upload(gallery.id, [path, ("b.jpg", jpeg)])
+    assert [m.filename for m in made] == ["a.jpg", "b.jpg"]
+    assert await alb.media.download(gallery.id, made[0].id) == jpeg
+
+    data = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + os.urandom(500_000)
+    video = tmp_path / "v.mp4"
+    video.write_bytes(data)
+    progress: list[int] = []
+    media = await alb.media.upload_resumable(
+        gallery.id, video, chunk_size=200_000, on_progress=lambda s, t: progress.append(s)
+    )
+    assert media.sha256 == hashlib.sha256(data).hexdigest() and progress[-1] == len(data)
+    assert len(progress) == 3
+
+
+async def test_async_retried_post_makes_one_resource(keys: Keys, server: Server) -> None:
+    relay = Relay(server.port)
+    relay.drop_response_to = b"POST /v1/clients "
+    try:
+        async with AsyncLightbox(api_key=keys.full, base_url=relay.url) as alb:
+            alb._http.random = lambda: 0.0
+            client = await alb.clients.create(name="Async Once", email="async.once@example.com")
+            assert relay.dropped == 1
+            found = [c.id async for c in await alb.clients.list(search="async.once@")]
+            assert found == [client.id]
+    finally:
+        relay.close()
+
+
+async def test_async_connection_error() -> None:
+    async with AsyncLightbox(api_key="lbx_x", base_url="http://127.0.0.1:9", max_retries=0) as alb:
+        with pytest.raises(lightbox.ConnectionError):
+            await alb.events.list()
+
+
+async def test_async_resumable_upload_cut_and_resumed(keys: Keys, server: Server, tmp_path: Path) -> None:
+    relay = Relay(server.port)
+    data = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + os.urandom(800_000)
+    video = tmp_path / "cut.mp4"
+    video.write_bytes(data)
+    try:
+        async with AsyncLightbox(api_key=keys.full, base_url=relay.url) as alb:
+            alb._http.random = lambda: 0.0
+            gallery = await alb.listings.create(address="1 Async Cut")
+            relay.cut_request = (b"PATCH ", 150_000)
+            media = await alb.media.upload_resumable(gallery.id, video, chunk_size=300_000)
+        assert relay.cut == 1
+        assert media.sha256 == hashlib.sha256(data).hexdigest()
+    finally:
+        relay.close()

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from lightbox import Lightbox, SyncPage
+from conftest import Keys
+
+
+def test_iterating_a_page_walks_all_250_items(keys: Keys) -> None:
+    with Lightbox(api_key=keys.other, base_url=keys.url) as lb:
+        before = lb.listings.list(limit=1).pagination.total
+        made = [lb.listings.create(address=f"{n} Pagination St", status="active").id for n in range(250)]
+        lb.listings.create(address="Draft only")  # filtered out below
+
+        page = lb.listings.list(status="active", limit=100)
+        assert isinstance(page, SyncPage) and len(page.data) == 100
+        assert page.pagination.total == 250 + before or page.pagination.total >= 250
+        seen = [g.id for g in page]
+        assert len(seen) == len(set(seen)), "an item was seen twice"
+        assert set(made) <= set(seen)
+        assert all(g.status == "active" for g in lb.listings.list(status="active", limit=100))
+        # Newest first, stable across pages.
+        assert [g for g in seen if g in set(made)] == list(reversed(made))
+
+        pages = list(lb.listings.list(status="active", limit=100).iter_pages())
+        assert [len(p.data) for p in pages][:3] == [100, 100, 50] or sum(len(p.data) for p in pages) >= 250
+
+        # A later page keeps the filters and the limit.
+        second = page.next_page()
+        assert second is not None and second.pagination.page == 2 and len(second.data) == 100
+
+
+def test_a_whole_list_is_one_page(lb: Lightbox) -> None:
+    gallery = lb.listings.create(address="1 Empty Gallery")
+    page = lb.media.list(gallery.id)
+    assert page.data == [] and list(page) == [] and not page.has_next_page()
+
+
+def _json(body: str) -> bytes:
+    return (
+        f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        f"connection: close\r\n\r\n{body}"
+    ).encode()
+
+
+def _item(n: int) -> str:
+    return (
+        f'{{"id":"lst_{n}","address":"{n} Cursor Rd","beds":null,"baths":null,"sqft":null,'
+        f'"status":"active","client_id":null,"created_at":"2026-11-27T10:00:00.000Z"}}'
+    )
+
+
+def test_the_walk_follows_next_cursor_when_the_server_sends_it() -> None:
+    """Section 19 servers page by cursor: the next request carries `cursor` (and no `page`)."""
+    from support import Canned
+
+    canned = Canned(
+        [
+            _json(f'{{"data":[{_item(1)},{_item(2)}],"pagination":{{"page":1,"limit":2,"total":3,"next_cursor":"c2"}}}}'),
+            _json(f'{{"data":[{_item(3)}],"pagination":{{"page":1,"limit":2,"total":3,"next_cursor":null}}}}'),
+        ]
+    )
+    with Lightbox(api_key="lbx_x", base_url=canned.url) as lb:
+        page = lb.listings.list(status="active", limit=2, page=1)
+        assert page.next_cursor == "c2"
+        assert [g.id for g in page] == ["lst_1", "lst_2", "lst_3"]
+    first, second = (r.split(b" ")[1].decode() for r in canned.requests)
+    assert first == "/v1/listings?page=1&limit=2&status=active"
+    assert second == "/v1/listings?limit=2&status=active&cursor=c2"
