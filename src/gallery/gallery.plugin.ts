@@ -4,7 +4,7 @@
 // unindexed, sends no referrer (the token is in the URL) and loads nothing from other sites; each
 // client address is rate limited (GALLERY_RATE_LIMIT_PER_MINUTE, shared through Redis when set).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isUnavailable } from '../db/errors.ts';
+import { statusOf } from '../http/error-handler.ts';
 import { AppError } from '../errors.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -31,13 +31,6 @@ const GALLERY_HEADERS: Readonly<Record<string, string>> = {
 export interface GalleryContext {
   services: Services;
   config: Config;
-}
-
-function statusOf(error: FastifyError): number {
-  if (error instanceof AppError) return error.status;
-  if (isUnavailable(error)) return 503;
-  const status = error.statusCode ?? 500;
-  return status >= 400 && status < 600 ? status : 500;
 }
 
 export function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
@@ -78,7 +71,7 @@ export function registerGallery(scope: App, { services, limiter }: GalleryContex
     if (counted !== undefined) await counted;
   });
   scope.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = statusOf(error);
+    const status = statusOf(error, request);
     if (status >= 500) request.log.error({ err: error }, 'gallery request failed');
     if (error instanceof AppError) void reply.headers(error.headers);
     return sendGalleryError(request, reply, status);

@@ -56,6 +56,14 @@ export function clientWentAway(request: FastifyRequest): boolean {
   return !raw.complete && (raw.destroyed || raw.socket.destroyed);
 }
 
+/**
+ * The one mapping from a thrown error to the status it is answered with, whatever the audience:
+ * the API's JSON error body, the dashboard's and the gallery's HTML error pages all use it.
+ */
+export function statusOf(error: FastifyError, request: FastifyRequest): number {
+  return toAppError(error, request).status;
+}
+
 function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (error.validation !== undefined) {
