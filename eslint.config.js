@@ -75,7 +75,7 @@ export default defineConfig(
     // A feature changes another feature's data through that feature's entry points (its service
     // or outbox), never its repository. Counts are the shared exception (every write applies its
     // count changes last in its own transaction: decisions/0005), and so is the gallery row that
-    // media and assignment hang off (STYLE.md: listings with media, clients with assignment).
+    // media and assignment hang off (the house style groups media with galleries and assignment with clients).
     files: ['src/modules/**/*.ts'],
     ignores: ['**/*.test.ts', 'src/modules/**/*.repository.ts'],
     rules: {

@@ -139,7 +139,7 @@ export interface MediaTable {
 export const VARIANTS_STATUSES = ['pending', 'ready', 'failed'] as const;
 export type VariantsStatus = (typeof VARIANTS_STATUSES)[number];
 
-/** A derived size of a photo (section 13): its own object in storage, owned by this row. */
+/** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
   name: 'thumb' | 'large' | 'mls';
@@ -153,7 +153,7 @@ export interface MediaVariantsTable {
   created_at: string;
 }
 
-/** The link the client of an assigned gallery opens (section 14): one per gallery. */
+/** The link the client of an assigned gallery opens (docs/api.md §14): one per gallery. */
 export interface ClientLinksTable {
   listing_id: string;
   account_id: string;
@@ -167,7 +167,7 @@ export interface ClientLinksTable {
   created_at: string;
 }
 
-/** Section 15: the event types, in the order the contract lists them. */
+/** docs/api.md §15: the event types, in the order the contract lists them. */
 export const EVENT_TYPES = [
   'listing.created',
   'listing.updated',
@@ -241,7 +241,7 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
-/** A resumable (tus) upload, from its creation until it expires (section 16). */
+/** A resumable (tus) upload, from its creation until it expires (docs/api.md §16). */
 export interface UploadsTable {
   id: string;
   account_id: string;
@@ -344,7 +344,7 @@ export interface AccountCountsTable {
 }
 
 /**
- * Conditional requests (section 17): one number per account, raised by database triggers in the
+ * Conditional requests (docs/api.md §17): one number per account, raised by database triggers in the
  * transaction of every change to a row some /v1 JSON read shows (migration 2026-11-26-0014). A
  * missing row means 0.
  */

@@ -1,4 +1,4 @@
-// The client gallery at /g (section 14): the page a client opens from the email, its images and
+// The client gallery at /g (docs/api.md §14): the page a client opens from the email, its images and
 // files, and one ZIP of everything. The third scope beside /v1 and /dashboard: no key, no cookie;
 // the token in the URL is the capability. Every response (the 404 page included) is private,
 // unindexed, sends no referrer (the token is in the URL) and loads nothing from other sites; each

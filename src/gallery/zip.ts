@@ -1,4 +1,4 @@
-// A streaming ZIP writer for the client gallery's "Download all" (API.md section 14).
+// A streaming ZIP writer for the client gallery's "Download all" (docs/api.md §14).
 //
 // Why not a ZIP library: the response needs a Content-Length before the first byte and
 // must serve any byte range (Range / If-Range) so that a broken 10 GB download resumes,

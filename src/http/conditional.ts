@@ -1,4 +1,4 @@
-// Conditional requests on /v1 (contract section 17, docs/decisions/0014-account-versions.md).
+// Conditional requests on /v1 (docs/api.md §17, docs/decisions/0014-account-versions.md).
 // Every GET (and HEAD) of a JSON resource or list answers with a weak ETag built from the
 // account's version (one primary-key read, raised by the database in the transaction of every
 // write) and the request's URL; a matching If-None-Match answers 304 before the handler runs, so

@@ -61,7 +61,7 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   const response: Record<string, unknown> = { ...errorResponses(...statuses), ...declared };
-  // JSON reads answer If-None-Match (section 17; src/http/conditional.ts).
+  // JSON reads answer If-None-Match (docs/api.md §17; src/http/conditional.ts).
   if (url.startsWith('/v1/') && isConditionalRoute(route)) response['304'] = NOT_MODIFIED;
   // A 404 says what was not found, unless the route says more itself.
   const notFound = response['404'] as { description?: string } | undefined;

@@ -61,7 +61,7 @@ export const NullableText = (maxLength: number, description?: string) =>
 
 /**
  * A resource id in a response: its prefix and an opaque URL-safe string, at most 40 characters
- * in all (section 1). The pattern documents the shape; clients must still not parse it.
+ * in all (docs/api.md §1). The pattern documents the shape; clients must still not parse it.
  */
 export const Id = (prefix: string, description?: string) =>
   Type.String({

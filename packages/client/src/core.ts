@@ -34,7 +34,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** GET options: `ifNoneMatch` makes the call conditional (section 17). */
+/** GET options: `ifNoneMatch` makes the call conditional (docs/api.md §17). */
 export interface GetOptions extends RequestOptions {
   /** An ETag from an earlier `lastResponse.etag`: an unchanged resource answers NotModified. */
   ifNoneMatch?: string;

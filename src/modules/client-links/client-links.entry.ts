@@ -1,4 +1,4 @@
-// The client-links feature's entry points for other features' writes (section 14): one link per
+// The client-links feature's entry points for other features' writes (docs/api.md §14): one link per
 // assigned gallery, for its current client. Assignment gives one, reassignment a new one,
 // unassignment and client deletion take it away, in those writes' transactions. The /g scope's
 // reads and counters are client-links.service.ts.

@@ -1,4 +1,4 @@
-// Idempotency-Key (contract section 9, docs/decisions/0003): the first request with a key runs;
+// Idempotency-Key (docs/api.md §9, docs/decisions/0003): the first request with a key runs;
 // a repeat of it within 24 hours gets the first response again; anything else under the key is
 // a conflict. Records live in the database, so every node sees the same ones.
 import { createHash, randomUUID } from 'node:crypto';

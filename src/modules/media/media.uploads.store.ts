@@ -1,4 +1,4 @@
-// Where a resumable upload's bytes go while they arrive (section 16): @tus/file-store and
+// Where a resumable upload's bytes go while they arrive (docs/api.md §16): @tus/file-store and
 // @tus/s3-store, adapted so that
 // - the upload's file (or S3 multipart upload) is at its final MediaStorage key from the start, so
 //   completing it is a database transaction, never a second copy;

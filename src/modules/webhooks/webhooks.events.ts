@@ -1,4 +1,4 @@
-// The webhooks feature's entry point for every other feature's writes (section 15): events are
+// The webhooks feature's entry point for every other feature's writes (docs/api.md §15): events are
 // recorded in the transaction of the change they report, from the service that makes it, so a
 // rollback announces nothing and a crash loses nothing. Each event gets one delivery (and one job
 // on the durable queue) per enabled endpoint that wants it, made by the delivery runner's fan-out

@@ -16,7 +16,7 @@ import { MAX_WEBHOOK_URL_LENGTH } from './webhooks.address.ts';
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   title: 'EventType',
-  description: 'What happened (section 15).',
+  description: 'What happened (docs/api.md §15).',
 });
 
 const EndpointEvents = Type.Array(StringEnum([...EVENT_TYPES, '*'] as const, { title: 'EventSubscription' }), {

@@ -1,5 +1,5 @@
 // One webhook attempt: POST a body to an endpoint's URL and say what happened in words an
-// operator can act on (API.md section 15). The URL and its addresses are checked again at every
+// operator can act on (docs/api.md §15). The URL and its addresses are checked again at every
 // attempt, and the connection goes to an address that was just checked (the agent's lookup
 // answers only with those), so a name that moved to a private address since the endpoint was
 // created is refused without connecting. The receiver cannot hold us: one deadline covers the

@@ -1,4 +1,4 @@
-// Webhook endpoints, the events they hear and the deliveries made to them (section 15). Events
+// Webhook endpoints, the events they hear and the deliveries made to them (docs/api.md §15). Events
 // themselves are recorded by every feature's writes (webhooks.events.ts); delivery is the
 // `webhook.deliver` job (webhooks.delivery.job.ts). Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
@@ -25,7 +25,7 @@ import type {
 } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './webhooks.signing.ts';
 
-/** Events are kept this long (section 15), then pruned with their deliveries. */
+/** Events are kept this long (docs/api.md §15), then pruned with their deliveries. */
 export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 const PRUNE_BATCH = 1000;
 
