@@ -38,7 +38,7 @@ export interface Jobs {
 }
 
 /** The runner of every kind of job on the queue (tests drive them one by one). */
-export function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
+function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
   return [
     createNotificationWorker(deps, log),
     createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),

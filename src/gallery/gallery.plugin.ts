@@ -15,7 +15,7 @@ import { registerGalleryRoutes } from './gallery.routes.ts';
 import { errorPage } from './views/errors.ts';
 
 /** Nothing from another origin, no inline script or style; images, video and our files only. */
-export const GALLERY_CSP =
+const GALLERY_CSP =
   "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
   "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -40,7 +40,7 @@ function statusOf(error: FastifyError): number {
   return status >= 400 && status < 600 ? status : 500;
 }
 
-export function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
   return reply
     .code(status)
     .headers(GALLERY_HEADERS)

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { centralHeader, endRecords, localHeader, MAX_32, type EntryFields } from './zip-format.ts';
 
-export { zipStream, type EntryReader, type OpenEntryRange, type ZipSources } from './zip-stream.ts';
+export { zipStream, type EntryReader, type ZipSources } from './zip-stream.ts';
 
 export interface ZipEntryInput {
   /** The media filename (path parts already stripped); planZip makes it safe and unique. */
@@ -24,7 +24,7 @@ export interface ZipEntryInput {
   identity: string;
 }
 
-export interface ZipPlannedEntry {
+interface ZipPlannedEntry {
   /** The name inside the archive, after uniqueNames(). */
   readonly name: string;
   readonly size: number;

@@ -44,7 +44,7 @@ export interface ConditionalState {
 }
 
 /** Longer If-None-Match values are ignored, as malformed ones are (documented in the OpenAPI document). */
-export const IF_NONE_MATCH_MAX = 8192;
+const IF_NONE_MATCH_MAX = 8192;
 
 /**
  * The entity-tags of an If-None-Match value (RFC 9110 section 13.1.2): `'*'`, the list of
@@ -95,7 +95,7 @@ export function ifNoneMatch(value: string | undefined, etag: string): 'match' | 
 }
 
 /** The part of the tag that is not the version: 12 bytes of SHA-256 (16 base64url characters). */
-export function resourceDigest(salt: string, accountId: string, url: string): string {
+function resourceDigest(salt: string, accountId: string, url: string): string {
   return hash('sha256', `${salt}\n${accountId}\n${url}`, 'base64url').slice(0, 16);
 }
 

@@ -33,7 +33,7 @@ type HeaderRef = Ref;
 const int32 = (minimum: number) => ({ type: 'integer', format: 'int32', minimum, maximum: 2_147_483_647 });
 
 /** components.headers: every response header the service documents, once. */
-export const HEADERS: Record<string, Header> = {
+const HEADERS: Record<string, Header> = {
   XRequestId: {
     description:
       'The request id: a caller-supplied `X-Request-Id` of at most 128 characters from `A-Za-z0-9._:-` is ' +
@@ -104,7 +104,7 @@ export const HEADERS: Record<string, Header> = {
 };
 
 /** components.parameters: the Idempotency-Key header every POST takes; If-None-Match on reads. */
-export const PARAMETERS: Record<string, Parameter> = {
+const PARAMETERS: Record<string, Parameter> = {
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',

@@ -26,7 +26,7 @@ const RESOURCES: Record<string, string> = {
 };
 
 /** "No gallery with this id in this account", "..., or no such media item in it", from the route's path. */
-export function notFoundDescription(url: string): string {
+function notFoundDescription(url: string): string {
   const nouns = [...url.matchAll(/([a-z_]+)\/:[a-z_]+/g)].map(([, segment = '']) => RESOURCES[segment] ?? 'resource');
   const [first = 'resource', ...rest] = nouns;
   const more = rest.map((noun) => `, or no such ${noun} in it`).join('');

@@ -46,7 +46,7 @@ export function applySecurityHeaders(request: FastifyRequest, reply: FastifyRepl
  * 415 with Accept-Encoding naming what is accepted. The body is left unread, so the connection
  * closes rather than have Node drain it.
  */
-export function refuseEncodedBody(request: FastifyRequest): void {
+function refuseEncodedBody(request: FastifyRequest): void {
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined) return;
   const codings = encoding

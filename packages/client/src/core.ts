@@ -233,7 +233,7 @@ export class HttpClient {
   }
 }
 
-export function responseInfo(res: Response): ResponseInfo {
+function responseInfo(res: Response): ResponseInfo {
   return {
     status: res.status,
     headers: res.headers,
@@ -242,7 +242,7 @@ export function responseInfo(res: Response): ResponseInfo {
   };
 }
 
-export function withResponse<T>(value: T, res: Response): WithResponse<T> {
+function withResponse<T>(value: T, res: Response): WithResponse<T> {
   Object.defineProperty(value, 'lastResponse', { value: responseInfo(res), enumerable: false });
   return value as WithResponse<T>;
 }

@@ -30,7 +30,7 @@ export type Begin =
   | { kind: 'mismatch' };
 
 /** JSON with object keys sorted at every level: the same data always gives the same text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const record = value as Record<string, unknown>;

@@ -46,7 +46,6 @@ export interface IncomingFile {
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
-export type { MediaRow, VariantRow } from './media.repository.ts';
 
 /** A media item the client may see, with its ready variants. */
 export interface VisibleMedia {
@@ -353,7 +352,7 @@ export function createMediaService({
 }
 
 /** What is wrong with `order` as a permutation of `current`: missing, repeated and foreign ids. */
-export function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
+function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
   const known = new Set(current);
   const seen = new Set<string>();
   const problems: ErrorDetail[] = [];

@@ -30,7 +30,7 @@ const WRITE_BUFFER = 1024 * 1024;
 export const uploadIdOf = (tusId: string): string => tusId.slice(tusId.lastIndexOf('/') + 1);
 
 /** The tus server's record of each upload, in the `uploads` row (every node reads the same). */
-export class UploadInfoStore implements KvStore {
+class UploadInfoStore implements KvStore {
   readonly #db: Db;
   constructor(db: Db) {
     this.#db = db;

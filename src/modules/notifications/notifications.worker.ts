@@ -35,7 +35,7 @@ export interface WorkerOptions {
 
 export type NotificationWorker = JobRunner;
 
-export function notificationHandler(
+function notificationHandler(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
   log: Log,
   random: () => number = Math.random,

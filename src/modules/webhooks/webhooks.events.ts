@@ -21,7 +21,7 @@ export interface NewEvent {
 const BATCH = 300;
 
 /** Whether an endpoint's `events` (a JSON array, or ["*"]) includes `type`. */
-export function wants(events: string, type: string): boolean {
+function wants(events: string, type: string): boolean {
   const list = JSON.parse(events) as string[];
   return list.includes('*') || list.includes(type);
 }

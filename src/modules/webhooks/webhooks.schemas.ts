@@ -14,7 +14,7 @@ import {
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../db/schema.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './webhooks.address.ts';
 
-export const EventTypeSchema = StringEnum(EVENT_TYPES, {
+const EventTypeSchema = StringEnum(EVENT_TYPES, {
   title: 'EventType',
   description: 'What happened (docs/api.md §15).',
 });

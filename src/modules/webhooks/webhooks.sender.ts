@@ -11,7 +11,7 @@ import net from 'node:net';
 import { checkWebhookUrl, resolveAndCheck, type Resolver } from './webhooks.address.ts';
 import { WebhookAgentPool, type Destination } from './webhooks.agents.ts';
 
-export const WEBHOOK_USER_AGENT = 'Lightbox-Webhooks/1';
+const WEBHOOK_USER_AGENT = 'Lightbox-Webhooks/1';
 
 export interface WebhookRequest {
   /** The endpoint's URL as stored; it is checked again here. */
@@ -48,7 +48,7 @@ export interface SendResult {
 type Outcome = Omit<SendResult, 'durationMs'>;
 
 /** The process-wide pool used when the caller passes none. */
-export const defaultAgentPool = new WebhookAgentPool();
+const defaultAgentPool = new WebhookAgentPool();
 
 /** Sends one webhook. Never throws: every fault is a result with an `error`. */
 export async function sendWebhook(request: WebhookRequest, options: SenderOptions): Promise<SendResult> {

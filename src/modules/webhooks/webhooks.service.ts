@@ -26,11 +26,11 @@ import type {
 import { newWebhookSecret } from './webhooks.signing.ts';
 
 /** Events are kept this long (docs/api.md §15), then pruned with their deliveries. */
-export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
+const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 const PRUNE_BATCH = 1000;
 
 /** After a rotation, the old secret signs too for this long. */
-export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   id: row.id,
@@ -42,7 +42,7 @@ const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   updated_at: row.updated_at,
 });
 
-export const toEvent = (row: repo.EventRow): EventObjectType => ({
+const toEvent = (row: repo.EventRow): EventObjectType => ({
   id: row.id,
   type: row.type as EventType,
   created_at: row.created_at,
