@@ -37,7 +37,7 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-/** The runner of every kind of job on the queue (tests drive them one by one). */
+/** The runner of every kind of job on the queue. */
 function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
   return [
     createNotificationWorker(deps, log),
