@@ -35,7 +35,7 @@ export interface BuildOptions {
   services?: Services;
 }
 
-export const JSON_BODY_LIMIT = 1024 * 1024;
+const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** Fastify's option for TRUST_PROXY; a hop count trusts that many proxies nearest the server. */
 function trustProxyOption(

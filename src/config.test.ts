@@ -1,4 +1,4 @@
-// Configuration from the environment (section 12): defaults, the database choice, and a clear
+// Configuration from the environment (docs/api.md §12): defaults, the database choice, and a clear
 // ConfigError naming the variable for each bad value, never echoing a password.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';

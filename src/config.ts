@@ -110,7 +110,7 @@ export interface MediaConfig {
   readonly maxImagePixels: number;
   readonly variants: VariantsConfig;
   /**
-   * Unfinished resumable uploads (section 16) are removed this long after their creation
+   * Unfinished resumable uploads (docs/api.md §16) are removed this long after their creation
    * (UPLOAD_EXPIRY_HOURS, 24; a fraction of an hour is allowed, for tests and small disks).
    */
   readonly uploadExpiryMs: number;

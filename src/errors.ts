@@ -9,7 +9,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
-  /** A tus request without a supported Tus-Resumable (section 16). */
+  /** A tus request without a supported Tus-Resumable (docs/api.md §16). */
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

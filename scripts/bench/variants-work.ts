@@ -33,7 +33,7 @@ export interface WorkResult {
 }
 
 const SPECS = variantSpecs(DEFAULT_MLS_BOX);
-// The same encoder settings as src/modules/media/variants/variants.images.ts, so only the method differs.
+// The same encoder settings as src/modules/variants/variants.images.ts, so only the method differs.
 const JPEG = { quality: 82, progressive: true, chromaSubsampling: '4:2:0', mozjpeg: false } as const;
 const WEBP = { quality: 80 } as const;
 

@@ -157,7 +157,7 @@ function parseExpiry(raw: string | undefined): number | undefined {
 
 const HEADER = ['ID', 'NAME', 'PREFIX', 'SCOPE', 'CREATED', 'LAST USED', 'EXPIRES'];
 
-export function formatKeys(keys: readonly ApiKey[], now: Date = new Date()): string {
+function formatKeys(keys: readonly ApiKey[], now: Date = new Date()): string {
   const rows = keys.map((k) => [
     k.id,
     printable(k.name),

@@ -82,14 +82,7 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export const JOB_KINDS = [
-  'notification.send',
-  'media.variants',
-  'media.checksum',
-  'webhook.deliver',
-  'upload.expire',
-] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
+export type JobKind = 'notification.send' | 'media.variants' | 'media.checksum' | 'webhook.deliver' | 'upload.expire';
 
 /** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {
@@ -136,10 +129,9 @@ export interface MediaTable {
   created_at: string;
 }
 
-export const VARIANTS_STATUSES = ['pending', 'ready', 'failed'] as const;
-export type VariantsStatus = (typeof VARIANTS_STATUSES)[number];
+export type VariantsStatus = 'pending' | 'ready' | 'failed';
 
-/** A derived size of a photo (section 13): its own object in storage, owned by this row. */
+/** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
   name: 'thumb' | 'large' | 'mls';
@@ -153,7 +145,7 @@ export interface MediaVariantsTable {
   created_at: string;
 }
 
-/** The link the client of an assigned gallery opens (section 14): one per gallery. */
+/** The link the client of an assigned gallery opens (docs/api.md §14): one per gallery. */
 export interface ClientLinksTable {
   listing_id: string;
   account_id: string;
@@ -167,7 +159,7 @@ export interface ClientLinksTable {
   created_at: string;
 }
 
-/** Section 15: the event types, in the order the contract lists them. */
+/** docs/api.md §15: the event types, in the order the contract lists them. */
 export const EVENT_TYPES = [
   'listing.created',
   'listing.updated',
@@ -188,7 +180,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
-export type TestEventType = 'webhook.test';
+type TestEventType = 'webhook.test';
 
 export interface WebhookEndpointsTable {
   id: string;
@@ -241,7 +233,7 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
-/** A resumable (tus) upload, from its creation until it expires (section 16). */
+/** A resumable (tus) upload, from its creation until it expires (docs/api.md §16). */
 export interface UploadsTable {
   id: string;
   account_id: string;
@@ -263,7 +255,7 @@ export interface UploadsTable {
   created_at: string;
 }
 
-export interface MediaCleanupTable {
+interface MediaCleanupTable {
   storage_key: string;
   delete_after: string;
   created_at: string;
@@ -289,7 +281,7 @@ export interface SessionsTable {
 /** Sign-in failures by client address and by account; reset-link requests likewise, apart. */
 export type SignInScope = 'address' | 'account' | 'reset_address' | 'reset_account';
 
-export interface SignInFailuresTable {
+interface SignInFailuresTable {
   id: string;
   scope: SignInScope;
   /** A client address (IPv6 by its /64) or a normalized email. */
@@ -306,13 +298,13 @@ export interface PasswordResetsTable {
   expires_at: string;
 }
 
-export interface SetupMarkerTable {
+interface SetupMarkerTable {
   id: string;
   account_id: string;
   created_at: string;
 }
 
-export type IdempotencyState = 'in_flight' | 'completed';
+type IdempotencyState = 'in_flight' | 'completed';
 
 export interface IdempotencyKeysTable {
   account_id: string;
@@ -336,7 +328,7 @@ export interface IdempotencyKeysTable {
  * Maintained counts: one row per (account, counter), changed in the same transaction as every
  * write that changes what it counts (src/mechanisms/counts/). A missing row means 0.
  */
-export interface AccountCountsTable {
+interface AccountCountsTable {
   account_id: string;
   /** `listings`, `listings:<status>`, `clients`, `media`, `notifications`, `notifications:<status>`. */
   counter: string;
@@ -344,17 +336,17 @@ export interface AccountCountsTable {
 }
 
 /**
- * Conditional requests (section 17): one number per account, raised by database triggers in the
+ * Conditional requests (docs/api.md §17): one number per account, raised by database triggers in the
  * transaction of every change to a row some /v1 JSON read shows (migration 2026-11-26-0014). A
  * missing row means 0.
  */
-export interface AccountVersionsTable {
+interface AccountVersionsTable {
   account_id: string;
   version: number;
 }
 
 /** SQLite only: a stable integer key per client for the FTS5 search index (src/db/search.ts). */
-export interface ClientsSearchKeysTable {
+interface ClientsSearchKeysTable {
   rowid: Generated<number>;
   client_id: string;
   account_id: string;
@@ -362,7 +354,7 @@ export interface ClientsSearchKeysTable {
 }
 
 /** SQLite only: the contentless FTS5 trigram index over the lower-cased name and email. */
-export interface ClientsFtsTable {
+interface ClientsFtsTable {
   rowid: number;
   name: string;
   email: string;

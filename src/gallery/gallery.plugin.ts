@@ -1,4 +1,4 @@
-// The client gallery at /g (section 14): the page a client opens from the email, its images and
+// The client gallery at /g (docs/api.md §14): the page a client opens from the email, its images and
 // files, and one ZIP of everything. The third scope beside /v1 and /dashboard: no key, no cookie;
 // the token in the URL is the capability. Every response (the 404 page included) is private,
 // unindexed, sends no referrer (the token is in the URL) and loads nothing from other sites; each
@@ -15,7 +15,7 @@ import { registerGalleryRoutes } from './gallery.routes.ts';
 import { errorPage } from './views/errors.ts';
 
 /** Nothing from another origin, no inline script or style; images, video and our files only. */
-export const GALLERY_CSP =
+const GALLERY_CSP =
   "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
   "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -33,7 +33,7 @@ export interface GalleryContext {
   config: Config;
 }
 
-export function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
   return reply
     .code(status)
     .headers(GALLERY_HEADERS)

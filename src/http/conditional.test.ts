@@ -1,4 +1,4 @@
-// Conditional requests (section 17), on every JSON read the app registers under /v1: the table
+// Conditional requests (docs/api.md §17), on every JSON read the app registers under /v1: the table
 // below is checked against the app's own router, so a new GET route without a case fails. Each
 // answers 200 with a weak ETag; If-None-Match naming it (alone, in a list, strong or weak, or `*`)
 // answers 304 with no body and the same ETag, on GET and HEAD; another tag answers 200. Tags

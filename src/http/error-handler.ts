@@ -51,7 +51,7 @@ const gaveUp = new WeakMap<FastifyRequest, AppError>();
 export const markGaveUpOnBody = (request: FastifyRequest, answer: AppError): void => void gaveUp.set(request, answer);
 export const gaveUpOnBody = (request: FastifyRequest): AppError | undefined => gaveUp.get(request);
 
-export function clientWentAway(request: FastifyRequest): boolean {
+function clientWentAway(request: FastifyRequest): boolean {
   const raw = request.raw;
   return !raw.complete && (raw.destroyed || raw.socket.destroyed);
 }
@@ -97,7 +97,7 @@ function clip(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   if (err.code === 'unauthorized') void reply.header('www-authenticate', 'Bearer');
   // Messages and details may quote what the caller sent (a 5,000-character field name, thousands
   // of unknown fields): the error body stays within its documented bounds whatever came in.

@@ -26,7 +26,7 @@ const RESOURCES: Record<string, string> = {
 };
 
 /** "No gallery with this id in this account", "..., or no such media item in it", from the route's path. */
-export function notFoundDescription(url: string): string {
+function notFoundDescription(url: string): string {
   const nouns = [...url.matchAll(/([a-z_]+)\/:[a-z_]+/g)].map(([, segment = '']) => RESOURCES[segment] ?? 'resource');
   const [first = 'resource', ...rest] = nouns;
   const more = rest.map((noun) => `, or no such ${noun} in it`).join('');
@@ -61,7 +61,7 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   const response: Record<string, unknown> = { ...errorResponses(...statuses), ...declared };
-  // JSON reads answer If-None-Match (section 17; src/http/conditional.ts).
+  // JSON reads answer If-None-Match (docs/api.md §17; src/http/conditional.ts).
   if (url.startsWith('/v1/') && isConditionalRoute(route)) response['304'] = NOT_MODIFIED;
   // A 404 says what was not found, unless the route says more itself.
   const notFound = response['404'] as { description?: string } | undefined;

@@ -13,7 +13,7 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
  * would be stored as U+FFFD). src/http/validation.ts refuses both first, with a clearer message;
  * the pattern says so in the document.
  */
-export const TEXT_PATTERN = '^[^\\x00\\uD800-\\uDFFF]*$';
+const TEXT_PATTERN = '^[^\\x00\\uD800-\\uDFFF]*$';
 
 /** Input text: at most `maxLength` characters, see TEXT_PATTERN. */
 export const TextInput = (options: { maxLength: number; minLength?: number; description?: string }) =>
@@ -45,7 +45,7 @@ export const NullableTimestamp = (description?: string) =>
  * reads as ...992), so the service could not even tell which value was sent, let alone echo it back.
  */
 export const INT32_MAX = 2_147_483_647;
-export const INT64_MAX = Number.MAX_SAFE_INTEGER;
+const INT64_MAX = Number.MAX_SAFE_INTEGER;
 
 /** A count or size that fits in 32 bits (positions, pixels, attempts). */
 export const Int32 = (options: { minimum: number; maximum?: number; description?: string }) =>
@@ -61,7 +61,7 @@ export const NullableText = (maxLength: number, description?: string) =>
 
 /**
  * A resource id in a response: its prefix and an opaque URL-safe string, at most 40 characters
- * in all (section 1). The pattern documents the shape; clients must still not parse it.
+ * in all (docs/api.md §1). The pattern documents the shape; clients must still not parse it.
  */
 export const Id = (prefix: string, description?: string) =>
   Type.String({

@@ -3,7 +3,7 @@ export interface Page<T> {
   pagination: { page: number; limit: number; total: number };
 }
 
-/** Items per page when the caller names no limit, and the most it may ask for (contract section 4). */
+/** Items per page when the caller names no limit, and the most it may ask for (docs/api.md §4). */
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 

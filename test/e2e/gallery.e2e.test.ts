@@ -1,4 +1,4 @@
-// The client gallery (section 14) in a real browser (Debian's chromium driven by playwright-core)
+// The client gallery (docs/api.md §14) in a real browser (Debian's chromium driven by playwright-core)
 // against the real app listening on a free port, with its background jobs running (photo
 // variants, notification emails to the file mailer): a studio builds a gallery through the API
 // (photos in a chosen order, one hidden, a video, a PDF), assigns it, and the client opens the

@@ -35,7 +35,7 @@ export interface Page<T> {
 /** The ids of a page's items, in order. */
 export const idsOf = (res: Response): string[] => res.json<Page<{ id: string }>>().data.map((item) => item.id);
 
-/** An error answer as section 2 describes it; returns the fields its details name. */
+/** An error answer as docs/api.md §2 describes it; returns the fields its details name. */
 export const assertError = (res: Response, status: number, code: string): string[] =>
   detailFields(expectError(res, status, code));
 

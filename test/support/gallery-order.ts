@@ -1,4 +1,4 @@
-// Helpers for the media order suites (section 13): the order writes through the real HTTP stack,
+// Helpers for the media order suites (docs/api.md §13): the order writes through the real HTTP stack,
 // and one check of the invariant "positions are exactly 1..n, media_count is n", read both from
 // the API and from the stored rows.
 import assert from 'node:assert/strict';

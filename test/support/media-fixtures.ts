@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: a catalogue of one small builder per file format, each independent; read by scanning, not end to end.
-// Small, valid files of every format section 6 accepts, and of kinds it refuses, built in code:
+// Small, valid files of every format docs/api.md §6 accepts, and of kinds it refuses, built in code:
 // photos with sharp, the rest as minimal byte sequences that file-type recognises. Plus a
 // multipart/form-data body builder for uploads.
 //
@@ -242,7 +242,7 @@ const photo = (
   height: number,
 ): AcceptedFixture => ({ label, filename, declaredType: contentType, data, kind: 'photo', contentType, width, height });
 
-/** One file of every accepted format (section 6), each with a distinct size. */
+/** One file of every accepted format (docs/api.md §6), each with a distinct size. */
 export async function acceptedFixtures(): Promise<AcceptedFixture[]> {
   const avif = await picture(24, 16).avif().toBuffer();
   const heifAv1 = withMajorBrand(await picture(26, 18).heif({ compression: 'av1' }).toBuffer(), 'mif1');

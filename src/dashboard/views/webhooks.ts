@@ -18,7 +18,7 @@ export interface WebhookFormValues {
   selected: readonly string[];
 }
 
-export const EMPTY_WEBHOOK_FORM: WebhookFormValues = { url: '', description: '', mode: 'all', selected: [] };
+const EMPTY_WEBHOOK_FORM: WebhookFormValues = { url: '', description: '', mode: 'all', selected: [] };
 
 /** The form field that ticks one event type: names are unique (a repeated name keeps its first value). */
 export const eventFieldName = (type: string): string => `event.${type}`;

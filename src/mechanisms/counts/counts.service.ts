@@ -21,7 +21,7 @@ export interface AccountCounts {
   notifications: { total: number; queued: number; sent: number; failed: number; cancelled: number };
 }
 
-export interface CountMismatch {
+interface CountMismatch {
   account_id: string;
   counter: string;
   stored: number;

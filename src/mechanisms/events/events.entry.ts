@@ -1,4 +1,4 @@
-// The webhooks feature's entry point for every other feature's writes (section 15): events are
+// The webhooks feature's entry point for every other feature's writes (docs/api.md §15): events are
 // recorded in the transaction of the change they report, from the service that makes it, so a
 // rollback announces nothing and a crash loses nothing. Each event gets one delivery (and one job
 // on the durable queue) per enabled endpoint that wants it, made by the delivery runner's fan-out
@@ -20,7 +20,7 @@ export interface NewEvent {
 const BATCH = 300;
 
 /** Whether an endpoint's `events` (a JSON array, or ["*"]) includes `type`. */
-export function wants(events: string, type: string): boolean {
+function wants(events: string, type: string): boolean {
   const list = JSON.parse(events) as string[];
   return list.includes('*') || list.includes(type);
 }

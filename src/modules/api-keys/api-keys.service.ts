@@ -54,7 +54,7 @@ function randomSecret(length: number): string {
 }
 
 // The one-shot form: a third of createHash().update().digest()'s cost, on every /v1 request.
-export const hashKey = (key: string): string => hash('sha256', key, 'hex');
+const hashKey = (key: string): string => hash('sha256', key, 'hex');
 
 const toApiKey = (row: repo.ApiKeyRow): ApiKey => ({
   id: row.id,

@@ -1,6 +1,6 @@
 // What the client gallery (/g) asks of links: resolve a token, and count a view or a download.
 // A count is a change of the gallery object (its client_link counters), so it records its event
-// (client_link.viewed, client_link.downloaded) in the same transaction (section 15).
+// (client_link.viewed, client_link.downloaded) in the same transaction (docs/api.md §15).
 import type { Deps } from '../../deps.ts';
 import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
 import { loadListing } from '../listings/listings.service.ts';

@@ -1,5 +1,5 @@
 // Clients (`/v1/clients`): the list, its pagination and search, and a client's galleries
-// (`/v1/clients/:id/listings`); section 7 of the contract, with sections 1, 2 and 4. The search
+// (`/v1/clients/:id/listings`); docs/api.md §7, with §1, §2 and §4. The search
 // index itself: clients.search.test.ts.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';

@@ -65,7 +65,7 @@ export const Client = Type.Object(
 );
 export type ClientType = Static<typeof Client>;
 
-export const ClientItem = Type.Object(
+const ClientItem = Type.Object(
   {
     id: Id('cli'),
     name: Type.String({ maxLength: 200 }),

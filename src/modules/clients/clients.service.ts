@@ -1,4 +1,4 @@
-// Clients and assignment: section 7 of the contract. Every query is scoped by account.
+// Clients and assignment: docs/api.md §7. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';

@@ -7,16 +7,7 @@ import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
 
-export const LIST_ITEM_COLUMNS = [
-  'id',
-  'address',
-  'beds',
-  'baths',
-  'sqft',
-  'status',
-  'client_id',
-  'created_at',
-] as const;
+const LIST_ITEM_COLUMNS = ['id', 'address', 'beds', 'baths', 'sqft', 'status', 'client_id', 'created_at'] as const;
 export type ListingItemRow = Pick<ListingRow, (typeof LIST_ITEM_COLUMNS)[number]>;
 
 /**
@@ -205,20 +196,6 @@ export async function lockListing(
     dialect,
     db.selectFrom('listings').selectAll().where('account_id', '=', accountId).where('id', '=', id),
   ).executeTakeFirst();
-}
-
-export async function findListingStatus(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<ListingStatus | undefined> {
-  const row = await db
-    .selectFrom('listings')
-    .select('status')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.status;
 }
 
 /** Deletes the gallery (its media rows go by cascade); what it held, for the counts. */

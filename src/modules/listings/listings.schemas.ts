@@ -16,7 +16,7 @@ import {
 } from '../../http/schemas.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
 
-export const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
+const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   title: 'ListingStatus',
   description: 'Any transition between the three is allowed.',
 });
@@ -73,7 +73,7 @@ const out = {
   sqft: Type.Union([Type.Number({ minimum: 0, maximum: 10_000_000 }), Type.Null()]),
 };
 
-export const ClientLink = Type.Object(
+const ClientLink = Type.Object(
   {
     url: Type.String({
       format: 'uri',

@@ -1,4 +1,4 @@
-// Galleries: the rules of section 5 of the contract. Every query is scoped by account.
+// Galleries: the rules of docs/api.md §5. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
@@ -24,8 +24,8 @@ import type { Log } from '../../lib/log.ts';
 
 /**
  * The gallery object as its GET returns it now, read in `db` (a transaction, for a write's answer
- * or its event); undefined when it is not there. One place builds it: section 17's ETag and
- * section 15's `data.object` must agree with every answer.
+ * or its event); undefined when it is not there. One place builds it: docs/api.md §17's ETag and
+ * docs/api.md §15's `data.object` must agree with every answer.
  */
 export async function loadListing(
   db: Executor,

@@ -1,4 +1,4 @@
-// readDimensions on its own: the upright size (API.md section 13) for every EXIF orientation and
+// readDimensions on its own: the upright size (docs/api.md §13) for every EXIF orientation and
 // the formats that carry one, from the kept head of an upload and from the whole stored file.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';

@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: one test per rule of two routes that share one gallery set-up (PATCH media, PUT order).
-// Section 13 through the real HTTP stack: PATCH .../media/:media_id (caption, hidden, position)
+// docs/api.md §13 through the real HTTP stack: PATCH .../media/:media_id (caption, hidden, position)
 // and PUT .../media/order, each rule and what is stored after it. Random sequences of these are
 // in media.positions.property.test.ts; the cover is in media.cover.test.ts.
 import { after, before, describe, test } from 'node:test';

@@ -43,7 +43,7 @@ const binaryResponse = (description: string, Binary: TSchema) => ({
 });
 
 /** A variant's bytes change only when it is made again (a new row, a new time). */
-export const variantEtag = (v: VariantRow): string =>
+const variantEtag = (v: VariantRow): string =>
   `"${v.media_id}-${v.name}-${Date.parse(v.created_at).toString(36)}-${v.size.toString(36)}"`;
 
 const variantResponse = (description: string, Binary: TSchema) => ({
@@ -57,7 +57,7 @@ const variantResponse = (description: string, Binary: TSchema) => ({
  * headers and an sRGB profile. Measured with the variants' own settings, pure noise (the worst
  * case for a coder) takes 0.7 bytes a pixel; even a quality-100 4:4:4 JPEG takes 2.9.
  */
-export function variantMaxBytes(mlsBox: Box): number {
+function variantMaxBytes(mlsBox: Box): number {
   const pixels = Math.max(...[THUMB_BOX, LARGE_BOX, mlsBox].map((box) => box.width * box.height));
   return pixels * 4 + 64 * 1024;
 }

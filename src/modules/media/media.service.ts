@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: the upload's lease, storage and row steps form one transaction story that reads best in one file.
-// Gallery media: section 6 of the contract. Uploads are all or nothing: bytes are streamed to
+// Gallery media: docs/api.md §6. Uploads are all or nothing: bytes are streamed to
 // storage under a lease (a cleanup row), and the media rows replace the leases in one
 // transaction only once every file of the request is stored.
 import path from 'node:path';
@@ -46,7 +46,6 @@ export interface IncomingFile {
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
-export type { MediaRow, VariantRow } from './media.repository.ts';
 
 /** A media item the client may see, with its ready variants. */
 export interface VisibleMedia {
@@ -285,7 +284,7 @@ export function createMediaService({
     },
 
     /**
-     * What the client of a gallery may see (section 14): its visible media in position order, each
+     * What the client of a gallery may see (docs/api.md §14): its visible media in position order, each
      * with its ready variants. Hidden media are never included.
      */
     async visible(accountId: string, listingId: string): Promise<VisibleMedia[]> {
@@ -353,7 +352,7 @@ export function createMediaService({
 }
 
 /** What is wrong with `order` as a permutation of `current`: missing, repeated and foreign ids. */
-export function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
+function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
   const known = new Set(current);
   const seen = new Set<string>();
   const problems: ErrorDetail[] = [];

@@ -1,4 +1,4 @@
-// Media (section 6) through the real HTTP stack on the local storage: list, get and delete,
+// Media (docs/api.md §6) through the real HTTP stack on the local storage: list, get and delete,
 // deleting a gallery, the sweep after a crash, and ids of the wrong shape. Uploads are in
 // media.upload.test.ts, serving the bytes in media.content.test.ts, and the round-trips and
 // all-or-nothing cases on both storages in media.local.test.ts and media.s3.test.ts.
@@ -114,7 +114,7 @@ describe('list, get and delete', () => {
     );
   });
 
-  test('DELETE removes the row and the bytes and decrements media_count; the gap closes (section 13)', async () => {
+  test('DELETE removes the row and the bytes and decrements media_count; the gap closes (docs/api.md §13)', async () => {
     const gone = media[1]!;
     const [row] = (await mediaRows(ctx, listingId)).filter((r) => r.id === gone.id);
     assert.ok(row !== undefined && (await storedKeys(ctx)).includes(row.storage_key));

@@ -1,4 +1,4 @@
-// Media uploads (section 6) through the real HTTP stack on the local storage: what an upload
+// Media uploads (docs/api.md §6) through the real HTTP stack on the local storage: what an upload
 // request must look like, the files it refuses, limits and file names. The round-trips and
 // all-or-nothing cases on both storages are in media.local.test.ts and media.s3.test.ts.
 // node:test's describe() and test() return promises that the runner itself awaits.

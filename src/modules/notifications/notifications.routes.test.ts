@@ -1,4 +1,4 @@
-// GET /v1/notifications and GET /v1/notifications/:id (section 8, with sections 1, 2 and 4):
+// GET /v1/notifications and GET /v1/notifications/:id (docs/api.md §8, with §1, §2 and §4):
 // fields, paging and order, the status filter, one notification, account scoping, and the
 // history kept after a client is deleted. No mail server is needed: delivery outcomes are set
 // by a worker on the .eml outbox, or written into the rows directly.
@@ -77,7 +77,7 @@ async function accountWith(n: number, name = 'Paged Studio') {
 }
 
 describe('GET /v1/notifications', () => {
-  test('every field, in the shape section 8 names; a queued one has no attempts, error or sent_at yet', async () => {
+  test('every field, in the shape docs/api.md §8 names; a queued one has no attempts, error or sent_at yet', async () => {
     const { account, rows, galleries, clients } = await accountWith(1, 'Fields Studio');
     const body = await page('/v1/notifications', account);
     assert.deepEqual(body.pagination, { page: 1, limit: 20, total: 1 });

@@ -9,7 +9,7 @@ import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './notifications.repository.ts';
 import type { Executor } from '../../db/executor.ts';
 
-export const toNotification = (row: repo.NotificationRow): NotificationType => ({
+const toNotification = (row: repo.NotificationRow): NotificationType => ({
   id: row.id,
   client_id: row.client_id,
   listing_id: row.listing_id,

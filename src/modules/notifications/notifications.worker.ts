@@ -35,7 +35,7 @@ export interface WorkerOptions {
 
 export type NotificationWorker = JobRunner;
 
-export function notificationHandler(
+function notificationHandler(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
   log: Log,
   random: () => number = Math.random,
@@ -49,7 +49,7 @@ export function notificationHandler(
     return Math.round(ceiling * (0.5 + random() / 2));
   };
 
-  /** The notification's event, as its GET returns it now, in `trx` (section 15). */
+  /** The notification's event, as its GET returns it now, in `trx` (docs/api.md §15). */
   async function announce(
     trx: Executor,
     row: repo.NotificationRow,

@@ -1,4 +1,4 @@
-// Resumable uploads (section 16): the rules around the tus server (uploads.routes.ts).
+// Resumable uploads (docs/api.md §16): the rules around the tus server (uploads.routes.ts).
 // An upload's bytes are written at their final storage key from the first byte, and owned by a
 // media_cleanup row due when the upload expires (decisions/0002): the row is written with the
 // upload's, before any byte. The last byte makes it a media row in one transaction that also

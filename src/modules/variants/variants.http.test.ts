@@ -1,8 +1,8 @@
-// Variants through the API (section 13): pending until the job runs, then ready with the three
+// Variants through the API (docs/api.md §13): pending until the job runs, then ready with the three
 // sizes; GET .../variants/:name serves them like content (ETag, 304, attachment, nosniff) and is
 // 404 until ready; a photo that cannot be decoded ends `failed` at once, one whose original cannot
 // be read is retried and ends `failed` after 3 tries; deleting media or its gallery removes the
-// variants' bytes. The image work itself is tested in media.variants.test.ts.
+// variants' bytes. The image work itself is tested in variants.images.test.ts.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // The `media.variants` job on the durable queue: makes a photo's thumb, large and mls variants
-// (variants/variants.images.ts does the image work) and records them. Every variant object is owned at all
+// (variants.images.ts does the image work) and records them. Every variant object is owned at all
 // times: by a cleanup-ledger lease while it is written, by its media_variants row once recorded
 // (the lease goes in the same transaction), so a crash leaves nothing the sweep does not remove.
 // Each making writes new keys; a remake replaces the rows and schedules the old keys' deletion.
@@ -176,7 +176,7 @@ export function variantsHandler(
         await repo.setVariantsStatus(trx, photo.id, 'ready');
         await cleanup.release(trx, keys);
         await cleanup.scheduleNow(trx, old);
-        // "Variants ready" happens here, and is announced in this transaction (section 15).
+        // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
         await announce(trx, photo.id, 'media.variants_ready');
         return { gone: false, replaced: old };
       },

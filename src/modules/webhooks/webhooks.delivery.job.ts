@@ -26,7 +26,7 @@ export interface DeliveryHandlerOptions {
 }
 
 /** The event as delivered: its stored data, verbatim, in the event object. */
-export const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'>): string =>
+const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'>): string =>
   `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
 
 export function deliveryHandler(

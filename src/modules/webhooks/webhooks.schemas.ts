@@ -14,9 +14,9 @@ import {
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../db/schema.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/address.ts';
 
-export const EventTypeSchema = StringEnum(EVENT_TYPES, {
+const EventTypeSchema = StringEnum(EVENT_TYPES, {
   title: 'EventType',
-  description: 'What happened (section 15).',
+  description: 'What happened (docs/api.md §15).',
 });
 
 const EndpointEvents = Type.Array(StringEnum([...EVENT_TYPES, '*'] as const, { title: 'EventSubscription' }), {

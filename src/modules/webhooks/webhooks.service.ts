@@ -1,5 +1,5 @@
-// Webhook endpoints, the events they hear and the deliveries made to them (section 15). Events
-// themselves are recorded by every feature's writes (events/events.entry.ts); delivery is the
+// Webhook endpoints, the events they hear and the deliveries made to them (docs/api.md §15). Events
+// themselves are recorded by every feature's writes (src/mechanisms/events/events.entry.ts); delivery is the
 // `webhook.deliver` job (webhooks.delivery.job.ts). Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -25,12 +25,12 @@ import type {
 } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './webhooks.signing.ts';
 
-/** Events are kept this long (section 15), then pruned with their deliveries. */
-export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
+/** Events are kept this long (docs/api.md §15), then pruned with their deliveries. */
+const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 const PRUNE_BATCH = 1000;
 
 /** After a rotation, the old secret signs too for this long. */
-export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   id: row.id,
@@ -42,7 +42,7 @@ const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   updated_at: row.updated_at,
 });
 
-export const toEvent = (row: repo.EventRow): EventObjectType => ({
+const toEvent = (row: repo.EventRow): EventObjectType => ({
   id: row.id,
   type: row.type as EventType,
   created_at: row.created_at,

@@ -724,7 +724,7 @@ export interface components {
       | '*';
     /**
      * EventType
-     * @description What happened (section 15).
+     * @description What happened (docs/api.md §15).
      * @enum {string}
      */
     EventType:
@@ -1116,7 +1116,7 @@ export interface components {
     IdempotencyKey: string;
     /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
     IfNoneMatch: string;
-    /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+    /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
     IdempotencyKeyChecked: string;
   };
   requestBodies: never;
@@ -1141,7 +1141,7 @@ export interface components {
     IdempotentReplayed: 'true';
     /** @description How to authenticate: `Bearer`. */
     WwwAuthenticate: 'Bearer';
-    /** @description The representation's entity tag (section 17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by every write that can change any field (counters and statuses included), on every node at once. Send it back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong. */
+    /** @description The representation's entity tag (docs/api.md §17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by every write that can change any field (counters and statuses included), on every node at once. Send it back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong. */
     ETag: string;
     /** @description The path of the created resource, e.g. `/v1/listings/lst_...`. */
     Location: string;
@@ -1340,7 +1340,7 @@ export interface operations {
         status?: 'draft' | 'active' | 'archived';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -1649,7 +1649,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -1795,7 +1795,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -1982,7 +1982,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -2377,7 +2377,7 @@ export interface operations {
         search?: string;
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -2686,7 +2686,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -2832,7 +2832,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -3019,7 +3019,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -3212,7 +3212,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -3558,7 +3558,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -3951,7 +3951,7 @@ export interface operations {
         status?: 'queued' | 'sent' | 'failed' | 'cancelled';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4079,7 +4079,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4230,7 +4230,7 @@ export interface operations {
         limit?: number;
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4539,7 +4539,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4685,7 +4685,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -4872,7 +4872,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -5462,7 +5462,7 @@ export interface operations {
         status?: 'pending' | 'succeeded' | 'failed';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -5828,7 +5828,7 @@ export interface operations {
           | 'client_link.downloaded';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -5956,7 +5956,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6102,7 +6102,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6446,7 +6446,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6594,7 +6594,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -6783,7 +6783,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -6984,7 +6984,7 @@ export interface operations {
         'if-none-match'?: string;
         /** @description Serve the range only if the ETag still matches. */
         'if-range'?: string;
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7183,7 +7183,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7382,7 +7382,7 @@ export interface operations {
         'if-none-match'?: string;
         /** @description Serve the range only if the ETag still matches. */
         'if-range'?: string;
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7866,7 +7866,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -8070,7 +8070,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -8214,7 +8214,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {

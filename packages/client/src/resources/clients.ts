@@ -1,4 +1,4 @@
-// lb.clients: the studio's clients (contract section 7) and assignment of galleries (sections 7, 14).
+// lb.clients: the studio's clients (docs/api.md §7) and assignment of galleries (docs/api.md §7, §14).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { iteratePages, segment } from '../pagination.ts';
 import type {

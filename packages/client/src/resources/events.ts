@@ -1,4 +1,4 @@
-// lb.events: what happened in the account, newest first, kept 30 days (contract section 15).
+// lb.events: what happened in the account, newest first, kept 30 days (docs/api.md §15).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { iteratePages, segment } from '../pagination.ts';
 import type { Event, Page, QueryParams } from '../types.ts';

@@ -1,4 +1,4 @@
-// lb.listings: galleries (contract section 5), and their client link (section 14).
+// lb.listings: galleries (docs/api.md §5), and their client link (docs/api.md §14).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { iteratePages, segment } from '../pagination.ts';
 import type {

@@ -1,4 +1,4 @@
-// lb.media: a gallery's photos, videos and documents (contract sections 6, 13, 16).
+// lb.media: a gallery's photos, videos and documents (docs/api.md §6, §13, §16).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { segment } from '../pagination.ts';
 import { abandonUpload, uploadResumable, type ResumableUploadOptions } from '../tus.ts';
@@ -50,7 +50,7 @@ export class MediaResource<I = UploadInput, R = Blob> {
     });
   }
 
-  /** A resumable upload over tus (section 16): survives cut connections; see ResumableUploadOptions. */
+  /** A resumable upload over tus (docs/api.md §16): survives cut connections; see ResumableUploadOptions. */
   async uploadResumable(
     listingId: string,
     file: R,

@@ -1,4 +1,4 @@
-// lb.notifications: the emails sent to clients (contract section 8).
+// lb.notifications: the emails sent to clients (docs/api.md §8).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { iteratePages, segment } from '../pagination.ts';
 import type { Notification, Page, QueryParams } from '../types.ts';

@@ -234,7 +234,7 @@ describe('client: every operation against a real server', () => {
     assert.equal(doc.openapi, '3.1.0');
     const got = await lb.listings.get(listing.id);
     const etag = got.lastResponse.etag;
-    assert.ok(etag !== null, 'every JSON GET carries an ETag (section 17)');
+    assert.ok(etag !== null, 'every JSON GET carries an ETag (docs/api.md §17)');
     const again = await lb.listings.get(listing.id, { ifNoneMatch: etag });
     assert.ok(again instanceof NotModified);
     assert.equal(again.etag, etag);

@@ -1,4 +1,4 @@
-// lb.webhookEndpoints: where events are delivered, and their deliveries (contract section 15).
+// lb.webhookEndpoints: where events are delivered, and their deliveries (docs/api.md §15).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { iteratePages, segment } from '../pagination.ts';
 import type {
