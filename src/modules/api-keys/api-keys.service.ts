@@ -5,8 +5,14 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyScope } from '../../db/schema.ts';
-import type { AuthContext } from '../../http/types.ts';
 import * as repo from './api-keys.repository.ts';
+
+/** Who is calling: set by the auth hook on every authenticated /v1 request. */
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+  scope: KeyScope;
+}
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40;
