@@ -13,6 +13,7 @@ import {
   type CliIo,
   type Command,
 } from './command.ts';
+import { backupCommand, restoreCommand } from './backup.ts';
 import { doctorCommand } from './doctor.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
 import { mediaSweepCommand, mediaVariantsCommand } from './media.ts';
@@ -33,6 +34,8 @@ const COMMANDS: readonly Command[] = [
   mediaSweepCommand,
   mediaVariantsCommand,
   doctorCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 /** Commands with subcommands: `lightbox keys create`. */

@@ -22,5 +22,7 @@ declare module 'fastify' {
     auth?: boolean;
     /** /dashboard: who may use the route. */
     dashboard?: Access;
+    /** Health checks: exempt from every limit (requests in progress, rate limits), docs/api.md §10. */
+    unlimited?: boolean;
   }
 }

@@ -135,8 +135,11 @@ export function createMediaService({
     if (sniffed.kind === 'photo') {
       const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
       // The kept head is enough for most photos; only when it is not is the stored file read.
-      dimensions = await readDimensions(ingest.head, ingest.bytesSeen <= HEAD_BYTES, dimensionLimits);
-      dimensions ??= await withLocalFile(storage, key, tmpDir, (file) => readDimensions(file, true, dimensionLimits));
+      // A header unreadable even in the whole file leaves the photo without dimensions (docs/api.md §13).
+      dimensions = await readDimensions(ingest.head, dimensionLimits);
+      if (dimensions === null && ingest.bytesSeen > HEAD_BYTES) {
+        dimensions = await withLocalFile(storage, key, tmpDir, (file) => readDimensions(file, dimensionLimits));
+      }
     }
     return { filename, sniffed, size: ingest.bytesSeen, sha256: ingest.digest(), crc32: ingest.crc32, dimensions };
   }

@@ -111,10 +111,13 @@ export function createUploadsService({
     let dimensions: Dimensions | null = null;
     if (sniffed.kind === 'photo') {
       const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
-      dimensions = await readDimensions(ingest.head, row.length <= HEAD_BYTES, dimensionLimits);
-      dimensions ??= await withLocalFile(storage, row.storage_key, tmpDir, (file) =>
-        readDimensions(file, true, dimensionLimits),
-      );
+      // A header unreadable even in the whole file leaves the photo without dimensions (docs/api.md §13).
+      dimensions = await readDimensions(ingest.head, dimensionLimits);
+      if (dimensions === null && row.length > HEAD_BYTES) {
+        dimensions = await withLocalFile(storage, row.storage_key, tmpDir, (file) =>
+          readDimensions(file, dimensionLimits),
+        );
+      }
     }
     const digest = known ?? { sha256: ingest.digest(), crc32: ingest.crc32 };
     return { sniffed, size: row.length, sha256: digest.sha256, crc32: digest.crc32, dimensions };

@@ -17,6 +17,8 @@ import { signatureHeaders } from './webhooks.signing.ts';
 
 /** Events fanned out at a time while the node is busy answering requests. */
 const FANOUT_WHEN_BUSY = 10;
+/** An attempt waiting on its endpoint this long stands aside (its slot no longer counts). */
+const SLOW_ATTEMPT_MS = 250;
 /** A disabled endpoint's deliveries wait; they are looked at again this often (enabling makes them due at once). */
 const DISABLED_RECHECK_MS = 60 * 60_000;
 
@@ -121,6 +123,9 @@ export function deliveryHandler(
     leaseMs,
     startMarginMs: 0,
     groupLimit: settings.perEndpoint,
+    // An attempt still waiting for its endpoint after this long frees its slot for other endpoints'
+    // deliveries: a dead endpoint, in any account, never delays another's (docs/api.md §15, decisions/0019).
+    slowAfterMs: SLOW_ATTEMPT_MS,
     // New events become deliveries (and jobs) just before each claim (decisions/0012).
     // While the node is busy with requests, a few events at a time (decisions/0015).
     prepare: async (small) => {

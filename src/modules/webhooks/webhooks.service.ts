@@ -25,6 +25,9 @@ import type {
 } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './webhooks.signing.ts';
 
+/** Named in a refusal that only private and local addresses cause (a local receiver while developing). */
+const ALLOW_PRIVATE_HINT = 'WEBHOOK_ALLOW_PRIVATE=true allows private and local addresses (for development)';
+
 /** Events are kept this long (docs/api.md §15), then pruned with their deliveries. */
 const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 const PRUNE_BATCH = 1000;
@@ -85,15 +88,26 @@ export function createWebhooksService({
 
   /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
   async function checkUrl(raw: string): Promise<string> {
-    const refused = (reason: string): AppError =>
-      new AppError('validation_error', `url ${reason}`, [{ field: 'url', message: reason }]);
+    const refused = async (reason: string): Promise<AppError> => {
+      // Refused only for being local or private: say which setting allows that (development).
+      const hint = (await allowedIfPrivate(raw)) ? `; the server setting ${ALLOW_PRIVATE_HINT}` : '';
+      return new AppError('validation_error', `url ${reason}${hint}`, [{ field: 'url', message: reason + hint }]);
+    };
     const syntax = checkWebhookUrl(raw, { allowPrivate: policy.allowPrivate });
-    if (!syntax.ok) throw refused(syntax.reason);
+    if (!syntax.ok) throw await refused(syntax.reason);
     const host = await resolveAndCheck(syntax.url.hostname, policy);
     // A name that does not resolve yet is accepted; every delivery checks again.
-    if (host.ok === false) throw refused(host.reason);
+    if (host.ok === false) throw await refused(host.reason);
     // Kept as written (it reads back as sent); every delivery parses and checks it again.
     return raw;
+  }
+
+  /** Whether `raw`, refused now, would pass were private and local addresses allowed. */
+  async function allowedIfPrivate(raw: string): Promise<boolean> {
+    if (policy.allowPrivate) return false;
+    const syntax = checkWebhookUrl(raw, { allowPrivate: true });
+    if (!syntax.ok) return false;
+    return (await resolveAndCheck(syntax.url.hostname, { ...policy, allowPrivate: true })).ok !== false;
   }
 
   async function endpointRow(accountId: string, id: string): Promise<repo.EndpointRow> {
