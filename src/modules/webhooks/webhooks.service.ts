@@ -148,7 +148,7 @@ export function createWebhooksService({
           ...(patch.description === undefined ? {} : { description: patch.description }),
           // Disabling by hand says so; disabling one already disabled keeps its reason (a `gone`
           // endpoint stays `gone` until it is enabled again); enabling clears it.
-          ...(patch.enabled === undefined || (patch.enabled === false && current.enabled === 0)
+          ...(patch.enabled === undefined || (!patch.enabled && current.enabled === 0)
             ? {}
             : { enabled: patch.enabled ? 1 : 0, disabled_reason: patch.enabled ? null : 'manual' }),
           updated_at: now,
