@@ -14,7 +14,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// LIGHTBOX_ROOT runs another checkout's server (one with API sections this branch lacks yet).
+const ROOT = process.env.LIGHTBOX_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(ROOT, 'bin/lightbox.js');
 
 export async function freePort() {
@@ -159,7 +160,8 @@ export async function startLightbox({ name = 'Harbour Light Studio', email = 'ow
   };
 
   /** Whether the server knows an event type (section 25's client_link.selection_submitted, say). */
-  const knowsEventType = async (type) => (await api('GET', `/v1/events?type=${encodeURIComponent(type)}&limit=1`)).status === 200;
+  const knowsEventType = async (type) =>
+    (await api('GET', `/v1/events?type=${encodeURIComponent(type)}&limit=1`)).status === 200;
 
   return {
     base,
@@ -193,7 +195,12 @@ export async function startReceiver() {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const entry = { method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const entry = {
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(entry);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 410 ? 'gone' : 'ok');
       for (const w of waiters) w();
@@ -257,7 +264,8 @@ export async function makeJpeg() {
   const width = 64;
   const height = 48;
   const raw = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) raw.set([x * 4, y * 5, 128], (y * width + x) * 3);
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg().toBuffer();
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw.set([x * 4, y * 5, 128], (y * width + x) * 3);
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg()
+    .toBuffer();
 }

@@ -1,4 +1,10 @@
-import type { IAuthenticateGeneric, ICredentialTestRequest, ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+import type {
+  IAuthenticateGeneric,
+  ICredentialTestRequest,
+  ICredentialType,
+  INodeProperties,
+  Icon,
+} from 'n8n-workflow';
 
 /** A Lightbox API key and the address of the studio's Lightbox (API.md sections 3 and 20). */
 export class LightboxApi implements ICredentialType {

@@ -1,7 +1,13 @@
 // What both Lightbox nodes share: the request helper (Lightbox's error bodies become messages a
 // studio owner can act on) and the Standard Webhooks signature check.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+  IDataObject,
+  IExecuteFunctions,
+  IHookFunctions,
+  IHttpRequestMethods,
+  IHttpRequestOptions,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 export const CREDENTIAL = 'lightboxApi';
@@ -36,7 +42,11 @@ export async function lightboxRequest(
   if (response.statusCode < 400 || options.allowed?.includes(response.statusCode)) {
     return { status: response.statusCode, body };
   }
-  const error = (body.error ?? {}) as { code?: string; message?: string; details?: { field: string; message: string }[] };
+  const error = (body.error ?? {}) as {
+    code?: string;
+    message?: string;
+    details?: { field: string; message: string }[];
+  };
   let description = error.details?.map((d) => `${d.field}: ${d.message}`).join('; ');
   if (response.statusCode === 401) {
     description = 'Create a new key in your Lightbox dashboard (API keys) and update the Lightbox API credential.';

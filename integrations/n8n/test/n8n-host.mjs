@@ -57,7 +57,16 @@ class HostCredentials extends ICredentialsHelper {
     if (typeof auth !== 'object' || auth.type !== 'generic') return requestOptions;
     const resolve = (value) =>
       typeof value === 'string' && value.startsWith('=')
-        ? String(workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') ?? '')
+        ? String(
+            workflow.expression.getSimpleParameterValue(
+              node,
+              value,
+              'internal',
+              { $credentials: credentials },
+              undefined,
+              '',
+            ) ?? '',
+          )
         : value;
     for (const [outer, values] of Object.entries(auth.properties)) {
       requestOptions[outer] = requestOptions[outer] ?? {};
@@ -116,12 +125,31 @@ export function additionalDataFor({ loader, credentials, webhookBaseUrl, workflo
 }
 
 export function makeWorkflow({ id, name, nodes, connections, nodeTypes, active = false }) {
-  return new Workflow({ id, name, nodes, connections, active, nodeTypes, staticData: {}, settings: { executionOrder: 'v1' } });
+  return new Workflow({
+    id,
+    name,
+    nodes,
+    connections,
+    active,
+    nodeTypes,
+    staticData: {},
+    settings: { executionOrder: 'v1' },
+  });
 }
 
 /** Runs a workflow from `startNode` with n8n's WorkflowExecute, as a manual run does. */
 export async function runWorkflow(workflow, additionalData, startNode) {
-  const data = { ...additionalData, hooks: new ExecutionLifecycleHooks('manual', `exec-${Date.now()}`, { id: workflow.id, name: workflow.name, nodes: [], connections: {}, active: false, settings: {} }) };
+  const data = {
+    ...additionalData,
+    hooks: new ExecutionLifecycleHooks('manual', `exec-${Date.now()}`, {
+      id: workflow.id,
+      name: workflow.name,
+      nodes: [],
+      connections: {},
+      active: false,
+      settings: {},
+    }),
+  };
   const execute = new WorkflowExecute(data, 'manual');
   return await execute.run({ workflow, startNode: workflow.getNode(startNode) });
 }
@@ -212,21 +240,45 @@ export async function startWebhookServer() {
         } catch {
           // n8n's parser leaves a body it cannot read empty.
         }
-        const request = { method: req.method, url: req.url, headers: req.headers, params: {}, query: {}, body, rawBody };
+        const request = {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          params: {},
+          query: {},
+          body,
+          rawBody,
+        };
         const response = expressResponse(res);
         const { workflow, node, additionalData } = route;
         const data = { ...additionalData, httpRequest: request, httpResponse: response };
         const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
-        const context = new WebhookContext(workflow, node, data, 'webhook', webhookDataFor(workflow, node, data), [], null);
+        const context = new WebhookContext(
+          workflow,
+          node,
+          data,
+          'webhook',
+          webhookDataFor(workflow, node, data),
+          [],
+          null,
+        );
         try {
           const result = await nodeType.webhook.call(context);
-          if (!result.noWebhookResponse) response.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
+          if (!result.noWebhookResponse)
+            response.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
           responses.push({ status: response.statusCode, headers: req.headers });
           if (result.workflowData) {
             const runData = createRunExecutionData({
               executionData: { nodeExecutionStack: [{ node, data: { main: result.workflowData }, source: null }] },
             });
-            const hooks = new ExecutionLifecycleHooks('webhook', `exec-${runs.length + 1}`, { id: workflow.id, name: workflow.name, nodes: [], connections: {}, active: true, settings: {} });
+            const hooks = new ExecutionLifecycleHooks('webhook', `exec-${runs.length + 1}`, {
+              id: workflow.id,
+              name: workflow.name,
+              nodes: [],
+              connections: {},
+              active: true,
+              settings: {},
+            });
             const execute = new WorkflowExecute({ ...additionalData, hooks }, 'webhook', runData);
             runs.push(await execute.processRunExecutionData(workflow));
           }

@@ -55,7 +55,9 @@ const node = (name, type, parameters, position = [0, 0]) => ({
 });
 
 const chain = (...names) =>
-  Object.fromEntries(names.slice(0, -1).map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]));
+  Object.fromEntries(
+    names.slice(0, -1).map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+  );
 
 const additional = (workflowId, creds = credentials) =>
   host.additionalDataFor({ loader: pkg.loader, credentials: creds, webhookBaseUrl: webhooks.base, workflowId });
@@ -63,7 +65,13 @@ const additional = (workflowId, creds = credentials) =>
 /** Runs `nodes` (connected in order) as one manual workflow; answers the run and each node's items. */
 async function run(nodes, creds) {
   const id = `wf-${randomUUID().slice(0, 8)}`;
-  const workflow = host.makeWorkflow({ id, name: 'Lightbox test', nodes, connections: chain(...nodes.map((n) => n.name)), nodeTypes: pkg.nodeTypes });
+  const workflow = host.makeWorkflow({
+    id,
+    name: 'Lightbox test',
+    nodes,
+    connections: chain(...nodes.map((n) => n.name)),
+    nodeTypes: pkg.nodeTypes,
+  });
   const result = await host.runWorkflow(workflow, additional(id, creds), nodes[0].name);
   const items = (name) => result.data.resultData.runData[name]?.[0]?.data?.main?.[0]?.map((i) => i.json) ?? [];
   return { result, items, error: result.data.resultData.error };
@@ -72,7 +80,11 @@ async function run(nodes, creds) {
 /** One Lightbox node in a workflow of its own: its output items, or the run's error thrown. */
 async function one(parameters) {
   const { items, error } = await run([node('Lightbox', LIGHTBOX, parameters)]);
-  if (error) throw error;
+  // The run's error as n8n records it (a serialisable NodeApiError or NodeOperationError).
+  if (error)
+    throw Object.assign(new Error(`${error.message}${error.description ? ` (${error.description})` : ''}`), {
+      n8n: error,
+    });
   return items('Lightbox');
 }
 
@@ -103,8 +115,16 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
   const state = {};
 
   test('activating the trigger workflow creates one endpoint for its URL and events', async () => {
-    triggerNode = { ...node('Lightbox Trigger', TRIGGER, { events: ['listing.assigned', 'client_link.viewed'] }), webhookId };
-    const getGallery = node('Get Gallery', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: '={{ $json.id }}' }, [200, 0]);
+    triggerNode = {
+      ...node('Lightbox Trigger', TRIGGER, { events: ['listing.assigned', 'client_link.viewed'] }),
+      webhookId,
+    };
+    const getGallery = node(
+      'Get Gallery',
+      LIGHTBOX,
+      { resource: 'gallery', operation: 'get', galleryId: '={{ $json.id }}' },
+      [200, 0],
+    );
     triggerWorkflow = host.makeWorkflow({
       id: 'wf-trigger',
       name: 'When a gallery is sent',
@@ -163,7 +183,9 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
   });
 
   test('the trigger verifies the delivery and its workflow runs on to Get Gallery', async () => {
-    const execution = await webhooks.waitForRun((r) => r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'listing.assigned');
+    const execution = await webhooks.waitForRun(
+      (r) => r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'listing.assigned',
+    );
     assert.equal(execution.data.resultData.error, undefined);
     const [event] = execution.data.resultData.runData['Lightbox Trigger'][0].data.main[0].map((i) => i.json);
     assert.equal(event.id, state.gallery.id);
@@ -176,7 +198,10 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
 
   test('a client view reaches the trigger too', async () => {
     await (await fetch(state.assigned.client_link.url)).text();
-    await webhooks.waitForRun((r) => r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'client_link.viewed');
+    await webhooks.waitForRun(
+      (r) =>
+        r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'client_link.viewed',
+    );
   });
 
   test('forged, altered, stale or unsigned deliveries are refused with 401 and start nothing', async () => {
@@ -184,7 +209,8 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
     const [event] = (await lb.api('GET', '/v1/events?type=listing.assigned&limit=1')).body.data;
     const body = JSON.stringify(event);
     const url = `${webhooks.base}/${webhookId}/webhook`;
-    const post = (headers, payload = body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload });
+    const post = (headers, payload = body) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload });
     const wrongSecret = `whsec_${Buffer.from('not the endpoint secret at all!!').toString('base64')}`;
     const secret = triggerWorkflow.staticData['node:Lightbox Trigger'].secret;
     assert.match(secret, /^whsec_/);
@@ -202,7 +228,7 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
     // The same event, rightly signed, is accepted: the refusals were for the signature alone.
     const ok = await post(sign(secret, event.id, body));
     assert.equal(ok.status, 200);
-    await webhooks.waitForRun((r, i) => webhooks.runs.indexOf(r) >= runsBefore);
+    await webhooks.waitForRun((r) => webhooks.runs.indexOf(r) >= runsBefore);
     assert.equal(webhooks.runs.length, runsBefore + 1);
   });
 
@@ -216,7 +242,7 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
     assert.equal(webhooks.runs.length, runsBefore);
   });
 
-  test('an endpoint deleted behind n8n\'s back is made again on the next activation', async () => {
+  test("an endpoint deleted behind n8n's back is made again on the next activation", async () => {
     const [endpoint] = await endpoints();
     assert.equal((await lb.api('DELETE', `/v1/webhook_endpoints/${endpoint.id}`)).status, 204);
     assert.equal(await host.activate(triggerWorkflow, triggerNode, triggerData), 'created');
@@ -237,69 +263,198 @@ describe('create a gallery, assign it, and the trigger receives the verified eve
 
 describe('every other operation, each in its own workflow', () => {
   test('Gallery: Get, Update, Resend Email', async () => {
-    const [gallery] = await one({ resource: 'gallery', operation: 'create', address: '3 Quiet Lane', additionalFields: {} });
+    const [gallery] = await one({
+      resource: 'gallery',
+      operation: 'create',
+      address: '3 Quiet Lane',
+      additionalFields: {},
+    });
     assert.equal(gallery.status, 'draft');
-    const [updated] = await one({ resource: 'gallery', operation: 'update', galleryId: gallery.id, updateFields: { status: 'active', sqft: 1450, description: '' } });
+    const [updated] = await one({
+      resource: 'gallery',
+      operation: 'update',
+      galleryId: gallery.id,
+      updateFields: { status: 'active', sqft: 1450, description: '' },
+    });
     assert.equal(updated.status, 'active');
     assert.equal(updated.sqft, 1450);
     const [got] = await one({ resource: 'gallery', operation: 'get', galleryId: gallery.id });
     assert.equal(got.updated_at, updated.updated_at);
-    await assert.rejects(one({ resource: 'gallery', operation: 'update', galleryId: gallery.id, updateFields: {} }), /at least one field/);
-    await assert.rejects(one({ resource: 'gallery', operation: 'resendEmail', galleryId: gallery.id }), /not assigned to a client yet/);
+    await assert.rejects(
+      one({ resource: 'gallery', operation: 'update', galleryId: gallery.id, updateFields: {} }),
+      /at least one field/,
+    );
+    await assert.rejects(
+      one({ resource: 'gallery', operation: 'resendEmail', galleryId: gallery.id }),
+      /not assigned to a client yet/,
+    );
 
-    const [client] = await one({ resource: 'client', operation: 'create', email: 'quiet@lane.test', name: 'Quinn Lane', clientFields: { phone: '' } });
-    await one({ resource: 'gallery', operation: 'assign', galleryId: gallery.id, clientId: client.id, sendEmail: true });
+    const [client] = await one({
+      resource: 'client',
+      operation: 'create',
+      email: 'quiet@lane.test',
+      name: 'Quinn Lane',
+      clientFields: { phone: '' },
+    });
+    await one({
+      resource: 'gallery',
+      operation: 'assign',
+      galleryId: gallery.id,
+      clientId: client.id,
+      sendEmail: true,
+    });
     const [notification] = await one({ resource: 'gallery', operation: 'resendEmail', galleryId: gallery.id });
     assert.match(notification.id, /^ntf_/);
     assert.equal(notification.to, 'quiet@lane.test');
-    assert.equal((await lb.api('GET', `/v1/notifications?limit=100`)).body.data.filter((n) => n.listing_id === gallery.id).length, 2);
+    assert.equal(
+      (await lb.api('GET', `/v1/notifications?limit=100`)).body.data.filter((n) => n.listing_id === gallery.id).length,
+      2,
+    );
   });
 
   test('Gallery: Find by MLS number and by address, with and without Create If Not Found', async () => {
-    const [byMls] = await one({ resource: 'gallery', operation: 'find', searchBy: 'mls_number', mlsNumber: 'bri-20431', createIfNotFound: false });
+    const [byMls] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'bri-20431',
+      createIfNotFound: false,
+    });
     assert.equal(byMls.address, '12 Harbour View, Brighton');
     assert.ok('description' in byMls);
-    const none = await one({ resource: 'gallery', operation: 'find', searchBy: 'mls_number', mlsNumber: 'NOPE-1', createIfNotFound: false });
+    const none = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'NOPE-1',
+      createIfNotFound: false,
+    });
     assert.deepEqual(none, []);
-    const [made] = await one({ resource: 'gallery', operation: 'find', searchBy: 'mls_number', mlsNumber: 'NEW-777', createIfNotFound: true, newAddress: '7 Lucky Road', newGalleryFields: { beds: 2 } });
+    const [made] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'NEW-777',
+      createIfNotFound: true,
+      newAddress: '7 Lucky Road',
+      newGalleryFields: { beds: 2 },
+    });
     assert.equal(made.mls_number, 'NEW-777');
     assert.equal(made.beds, 2);
-    const [again] = await one({ resource: 'gallery', operation: 'find', searchBy: 'mls_number', mlsNumber: 'NEW-777', createIfNotFound: true, newAddress: '7 Lucky Road', newGalleryFields: {} });
+    const [again] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'NEW-777',
+      createIfNotFound: true,
+      newAddress: '7 Lucky Road',
+      newGalleryFields: {},
+    });
     assert.equal(again.id, made.id);
-    const byAddress = await one({ resource: 'gallery', operation: 'find', searchBy: 'address', address: '7 lucky road', createIfNotFound: false });
-    assert.deepEqual(byAddress.map((g) => g.id), [made.id]);
-    const [madeByAddress] = await one({ resource: 'gallery', operation: 'find', searchBy: 'address', address: '1 New Street', createIfNotFound: true, newGalleryFields: {} });
+    const byAddress = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'address',
+      address: '7 lucky road',
+      createIfNotFound: false,
+    });
+    assert.deepEqual(
+      byAddress.map((g) => g.id),
+      [made.id],
+    );
+    const [madeByAddress] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'address',
+      address: '1 New Street',
+      createIfNotFound: true,
+      newGalleryFields: {},
+    });
     assert.equal(madeByAddress.address, '1 New Street');
   });
 
   test('Client: Find by email (exactly), and create when not found', async () => {
-    const [dana] = await one({ resource: 'client', operation: 'find', email: 'DANA@whitfield.test', createIfNotFound: false, clientFields: {} });
+    const [dana] = await one({
+      resource: 'client',
+      operation: 'find',
+      email: 'DANA@whitfield.test',
+      createIfNotFound: false,
+      clientFields: {},
+    });
     assert.equal(dana.name, 'Dana Whitfield');
     assert.ok(Array.isArray(dana.listings));
-    assert.deepEqual(await one({ resource: 'client', operation: 'find', email: 'ana@whitfield.test', createIfNotFound: false, clientFields: {} }), []);
-    const [made] = await one({ resource: 'client', operation: 'find', email: 'new.agent@brokerage.test', createIfNotFound: true, name: 'New Agent', clientFields: { company: 'Brokerage' } });
+    assert.deepEqual(
+      await one({
+        resource: 'client',
+        operation: 'find',
+        email: 'ana@whitfield.test',
+        createIfNotFound: false,
+        clientFields: {},
+      }),
+      [],
+    );
+    const [made] = await one({
+      resource: 'client',
+      operation: 'find',
+      email: 'new.agent@brokerage.test',
+      createIfNotFound: true,
+      name: 'New Agent',
+      clientFields: { company: 'Brokerage' },
+    });
     assert.equal(made.company, 'Brokerage');
   });
 
   test('Media: Add From URL (section 21)', async () => {
-    const [gallery] = await one({ resource: 'gallery', operation: 'create', address: '1 Link Street', additionalFields: {} });
-    const [media] = await one({ resource: 'media', operation: 'addFromUrl', galleryId: gallery.id, url: `${files.url}/shoot/front.jpg`, filename: 'Front elevation.jpg' });
+    const [gallery] = await one({
+      resource: 'gallery',
+      operation: 'create',
+      address: '1 Link Street',
+      additionalFields: {},
+    });
+    const [media] = await one({
+      resource: 'media',
+      operation: 'addFromUrl',
+      galleryId: gallery.id,
+      url: `${files.url}/shoot/front.jpg`,
+      filename: 'Front elevation.jpg',
+    });
     assert.equal(media.kind, 'photo');
     assert.equal(media.filename, 'Front elevation.jpg');
     assert.equal(media.size, jpeg.length);
-    await assert.rejects(one({ resource: 'media', operation: 'addFromUrl', galleryId: gallery.id, url: `${files.url}/missing.jpg`, filename: '' }), /404/);
+    await assert.rejects(
+      one({
+        resource: 'media',
+        operation: 'addFromUrl',
+        galleryId: gallery.id,
+        url: `${files.url}/missing.jpg`,
+        filename: '',
+      }),
+      /404/,
+    );
   });
 
   test("Lightbox's refusals reach the workflow as the node's error, and Continue On Fail keeps going", async () => {
-    await assert.rejects(one({ resource: 'gallery', operation: 'create', address: 'x', additionalFields: { sqft: -1 } }), (err) => {
-      assert.match(err.message, /validation|sqft|must/i);
-      return true;
-    });
-    const badKey = { lightboxApi: { id: 'cred-1', data: { baseUrl: lb.base, apiKey: 'lbx_wrongwrongwrongwrongwrongwrongwrong' } } };
-    const { error } = await run([node('Lightbox', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: 'lst_x' })], badKey);
+    await assert.rejects(
+      one({ resource: 'gallery', operation: 'create', address: 'x', additionalFields: { sqft: -1 } }),
+      (err) => {
+        assert.match(err.message, /validation|sqft|must/i);
+        return true;
+      },
+    );
+    const badKey = {
+      lightboxApi: { id: 'cred-1', data: { baseUrl: lb.base, apiKey: 'lbx_wrongwrongwrongwrongwrongwrongwrong' } },
+    };
+    const { error } = await run(
+      [node('Lightbox', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: 'lst_x' })],
+      badKey,
+    );
     assert.ok(error);
     assert.match(`${error.message} ${error.description}`, /API keys/);
-    const lenient = { ...node('Lightbox', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: 'lst_missing' }), continueOnFail: true, onError: 'continueRegularOutput' };
+    const lenient = {
+      ...node('Lightbox', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: 'lst_missing' }),
+      continueOnFail: true,
+      onError: 'continueRegularOutput',
+    };
     const { items, error: none } = await run([lenient]);
     assert.equal(none, undefined);
     assert.match(items('Lightbox')[0].error, /not found|no such/i);

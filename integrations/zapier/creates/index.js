@@ -130,7 +130,8 @@ const addMediaFromUrl = {
   noun: 'Media',
   display: {
     label: 'Add Media from URL',
-    description: 'Adds a photo, video or PDF to a gallery from a web address (Dropbox, Google Drive or any public link).',
+    description:
+      'Adds a photo, video or PDF to a gallery from a web address (Dropbox, Google Drive or any public link).',
   },
   operation: {
     inputFields: [

@@ -11,7 +11,8 @@ module.exports = {
       label: 'Lightbox Address',
       required: true,
       type: 'string',
-      helpText: 'The web address you open your Lightbox dashboard at, without /dashboard: for example `https://lightbox.yourstudio.com`.',
+      helpText:
+        'The web address you open your Lightbox dashboard at, without /dashboard: for example `https://lightbox.yourstudio.com`.',
     },
     {
       key: 'apiKey',

@@ -63,25 +63,26 @@ const eventOutput = [
 ];
 
 /** Gallery fields a studio fills in on Create Gallery and Update Gallery. */
-const galleryInput = (addressRequired) => [
-  {
-    key: 'address',
-    label: 'Property Address',
-    required: addressRequired,
-    helpText: 'The address of the property, as you want your client to see it.',
-  },
-  {
-    key: 'status',
-    label: 'Status',
-    choices: { draft: 'Draft (not shared yet)', active: 'Active', archived: 'Archived' },
-    helpText: addressRequired ? 'New galleries start as Draft unless you choose otherwise.' : undefined,
-  },
-  { key: 'beds', label: 'Bedrooms', type: 'number' },
-  { key: 'baths', label: 'Bathrooms', type: 'number', helpText: 'Half baths are fine: 2.5.' },
-  { key: 'sqft', label: 'Square Feet', type: 'number' },
-  { key: 'mls_number', label: 'MLS Number', helpText: 'The listing number on the MLS, if the property has one.' },
-  { key: 'description', label: 'Description', type: 'text', helpText: 'Shown to your client on the gallery page.' },
-].map((field) => (field.helpText === undefined ? (delete field.helpText, field) : field));
+const galleryInput = (addressRequired) =>
+  [
+    {
+      key: 'address',
+      label: 'Property Address',
+      required: addressRequired,
+      helpText: 'The address of the property, as you want your client to see it.',
+    },
+    {
+      key: 'status',
+      label: 'Status',
+      choices: { draft: 'Draft (not shared yet)', active: 'Active', archived: 'Archived' },
+      helpText: addressRequired ? 'New galleries start as Draft unless you choose otherwise.' : undefined,
+    },
+    { key: 'beds', label: 'Bedrooms', type: 'number' },
+    { key: 'baths', label: 'Bathrooms', type: 'number', helpText: 'Half baths are fine: 2.5.' },
+    { key: 'sqft', label: 'Square Feet', type: 'number' },
+    { key: 'mls_number', label: 'MLS Number', helpText: 'The listing number on the MLS, if the property has one.' },
+    { key: 'description', label: 'Description', type: 'text', helpText: 'Shown to your client on the gallery page.' },
+  ].map((field) => (field.helpText === undefined ? (delete field.helpText, field) : field));
 
 const GALLERY_FIELDS = ['address', 'status', 'beds', 'baths', 'sqft', 'mls_number', 'description'];
 const GALLERY_NUMBERS = ['beds', 'baths', 'sqft'];

@@ -49,7 +49,8 @@ const hookTrigger = ({ key, noun, label, description, events, outputFields, samp
     const raw = bundle.rawRequest;
     if (secret && raw && typeof raw.content === 'string') {
       const problem = verify(secret, raw.headers, raw.content);
-      if (problem) throw new z.errors.Error(`Refused a delivery that Lightbox did not sign: ${problem}.`, 'bad_signature', 401);
+      if (problem)
+        throw new z.errors.Error(`Refused a delivery that Lightbox did not sign: ${problem}.`, 'bad_signature', 401);
     }
     const event = bundle.cleanedRequest;
     // webhook.test ("Send test event" in the dashboard) and any other type are not this trigger's.

@@ -58,12 +58,31 @@ const media = {
   hidden: false,
   variants: {
     status: 'ready',
-    thumb: { url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/thumb', content_type: 'image/webp', width: 480, height: 320, size: 31822 },
-    large: { url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/large', content_type: 'image/jpeg', width: 2048, height: 1365, size: 402113 },
-    mls: { url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/mls', content_type: 'image/jpeg', width: 2048, height: 1365, size: 402113 },
+    thumb: {
+      url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/thumb',
+      content_type: 'image/webp',
+      width: 480,
+      height: 320,
+      size: 31822,
+    },
+    large: {
+      url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/large',
+      content_type: 'image/jpeg',
+      width: 2048,
+      height: 1365,
+      size: 402113,
+    },
+    mls: {
+      url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/mls',
+      content_type: 'image/jpeg',
+      width: 2048,
+      height: 1365,
+      size: 402113,
+    },
   },
   created_at: '2026-11-22T09:58:00.000Z',
-  content_url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/content',
+  content_url:
+    'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/content',
 };
 
 const notification = {

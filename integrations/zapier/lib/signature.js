@@ -1,7 +1,7 @@
 'use strict';
 // Standard Webhooks signature check (https://www.standardwebhooks.com): Lightbox signs
 // `${webhook-id}.${webhook-timestamp}.${body}` with HMAC-SHA256 and the endpoint's `whsec_` secret.
-const crypto = require('node:crypto');
+const { createHmac, timingSafeEqual } = require('node:crypto');
 
 const TOLERANCE_SECONDS = 5 * 60;
 
@@ -29,12 +29,12 @@ const verify = (secret, headers, body, now = Date.now()) => {
     return 'the timestamp is too far from now';
   }
   const key = Buffer.from(String(secret).replace(/^whsec_/, ''), 'base64');
-  const expected = crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
   for (const candidate of String(signatures).split(' ')) {
     const [version, value] = candidate.split(',');
     if (version !== 'v1' || !value) continue;
     const given = Buffer.from(value, 'base64');
-    if (given.length === expected.length && crypto.timingSafeEqual(given, expected)) return null;
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return null;
   }
   return 'no signature matches the secret';
 };

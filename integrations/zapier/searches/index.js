@@ -36,12 +36,16 @@ const findGallery = {
       const found = (await z.request({ url: apiUrl(bundle, '/v1/listings'), params })).data.data;
       const matches = mls && address ? found.filter((g) => same(g.address, address)) : found;
       // Exact address first, then newest (the list's own order).
-      const ordered = [...matches].sort((a, b) => Number(same(b.address, address || '')) - Number(same(a.address, address || '')));
+      const ordered = [...matches].sort(
+        (a, b) => Number(same(b.address, address || '')) - Number(same(a.address, address || '')),
+      );
       // Whole gallery objects, so a found gallery offers the same fields as a created one.
       return Promise.all(
-        ordered.slice(0, 5).map(
-          async (g) => (await z.request({ url: apiUrl(bundle, `/v1/listings/${encodeURIComponent(g.id)}`) })).data,
-        ),
+        ordered
+          .slice(0, 5)
+          .map(
+            async (g) => (await z.request({ url: apiUrl(bundle, `/v1/listings/${encodeURIComponent(g.id)}`) })).data,
+          ),
       );
     },
     sample: samples.gallery,
@@ -60,11 +64,13 @@ const findClient = {
     inputFields: [{ key: 'email', label: 'Email', required: true }],
     perform: async (z, bundle) => {
       const email = String(bundle.inputData.email).trim();
-      const found = (await z.request({ url: apiUrl(bundle, '/v1/clients'), params: { search: email, limit: 100 } })).data
-        .data;
+      const found = (await z.request({ url: apiUrl(bundle, '/v1/clients'), params: { search: email, limit: 100 } }))
+        .data.data;
       const exact = found.filter((c) => same(c.email, email));
       return Promise.all(
-        exact.map(async (c) => (await z.request({ url: apiUrl(bundle, `/v1/clients/${encodeURIComponent(c.id)}`) })).data),
+        exact.map(
+          async (c) => (await z.request({ url: apiUrl(bundle, `/v1/clients/${encodeURIComponent(c.id)}`) })).data,
+        ),
       );
     },
     sample: { ...samples.client, listings: [] },

@@ -51,7 +51,9 @@ describe('connection', () => {
 
   test('a wrong key is refused with a message that says what to do', async () => {
     await assert.rejects(
-      appTester(App.authentication.test, { authData: { ...authData, apiKey: 'lbx_wrongwrongwrongwrongwrongwrongwrong' } }),
+      appTester(App.authentication.test, {
+        authData: { ...authData, apiKey: 'lbx_wrongwrongwrongwrongwrongwrongwrong' },
+      }),
       /did not accept the API key/,
     );
   });
@@ -75,11 +77,20 @@ describe('a studio day through the Zap steps', () => {
   const state = {};
 
   test('turning each Zap on subscribes a webhook endpoint for its URL and event', async () => {
-    assert.deepEqual(Object.keys(TRIGGERS).sort(), Object.keys(App.triggers).filter((k) => !k.endsWith('_list')).sort());
+    assert.deepEqual(
+      Object.keys(TRIGGERS).sort(),
+      Object.keys(App.triggers)
+        .filter((k) => !k.endsWith('_list'))
+        .sort(),
+    );
     for (const [key, type] of Object.entries(TRIGGERS)) {
       if (!(await lb.knowsEventType(type))) continue; // reported by the selection test below
       const targetUrl = `${receiver.url}/hooks/${key}`;
-      const data = await appTester(App.triggers[key].operation.performSubscribe, { authData, targetUrl, inputData: {} });
+      const data = await appTester(App.triggers[key].operation.performSubscribe, {
+        authData,
+        targetUrl,
+        inputData: {},
+      });
       assert.match(data.id, /^whe_/);
       assert.match(data.secret, /^whsec_/);
       subscriptions[key] = data;
@@ -97,7 +108,13 @@ describe('a studio day through the Zap steps', () => {
   test('Create Gallery, Update Gallery, Create Client, Assign Gallery to Client', async () => {
     const gallery = await appTester(App.creates.create_gallery.operation.perform, {
       authData,
-      inputData: { address: '  12 Harbour View, Brighton ', beds: '3', baths: 2.5, mls_number: 'BRI-20431', status: 'active' },
+      inputData: {
+        address: '  12 Harbour View, Brighton ',
+        beds: '3',
+        baths: 2.5,
+        mls_number: 'BRI-20431',
+        status: 'active',
+      },
     });
     assert.match(gallery.id, /^lst_/);
     assert.equal(gallery.address, '12 Harbour View, Brighton');
@@ -134,7 +151,10 @@ describe('a studio day through the Zap steps', () => {
     assert.equal(client.phone, null);
     state.client = client;
     await assert.rejects(
-      appTester(App.creates.create_client.operation.perform, { authData, inputData: { name: 'Again', email: 'dana@whitfield.test' } }),
+      appTester(App.creates.create_client.operation.perform, {
+        authData,
+        inputData: { name: 'Again', email: 'dana@whitfield.test' },
+      }),
       (err) => err.message.includes('409') || /already|exists|conflict|email/i.test(err.message),
     );
 
@@ -152,7 +172,10 @@ describe('a studio day through the Zap steps', () => {
   });
 
   test('Assign Gallery to Client without the email records no notification', async () => {
-    const quiet = await appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: '3 Quiet Lane' } });
+    const quiet = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '3 Quiet Lane' },
+    });
     const before = (await lb.api('GET', '/v1/notifications')).body.pagination.total;
     const assigned = await appTester(App.creates.assign_gallery.operation.perform, {
       authData,
@@ -183,7 +206,10 @@ describe('a studio day through the Zap steps', () => {
     assert.match(resent.id, /^ntf_/);
     assert.equal(resent.listing_id, state.gallery.id);
 
-    const loose = await appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: '9 Loose End' } });
+    const loose = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '9 Loose End' },
+    });
     await assert.rejects(
       appTester(App.creates.resend_gallery_email.operation.perform, { authData, inputData: { gallery_id: loose.id } }),
       /not assigned to a client yet/,
@@ -194,12 +220,15 @@ describe('a studio day through the Zap steps', () => {
     const expectations = {
       new_gallery: (item) => item.id === state.gallery.id && item.address === '12 Harbour View, Brighton',
       gallery_updated: (item) => item.id === state.gallery.id,
-      gallery_sent: (item) => item.id === state.gallery.id && item.client_id === state.client.id && Boolean(item.client_link),
+      gallery_sent: (item) =>
+        item.id === state.gallery.id && item.client_id === state.client.id && Boolean(item.client_link),
       new_client: (item) => item.id === state.client.id && item.email === 'Dana@Whitfield.test',
       gallery_viewed: (item) => item.id === state.gallery.id && item.client_link.views >= 1,
       gallery_downloaded: (item) => item.id === state.gallery.id && item.client_link.downloads >= 1,
-      photos_ready: (item) => item.id === state.photo.id && item.variants.status === 'ready' && Boolean(item.variants.large.url),
-      email_failed: (item) => item.listing_id === state.gallery.id && item.status === 'failed' && Boolean(item.last_error),
+      photos_ready: (item) =>
+        item.id === state.photo.id && item.variants.status === 'ready' && Boolean(item.variants.large.url),
+      email_failed: (item) =>
+        item.listing_id === state.gallery.id && item.status === 'failed' && Boolean(item.last_error),
     };
     for (const [key, data] of Object.entries(subscriptions)) {
       if (!expectations[key]) continue;
@@ -222,7 +251,10 @@ describe('a studio day through the Zap steps', () => {
       // A delivery someone else signed (or altered) is refused.
       const forged = delivery.body.replace('"type"', '"type" ');
       await assert.rejects(
-        appTester(App.triggers[key].operation.perform, { ...bundle, rawRequest: { ...bundle.rawRequest, content: forged } }),
+        appTester(App.triggers[key].operation.perform, {
+          ...bundle,
+          rawRequest: { ...bundle.rawRequest, content: forged },
+        }),
         /did not sign/,
         key,
       );
@@ -240,7 +272,9 @@ describe('a studio day through the Zap steps', () => {
   test('the test event from the dashboard is not a Zap item', async () => {
     const data = subscriptions.new_gallery;
     assert.equal((await lb.api('POST', `/v1/webhook_endpoints/${data.id}/test`)).status, 202);
-    const delivery = await receiver.waitFor((body, r) => r.path === '/hooks/new_gallery' && body.type === 'webhook.test');
+    const delivery = await receiver.waitFor(
+      (body, r) => r.path === '/hooks/new_gallery' && body.type === 'webhook.test',
+    );
     const items = await appTester(App.triggers.new_gallery.operation.perform, {
       authData,
       subscribeData: data,
@@ -253,7 +287,11 @@ describe('a studio day through the Zap steps', () => {
   test("each trigger's samples come from GET /v1/events", async () => {
     for (const key of Object.keys(subscriptions)) {
       if (key === 'selection_submitted') continue;
-      const items = await appTester(App.triggers[key].operation.performList, { authData, inputData: {}, meta: { isLoadingSample: true } });
+      const items = await appTester(App.triggers[key].operation.performList, {
+        authData,
+        inputData: {},
+        meta: { isLoadingSample: true },
+      });
       assert.ok(items.length >= 1, key);
       for (const item of items) assert.equal(item.event_type, TRIGGERS[key]);
     }
@@ -261,7 +299,11 @@ describe('a studio day through the Zap steps', () => {
 
   test('turning each Zap off deletes its endpoint, and a second unsubscribe is harmless', async () => {
     for (const [key, data] of Object.entries(subscriptions)) {
-      await appTester(App.triggers[key].operation.performUnsubscribe, { authData, subscribeData: data, targetUrl: `${receiver.url}/hooks/${key}` });
+      await appTester(App.triggers[key].operation.performUnsubscribe, {
+        authData,
+        subscribeData: data,
+        targetUrl: `${receiver.url}/hooks/${key}`,
+      });
     }
     assert.deepEqual(await endpoints(), []);
     const [key, data] = Object.entries(subscriptions)[0];
@@ -282,8 +324,15 @@ describe('a Zap that Zapier deleted answers 410 Gone', () => {
     const gone = await startReceiver();
     gone.respondWith(410);
     try {
-      const data = await appTester(App.triggers.new_client.operation.performSubscribe, { authData, targetUrl: `${gone.url}/hooks/dead`, inputData: {} });
-      await appTester(App.creates.create_client.operation.perform, { authData, inputData: { name: 'Ola Nordmann', email: 'ola@nordmann.test' } });
+      const data = await appTester(App.triggers.new_client.operation.performSubscribe, {
+        authData,
+        targetUrl: `${gone.url}/hooks/dead`,
+        inputData: {},
+      });
+      await appTester(App.creates.create_client.operation.perform, {
+        authData,
+        inputData: { name: 'Ola Nordmann', email: 'ola@nordmann.test' },
+      });
       await gone.waitFor((body) => body.type === 'client.created');
       const endpoint = await lb.until('the endpoint to be disabled', async () => {
         const e = (await lb.api('GET', `/v1/webhook_endpoints/${data.id}`)).body;
@@ -300,16 +349,34 @@ describe('a Zap that Zapier deleted answers 410 Gone', () => {
 
 describe('searches and find-or-create', () => {
   test('Find Gallery by MLS number and by address', async () => {
-    const a = await appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: '40 Marine Parade', mls_number: 'MP-40' } });
-    await appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: '40 Marine Parade, Flat 2' } });
-    const byMls = await appTester(App.searches.find_gallery.operation.perform, { authData, inputData: { mls_number: 'mp-40' } });
-    assert.deepEqual(byMls.map((g) => g.id), [a.id]);
+    const a = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '40 Marine Parade', mls_number: 'MP-40' },
+    });
+    await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '40 Marine Parade, Flat 2' },
+    });
+    const byMls = await appTester(App.searches.find_gallery.operation.perform, {
+      authData,
+      inputData: { mls_number: 'mp-40' },
+    });
+    assert.deepEqual(
+      byMls.map((g) => g.id),
+      [a.id],
+    );
     assert.equal(byMls[0].mls_number, 'MP-40');
     assert.ok('description' in byMls[0], 'a whole gallery object, as Create Gallery gives');
-    const byAddress = await appTester(App.searches.find_gallery.operation.perform, { authData, inputData: { address: '40 marine parade' } });
+    const byAddress = await appTester(App.searches.find_gallery.operation.perform, {
+      authData,
+      inputData: { address: '40 marine parade' },
+    });
     assert.equal(byAddress.length, 2);
     assert.equal(byAddress[0].id, a.id, 'the exact address comes first');
-    await assert.rejects(appTester(App.searches.find_gallery.operation.perform, { authData, inputData: {} }), /MLS number or the address/);
+    await assert.rejects(
+      appTester(App.searches.find_gallery.operation.perform, { authData, inputData: {} }),
+      /MLS number or the address/,
+    );
   });
 
   test('Find or Create Gallery: nothing found, so the create step makes it, and then it is found', async () => {
@@ -318,28 +385,46 @@ describe('searches and find-or-create', () => {
     assert.deepEqual(await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input }), []);
     const made = await appTester(App.creates[soc.create].operation.perform, { authData, inputData: input });
     const found = await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input });
-    assert.deepEqual(found.map((g) => g.id), [made.id]);
+    assert.deepEqual(
+      found.map((g) => g.id),
+      [made.id],
+    );
   });
 
   test('Find Client by email, and Find or Create Client', async () => {
     const soc = App.searchOrCreates.find_client;
-    const found = await appTester(App.searches.find_client.operation.perform, { authData, inputData: { email: ' DANA@whitfield.test ' } });
+    const found = await appTester(App.searches.find_client.operation.perform, {
+      authData,
+      inputData: { email: ' DANA@whitfield.test ' },
+    });
     assert.equal(found.length, 1);
     assert.equal(found[0].name, 'Dana Whitfield');
     assert.ok(Array.isArray(found[0].listings));
     // A substring is not a match: "ana@whitfield.test" is someone else.
-    assert.deepEqual(await appTester(App.searches.find_client.operation.perform, { authData, inputData: { email: 'ana@whitfield.test' } }), []);
+    assert.deepEqual(
+      await appTester(App.searches.find_client.operation.perform, {
+        authData,
+        inputData: { email: 'ana@whitfield.test' },
+      }),
+      [],
+    );
     const input = { email: 'new.agent@brokerage.test', name: 'New Agent' };
     assert.deepEqual(await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input }), []);
     const made = await appTester(App.creates[soc.create].operation.perform, { authData, inputData: input });
     const again = await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input });
-    assert.deepEqual(again.map((c) => c.id), [made.id]);
+    assert.deepEqual(
+      again.map((c) => c.id),
+      [made.id],
+    );
   });
 });
 
 describe('Add Media from URL (section 21)', () => {
   test('adds the photo the link points at; a link that fails says why and keeps nothing', async () => {
-    const gallery = await appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: '1 Link Street' } });
+    const gallery = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '1 Link Street' },
+    });
     const media = await appTester(App.creates.add_media_from_url.operation.perform, {
       authData,
       inputData: { gallery_id: gallery.id, url: `${files.url}/shoot/front.jpg`, filename: 'Front elevation.jpg' },

@@ -126,7 +126,12 @@ const clientList = {
       });
       return response.data.data.map((c) => ({ ...c, label: `${c.name} <${c.email}>` }));
     },
-    sample: { id: samples.client.id, name: samples.client.name, email: samples.client.email, label: 'Dana Whitfield <dana@whitfield-homes.example>' },
+    sample: {
+      id: samples.client.id,
+      name: samples.client.name,
+      email: samples.client.email,
+      label: 'Dana Whitfield <dana@whitfield-homes.example>',
+    },
     outputFields: [
       { key: 'id', label: 'Client ID' },
       { key: 'label', label: 'Name and Email' },

@@ -31,10 +31,29 @@ const galleryDetails = (name: string, displayName: string, operations: string[])
   default: {},
   displayOptions: { show: { resource: ['gallery'], operation: operations } },
   options: [
-    { displayName: 'Address', name: 'address', type: 'string', default: '', description: 'The address of the property, as your client sees it' },
-    { displayName: 'Bathrooms', name: 'baths', type: 'number', typeOptions: { minValue: 0, numberPrecision: 1 }, default: 0 },
+    {
+      displayName: 'Address',
+      name: 'address',
+      type: 'string',
+      default: '',
+      description: 'The address of the property, as your client sees it',
+    },
+    {
+      displayName: 'Bathrooms',
+      name: 'baths',
+      type: 'number',
+      typeOptions: { minValue: 0, numberPrecision: 1 },
+      default: 0,
+    },
     { displayName: 'Bedrooms', name: 'beds', type: 'number', typeOptions: { minValue: 0 }, default: 0 },
-    { displayName: 'Description', name: 'description', type: 'string', typeOptions: { rows: 4 }, default: '', description: 'Shown to your client on the gallery page' },
+    {
+      displayName: 'Description',
+      name: 'description',
+      type: 'string',
+      typeOptions: { rows: 4 },
+      default: '',
+      description: 'Shown to your client on the gallery page',
+    },
     { displayName: 'MLS Number', name: 'mls_number', type: 'string', default: '' },
     { displayName: 'Square Feet', name: 'sqft', type: 'number', typeOptions: { minValue: 0 }, default: 0 },
     {
@@ -86,11 +105,26 @@ export class Lightbox implements INodeType {
         displayOptions: { show: { resource: ['gallery'] } },
         default: 'create',
         options: [
-          { name: 'Assign to Client', value: 'assign', action: 'Assign a gallery to a client', description: 'Give a client their gallery link and, unless you turn it off, email it to them' },
+          {
+            name: 'Assign to Client',
+            value: 'assign',
+            action: 'Assign a gallery to a client',
+            description: 'Give a client their gallery link and, unless you turn it off, email it to them',
+          },
           { name: 'Create', value: 'create', action: 'Create a gallery' },
-          { name: 'Find', value: 'find', action: 'Find a gallery', description: 'Find a gallery by MLS number or address, and create it if there is none' },
+          {
+            name: 'Find',
+            value: 'find',
+            action: 'Find a gallery',
+            description: 'Find a gallery by MLS number or address, and create it if there is none',
+          },
           { name: 'Get', value: 'get', action: 'Get a gallery' },
-          { name: 'Resend Email', value: 'resendEmail', action: 'Resend the gallery email', description: 'Email the gallery link again to its client' },
+          {
+            name: 'Resend Email',
+            value: 'resendEmail',
+            action: 'Resend the gallery email',
+            description: 'Email the gallery link again to its client',
+          },
           { name: 'Update', value: 'update', action: 'Update a gallery' },
         ],
       },
@@ -103,7 +137,12 @@ export class Lightbox implements INodeType {
         default: 'create',
         options: [
           { name: 'Create', value: 'create', action: 'Create a client' },
-          { name: 'Find', value: 'find', action: 'Find a client', description: 'Find a client by email, and create them if there is none' },
+          {
+            name: 'Find',
+            value: 'find',
+            action: 'Find a client',
+            description: 'Find a client by email, and create them if there is none',
+          },
         ],
       },
       {
@@ -114,7 +153,12 @@ export class Lightbox implements INodeType {
         displayOptions: { show: { resource: ['media'] } },
         default: 'addFromUrl',
         options: [
-          { name: 'Add From URL', value: 'addFromUrl', action: 'Add media from a URL', description: 'Add a photo, video or PDF to a gallery from a web address' },
+          {
+            name: 'Add From URL',
+            value: 'addFromUrl',
+            action: 'Add media from a URL',
+            description: 'Add a photo, video or PDF to a gallery from a web address',
+          },
         ],
       },
 
@@ -137,7 +181,11 @@ export class Lightbox implements INodeType {
         default: 'mls_number',
         options: [
           { name: 'MLS Number', value: 'mls_number', description: 'Exactly this MLS number' },
-          { name: 'Address', value: 'address', description: 'Addresses that contain this text; an exact match comes first' },
+          {
+            name: 'Address',
+            value: 'address',
+            description: 'Addresses that contain this text; an exact match comes first',
+          },
         ],
         displayOptions: { show: { resource: ['gallery'], operation: ['find'] } },
       },
@@ -172,7 +220,9 @@ export class Lightbox implements INodeType {
         required: true,
         default: '',
         description: 'Used only when no gallery matches and one is created',
-        displayOptions: { show: { resource: ['gallery'], operation: ['find'], searchBy: ['mls_number'], createIfNotFound: [true] } },
+        displayOptions: {
+          show: { resource: ['gallery'], operation: ['find'], searchBy: ['mls_number'], createIfNotFound: [true] },
+        },
       },
       galleryDetails('newGalleryFields', 'New Gallery Fields', ['find']),
 
@@ -194,7 +244,8 @@ export class Lightbox implements INodeType {
         name: 'sendEmail',
         type: 'boolean',
         default: true,
-        description: 'Whether Lightbox emails the client their link. Turn off to assign quietly, for example when you send the link yourself.',
+        description:
+          'Whether Lightbox emails the client their link. Turn off to assign quietly, for example when you send the link yourself.',
         displayOptions: { show: { resource: ['gallery'], operation: ['assign'] } },
       },
       {
@@ -204,7 +255,8 @@ export class Lightbox implements INodeType {
         required: true,
         default: '',
         placeholder: 'https://www.dropbox.com/...?dl=1',
-        description: 'A link Lightbox can download the file from directly: photos (JPEG, PNG, HEIC, WebP...), videos (MP4, MOV) and PDFs',
+        description:
+          'A link Lightbox can download the file from directly: photos (JPEG, PNG, HEIC, WebP...), videos (MP4, MOV) and PDFs',
         displayOptions: { show: { resource: ['media'], operation: ['addFromUrl'] } },
       },
       {
@@ -252,8 +304,21 @@ export class Lightbox implements INodeType {
         default: {},
         displayOptions: { show: { resource: ['client'] } },
         options: [
-          { displayName: 'Company', name: 'company', type: 'string', default: '', description: 'The agency or brokerage, if any' },
-          { displayName: 'Notes', name: 'notes', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'For you only: your client never sees these' },
+          {
+            displayName: 'Company',
+            name: 'company',
+            type: 'string',
+            default: '',
+            description: 'The agency or brokerage, if any',
+          },
+          {
+            displayName: 'Notes',
+            name: 'notes',
+            type: 'string',
+            typeOptions: { rows: 3 },
+            default: '',
+            description: 'For you only: your client never sees these',
+          },
           { displayName: 'Phone', name: 'phone', type: 'string', default: '' },
         ],
       },
@@ -274,7 +339,8 @@ export class Lightbox implements INodeType {
           out.push({ json: { error: (error as Error).message }, pairedItem: { item: i } });
           continue;
         }
-        if (error instanceof NodeOperationError || (error as { itemIndex?: number }).itemIndex !== undefined) throw error;
+        if (error instanceof NodeOperationError || (error as { itemIndex?: number }).itemIndex !== undefined)
+          throw error;
         throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
       }
     }
@@ -293,7 +359,12 @@ function filled(fields: IDataObject): IDataObject {
 }
 
 const same = (a: unknown, b: unknown): boolean =>
-  String(a ?? '').trim().toLowerCase() === String(b ?? '').trim().toLowerCase();
+  String(a ?? '')
+    .trim()
+    .toLowerCase() ===
+  String(b ?? '')
+    .trim()
+    .toLowerCase();
 
 async function run(this: IExecuteFunctions, resource: string, operation: string, i: number): Promise<IDataObject[]> {
   const req = (method: 'GET' | 'POST' | 'PATCH', path: string, o: { body?: IDataObject; qs?: IDataObject } = {}) =>
@@ -303,7 +374,10 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
   if (resource === 'gallery') {
     switch (operation) {
       case 'create': {
-        const body = { ...filled(this.getNodeParameter('additionalFields', i) as IDataObject), address: this.getNodeParameter('address', i) as string };
+        const body = {
+          ...filled(this.getNodeParameter('additionalFields', i) as IDataObject),
+          address: this.getNodeParameter('address', i) as string,
+        };
         return [await req('POST', '/v1/listings', { body })];
       }
       case 'get':
@@ -317,10 +391,15 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
       }
       case 'find': {
         const by = this.getNodeParameter('searchBy', i) as string;
-        const value = ((by === 'mls_number' ? this.getNodeParameter('mlsNumber', i) : this.getNodeParameter('address', i)) as string).trim();
+        const value = (
+          (by === 'mls_number' ? this.getNodeParameter('mlsNumber', i) : this.getNodeParameter('address', i)) as string
+        ).trim();
         const qs = by === 'mls_number' ? { mls_number: value, limit: 10 } : { search: value, limit: 10 };
         const list = ((await req('GET', '/v1/listings', { qs })).data ?? []) as IDataObject[];
-        const ordered = by === 'address' ? [...list].sort((a, b) => Number(same(b.address, value)) - Number(same(a.address, value))) : list;
+        const ordered =
+          by === 'address'
+            ? [...list].sort((a, b) => Number(same(b.address, value)) - Number(same(a.address, value)))
+            : list;
         if (ordered.length > 0) {
           return Promise.all(ordered.map((g) => req('GET', `/v1/listings/${encodeURIComponent(String(g.id))}`)));
         }
@@ -334,7 +413,13 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
       }
       case 'assign': {
         const notify = this.getNodeParameter('sendEmail', i) as boolean;
-        return [await req('POST', `/v1/clients/${id('clientId')}/listings/${id('galleryId')}`, notify ? {} : { qs: { notify: 'false' } })];
+        return [
+          await req(
+            'POST',
+            `/v1/clients/${id('clientId')}/listings/${id('galleryId')}`,
+            notify ? {} : { qs: { notify: 'false' } },
+          ),
+        ];
       }
       case 'resendEmail': {
         const gallery = await req('GET', `/v1/listings/${id('galleryId')}`);
@@ -344,24 +429,38 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
             description: 'Use Gallery › Assign to Client first.',
           });
         }
-        return [await req('POST', `/v1/clients/${encodeURIComponent(String(gallery.client_id))}/listings/${encodeURIComponent(String(gallery.id))}/notify`)];
+        return [
+          await req(
+            'POST',
+            `/v1/clients/${encodeURIComponent(String(gallery.client_id))}/listings/${encodeURIComponent(String(gallery.id))}/notify`,
+          ),
+        ];
       }
     }
   }
   if (resource === 'client') {
     const email = (this.getNodeParameter('email', i) as string).trim();
     const fields = filled(this.getNodeParameter('clientFields', i, {}) as IDataObject);
-    const create = async () => [await req('POST', '/v1/clients', { body: { ...fields, email, name: this.getNodeParameter('name', i) as string } })];
+    const create = async () => [
+      await req('POST', '/v1/clients', {
+        body: { ...fields, email, name: this.getNodeParameter('name', i) as string },
+      }),
+    ];
     if (operation === 'create') return create();
     if (operation === 'find') {
-      const list = ((await req('GET', '/v1/clients', { qs: { search: email, limit: 100 } })).data ?? []) as IDataObject[];
+      const list = ((await req('GET', '/v1/clients', { qs: { search: email, limit: 100 } })).data ??
+        []) as IDataObject[];
       const exact = list.filter((c) => same(c.email, email));
-      if (exact.length > 0) return Promise.all(exact.map((c) => req('GET', `/v1/clients/${encodeURIComponent(String(c.id))}`)));
+      if (exact.length > 0)
+        return Promise.all(exact.map((c) => req('GET', `/v1/clients/${encodeURIComponent(String(c.id))}`)));
       return (this.getNodeParameter('createIfNotFound', i) as boolean) ? create() : [];
     }
   }
   if (resource === 'media' && operation === 'addFromUrl') {
-    const body = filled({ url: this.getNodeParameter('url', i) as string, filename: this.getNodeParameter('filename', i) as string });
+    const body = filled({
+      url: this.getNodeParameter('url', i) as string,
+      filename: this.getNodeParameter('filename', i) as string,
+    });
     const answer = await req('POST', `/v1/listings/${id('galleryId')}/media`, { body });
     return (answer.data ?? []) as IDataObject[];
   }

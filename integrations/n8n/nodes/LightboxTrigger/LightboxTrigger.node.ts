@@ -23,23 +23,44 @@ export const EVENTS = [
   { name: 'Gallery Created', value: 'listing.created' },
   { name: 'Gallery Updated', value: 'listing.updated' },
   { name: 'Gallery Deleted', value: 'listing.deleted' },
-  { name: 'Gallery Sent to Client', value: 'listing.assigned', description: 'A gallery was assigned to a client, who now has its link' },
+  {
+    name: 'Gallery Sent to Client',
+    value: 'listing.assigned',
+    description: 'A gallery was assigned to a client, who now has its link',
+  },
   { name: 'Gallery Unassigned', value: 'listing.unassigned' },
   { name: 'Gallery Viewed', value: 'client_link.viewed', description: 'A client opened their gallery link' },
-  { name: 'Gallery Downloaded', value: 'client_link.downloaded', description: 'A client downloaded a photo or the whole gallery' },
-  { name: 'Selection Submitted', value: 'client_link.selection_submitted', description: 'A client sent their favorite photos' },
+  {
+    name: 'Gallery Downloaded',
+    value: 'client_link.downloaded',
+    description: 'A client downloaded a photo or the whole gallery',
+  },
+  {
+    name: 'Selection Submitted',
+    value: 'client_link.selection_submitted',
+    description: 'A client sent their favorite photos',
+  },
   { name: 'Media Added', value: 'media.created' },
   { name: 'Media Updated', value: 'media.updated' },
   { name: 'Media Deleted', value: 'media.deleted' },
-  { name: 'Photos Ready', value: 'media.variants_ready', description: "A photo's web, thumbnail and MLS versions are ready" },
+  {
+    name: 'Photos Ready',
+    value: 'media.variants_ready',
+    description: "A photo's web, thumbnail and MLS versions are ready",
+  },
   { name: 'Client Created', value: 'client.created' },
   { name: 'Client Updated', value: 'client.updated' },
   { name: 'Client Deleted', value: 'client.deleted' },
   { name: 'Email Sent', value: 'notification.sent' },
-  { name: 'Email Failed', value: 'notification.failed', description: "A gallery email could not be delivered to the client's address" },
+  {
+    name: 'Email Failed',
+    value: 'notification.failed',
+    description: "A gallery email could not be delivered to the client's address",
+  },
 ];
 
-const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+const sameSet = (a: string[], b: string[]): boolean =>
+  a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
 export class LightboxTrigger implements INodeType {
   description: INodeTypeDescription = {
@@ -49,7 +70,8 @@ export class LightboxTrigger implements INodeType {
     group: ['trigger'],
     version: 1,
     subtitle: '={{$parameter["events"].join(", ")}}',
-    description: 'Starts the workflow when something happens in your Lightbox: a new gallery, a client viewing it, photos ready...',
+    description:
+      'Starts the workflow when something happens in your Lightbox: a new gallery, a client viewing it, photos ready...',
     defaults: { name: 'Lightbox Trigger' },
     inputs: [],
     outputs: [NodeConnectionTypes.Main],
@@ -73,9 +95,14 @@ export class LightboxTrigger implements INodeType {
       async checkExists(this: IHookFunctions): Promise<boolean> {
         const state = this.getWorkflowStaticData('node') as TriggerState;
         if (!state.endpointId) return false;
-        const answer = await lightboxRequest.call(this, 'GET', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, {
-          allowed: [404],
-        });
+        const answer = await lightboxRequest.call(
+          this,
+          'GET',
+          `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`,
+          {
+            allowed: [404],
+          },
+        );
         const endpoint = answer.body;
         const events = this.getNodeParameter('events') as string[];
         const current =
@@ -86,7 +113,9 @@ export class LightboxTrigger implements INodeType {
         if (current) return true;
         // Gone, disabled (a 410 or by hand) or for other events: replace it with a fresh one.
         if (answer.status === 200) {
-          await lightboxRequest.call(this, 'DELETE', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, { allowed: [404] });
+          await lightboxRequest.call(this, 'DELETE', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, {
+            allowed: [404],
+          });
         }
         delete state.endpointId;
         delete state.secret;
@@ -111,7 +140,9 @@ export class LightboxTrigger implements INodeType {
       async delete(this: IHookFunctions): Promise<boolean> {
         const state = this.getWorkflowStaticData('node') as TriggerState;
         if (state.endpointId) {
-          await lightboxRequest.call(this, 'DELETE', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, { allowed: [404] });
+          await lightboxRequest.call(this, 'DELETE', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, {
+            allowed: [404],
+          });
         }
         delete state.endpointId;
         delete state.secret;
@@ -122,7 +153,10 @@ export class LightboxTrigger implements INodeType {
 
   async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
     const state = this.getWorkflowStaticData('node') as TriggerState;
-    const request = this.getRequestObject() as unknown as { rawBody?: Buffer; headers: Record<string, string | string[] | undefined> };
+    const request = this.getRequestObject() as unknown as {
+      rawBody?: Buffer;
+      headers: Record<string, string | string[] | undefined>;
+    };
     const refuse = (why: string): IWebhookResponseData => {
       const response = this.getResponseObject();
       response.status(401).json({ message: `Refused: ${why}` });
