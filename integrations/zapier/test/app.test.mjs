@@ -4,6 +4,7 @@
 // create pairs. Nothing of Zapier is mocked; the Zap's URL is a loopback receiver standing in for
 // hooks.zapier.com.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { makeJpeg, startFileServer, startLightbox, startReceiver } from '../../support/lightbox.mjs';
@@ -267,6 +268,41 @@ describe('a studio day through the Zap steps', () => {
         key,
       );
     }
+  });
+
+  test("a replay hours later still verifies, also with Zapier's Http- header names", async () => {
+    const data = subscriptions.new_client;
+    const delivery = await receiver.waitFor(
+      (body, r) => r.path === '/hooks/new_client' && body.type === 'client.created',
+    );
+    const event = JSON.parse(delivery.body);
+    const timestamp = String(Math.floor(Date.now() / 1000) - 6 * 3600);
+    const key = Buffer.from(data.secret.replace(/^whsec_/, ''), 'base64');
+    const signature = createHmac('sha256', key).update(`${event.id}.${timestamp}.${delivery.body}`).digest('base64');
+    const headers = {
+      'Http-Webhook-Id': event.id,
+      'Http-Webhook-Timestamp': timestamp,
+      'Http-Webhook-Signature': `v1,${signature}`,
+    };
+    const items = await appTester(App.triggers.new_client.operation.perform, {
+      authData,
+      subscribeData: data,
+      cleanedRequest: event,
+      rawRequest: { headers, content: delivery.body },
+    });
+    assert.equal(items[0].id, state.client.id);
+    await assert.rejects(
+      appTester(App.triggers.new_client.operation.perform, {
+        authData,
+        subscribeData: data,
+        cleanedRequest: event,
+        rawRequest: {
+          headers: { ...headers, 'Http-Webhook-Timestamp': String(Number(timestamp) + 1) },
+          content: delivery.body,
+        },
+      }),
+      /did not sign/,
+    );
   });
 
   test('the test event from the dashboard is not a Zap item', async () => {
