@@ -12,7 +12,7 @@ export class LightboxApi implements ICredentialType {
 
   displayName = 'Lightbox API';
 
-  icon: Icon = 'file:lightbox.svg';
+  icon: Icon = { light: 'file:lightbox.svg', dark: 'file:lightbox.dark.svg' };
 
   documentationUrl = 'https://github.com/lightbox/lightbox/tree/main/integrations/n8n#setup';
 

@@ -2,11 +2,12 @@ import type {
   IDataObject,
   IExecuteFunctions,
   INodeExecutionData,
+  JsonObject,
   INodeProperties,
   INodeType,
   INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL, lightboxRequest } from '../shared';
 
 // The actions and searches of API.md section 24 (the same as the Zapier app's), as resources and
@@ -74,7 +75,7 @@ export class Lightbox implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Lightbox',
     name: 'lightbox',
-    icon: 'file:lightbox.svg',
+    icon: { light: 'file:lightbox.svg', dark: 'file:lightbox.dark.svg' },
     group: ['transform'],
     version: 1,
     subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
@@ -339,8 +340,9 @@ export class Lightbox implements INodeType {
           out.push({ json: { error: (error as Error).message }, pairedItem: { item: i } });
           continue;
         }
-        if (error instanceof NodeOperationError || (error as { itemIndex?: number }).itemIndex !== undefined)
-          throw error;
+        // Re-wrapping hands back the same error: Lightbox's refusals stay NodeApiErrors (status,
+        // message, what to do), the node's own checks NodeOperationErrors.
+        if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
         throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: i });
       }
     }

@@ -66,7 +66,7 @@ export class LightboxTrigger implements INodeType {
   description: INodeTypeDescription = {
     displayName: 'Lightbox Trigger',
     name: 'lightboxTrigger',
-    icon: 'file:lightbox.svg',
+    icon: { light: 'file:lightbox.svg', dark: 'file:lightbox.dark.svg' },
     group: ['trigger'],
     version: 1,
     subtitle: '={{$parameter["events"].join(", ")}}',
