@@ -13,6 +13,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { answerUnroutedFirst } from './http/error-handler.ts';
 import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
+import { registerAccountRoutes } from './modules/accounts/account.routes.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './mechanisms/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -77,6 +78,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   });
 
   registerOpenApiDocument(v1);
+  registerAccountRoutes(v1, services);
   registerListingsRoutes(v1, services);
   registerClientsRoutes(v1, services);
   registerNotificationsRoutes(v1, services);

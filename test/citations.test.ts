@@ -34,12 +34,22 @@ const SKIPPED = new Set([
   'packages/bench',
   'docs/performance.md',
 ]);
+/** Folders and files skipped wherever they are: installed packages, builds, caches, lockfiles. */
+const SKIPPED_NAMES = new Set([
+  'node_modules',
+  'dist',
+  'vendor',
+  '.mypy_cache',
+  '.pytest_cache',
+  'package-lock.json',
+  'composer.lock',
+]);
 const TEXT = /\.(ts|js|json|md|yaml|yml|css|sh)$|^run$|^\.[a-z]+ignore$/;
 
 function walk(dir: string, out: string[]): string[] {
   for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
-    if (SKIPPED.has(rel) || entry.isSymbolicLink()) continue;
+    if (SKIPPED.has(rel) || SKIPPED_NAMES.has(entry.name) || entry.isSymbolicLink()) continue;
     if (entry.isDirectory()) walk(rel, out);
     else if (TEXT.test(entry.name)) out.push(rel);
   }

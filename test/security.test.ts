@@ -187,6 +187,7 @@ interface RouteCase {
 }
 
 const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/account', prepare: () => Promise.resolve({ url: '/v1/account', status: 200 }) },
   { method: 'GET', path: '/v1/listings', prepare: () => Promise.resolve({ url: '/v1/listings', status: 200 }) },
   {
     method: 'POST',

@@ -191,6 +191,8 @@ export interface WebhookEndpointsTable {
   description: string | null;
   /** 0 or 1. */
   enabled: number;
+  /** Why it is disabled (docs/api.md §22): null while enabled. */
+  disabled_reason: 'manual' | 'gone' | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;

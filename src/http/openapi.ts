@@ -110,6 +110,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       },
       security: [{ apiKey: [] }],
       tags: [
+        { name: 'Account', description: 'The studio behind an API key.' },
         { name: 'Galleries', description: 'Property galleries (path segment `listings`).' },
         { name: 'Media', description: 'Photos, videos and documents of a gallery.' },
         {

@@ -113,6 +113,13 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
       return { key, apiKey: toApiKey(row) };
     },
 
+    /** One key of the account (GET /v1/account names the key used). */
+    async get(accountId: string, keyId: string): Promise<ApiKey> {
+      const row = await repo.findApiKey(db.kysely, accountId, keyId);
+      if (row === undefined) throw notFound('API key');
+      return toApiKey(row);
+    },
+
     async list(accountId: string): Promise<ApiKey[]> {
       return (await repo.listApiKeys(db.kysely, accountId)).map(toApiKey);
     },

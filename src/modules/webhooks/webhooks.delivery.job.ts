@@ -85,7 +85,10 @@ export function deliveryHandler(
     const attempts = delivery.attempts + 1;
     const at = clock.iso();
     const common = { responseStatus: result.status, excerpt: result.excerpt };
-    const base = { job, deliveryId: delivery.id, retryError: '', at };
+    // 410 Gone: the receiver says the endpoint is gone for good. It is disabled at once; this
+    // delivery waits with the endpoint's other pending ones, as for any disabled endpoint.
+    const gone = result.status === 410 ? { goneEndpointId: delivery.endpoint_id } : {};
+    const base = { job, deliveryId: delivery.id, retryError: '', at, ...gone };
     if (result.ok) {
       await outcomes.record({
         ...base,

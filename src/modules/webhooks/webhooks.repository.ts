@@ -64,6 +64,7 @@ export async function updateEndpoint(
       | 'events'
       | 'description'
       | 'enabled'
+      | 'disabled_reason'
       | 'secret'
       | 'previous_secret'
       | 'previous_secret_until'
@@ -307,6 +308,19 @@ export async function markPendingNow(db: Executor, id: string, now: string): Pro
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now })
     .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * A receiver answered 410 Gone: the endpoint is disabled at once (docs/api.md §22), in the transaction
+ * that records the attempt. An endpoint already disabled keeps its reason.
+ */
+export async function disableGone(db: Executor, endpointId: string, now: string): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ enabled: 0, disabled_reason: 'gone', updated_at: now })
+    .where('id', '=', endpointId)
+    .where('enabled', '=', 1)
     .execute();
 }
 

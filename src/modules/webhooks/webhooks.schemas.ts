@@ -46,6 +46,11 @@ export const WebhookEndpoint = Type.Object(
     events: Type.Array(Type.String({ maxLength: 64 }), { maxItems: EVENT_TYPES.length }),
     description: NullableText(500),
     enabled: Type.Boolean({ description: 'A disabled endpoint is sent nothing; its pending retries wait.' }),
+    disabled_reason: Type.Union([Type.Literal('manual'), Type.Literal('gone'), Type.Null()], {
+      description:
+        'Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, ' +
+        '`gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null.',
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -41,6 +41,7 @@ const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   events: JSON.parse(row.events) as string[],
   description: row.description,
   enabled: row.enabled === 1,
+  disabled_reason: row.enabled === 1 ? null : (row.disabled_reason ?? 'manual'),
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
@@ -127,6 +128,7 @@ export function createWebhooksService({
         events: eventsOf(input.events),
         description: input.description ?? null,
         enabled: 1,
+        disabled_reason: null,
         secret: newWebhookSecret(),
         previous_secret: null,
         previous_secret_until: null,
@@ -158,7 +160,11 @@ export function createWebhooksService({
           ...(url === undefined ? {} : { url }),
           ...(patch.events === undefined ? {} : { events: eventsOf(patch.events) }),
           ...(patch.description === undefined ? {} : { description: patch.description }),
-          ...(patch.enabled === undefined ? {} : { enabled: patch.enabled ? 1 : 0 }),
+          // Disabling by hand says so; disabling one already disabled keeps its reason (a `gone`
+          // endpoint stays `gone` until it is enabled again); enabling clears it.
+          ...(patch.enabled === undefined || (!patch.enabled && current.enabled === 0)
+            ? {}
+            : { enabled: patch.enabled ? 1 : 0, disabled_reason: patch.enabled ? null : 'manual' }),
           updated_at: now,
         });
         if (row === undefined) throw notFound('Webhook endpoint');
