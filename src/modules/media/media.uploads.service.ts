@@ -16,6 +16,7 @@ import type { MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
 import { enqueue } from '../queue/queue.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
+import { createWrites } from '../../db/write.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import * as repo from './media.repository.ts';
 import { mediaSerializer } from './media.serializer.ts';
@@ -69,6 +70,7 @@ export function createUploadsService({
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const serialize = mediaSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const digests = new UploadDigests();
   const tus = createUploadStore(limits.storage, storage, db, limits.uploadExpiryMs, digests);
   const locker = new DatabaseLocker(db, clock);
@@ -213,11 +215,10 @@ export function createUploadsService({
         }
         const filename = row.filename ?? `upload.${EXTENSIONS[inspected.sniffed.contentType] ?? 'bin'}`;
         const file: StoredFile = { id: newId('med'), key: row.storage_key, filename, ...inspected };
-        const now = clock.iso();
-        await db.kysely.transaction().execute((trx) =>
-          commitMedia(trx, serialize, accountId, listingId, [file], now, async () => {
-            if (!(await uploads.markCompleted(trx, row.id, file.id))) throw notFound('Upload');
-            if ((await repo.cancelCleanup(trx, [row.storage_key])) !== 1) {
+        await writes.run(accountId, {}, (w) =>
+          commitMedia(w, serialize, listingId, [file], async () => {
+            if (!(await uploads.markCompleted(w.trx, row.id, file.id))) throw notFound('Upload');
+            if ((await repo.cancelCleanup(w.trx, [row.storage_key])) !== 1) {
               throw new AppError('unavailable', 'The upload expired while it was completed; start it again');
             }
           }),

@@ -118,10 +118,6 @@ export async function findEvent(db: Executor, accountId: string, id: string): Pr
     .executeTakeFirst();
 }
 
-export async function findEventById(db: Executor, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function listEvents(
   db: Executor,
   accountId: string,

@@ -7,8 +7,9 @@ import type { EventType } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { pageWindow, type Page } from '../../lib/pagination.ts';
-import { addCounts, readCount } from '../counts/counts.repository.ts';
-import { eventsRecorded } from '../counts/counters.ts';
+import { readCount } from '../counts/counts.repository.ts';
+import { createWrites } from '../../db/write.ts';
+import { eventsRecorded, type Counter, type CountDeltas } from '../counts/counters.ts';
 import { enqueue, pendingJob, runJobNow } from '../queue/queue.ts';
 import { checkWebhookUrl, resolveAndCheck } from './webhooks.address.ts';
 import { recordTestEvent } from './webhooks.events.ts';
@@ -82,6 +83,7 @@ export function createWebhooksService({
   resolve,
 }: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>) {
   const policy = { allowPrivate: config.webhooks.allowPrivate, resolve };
+  const writes = createWrites({ db, clock });
 
   /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
   async function checkUrl(raw: string): Promise<string> {
@@ -244,8 +246,9 @@ export function createWebhooksService({
           }
           // Sorted by account: concurrent pruners (several nodes) take the counter rows in one order.
           for (const [accountId, types] of [...byAccount].sort(([a], [b]) => (a < b ? -1 : 1))) {
-            const gone = eventsRecorded(types);
-            await addCounts(trx, accountId, Object.fromEntries(Object.entries(gone).map(([k, n]) => [k, -n])));
+            const gone: CountDeltas = {};
+            for (const [counter, n] of Object.entries(eventsRecorded(types)) as [Counter, number][]) gone[counter] = -n;
+            await writes.within(trx, accountId, {}, (w) => w.count(gone));
           }
           return rows.length;
         });
