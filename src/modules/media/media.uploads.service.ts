@@ -14,7 +14,6 @@ import type { Log } from '../../lib/log.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
-import { enqueue } from '../queue/queue.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
 import { createWrites } from '../../db/write.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
@@ -184,10 +183,10 @@ export function createUploadsService({
         release_wanted: 0,
         created_at: now,
       };
-      await db.kysely.transaction().execute(async (trx) => {
-        await uploads.insertUpload(trx, row);
-        await repo.scheduleCleanup(trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
-        await enqueue(trx, { kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt }, now);
+      await writes.run(accountId, { now }, async (w) => {
+        await uploads.insertUpload(w.trx, row);
+        await repo.scheduleCleanup(w.trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
+        w.enqueue({ kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt });
       });
       return row;
     },

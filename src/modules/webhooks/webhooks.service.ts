@@ -141,7 +141,7 @@ export function createWebhooksService({
       const current = await endpointRow(accountId, id);
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
       const now = clock.iso();
-      return db.kysely.transaction().execute(async (trx) => {
+      return writes.run(accountId, { now }, async ({ trx }) => {
         const row = await repo.updateEndpoint(trx, accountId, id, {
           ...(url === undefined ? {} : { url }),
           ...(patch.events === undefined ? {} : { events: eventsOf(patch.events) }),
@@ -180,7 +180,7 @@ export function createWebhooksService({
       const endpoint = await endpointRow(accountId, id);
       if (endpoint.enabled === 0) throw new AppError('conflict', 'This endpoint is disabled; enable it to test it');
       const now = clock.iso();
-      const deliveryId = await db.kysely.transaction().execute((trx) => recordTestEvent(trx, accountId, id, now));
+      const deliveryId = await writes.run(accountId, { now }, ({ trx }) => recordTestEvent(trx, accountId, id, now));
       const row = deliveryId === undefined ? undefined : await repo.findDelivery(db.kysely, deliveryId);
       if (row === undefined) throw new Error('the test delivery was not recorded');
       return toDelivery(row);
@@ -201,7 +201,7 @@ export function createWebhooksService({
         : undefined;
       if (delivery === undefined) throw notFound('Delivery');
       const now = clock.iso();
-      await db.kysely.transaction().execute(async (trx) => {
+      await writes.run(accountId, { now }, async ({ trx }) => {
         await repo.markPendingNow(trx, deliveryId, now);
         // Its job is made due now; a job that is running (leased) is an attempt being made now,
         // and a second job beside it would send the delivery twice at once.
