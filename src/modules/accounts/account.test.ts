@@ -9,7 +9,7 @@ import {
   createTestContext,
   expectError,
   type TestContext,
-} from '../../../test/support/helpers.ts';
+} from '../../../test/support/test-app.ts';
 
 interface AccountJson {
   id: string;

@@ -41,4 +41,4 @@ export const rotateLink = (trx: Executor, accountId: string, listingId: string) 
   repo.rotateToken(trx, accountId, listingId, newLinkToken());
 
 /** The gallery's link, if it is assigned. */
-export const linkOf = (db: Executor, listingId: string) => repo.linkOf(db, listingId);
+export const linkOf = (db: Executor, accountId: string, listingId: string) => repo.linkOf(db, accountId, listingId);

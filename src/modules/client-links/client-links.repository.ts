@@ -10,7 +10,11 @@ export async function replaceLink(
   db: Executor,
   row: Pick<ClientLinkRow, 'listing_id' | 'account_id' | 'client_id' | 'token' | 'created_at'>,
 ): Promise<void> {
-  await db.deleteFrom('client_links').where('listing_id', '=', row.listing_id).execute();
+  await db
+    .deleteFrom('client_links')
+    .where('account_id', '=', row.account_id)
+    .where('listing_id', '=', row.listing_id)
+    .execute();
   await db
     .insertInto('client_links')
     .values({ ...row, first_viewed_at: null, last_viewed_at: null })
@@ -54,12 +58,16 @@ const LINK_COLUMNS = Object.keys({
   created_at: true,
 } satisfies Record<keyof ClientLinksTable, true>) as (keyof ClientLinksTable)[];
 
-const linkOfQuery = prepared((db, p: { listingId: string }) =>
-  db.selectFrom('client_links').select(LINK_COLUMNS).where('listing_id', '=', p.listingId),
+const linkOfQuery = prepared((db, p: { accountId: string; listingId: string }) =>
+  db
+    .selectFrom('client_links')
+    .select(LINK_COLUMNS)
+    .where('account_id', '=', p.accountId)
+    .where('listing_id', '=', p.listingId),
 );
 
-export async function linkOf(db: Executor, listingId: string): Promise<ClientLinkRow | undefined> {
-  return linkOfQuery.first(db, { listingId });
+export async function linkOf(db: Executor, accountId: string, listingId: string): Promise<ClientLinkRow | undefined> {
+  return linkOfQuery.first(db, { accountId, listingId });
 }
 
 const byTokenQuery = prepared((db, p: { token: string }) =>
@@ -71,7 +79,13 @@ export async function findByToken(db: Executor, token: string): Promise<ClientLi
 }
 
 /** A page load: one more view. Fenced by the token, so a link replaced meanwhile counts nothing. */
-export async function countView(db: Executor, listingId: string, token: string, now: string): Promise<boolean> {
+export async function countView(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  token: string,
+  now: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
     .set((eb) => ({
@@ -79,16 +93,23 @@ export async function countView(db: Executor, listingId: string, token: string, 
       first_viewed_at: eb.fn.coalesce('first_viewed_at', eb.val(now)),
       last_viewed_at: now,
     }))
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('token', '=', token)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function countDownload(db: Executor, listingId: string, token: string): Promise<boolean> {
+export async function countDownload(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  token: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
     .set((eb) => ({ downloads: eb('downloads', '+', 1) }))
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('token', '=', token)
     .executeTakeFirst();

@@ -2,10 +2,9 @@
 // A count is a change of the gallery object (its client_link counters), so it records its event
 // (client_link.viewed, client_link.downloaded) in the same transaction (docs/api.md §15).
 import type { Deps } from '../../deps.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
+import { createWrites } from '../../db/write.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
 
@@ -29,25 +28,19 @@ export interface RecentAssignment {
 
 export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const serialize = listingSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
 
   /** Counts once, with its event; false when the link stopped working meanwhile. */
   function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {
-    return db.kysely.transaction().execute(async (trx) => {
-      const now = clock.iso();
+    return writes.run(link.account_id, {}, async (w) => {
+      const { trx, now } = w;
       const counted =
         what === 'view'
-          ? await repo.countView(trx, link.listing_id, link.token, now)
-          : await repo.countDownload(trx, link.listing_id, link.token);
+          ? await repo.countView(trx, link.account_id, link.listing_id, link.token, now)
+          : await repo.countDownload(trx, link.account_id, link.listing_id, link.token);
       if (!counted) return false;
       const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
-      if (listing !== undefined) {
-        const type = what === 'view' ? 'client_link.viewed' : 'client_link.downloaded';
-        await addCounts(
-          trx,
-          link.account_id,
-          await recordEvents(trx, link.account_id, [{ type, object: listing }], now),
-        );
-      }
+      if (listing !== undefined) w.announce(what === 'view' ? 'client_link.viewed' : 'client_link.downloaded', listing);
       return true;
     });
   }

@@ -1,7 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { forUpdate } from '../../db/locking.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
@@ -181,21 +180,30 @@ export async function updateListing(
   return q.returningAll().executeTakeFirst();
 }
 
-/**
- * Reads a gallery to change it in this transaction, holding its row lock until the end
- * (PostgreSQL; SQLite has one writer at a time). Changes to a gallery, and to its media's
- * positions, its cover and its counts, take this lock first, so they never interleave.
- */
-export async function lockListing(
+// A gallery read to be changed, locked until the transaction ends on PostgreSQL (SQLite has one
+// writer at a time): one compiled statement per dialect. Only the unit of work takes it
+// (src/db/write.ts, `lock: { listing }`), in its canonical lock order.
+const lockQueries = {
+  postgres: prepared((db, p: { accountId: string; id: string }) =>
+    db
+      .selectFrom('listings')
+      .select(LISTING_COLUMNS)
+      .where('account_id', '=', p.accountId)
+      .where('id', '=', p.id)
+      .forUpdate(),
+  ),
+  sqlite: prepared((db, p: { accountId: string; id: string }) =>
+    db.selectFrom('listings').select(LISTING_COLUMNS).where('account_id', '=', p.accountId).where('id', '=', p.id),
+  ),
+};
+
+export function lockListing(
   db: Executor,
   dialect: Dialect,
   accountId: string,
   id: string,
 ): Promise<ListingRow | undefined> {
-  return forUpdate(
-    dialect,
-    db.selectFrom('listings').selectAll().where('account_id', '=', accountId).where('id', '=', id),
-  ).executeTakeFirst();
+  return lockQueries[dialect].first(db, { accountId, id });
 }
 
 /** Deletes the gallery (its media rows go by cascade); what it held, for the counts. */

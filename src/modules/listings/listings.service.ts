@@ -14,12 +14,12 @@ import { cancelQueuedNotifications } from '../notifications/notifications.entry.
 import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { isPhotoOfGallery } from '../media/media.entry.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/counts/counters.ts';
-import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
 import { linkOf, rotateLink } from '../client-links/client-links.entry.ts';
 import type { Executor } from '../../db/executor.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
+import { createWrites } from '../../db/write.ts';
 import type { Log } from '../../lib/log.ts';
 
 /**
@@ -35,7 +35,7 @@ export async function loadListing(
 ): Promise<ListingType | undefined> {
   const row = await repo.findListing(db, accountId, id);
   if (row === undefined) return undefined;
-  return serialize(row, row.client_id === null ? undefined : await linkOf(db, id));
+  return serialize(row, row.client_id === null ? undefined : await linkOf(db, accountId, id));
 }
 
 export type ListingsService = ReturnType<typeof createListingsService>;
@@ -47,6 +47,7 @@ export function createListingsService({
   cleanup,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { cleanup: MediaCleanup }) {
   const serialize = listingSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const load = async (trx: Executor, accountId: string, id: string): Promise<ListingType> => {
     const listing = await loadListing(trx, serialize, accountId, id);
     if (listing === undefined) throw notFound('Gallery');
@@ -54,10 +55,10 @@ export function createListingsService({
   };
   return {
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
-      const now = clock.iso();
       const status = input.status ?? 'draft';
-      const row = await db.kysely.transaction().execute(async (trx) => {
-        const inserted = await repo.insertListing(trx, {
+      return writes.run(accountId, {}, async (w) => {
+        const now = w.now;
+        const inserted = await repo.insertListing(w.trx, {
           id: newId('lst'),
           account_id: accountId,
           client_id: null,
@@ -72,11 +73,10 @@ export function createListingsService({
           updated_at: now,
         });
         const listing = serialize(inserted, undefined);
-        const events = await recordEvents(trx, accountId, [{ type: 'listing.created', object: listing }], now);
-        await addCounts(trx, accountId, listingsAdded(status), events);
+        w.announce('listing.created', listing);
+        w.count(listingsAdded(status));
         return listing;
       });
-      return row;
     },
 
     async get(accountId: string, id: string): Promise<ListingType> {
@@ -87,18 +87,14 @@ export function createListingsService({
     /** A new token for the gallery's client link (the old URL stops at once; counters kept). */
     async rotateClientLink(accountId: string, id: string): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      return db.kysely.transaction().execute(async (trx) => {
-        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+      return writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || (await rotateLink(trx, accountId, id)) === undefined) {
+        if (current.client_id === null || (await rotateLink(w.trx, accountId, id)) === undefined) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
-        const listing = await load(trx, accountId, id);
-        await addCounts(
-          trx,
-          accountId,
-          await recordEvents(trx, accountId, [{ type: 'listing.updated', object: listing }], clock.iso()),
-        );
+        const listing = await load(w.trx, accountId, id);
+        w.announce('listing.updated', listing);
         return listing;
       });
     },
@@ -117,11 +113,12 @@ export function createListingsService({
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const changes = { ...patch, updated_at: clock.iso() };
-      return db.kysely.transaction().execute(async (trx) => {
-        // The gallery's lock first: its status (for the counts) and its media (for the cover)
-        // cannot change under this update.
-        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+      // The gallery's lock first: its status (for the counts) and its media (for the cover)
+      // cannot change under this update.
+      return writes.run(accountId, { lock: { listing: id }, now: changes.updated_at }, async (w) => {
+        const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
+        const trx = w.trx;
         const cover = patch.cover_media_id;
         if (typeof cover === 'string' && !(await isPhotoOfGallery(trx, accountId, id, cover))) {
           throw new AppError('validation_error', 'cover_media_id must be a photo of this gallery', [
@@ -130,47 +127,29 @@ export function createListingsService({
         }
         await repo.updateListing(trx, accountId, id, changes);
         const listing = await load(trx, accountId, id);
-        const events = await recordEvents(
-          trx,
-          accountId,
-          [{ type: 'listing.updated', object: listing }],
-          changes.updated_at,
-        );
-        await addCounts(
-          trx,
-          accountId,
-          patch.status === undefined ? {} : listingMoved(current.status, patch.status),
-          events,
-        );
+        w.announce('listing.updated', listing);
+        if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));
         return listing;
       });
     },
 
     async remove(accountId: string, id: string, log?: Log): Promise<void> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const now = clock.iso();
-      const keys = await db.kysely.transaction().execute(async (trx) => {
+      // The gallery's lock first: uploads commit through it, so none commits meanwhile.
+      await writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        if (w.listing === undefined) throw notFound('Gallery');
         // The media rows go with the gallery (ON DELETE CASCADE); their bytes are scheduled for
-        // deletion in the same transaction, so a crash after it leaves them to the sweep. This
-        // comes first: it locks the gallery against uploads committing meanwhile.
-        const storageKeys = await cleanup.scheduleGallery(trx, accountId, id);
-        const deleted = await repo.deleteListing(trx, accountId, id);
+        // deletion in the same transaction, so a crash after it leaves them to the sweep.
+        const storageKeys = await cleanup.scheduleGallery(w, id);
+        const deleted = await repo.deleteListing(w.trx, accountId, id);
         if (deleted === undefined) throw notFound('Gallery');
         // An email about a gallery that no longer exists must not go out.
-        const cancelled = await cancelQueuedNotifications(trx, accountId, { listingId: id }, now);
+        await cancelQueuedNotifications(w, { listingId: id });
         // One event stands for the gallery and everything that went with it (its media, its link).
-        const events = await recordEvents(trx, accountId, [{ type: 'listing.deleted', object: { id } }], now);
-        await addCounts(
-          trx,
-          accountId,
-          listingsAdded(deleted.status, -1),
-          { media: -deleted.media_count },
-          cancelled,
-          events,
-        );
-        return storageKeys;
+        w.announce('listing.deleted', { id });
+        w.count(listingsAdded(deleted.status, -1), { media: -deleted.media_count });
+        w.afterCommit(() => cleanup.afterDelete(storageKeys, log));
       });
-      await cleanup.afterDelete(keys, log);
     },
   };
 }

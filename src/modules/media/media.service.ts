@@ -10,16 +10,15 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import { wholeList, type Page } from '../../lib/pagination.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
-import { findListing, lockListing } from '../listings/listings.repository.ts';
+import { findListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
-import { recordEvents, type NewEvent } from '../../mechanisms/events/events.entry.ts';
+import { createWrites, type Write } from '../../db/write.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer } from '../listings/listings.serializer.ts';
 import type { Executor } from '../../db/executor.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './media.repository.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
 import type { Log } from '../../lib/log.ts';
@@ -64,6 +63,7 @@ export function createMediaService({
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const serializeListing = listingSerializer(config.publicUrl);
   const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
     serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
@@ -74,15 +74,9 @@ export function createMediaService({
     return new Map(order.map((id, i) => [id, i + 1]));
   }
 
-  /** Records media.updated for each changed media (as its GET returns it now), and counts them. */
-  async function announce(trx: Executor, accountId: string, changed: MediaType[], extra: NewEvent[]): Promise<void> {
-    const events = await recordEvents(
-      trx,
-      accountId,
-      [...changed.map((object) => ({ type: 'media.updated' as const, object })), ...extra],
-      clock.iso(),
-    );
-    await addCounts(trx, accountId, events);
+  /** Announces media.updated for each changed media (as its GET returns it now). */
+  function announce(w: Write, changed: MediaType[]): void {
+    for (const object of changed) w.announce('media.updated', object);
   }
 
   async function listOf(trx: Executor, accountId: string, listingId: string): Promise<MediaType[]> {
@@ -190,10 +184,9 @@ export function createMediaService({
             { field: 'files', message: 'at least one file part is required' },
           ]);
         }
-        const now = clock.iso();
-        return await db.kysely.transaction().execute((trx) =>
-          commitMedia(trx, serialize, accountId, listingId, stored, now, async () => {
-            if ((await repo.cancelCleanup(trx, keys)) !== keys.length) {
+        return await writes.run(accountId, {}, (w) =>
+          commitMedia(w, serialize, listingId, stored, async () => {
+            if ((await repo.cancelCleanup(w.trx, keys)) !== keys.length) {
               // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
               throw new AppError('unavailable', 'The upload took too long to complete; retry it');
             }
@@ -219,8 +212,8 @@ export function createMediaService({
     /** Changes a caption, hides or shows, or moves to another position (the media between shift). */
     async update(accountId: string, listingId: string, mediaId: string, patch: MediaUpdateInput): Promise<MediaType> {
       await record(accountId, listingId, mediaId);
-      return db.kysely.transaction().execute(async (trx) => {
-        const gallery = await lockListing(trx, db.dialect, accountId, listingId);
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx, listing: gallery } = w;
         const row = gallery === undefined ? undefined : await repo.findMedia(trx, accountId, listingId, mediaId);
         if (gallery === undefined || row === undefined) throw notFound('Media');
         const before = await positionsOf(trx, accountId, listingId);
@@ -241,7 +234,7 @@ export function createMediaService({
         if (updated === undefined) throw notFound('Media');
         // The media changed, and so did every media a move shifted: each is announced as it is now.
         const changed = after.filter((m) => m.id === mediaId || (before.get(m.id) ?? m.position) !== m.position);
-        await announce(trx, accountId, changed, []);
+        announce(w, changed);
         return updated;
       });
     },
@@ -249,8 +242,9 @@ export function createMediaService({
     /** Puts the gallery's media in the given order: every media id exactly once. */
     async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<Page<MediaType>> {
       await requireListing(accountId, listingId);
-      return db.kysely.transaction().execute(async (trx) => {
-        if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) throw notFound('Gallery');
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx } = w;
+        if (w.listing === undefined) throw notFound('Gallery');
         const current = await repo.mediaOrder(trx, accountId, listingId);
         const problems = permutationProblems(current, order);
         const first = problems[0];
@@ -264,11 +258,9 @@ export function createMediaService({
         const before = await positionsOf(trx, accountId, listingId);
         await repo.setPositions(trx, listingId, order);
         const after = await listOf(trx, accountId, listingId);
-        await announce(
-          trx,
-          accountId,
+        announce(
+          w,
           after.filter((m) => before.get(m.id) !== m.position),
-          [],
         );
         return wholeList(after);
       });
@@ -318,8 +310,8 @@ export function createMediaService({
 
     async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
       await record(accountId, listingId, mediaId);
-      const keys = await db.kysely.transaction().execute(async (trx) => {
-        const gallery = await lockListing(trx, db.dialect, accountId, listingId);
+      await writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx, listing: gallery } = w;
         const row =
           gallery === undefined ? undefined : await repo.lockMedia(trx, db.dialect, accountId, listingId, mediaId);
         if (row === undefined) throw notFound('Media');
@@ -327,7 +319,7 @@ export function createMediaService({
         const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];
         const before = await positionsOf(trx, accountId, listingId);
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
-        await repo.closeGap(trx, accountId, listingId, row, clock.iso());
+        await repo.closeGap(trx, accountId, listingId, row, w.now);
         await cleanup.scheduleNow(trx, owned);
         // Announced: the deletion, every media whose position closed the gap, and the gallery if
         // this photo was its cover (now null).
@@ -336,20 +328,12 @@ export function createMediaService({
           gallery?.cover_media_id === mediaId
             ? await loadListing(trx, serializeListing, accountId, listingId)
             : undefined;
-        const events = await recordEvents(
-          trx,
-          accountId,
-          [
-            { type: 'media.deleted' as const, object: { id: mediaId } },
-            ...shifted.map((object) => ({ type: 'media.updated' as const, object })),
-            ...(uncovered === undefined ? [] : [{ type: 'listing.updated' as const, object: uncovered }]),
-          ],
-          clock.iso(),
-        );
-        await addCounts(trx, accountId, { media: -1 }, events);
-        return owned;
+        w.announce('media.deleted', { id: mediaId });
+        announce(w, shifted);
+        if (uncovered !== undefined) w.announce('listing.updated', uncovered);
+        w.count({ media: -1 });
+        w.afterCommit(() => cleanup.afterDelete(owned, log));
       });
-      await cleanup.afterDelete(keys, log);
     },
   };
 }

@@ -14,8 +14,8 @@ import type { Log } from '../../lib/log.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
-import { enqueue } from '../../mechanisms/queue/queue.ts';
 import { commitMedia, type StoredFile } from '../media/media.commit.ts';
+import { createWrites } from '../../db/write.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from '../media/media.ingest.ts';
 import * as repo from '../media/media.repository.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
@@ -69,6 +69,7 @@ export function createUploadsService({
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const serialize = mediaSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const digests = new UploadDigests();
   const tus = createUploadStore(limits.storage, storage, db, limits.uploadExpiryMs, digests);
   const locker = new DatabaseLocker(db, clock);
@@ -185,10 +186,10 @@ export function createUploadsService({
         release_wanted: 0,
         created_at: now,
       };
-      await db.kysely.transaction().execute(async (trx) => {
-        await uploads.insertUpload(trx, row);
-        await repo.scheduleCleanup(trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
-        await enqueue(trx, { kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt }, now);
+      await writes.run(accountId, { now }, async (w) => {
+        await uploads.insertUpload(w.trx, row);
+        await repo.scheduleCleanup(w.trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
+        w.enqueue({ kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt });
       });
       return row;
     },
@@ -216,11 +217,10 @@ export function createUploadsService({
         }
         const filename = row.filename ?? `upload.${EXTENSIONS[inspected.sniffed.contentType] ?? 'bin'}`;
         const file: StoredFile = { id: newId('med'), key: row.storage_key, filename, ...inspected };
-        const now = clock.iso();
-        await db.kysely.transaction().execute((trx) =>
-          commitMedia(trx, serialize, accountId, listingId, [file], now, async () => {
-            if (!(await uploads.markCompleted(trx, row.id, file.id))) throw notFound('Upload');
-            if ((await repo.cancelCleanup(trx, [row.storage_key])) !== 1) {
+        await writes.run(accountId, {}, (w) =>
+          commitMedia(w, serialize, listingId, [file], async () => {
+            if (!(await uploads.markCompleted(w.trx, row.id, file.id))) throw notFound('Upload');
+            if ((await repo.cancelCleanup(w.trx, [row.storage_key])) !== 1) {
               throw new AppError('unavailable', 'The upload expired while it was completed; start it again');
             }
           }),

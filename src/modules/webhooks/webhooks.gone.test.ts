@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Browser, textOf } from '../../../test/support/dashboard-browser.ts';
-import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/helpers.ts';
+import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { fakeClock, newGallery, type FakeClock } from '../../../test/support/notification-helpers.ts';
 import {
   createEndpoint,
@@ -17,7 +17,7 @@ import {
   type EndpointJson,
 } from '../../../test/support/webhooks.ts';
 import { disableGone } from './webhooks.repository.ts';
-import { blockedConnections, systemLookups } from './webhooks.test-support.ts';
+import { blockedConnections, systemLookups } from '../../../test/support/loopback-receivers.ts';
 
 type Endpoint = EndpointJson & { disabled_reason: 'manual' | 'gone' | null };
 

@@ -7,8 +7,9 @@ import type { EventType } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { pageWindow, type Page } from '../../lib/pagination.ts';
-import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
-import { eventsRecorded } from '../../mechanisms/counts/counters.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { createWrites } from '../../db/write.ts';
+import { eventsRecorded, type Counter, type CountDeltas } from '../../mechanisms/counts/counters.ts';
 import { enqueue, pendingJob, runJobNow } from '../../mechanisms/queue/queue.ts';
 import { checkWebhookUrl, resolveAndCheck } from '../../outbound/address.ts';
 import { recordTestEvent } from './webhooks.deliveries.ts';
@@ -86,6 +87,7 @@ export function createWebhooksService({
   resolve,
 }: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>) {
   const policy = { allowPrivate: config.webhooks.allowPrivate, resolve };
+  const writes = createWrites({ db, clock });
 
   /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
   async function checkUrl(raw: string): Promise<string> {
@@ -155,7 +157,7 @@ export function createWebhooksService({
       const current = await endpointRow(accountId, id);
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
       const now = clock.iso();
-      return db.kysely.transaction().execute(async (trx) => {
+      return writes.run(accountId, { now }, async ({ trx }) => {
         const row = await repo.updateEndpoint(trx, accountId, id, {
           ...(url === undefined ? {} : { url }),
           ...(patch.events === undefined ? {} : { events: eventsOf(patch.events) }),
@@ -198,7 +200,7 @@ export function createWebhooksService({
       const endpoint = await endpointRow(accountId, id);
       if (endpoint.enabled === 0) throw new AppError('conflict', 'This endpoint is disabled; enable it to test it');
       const now = clock.iso();
-      const deliveryId = await db.kysely.transaction().execute((trx) => recordTestEvent(trx, accountId, id, now));
+      const deliveryId = await writes.run(accountId, { now }, ({ trx }) => recordTestEvent(trx, accountId, id, now));
       const row = deliveryId === undefined ? undefined : await repo.findDelivery(db.kysely, deliveryId);
       if (row === undefined) throw new Error('the test delivery was not recorded');
       return toDelivery(row);
@@ -219,7 +221,7 @@ export function createWebhooksService({
         : undefined;
       if (delivery === undefined) throw notFound('Delivery');
       const now = clock.iso();
-      await db.kysely.transaction().execute(async (trx) => {
+      await writes.run(accountId, { now }, async ({ trx }) => {
         await repo.markPendingNow(trx, deliveryId, now);
         // Its job is made due now; a job that is running (leased) is an attempt being made now,
         // and a second job beside it would send the delivery twice at once.
@@ -264,8 +266,9 @@ export function createWebhooksService({
           }
           // Sorted by account: concurrent pruners (several nodes) take the counter rows in one order.
           for (const [accountId, types] of [...byAccount].sort(([a], [b]) => (a < b ? -1 : 1))) {
-            const gone = eventsRecorded(types);
-            await addCounts(trx, accountId, Object.fromEntries(Object.entries(gone).map(([k, n]) => [k, -n])));
+            const gone: CountDeltas = {};
+            for (const [counter, n] of Object.entries(eventsRecorded(types)) as [Counter, number][]) gone[counter] = -n;
+            await writes.within(trx, accountId, {}, (w) => w.count(gone));
           }
           return rows.length;
         });
