@@ -30,6 +30,8 @@ const SKIPPED = new Set([
   'package-lock.json',
   'docs/api.md',
   'test/citations.test.ts',
+  // Its fixtures are made-up repository files.
+  'test/repository-scope.test.ts',
   'scripts',
   'packages/bench',
   'docs/performance.md',

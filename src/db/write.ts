@@ -1,4 +1,4 @@
-// The unit of work (decisions/0017): every change of an account's data runs through `run` (or, in a
+// The unit of work (decisions/0018): every change of an account's data runs through `run` (or, in a
 // job's fenced transaction, `within`). It takes the write's locks in one canonical order before the
 // body runs; the body changes rows and announces what the change means (events, count changes,
 // jobs, work for after the commit); the epilogue then records the events, enqueues the jobs and

@@ -56,7 +56,7 @@ export async function commitMedia(
     created_at: now,
   }));
   await repo.insertMedia(trx, inserted);
-  // Each photo's variants are made in the background (media.variants.job.ts).
+  // Each photo's variants are made in the background (variants.job.ts).
   for (const m of inserted) {
     if (m.kind === 'photo') w.enqueue({ kind: 'media.variants', accountId, subjectId: m.id, runAt: now });
   }

@@ -48,7 +48,7 @@ function notificationHandler(
     return Math.round(ceiling * (0.5 + random() / 2));
   };
 
-  /** The notification's event, as its GET returns it now, in `trx` (section 15). */
+  /** The notification's event, as its GET returns it now, in `trx` (docs/api.md §15). */
   async function announce(w: Write, row: repo.NotificationRow, type: 'notification.sent' | 'notification.failed') {
     const object = await loadNotification(w.trx, row.account_id, row.id);
     if (object !== undefined) w.announce(type, object);

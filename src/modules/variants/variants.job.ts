@@ -173,7 +173,7 @@ export function variantsHandler(
           await repo.setVariantsStatus(trx, photo.id, 'ready');
           await cleanup.release(trx, keys);
           await cleanup.scheduleNow(trx, old);
-          // "Variants ready" happens here, and is announced in this transaction (section 15).
+          // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
           await announce(w, photo.id, 'media.variants_ready');
           return { gone: false, replaced: old };
         }),
