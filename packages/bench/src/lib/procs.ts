@@ -1,5 +1,6 @@
-// Child processes for `npm run bench` (the real `lightbox serve`, the bare server, the load
-// generator, CLI commands) and cleaning up after them whatever happens.
+// The benchmarks' one process manager: the real `lightbox serve` and `lightbox worker`, `lightbox`
+// commands, the bare servers, the load generator, and cleaning up after them whatever happens.
+// Lightbox is only ever driven from here as its users drive it: `node bin/lightbox.js ...` and HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, closeSync, constants, createWriteStream, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { runWrk, type LoadResult, type LoadSpec } from './load.ts';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'lightbox.js');
 export const HOST = '127.0.0.1';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -117,9 +118,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs a `lightbox` command to the end. */
-export async function lightboxCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
-  const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: 'pipe' });
+/** Runs a `lightbox` command to the end (`bin`: another checkout's bin/lightbox.js). */
+export async function lightboxCli(args: string[], env: NodeJS.ProcessEnv, input = '', bin = BIN): Promise<CliResult> {
+  const proc = spawn(process.execPath, [bin, ...args], { env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -223,14 +224,28 @@ export interface Serve {
   logFile: string;
 }
 
+export interface ServeOptions {
+  /** Node's own flags (--cpu-prof, say). */
+  nodeFlags?: string[];
+  /** Another checkout's bin/lightbox.js (bench:etag runs main's code beside this one). */
+  bin?: string;
+  /** PUBLIC_URL set to the server's own address (client links that can be followed). */
+  publicUrl?: boolean;
+}
+
 /** Starts the real `lightbox serve` on a free port of 127.0.0.1 (output appended to `logFile`); resolves once ready. */
-export async function startServe(env: NodeJS.ProcessEnv, logFile: string, nodeFlags: string[] = []): Promise<Serve> {
+export async function startServe(
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  options: ServeOptions | string[] = {},
+): Promise<Serve> {
+  const { nodeFlags = [], bin = BIN, publicUrl = false } = Array.isArray(options) ? { nodeFlags: options } : options;
   const port = await freePort();
   const fd = openSync(logFile, 'a');
   const child = track(
     `lightbox serve :${port}`,
-    spawn(process.execPath, [...nodeFlags, BIN, 'serve'], {
-      env: { ...env, PORT: String(port), HOST },
+    spawn(process.execPath, [...nodeFlags, bin, 'serve'], {
+      env: { ...env, PORT: String(port), HOST, ...(publicUrl ? { PUBLIC_URL: `http://${HOST}:${port}` } : {}) },
       stdio: ['ignore', fd, fd],
     }),
   );
@@ -256,20 +271,21 @@ export async function startWorker(env: NodeJS.ProcessEnv, logFile: string, nodeF
 }
 
 /** An account made with `lightbox accounts create`, and an API key for it (`lightbox keys create`). */
-export async function accountWithKey(env: NodeJS.ProcessEnv, name: string): Promise<string> {
+export async function accountWithKey(env: NodeJS.ProcessEnv, name: string, bin = BIN): Promise<string> {
   const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}@bench.invalid`;
   const made = await lightboxCli(
     ['accounts', 'create', '--name', name, '--email', email],
     env,
     'a long bench password\n',
+    bin,
   );
   if (made.code !== 0) throw new Error(`lightbox accounts create: ${made.stderr}`);
-  const key = await lightboxCli(['keys', 'create', '--account', email, '--name', 'bench'], env);
+  const key = await lightboxCli(['keys', 'create', '--account', email, '--name', 'bench'], env, '', bin);
   if (key.code !== 0) throw new Error(`lightbox keys create: ${key.stderr}`);
   return key.stdout.trim();
 }
 
-/** Starts the bare node:http server (scripts/bench/bare.ts) as a child process. */
+/** Starts the bare node:http server (packages/bench/src/lib/bare.ts) as a child process. */
 export async function startBare(): Promise<{ child: Child; port: number; bytes: number }> {
   const proc = spawn(process.execPath, [path.join(HERE, 'bare.ts'), '--child'], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
@@ -290,7 +306,7 @@ export async function startBare(): Promise<{ child: Child; port: number; bytes: 
   ]);
 }
 
-/** Starts the bare upload server (scripts/bench/upload-bare.ts) with `flags` (node's); whatever else it prints goes to `log`. */
+/** Starts the bare upload server (packages/bench/src/lib/upload-bare.ts) with `flags` (node's); whatever else it prints goes to `log`. */
 export async function startUploadBare(
   dir: string,
   flags: string[],
@@ -338,7 +354,7 @@ export function defaultTool(): LoadTool {
   return found ? 'wrk' : 'autocannon';
 }
 
-/** One load run in its own process: wrk, or autocannon in scripts/bench/load.ts. */
+/** One load run in its own process: wrk, or autocannon in packages/bench/src/lib/load.ts. */
 export async function runLoadChild(spec: LoadSpec, tool: LoadTool, scratch: string): Promise<LoadResult> {
   if (tool === 'wrk') return runWrk(spec, path.join(scratch, 'wrk-script.lua'));
   const proc = spawn(process.execPath, [path.join(HERE, 'load.ts'), '--child'], {

@@ -1,8 +1,8 @@
-// The bench's flame graph renderer (scripts/bench/flamegraph.ts): folded stacks in, an SVG whose
+// The bench's flame graph renderer (packages/bench/src/lib/flamegraph.ts): folded stacks in, an SVG whose
 // frames are as wide as their share of the samples, names escaped, idle left out by default.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { flameGraphSvg, foldedTree } from '../scripts/bench/flamegraph.ts';
+import { flameGraphSvg, foldedTree } from './flamegraph.ts';
 
 /** The frames drawn: name (from the tooltip) → width in pixels. */
 function frames(svg: string): Map<string, number> {

@@ -1,4 +1,4 @@
-// Uploads for `npm run bench:delivery` (scripts/bench-delivery.ts): big originals streamed from
+// Uploads for `npm run bench:delivery` (packages/bench/src/delivery.ts): big originals streamed from
 // random bytes, and batches of small generated photos, through the real upload endpoint.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';

@@ -2,13 +2,18 @@
 // RSS (VmHWM) is its own: the same three variants of every photo in a folder, made either by the
 // obvious bare sharp script or by Lightbox's makeVariants. Prints one JSON line (WorkResult).
 //
-//   node scripts/bench/variants-work.ts --child bare|lightbox PHOTOS_DIR OUT_DIR THREADS PARALLEL
+//   node packages/bench/src/lib/variants-work.ts --child bare|lightbox PHOTOS_DIR OUT_DIR THREADS PARALLEL
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { configureSharp, DEFAULT_MLS_BOX, makeVariants, variantSpecs } from '../../src/modules/media/media.variants.ts';
+import {
+  configureSharp,
+  DEFAULT_MLS_BOX,
+  makeVariants,
+  variantSpecs,
+} from '../../../../src/modules/media/media.variants.ts';
 
 export const WORK_KINDS = ['bare', 'lightbox'] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];

@@ -5,7 +5,7 @@
 // otherwise refused), and every send still parses the URL, resolves (with --names) and checks
 // the host, and signs the body, as a real delivery does.
 //
-//   node scripts/bench-webhook-sender.ts [--requests 20000] [--concurrency 50] [--sockets 10]
+//   node packages/bench/src/webhook-sender.ts [--requests 20000] [--concurrency 50] [--sockets 10]
 //                                        [--endpoints 1] [--names] [--body-bytes 1024]
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -14,15 +14,15 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cleanup, cpuSeconds, HOST, track } from './bench/procs.ts';
-import type { Resolver } from '../src/modules/webhooks/webhooks.address.ts';
-import { WebhookAgentPool } from '../src/modules/webhooks/webhooks.agents.ts';
-import { sendWebhook, type SendResult } from '../src/modules/webhooks/webhooks.sender.ts';
-import { newWebhookSecret, signatureHeaders } from '../src/modules/webhooks/webhooks.signing.ts';
+import { cleanup, cpuSeconds, HOST, track } from './lib/procs.ts';
+import type { Resolver } from '../../../src/modules/webhooks/webhooks.address.ts';
+import { WebhookAgentPool } from '../../../src/modules/webhooks/webhooks.agents.ts';
+import { sendWebhook, type SendResult } from '../../../src/modules/webhooks/webhooks.sender.ts';
+import { newWebhookSecret, signatureHeaders } from '../../../src/modules/webhooks/webhooks.signing.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 
-const HELP = `Usage: node scripts/bench-webhook-sender.ts [options]
+const HELP = `Usage: node packages/bench/src/webhook-sender.ts [options]
 
 Options:
   --requests N       deliveries to send (default 20000)

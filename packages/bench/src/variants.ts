@@ -3,11 +3,11 @@
 // enlargement).<format>().toFile()` calls per photo, in sequence, the same encoder settings), on
 // generated 24-megapixel camera-like JPEGs (6000x4000, about 7.7 MB each).
 //
-// Each measurement runs in a child process of its own (scripts/bench/variants-work.ts), so its
+// Each measurement runs in a child process of its own (packages/bench/src/lib/variants-work.ts), so its
 // peak RSS is its own; the two alternate round by round (bare first in odd rounds), and the
 // figures are medians over rounds. The ratio is lightbox/bare photos per second within a round.
 //
-// Then the service itself (scripts/bench/variants-api.ts): the real `lightbox serve`, --api-photos
+// Then the service itself (packages/bench/src/lib/variants-api.ts): the real `lightbox serve`, --api-photos
 // uploaded photos, and the API's p99 for GET /v1/listings/:id/media while every photo's variants
 // are made again, against the same requests with no variant work, round by round in one run;
 // the server's RSS idle and at its peak; photos and variants made per second.
@@ -22,18 +22,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { photoLikeJpeg } from '../test/support/photos.ts';
-import { cleanup, onCleanup, ROOT, track } from './bench/procs.ts';
-import { fixed, machine, median, table } from './bench/report.ts';
-import { WORK_KINDS, type WorkKind, type WorkResult } from './bench/variants-work.ts';
-import { runApiBench, type ApiSummary } from './bench/variants-api.ts';
+import { photoLikeJpeg } from '../../../test/support/photos.ts';
+import { cleanup, onCleanup, ROOT, track } from './lib/procs.ts';
+import { fixed, machine, median, table } from './lib/report.ts';
+import { WORK_KINDS, type WorkKind, type WorkResult } from './lib/variants-work.ts';
+import { runApiBench, type ApiSummary } from './lib/variants-api.ts';
 import { wholeNumber } from './lib/options.ts';
 
 const WORKER = fileURLToPath(new URL('./bench/variants-work.ts', import.meta.url));
 const TARGET_RATIO = 0.85;
 const MB = 1e6;
 
-const HELP = `Usage: npm run bench:variants -- [options]    (node scripts/bench-variants.ts [options])
+const HELP = `Usage: npm run bench:variants -- [options]    (node packages/bench/src/variants.ts [options])
 
 Generates --count distinct 6000x4000 JPEGs, then makes thumb (WebP 480x480), large (JPEG
 2048x2048) and mls (JPEG 2048x1536) of every one, by the bare sharp script and by

@@ -16,8 +16,8 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { multipart } from '../../test/support/media-fixtures.ts';
-import { photoLikeJpeg } from '../../test/support/photos.ts';
+import { multipart } from '../../../../test/support/media-fixtures.ts';
+import { photoLikeJpeg } from '../../../../test/support/photos.ts';
 import { BIN, freePort, HOST, lightboxCli, tail, track, waitForReady } from './procs.ts';
 import { median } from './report.ts';
 

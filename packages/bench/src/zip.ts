@@ -1,4 +1,4 @@
-// `node scripts/bench-zip.ts`: throughput of the gallery's "Download all" ZIP stream
+// `node packages/bench/src/zip.ts`: throughput of the gallery's "Download all" ZIP stream
 // (src/gallery/zip.ts) against reading the same files raw with fs.createReadStream.
 //
 // Both read real (non-sparse) files of random bytes, one after another, with a 1 MiB
@@ -9,7 +9,7 @@
 // disk. The target is a ratio of at least 0.9. On a shared machine wall times swing from round
 // to round, so the CPU seconds each spends per GB (the whole process, all threads) are shown too.
 //
-//   node scripts/bench-zip.ts [--total 2048] [--files 200] [--rounds 3] [--dir DIR]
+//   node packages/bench/src/zip.ts [--total 2048] [--files 200] [--rounds 3] [--dir DIR]
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -21,7 +21,7 @@ import { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
-import { planZip, zipStream } from '../src/gallery/zip.ts';
+import { planZip, zipStream } from '../../../src/gallery/zip.ts';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
@@ -38,7 +38,7 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log(`Usage: node scripts/bench-zip.ts [--total MiB] [--files N] [--rounds N] [--dir DIR]
+  console.log(`Usage: node packages/bench/src/zip.ts [--total MiB] [--files N] [--rounds N] [--dir DIR]
 
   --total MiB   bytes of files in all, in MiB (default 2048)
   --files N     how many files share them (default 200: a gallery of ~10 MiB photos)

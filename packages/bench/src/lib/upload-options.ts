@@ -1,4 +1,4 @@
-// The options of `npm run bench:upload` (scripts/bench-upload.ts): its help text and their parsing.
+// The options of `npm run bench:upload` (packages/bench/src/upload.ts): its help text and their parsing.
 import { parseArgs } from 'node:util';
 
 export const KiB = 1024;
@@ -7,7 +7,7 @@ export const GiB = 1024 * MiB;
 /** Throughput and memory are reported in decimal megabytes. */
 export const MB = 1e6;
 
-export const HELP = `Usage: node scripts/bench-upload.ts [options]    (npm run bench:upload -- [options])
+export const HELP = `Usage: node packages/bench/src/upload.ts [options]    (npm run bench:upload -- [options])
 
 Uploads one generated MP4 of --size bytes per round to a real \`lightbox serve\`
 (POST /v1/listings/:id/media) and to a bare node:http handler that streams the body to

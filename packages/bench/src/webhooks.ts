@@ -1,6 +1,6 @@
 // `npm run bench:webhooks`: what webhooks cost and how fast they go, on the real `lightbox serve`
 // (one node, production, SQLite by default) with receivers on 127.0.0.1 in a process of their own
-// (scripts/bench/receiver.ts: each delivery verified with `standardwebhooks`, answered 204).
+// (packages/bench/src/lib/receiver.ts: each delivery verified with `standardwebhooks`, answered 204).
 //   (a) Write path: POST /v1/clients throughput (autocannon, --connections) of an account with no
 //       webhook endpoint and of one with 3 subscribed endpoints (3 receivers), alternated round
 //       by round in the same run; the ratio hooked/plain is the median of the per-round ratios.
@@ -25,8 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { apiOk, atRate, closeAgents, createClient, createEndpoint } from './bench/api.ts';
-import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
+import { apiOk, atRate, closeAgents, createClient, createEndpoint } from './lib/api.ts';
+import { createPgDatabase, dropPgDatabase } from './lib/pg.ts';
 import {
   benchEnv,
   accountWithKey,
@@ -39,13 +39,13 @@ import {
   startServe,
   startWorker,
   type Serve,
-} from './bench/procs.ts';
-import { profileTop } from './bench/profile.ts';
-import { startReceiverChild, percentile, takeAccepted, tally, type ReceiverHandle } from './bench/receiver.ts';
-import { fixed, median, table } from './bench/report.ts';
+} from './lib/procs.ts';
+import { profileTop } from './lib/profile.ts';
+import { startReceiverChild, percentile, takeAccepted, tally, type ReceiverHandle } from './lib/receiver.ts';
+import { fixed, median, table } from './lib/report.ts';
 import { wholeNumber } from './lib/options.ts';
 
-const HELP = `Usage: npm run bench:webhooks -- [options]     (node scripts/bench-webhooks.ts)
+const HELP = `Usage: npm run bench:webhooks -- [options]     (node packages/bench/src/webhooks.ts)
 
 Options:
   --db KIND          sqlite (default) or postgres (a fresh database on BENCH_DATABASE_URL, dropped after)

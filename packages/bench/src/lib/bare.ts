@@ -1,6 +1,6 @@
 // The limit every figure is divided by: a bare node:http server answering every request with a
 // fixed, pre-serialized list body of 20 gallery list items (about 3 KB), as `GET /v1/listings`
-// would. Run as a child of scripts/bench.ts; announces its port as one JSON line on stdout.
+// would. Run as a child of packages/bench/src/bench.ts; announces its port as one JSON line on stdout.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -33,7 +33,7 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-/** Runs one load in a child process (see scripts/bench.ts). */
+/** Runs one load in a child process (see packages/bench/src/bench.ts). */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let next = 0;
   const result = await autocannon({

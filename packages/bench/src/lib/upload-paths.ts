@@ -99,7 +99,7 @@ export async function upload(
   };
 }
 
-/** The bare server of scripts/bench/upload-bare.ts: it stores the whole body, framing included. */
+/** The bare server of packages/bench/src/lib/upload-bare.ts: it stores the whole body, framing included. */
 export function barePath(server: { pid: number; port: number }): UploadPath {
   return {
     side: 'bare',
@@ -160,7 +160,7 @@ export function multipartPath(target: LightboxTarget): UploadPath {
   };
 }
 
-/** The same file through resumable uploads (section 16) in 8 MiB PATCHes (scripts/bench/upload-tus.ts). */
+/** The same file through resumable uploads (section 16) in 8 MiB PATCHes (packages/bench/src/lib/upload-tus.ts). */
 export function tusPath(target: LightboxTarget): UploadPath {
   const { port, key, galleryId, logFile } = target;
   return {

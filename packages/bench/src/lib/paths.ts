@@ -1,7 +1,7 @@
 // The paths added since the core bench (issue 17), measured by `npm run bench` on the same seeded
 // server as the core endpoints, each beside its own baseline in the same run, round by round:
 //   variants  photos uploaded through the API until their three variants are ready (the queue,
-//             the job, makeVariants) vs the bare sharp script (scripts/bench/variants-work.ts) on
+//             the job, makeVariants) vs the bare sharp script (packages/bench/src/lib/variants-work.ts) on
 //             the same files;
 //   gallery   the gallery page GET /g/<token> vs GET /v1/listings/:id/media of the same gallery
 //             (the page is also a core endpoint, against the bare server);
@@ -19,7 +19,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { photoLikeJpeg } from '../../test/support/photos.ts';
+import { photoLikeJpeg } from '../../../../test/support/photos.ts';
 import { api, apiOk, createEndpoint } from './api.ts';
 import { accountWithKey, HOST, ROOT, runLoadChild, track, type LoadTool } from './procs.ts';
 import { startReceiverChild, takeAccepted, type Receipt } from './receiver.ts';
@@ -144,9 +144,9 @@ async function variantsReady(ctx: PathsContext, listingId: string, ids: string[]
   }
 }
 
-/** The bare sharp script on a folder of photos, in a child process (scripts/bench/variants-work.ts). */
+/** The bare sharp script on a folder of photos, in a child process (packages/bench/src/lib/variants-work.ts). */
 async function bareVariants(photos: string, out: string): Promise<WorkResult> {
-  const worker = path.join(ROOT, 'scripts', 'bench', 'variants-work.ts');
+  const worker = path.join(ROOT, 'packages', 'bench', 'src', 'lib', 'variants-work.ts');
   const child = track('variants bare', spawn(process.execPath, [worker, '--child', 'bare', photos, out, '1', '1'], { stdio: ['ignore', 'pipe', 'pipe'] })); // prettier-ignore
   let stdout = '';
   let stderr = '';
@@ -235,11 +235,15 @@ export async function zipRow(ctx: PathsContext, size: string, fixture: GalleryFi
   if (files.length !== ids.size) throw new Error(`zip: found ${files.length} stored originals, expected ${ids.size}`);
   const listFile = path.join(ctx.work, `raw-files-${size}.json`);
   await writeFile(listFile, JSON.stringify(files));
-  const proc = spawn(process.execPath, [path.join(ROOT, 'scripts', 'bench-delivery.ts'), '--raw-child', listFile], {
-    // Its response gains a listener set per file piped (MaxListenersExceededWarning): harmless.
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', NODE_NO_WARNINGS: '1' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [path.join(ROOT, 'packages', 'bench', 'src', 'delivery.ts'), '--raw-child', listFile],
+    {
+      // Its response gains a listener set per file piped (MaxListenersExceededWarning): harmless.
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', NODE_NO_WARNINGS: '1' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const raw = track('raw server', proc);
   const [line] = (await once(proc.stdout, 'data')) as [Buffer];
   const rawUrl = `http://${HOST}:${(JSON.parse(line.toString('utf8')) as { port: number }).port}/`;

@@ -1,4 +1,4 @@
-// The newer paths' part of one size of `npm run bench` (scripts/bench/paths.ts measures them):
+// The newer paths' part of one size of `npm run bench` (packages/bench/src/lib/paths.ts measures them):
 // before the core rounds, the gallery they share (variant generation timed on the way); after,
 // the gallery page against the media list (from the core rounds), the ZIP, webhooks, uploads.
 import {

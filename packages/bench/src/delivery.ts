@@ -2,7 +2,7 @@
 //
 // (a) "Download all" of a 2 GiB gallery (50 originals of random bytes) over HTTP, beside the same
 //     stored files read raw in the same run: by a bare node:http server (a child process, like
-//     scripts/bench/bare.ts) that streams them one after another in one response (what HTTP and
+//     packages/bench/src/lib/bare.ts) that streams them one after another in one response (what HTTP and
 //     the disk cost without Lightbox: the baseline of the 0.9x target), and by this process with
 //     fs.createReadStream (the storage's own speed, for context). Rounds are interleaved; figures
 //     are medians, in MB/s of the response (1 MB = 1e6 bytes). The server's RSS is sampled every
@@ -11,11 +11,11 @@
 //     same gallery: one connection at a time, so the latency is the server's time plus loopback;
 //     p50 and p99 medians over the rounds (target: page p50 <= 2x the API's).
 //
-//   node scripts/bench-delivery.ts --help
+//   node packages/bench/src/delivery.ts --help
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { closeSync, createReadStream, openSync, readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,30 +25,27 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { photo, uploadParts, uploadStreamed } from './bench/delivery-upload.ts';
-import { profileClock, profileTop, type ProfileWindow } from './bench/profile.ts';
-import { fixed, median, table } from './bench/report.ts';
+import { photo, uploadParts, uploadStreamed } from './lib/delivery-upload.ts';
+import { profileClock, profileTop, type ProfileWindow } from './lib/profile.ts';
+import { fixed, median, table } from './lib/report.ts';
 import {
+  accountWithKey,
   benchEnv,
-  BIN,
   cleanup,
   defaultTool,
-  freePort,
   HOST,
-  lightboxCli,
   onCleanup,
   ROOT,
   runLoadChild,
+  startServe,
   tail,
   track,
-  waitForReady,
-} from './bench/procs.ts';
+} from './lib/procs.ts';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
-const EMAIL = 'bench-delivery@lightbox.invalid';
 
-const HELP = `Usage: npm run bench:delivery -- [options]   (node scripts/bench-delivery.ts [options])
+const HELP = `Usage: npm run bench:delivery -- [options]   (node packages/bench/src/delivery.ts [options])
 
 Options:
   --rounds N      measured rounds of each part (default 3; medians are reported)
@@ -118,29 +115,12 @@ async function main(): Promise<void> {
   if (!values.keep) onCleanup(() => rm(work, { recursive: true, force: true }));
   const dataDir = path.join(work, 'data');
   const env = benchEnv(work, dataDir, 'warn', { GALLERY_RATE_LIMIT_PER_MINUTE: '100000000' });
-  await lightboxCli(
-    ['accounts', 'create', '--name', 'Bench Studio', '--email', EMAIL],
-    env,
-    'a long benchmark password\n',
-  );
-  const created = await lightboxCli(['keys', 'create', '--account', EMAIL, '--name', 'bench'], env);
-  if (created.code !== 0) throw new Error(`lightbox keys create: ${created.stderr}`);
-  const key = created.stdout.trim();
+  const key = await accountWithKey(env, 'Bench Delivery');
 
-  const port = await freePort();
   const logFile = path.join(work, 'lightbox.log');
-  const logFd = openSync(logFile, 'a');
   const profileName = 'lightbox-serve.cpuprofile';
   const profileFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${work}`, `--cpu-prof-name=${profileName}`] : [];
-  const server = track(
-    'lightbox serve',
-    spawn(process.execPath, [...profileFlags, BIN, 'serve'], {
-      env: { ...env, PORT: String(port), HOST, PUBLIC_URL: `http://${HOST}:${port}` },
-      stdio: ['ignore', logFd, logFd],
-    }),
-  );
-  closeSync(logFd);
-  await waitForReady(port, server, logFile);
+  const { child: server, port } = await startServe(env, logFile, { nodeFlags: profileFlags, publicUrl: true });
   console.log(`lightbox serve pid ${server.pid} on :${port}, data in ${dataDir}`);
 
   const api = async <T>(method: string, url: string, body?: unknown): Promise<T> => {

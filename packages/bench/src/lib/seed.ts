@@ -1,17 +1,14 @@
 // Seeds one size for `npm run bench`: 100 accounts (one holding 90% of the galleries), clients in
-// proportion, some assignments and some media, through a bulk path that keeps every invariant the
-// services keep (see data.ts for the rows; afterBulkSeed for the derived data).
+// proportion, some assignments and some media. 1M galleries one request at a time would take
+// most of an hour, so the rows go straight into the empty schema in batches (data.ts shapes them
+// as the services write them), and everything else goes through the `lightbox` command:
+// `migrate` makes the schema, `accounts create` the heavy account (its password hash is reused
+// for the other 99), and `doctor --fix` rewrites the maintained counts from the rows and then
+// proves them, as it would after any import.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../../src/config.ts';
-import { openDatabase, type Db } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
-import { createAccountsService } from '../../src/modules/accounts/accounts.service.ts';
-import { afterBulkLoad } from '../../src/modules/counts/counts.service.ts';
-import { hashPassword } from '../../src/modules/accounts/password.ts';
 import {
   CLIENT_COLUMNS,
   idMaker,
@@ -22,8 +19,8 @@ import {
   MEDIA_COLUMNS,
   TINY_PNG,
 } from './data.ts';
-import { clockOf } from '../../src/lib/clock.ts';
-import { mulberry32 } from '../../test/support/prng.ts';
+import { mulberry32 } from '../../../../test/support/prng.ts';
+import { lightboxCli } from './procs.ts';
 
 export const BIG_ACCOUNT_EMAIL = 'bench-big@lightbox.invalid';
 export const PASSWORD = 'a long benchmark password';
@@ -54,6 +51,10 @@ type Row = Record<string, unknown>;
 
 interface BulkWriter {
   insert(table: string, columns: readonly string[], rows: Row[]): Promise<void>;
+  /** The heavy account's id and password hash, as `lightbox accounts create` stored them. */
+  account(email: string): Promise<{ id: string; password_hash: string }>;
+  /** What the services' own writes leave behind and a bulk insert does not (see finish()). */
+  finish(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,6 +78,17 @@ function sqliteWriter(file: string): BulkWriter {
       sqlite.transaction(() => {
         for (const row of rows) prepared.run(columns.map((c) => row[c]));
       })();
+      return Promise.resolve();
+    },
+    account(email) {
+      const row = sqlite.prepare('select id, password_hash from accounts where email_normalized = ?').get(email);
+      if (row === undefined) return Promise.reject(new Error(`no account ${email}`));
+      return Promise.resolve(row as { id: string; password_hash: string });
+    },
+    finish() {
+      // The insert triggers fill the client search index a row at a time, in many small
+      // segments; FTS5's optimize merges them, as the search index is after a rebuild.
+      sqlite.exec("insert into clients_fts (clients_fts) values ('optimize')");
       return Promise.resolve();
     },
     close() {
@@ -109,43 +121,66 @@ async function postgresWriter(url: string): Promise<BulkWriter> {
         ...columns.map((c) => rows.map((row) => row[c])),
       ]);
     },
+    async account(email) {
+      const { rows } = await client.query<{ id: string; password_hash: string }>(
+        'select id, password_hash from accounts where email_normalized = $1',
+        [email],
+      );
+      const row = rows[0];
+      if (row === undefined) throw new Error(`no account ${email}`);
+      return row;
+    },
+    async finish() {
+      // Autovacuum would analyze the bulk-loaded tables a little later; without statistics the
+      // planner picks scans for the first minutes. (SQLite databases the app builds are never
+      // analyzed, so neither is the bench's.)
+      await client.query('analyze');
+    },
     async close() {
       await client.end();
     },
   };
 }
 
-/**
- * Everything derived from the rows that the services maintain as they write: the maintained
- * counts, rewritten from the rows, and the client search index, merged for fast reads.
- */
-export async function afterBulkSeed(db: Db, log: (line: string) => void): Promise<boolean> {
-  const report = await afterBulkLoad(db);
-  log(`recomputed counts (${String(report.counters.length)} counters rewritten) and merged the search index`);
-  return true;
+/** Seeds `galleries` galleries into a fresh database (SQLite file or empty PostgreSQL database). */
+/** Where `lightbox` keeps its data for the environment `env` (the defaults of src/config.ts). */
+function places(env: NodeJS.ProcessEnv): { database: { sqlite: string } | { url: string }; mediaDir: string } {
+  const dataDir = path.resolve(env.DATA_DIR ?? 'data');
+  const url = env.DATABASE_URL;
+  const storage = env.MEDIA_STORAGE;
+  if (storage?.startsWith('s3://') === true) throw new Error('the bench seeds local media storage only');
+  return {
+    database:
+      url === undefined
+        ? { sqlite: path.join(dataDir, 'lightbox.db') }
+        : url.startsWith('sqlite:')
+          ? { sqlite: path.resolve(url.slice('sqlite:'.length).replace(/^\/\//, '')) }
+          : { url },
+    mediaDir: storage === undefined ? path.join(dataDir, 'media') : path.resolve(storage),
+  };
 }
 
-/** Seeds `galleries` galleries into a fresh database (SQLite file or empty PostgreSQL database). */
+async function cli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<string> {
+  const result = await lightboxCli(args, env, input);
+  if (result.code !== 0) throw new Error(`lightbox ${args.join(' ')}: exit ${String(result.code)}\n${result.stderr}${result.stdout}`); // prettier-ignore
+  return result.stdout;
+}
+
+/** Seeds `galleries` galleries into the fresh database of `env` (`lightbox`'s environment). */
 export async function seed(
-  config: Config,
+  env: NodeJS.ProcessEnv,
   galleries: number,
   log: (line: string) => void,
   now = Date.now(),
 ): Promise<Seeded> {
   const started = performance.now();
-  let db = openDatabase(config.database);
-  await migrateToLatest(db);
-  // The heavy account goes through the service (as `lightbox accounts create` would); the other
-  // 99 share one password hash computed by the same function, to save 99 scrypt runs.
-  const big = await createAccountsService({ db, clock: clockOf(() => now - 3 * 365 * DAY - DAY) }).create({
-    name: 'Big Studio',
-    email: BIG_ACCOUNT_EMAIL,
-    password: PASSWORD,
-  });
-  await db.destroy();
-  const passwordHash = await hashPassword(PASSWORD);
-  const writer =
-    config.database.kind === 'sqlite' ? sqliteWriter(config.database.file) : await postgresWriter(config.database.url);
+  const { database, mediaDir } = places(env);
+  await cli(['migrate'], env);
+  await cli(['accounts', 'create', '--name', 'Big Studio', '--email', BIG_ACCOUNT_EMAIL], env, `${PASSWORD}\n`);
+  const writer = 'sqlite' in database ? sqliteWriter(database.sqlite) : await postgresWriter(database.url);
+  // The other 99 share the heavy account's password, so its hash too: 99 scrypt runs saved.
+  const big = await writer.account(BIG_ACCOUNT_EMAIL);
+  const passwordHash = big.password_hash;
   const rand = mulberry32(galleries);
   const start = now - 3 * 365 * DAY;
   const span = 3 * 365 * DAY - 3_600_000;
@@ -206,7 +241,7 @@ export async function seed(
       const clientId = own.length > 0 && rand() < 0.3 ? (own[Math.floor(rand() * known)] ?? null) : null;
       const withMedia = n % 100 === 1;
       const row = makeListing(rand, newListingId(ms), account, clientId, withMedia ? 1 : 0, at);
-      listings.push(row);
+      listings.push(row as unknown as Row);
       if (clientId !== null) assigned++;
       if (withMedia) {
         const m = makeMedia(newMediaId(ms), account, row.id, at);
@@ -221,28 +256,20 @@ export async function seed(
     await writer.insert('listings', LISTING_COLUMNS, listings);
     if (media.length > 0) await writer.insert('media', MEDIA_COLUMNS, media);
   }
+  await writer.finish();
   await writer.close();
 
   // Every media row has its bytes, where the local storage keeps them (decision 0002's invariant).
-  if (config.media.storage.kind !== 'local') throw new Error('the bench seeds local media storage only');
-  const mediaDir = config.media.storage.dir;
   for (const key of mediaKeys) {
     const file = path.join(mediaDir, ...key.split('/'));
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, TINY_PNG);
   }
 
-  db = openDatabase(config.database);
-  let countsRecomputed: boolean;
-  try {
-    countsRecomputed = await afterBulkSeed(db, log);
-    // Autovacuum would analyze the bulk-loaded tables a little later; without statistics the
-    // planner picks scans for the first minutes. SQLite databases the app builds are never
-    // analyzed, so neither is the bench's.
-    if (db.dialect === 'postgres') await sql`analyze`.execute(db.kysely);
-  } finally {
-    await db.destroy();
-  }
+  // The counts the services maintain as they write, rewritten from the rows (and then checked).
+  const doctor = (await cli(['doctor', '--fix'], env)).trim().split('\n');
+  log(`lightbox doctor --fix: ${doctor.length} line(s), last: ${doctor.at(-1) ?? ''}`);
+  const countsRecomputed = true;
 
   const bigClients = clientsOf.get(big.id) ?? [];
   const withGalleries = bigClients.filter((id) => assignedBig.has(id));

@@ -5,7 +5,7 @@
 // For each database (PostgreSQL: a fresh database, created and dropped here; SQLite: two
 // processes on one WAL file in a temporary DATA_DIR), two nodes run on free ports of 127.0.0.1
 // with WEBHOOK_ALLOW_PRIVATE=true and a short retry schedule (WEBHOOK_RETRY_SECONDS). A receiver
-// on 127.0.0.1 (scripts/bench/receiver.ts) verifies every delivery with `standardwebhooks`.
+// on 127.0.0.1 (packages/bench/src/lib/receiver.ts) verifies every delivery with `standardwebhooks`.
 //   1. Outage: the receiver is down (connection refused, then 503) while --count clients are
 //      created through the API (POST /v1/clients, alternating between the nodes), then comes back.
 //      Target: every event delivered, 0 lost, 0 delivered again after a successful attempt
@@ -23,13 +23,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiOk, closeAgents, createClient, createEndpoint, inParallel } from './bench/api.ts';
-import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
-import { accountWithKey, benchEnv, cleanup, HOST, onCleanup, startServe, tail, type Serve } from './bench/procs.ts';
+import { apiOk, closeAgents, createClient, createEndpoint, inParallel } from './lib/api.ts';
+import { createPgDatabase, dropPgDatabase } from './lib/pg.ts';
+import { accountWithKey, benchEnv, cleanup, HOST, onCleanup, startServe, tail, type Serve } from './lib/procs.ts';
 import { parseOrExit, wholeNumberOrExit } from './lib/options.ts';
-import { startReceiver, tally, type ReceiverHandle, type Receipt, type Tally } from './bench/receiver.ts';
+import { startReceiver, tally, type ReceiverHandle, type Receipt, type Tally } from './lib/receiver.ts';
 
-const HELP = `Usage: npm run test:webhook-outage -- [options]   (node scripts/webhook-outage.ts)
+const HELP = `Usage: npm run test:webhook-outage -- [options]   (node packages/bench/src/webhook-outage.ts)
 
 Options:
   --db KIND       postgres, sqlite or both (default both); PostgreSQL on BENCH_DATABASE_URL

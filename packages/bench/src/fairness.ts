@@ -13,26 +13,13 @@
 //   npm run bench:fairness                       10 s per phase
 //   npm run bench:fairness -- --seconds 20 --rate 9 --quiet-rate 50
 import http from 'node:http';
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  BIN,
-  cleanup,
-  cpuSeconds,
-  freePort,
-  HOST,
-  lightboxCli,
-  onCleanup,
-  tail,
-  track,
-  waitForReady,
-} from './bench/procs.ts';
-import { fixed, table } from './bench/report.ts';
+import { accountWithKey, cleanup, cpuSeconds, HOST, onCleanup, startServe, tail } from './lib/procs.ts';
+import { fixed, table } from './lib/report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -122,32 +109,11 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '100000000',
   };
   const keys: string[] = [];
-  for (const name of ['Quiet', 'Flood']) {
-    const email = `${name.toLowerCase()}@fairness.test`;
-    const made = await lightboxCli(
-      ['accounts', 'create', '--name', name, '--email', email],
-      env,
-      'fairness password 1\n',
-    );
-    if (made.code !== 0) throw new Error(`accounts create: ${made.stderr}`);
-    const key = await lightboxCli(['keys', 'create', '--account', email, '--name', 'bench'], env);
-    if (key.code !== 0) throw new Error(`keys create: ${key.stderr}`);
-    keys.push(key.stdout.trim());
-  }
+  for (const name of ['Quiet', 'Flood']) keys.push(await accountWithKey(env, name));
   const [quietKey = '', floodKey = ''] = keys;
 
-  const port = await freePort();
   const logFile = path.join(work, 'serve.log');
-  const logFd = openSync(logFile, 'a');
-  const server = track(
-    'lightbox serve',
-    spawn(process.execPath, [BIN, 'serve'], {
-      env: { ...env, PORT: String(port), HOST },
-      stdio: ['ignore', logFd, logFd],
-    }),
-  );
-  closeSync(logFd);
-  await waitForReady(port, server, logFile);
+  const { child: server, port } = await startServe(env, logFile);
 
   const quietAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const floodAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });

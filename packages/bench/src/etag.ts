@@ -12,35 +12,32 @@
 // (user + system, from /proc). main's code is `git archive $(git merge-base HEAD main)`, run from
 // a temporary folder with this worktree's node_modules. Shared machines are noisy: compare within one run only.
 //
-//   node scripts/bench-etag.ts [--rounds 3] [--seconds 5] [--connections 50] [--galleries 2000] [--postgres] [--no-main]
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { closeSync, openSync } from 'node:fs';
+//   node packages/bench/src/etag.ts [--rounds 3] [--seconds 5] [--connections 50] [--galleries 2000] [--postgres] [--no-main]
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import type { LoadSpec } from './bench/load.ts';
-import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
+import type { LoadSpec } from './lib/load.ts';
+import { createPgDatabase, dropPgDatabase } from './lib/pg.ts';
 import {
+  accountWithKey,
   benchEnv,
   cleanup,
   cpuSeconds,
   defaultTool,
-  freePort,
   HOST,
   onCleanup,
   pgBackendCpu,
   pgBackendCpuSince,
   ROOT,
   runLoadChild,
-  track,
-  waitForReady,
   type Serve,
-} from './bench/procs.ts';
-import { fixed, median, table } from './bench/report.ts';
+  startServe,
+} from './lib/procs.ts';
+import { fixed, median, table } from './lib/report.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -124,45 +121,12 @@ async function start(name: string, root: string, scratch: string): Promise<Serve
     onCleanup(() => dropPgDatabase(made));
   }
   const bin = path.join(root, 'bin', 'lightbox.js');
-  const key = await accountWithKey(bin, env, name);
-  const serve = await serveFrom(bin, env, path.join(scratch, `${name}.log`));
+  // With that code's command line (which migrates first).
+  const key = await accountWithKey(env, `Etag ${name}`, bin);
+  const serve = await startServe(env, path.join(scratch, `${name}.log`), { bin });
   const server: Server = { name, serve, key, ...(database === undefined ? {} : { database }) };
   await seed(server);
   return server;
-}
-
-/** `lightbox` of the given code, run to the end; its stdout. */
-async function cli(bin: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<string> {
-  const proc = spawn(process.execPath, [bin, ...args], { env, stdio: 'pipe' });
-  let out = '';
-  let err = '';
-  proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  proc.stdin.end(input);
-  const [code] = (await once(proc, 'close')) as [number | null];
-  if (code !== 0) throw new Error(`lightbox ${args.join(' ')}: ${err}`);
-  return out;
-}
-
-/** An account and a full key, made with that code's command line (which migrates first). */
-async function accountWithKey(bin: string, env: NodeJS.ProcessEnv, name: string): Promise<string> {
-  const email = `etag-${name}@bench.invalid`;
-  await cli(bin, ['migrate'], env);
-  await cli(bin, ['accounts', 'create', '--name', `Etag ${name}`, '--email', email], env, 'a long bench password\n');
-  return (await cli(bin, ['keys', 'create', '--account', email, '--name', 'bench'], env)).trim();
-}
-
-/** `lightbox serve` of the given code on a free port; resolves once ready. */
-async function serveFrom(bin: string, env: NodeJS.ProcessEnv, logFile: string): Promise<Serve> {
-  const port = await freePort();
-  const fd = openSync(logFile, 'a');
-  const child = track(
-    `lightbox serve :${port}`,
-    spawn(process.execPath, [bin, 'serve'], { env: { ...env, PORT: String(port), HOST }, stdio: ['ignore', fd, fd] }),
-  );
-  closeSync(fd);
-  await waitForReady(port, child, logFile);
-  return { child, port, logFile };
 }
 
 /** main's code as this branch started from it, beside this worktree (its node_modules linked). */

@@ -8,12 +8,12 @@
 // from two preallocated chunks (never materialised), sent with a fixed Content-Length, and its
 // SHA-256 is computed beforehand from the same generator and compared with the server's answer.
 //
-// The parts live in scripts/bench/: upload-options (flags), upload-body (the generated body),
+// The parts live in packages/bench/src/lib/: upload-options (flags), upload-body (the generated body),
 // upload-bare (the baseline server), upload-paths (each way of uploading, measured alike),
 // upload-measure (one round, medians), upload-report (tables, verdicts, files), proc-stats (/proc).
 //
-//   node scripts/bench-upload.ts [--size 1GiB] [--rounds 3] [--storage local|s3] [--profile] ...
-//   node scripts/bench-upload.ts --help
+//   node packages/bench/src/upload.ts [--size 1GiB] [--rounds 3] [--storage local|s3] [--profile] ...
+//   node packages/bench/src/upload.ts --help
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -21,14 +21,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { childPids, idleRss, procCmdline } from './bench/proc-stats.ts';
-import { accountWithKey, call, cleanup, onCleanup, ROOT, startServe, startUploadBare } from './bench/procs.ts';
-import { fixed } from './bench/report.ts';
-import { expectedDigests, makeBody, makeFiller } from './bench/upload-body.ts';
-import { measure, roundLine, type Round } from './bench/upload-measure.ts';
-import { GiB, HELP, KiB, MB, parseOptions, UsageError, type Options } from './bench/upload-options.ts';
-import { barePath, multipartPath, tusPath, type UploadPath } from './bench/upload-paths.ts';
-import { report, RESULTS_DIR } from './bench/upload-report.ts';
+import { childPids, idleRss, procCmdline } from './lib/proc-stats.ts';
+import { accountWithKey, call, cleanup, onCleanup, ROOT, startServe, startUploadBare } from './lib/procs.ts';
+import { fixed } from './lib/report.ts';
+import { expectedDigests, makeBody, makeFiller } from './lib/upload-body.ts';
+import { measure, roundLine, type Round } from './lib/upload-measure.ts';
+import { GiB, HELP, KiB, MB, parseOptions, UsageError, type Options } from './lib/upload-options.ts';
+import { barePath, multipartPath, tusPath, type UploadPath } from './lib/upload-paths.ts';
+import { report, RESULTS_DIR } from './lib/upload-report.ts';
 
 const S3_SERVER = path.join(ROOT, 'test', 'support', 's3-server.ts');
 
@@ -74,7 +74,7 @@ async function run(options: Options): Promise<void> {
       throw new Error(`--storage s3 needs ${path.relative(ROOT, S3_SERVER)}, which is missing`);
     const { startS3Server } = (await import(
       pathToFileURL(S3_SERVER).href
-    )) as typeof import('../test/support/s3-server.ts');
+    )) as typeof import('../../../test/support/s3-server.ts');
     const s3 = await startS3Server({ prefix: 'bench' });
     onCleanup(() => s3.stop());
     storageEnv = s3.env;

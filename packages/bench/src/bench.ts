@@ -1,28 +1,25 @@
 // (Over 400 lines: one run's whole sequence, kept in one place so its order reads top to bottom.)
 // `npm run bench`: Lightbox under load the way its users run it, against the machine's limit
-// measured in the same run. For each size it seeds a fresh database (scripts/bench/seed.ts),
+// measured in the same run. For each size it seeds a fresh database (packages/bench/src/lib/seed.ts),
 // starts the real `lightbox serve` (production, logging at info to a file), creates a key with the
 // CLI, and drives each endpoint with autocannon in its own process, interleaved round by round
 // with a bare node:http server sending a fixed 3 KB list body. Figures are medians of the rounds.
-// Before the sizes, the independent check's method (scripts/bench/check.ts); in each size, the
-// newer paths beside their own baselines (scripts/bench/paths.ts: variants, the gallery page, the
+// Before the sizes, the independent check's method (packages/bench/src/lib/check.ts); in each size, the
+// newer paths beside their own baselines (packages/bench/src/lib/paths.ts: variants, the gallery page, the
 // ZIP, webhook fan-out, uploads and tus).
 //
 //   npm run bench -- --quick               1k and 100k galleries, SQLite (under 5 minutes)
 //   npm run bench -- --db postgres         the same on PostgreSQL
 //   npm run bench -- --help
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
-import { SEARCH_TERM } from './bench/data.ts';
-import type { LoadSpec } from './bench/load.ts';
+import { SEARCH_TERM } from './lib/data.ts';
+import type { LoadSpec } from './lib/load.ts';
 import {
   benchEnv,
-  BIN,
   call,
   cleanup,
   cpuSeconds,
@@ -30,7 +27,6 @@ import {
   pgBackendCpu,
   pgBackendCpuSince,
   pgBackends,
-  freePort,
   HOST,
   lightboxCli,
   onCleanup,
@@ -38,12 +34,11 @@ import {
   runLoadChild,
   settle,
   startBare,
+  startServe,
   tail,
-  track,
-  waitForReady,
   type LoadTool,
-} from './bench/procs.ts';
-import { createPgDatabase, dropPgDatabase } from './bench/pg.ts';
+} from './lib/procs.ts';
+import { createPgDatabase, dropPgDatabase } from './lib/pg.ts';
 import {
   fixed,
   machine,
@@ -53,15 +48,15 @@ import {
   verdicts,
   type RoundResult,
   type Row,
-} from './bench/report.ts';
-import { profileInclusive, profileTop, type ProfileLine } from './bench/profile.ts';
-import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './bench/seed.ts';
-import { checkSummary, independentCheck, type CheckResult } from './bench/check.ts';
-import { finishPaths, pathsTable, startPaths, type PathsRun } from './bench/paths-run.ts';
-import type { GalleryFixture, PathRow } from './bench/paths.ts';
+} from './lib/report.ts';
+import { profileInclusive, profileTop, type ProfileLine } from './lib/profile.ts';
+import { BIG_ACCOUNT_EMAIL, seed, type Seeded } from './lib/seed.ts';
+import { checkSummary, independentCheck, type CheckResult } from './lib/check.ts';
+import { finishPaths, pathsTable, startPaths, type PathsRun } from './lib/paths-run.ts';
+import type { GalleryFixture, PathRow } from './lib/paths.ts';
 import { wholeNumber } from './lib/options.ts';
 
-const HELP = `Usage: npm run bench -- [options]       (node scripts/bench.ts [options])
+const HELP = `Usage: npm run bench -- [options]       (node packages/bench/src/bench.ts [options])
 
 Options:
   --quick              sizes 1k and 100k, 2 s per measurement, 2 rounds of the newer
@@ -188,7 +183,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'notifications', label: 'list notifications', method: 'GET', paths: () => ['/v1/notifications'], fullRunOnly: true }, // prettier-ignore
   { name: 'webhooks', label: 'list webhook endpoints', method: 'GET', paths: () => ['/v1/webhook_endpoints'], fullRunOnly: true }, // prettier-ignore
   // The client's gallery page (a core read for a gallery's visitors) and the API's media list of
-  // the same gallery (its own baseline), both beside the bare server: scripts/bench/paths.ts.
+  // the same gallery (its own baseline), both beside the bare server: packages/bench/src/lib/paths.ts.
   { name: 'gallery', label: 'gallery page /g/<token>', method: 'GET', paths: (s) => [s.gallery?.linkPath ?? '/'], anonymous: true, needsGallery: true }, // prettier-ignore
   { name: 'media', label: 'list media of the gallery', method: 'GET', paths: (s) => [`/v1/listings/${s.gallery?.listingId ?? ''}/media`], needsGallery: true }, // prettier-ignore
   {
@@ -246,7 +241,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     );
   }
   console.log(`\n== ${size} galleries (${options.dialect}) ==`);
-  const seeded = await seed(loadConfig(env), galleries, (line) => console.log(`  ${line}`));
+  const seeded = await seed(env, galleries, (line) => console.log(`  ${line}`));
   console.log(
     `  seeded ${seeded.galleries} galleries, ${seeded.clients} clients, ${seeded.media} media, ${seeded.assigned} assigned ` +
       `in ${fixed(seeded.seconds)} s; heavy account: ${seeded.bigAccountGalleries} galleries, ${seeded.bigAccountClients} clients`,
@@ -255,21 +250,11 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   if (created.code !== 0) throw new Error(`lightbox keys create: ${created.stderr}`);
   const key = created.stdout.trim();
 
-  const port = await freePort();
   const logFile = path.join(outDir, `lightbox-${options.dialect}-${size}.log`);
-  const logFd = openSync(logFile, 'a');
   const profileFlags = options.profile
     ? ['--cpu-prof', `--cpu-prof-dir=${outDir}`, `--cpu-prof-name=lightbox-${options.dialect}-${size}.cpuprofile`]
     : [];
-  const server = track(
-    'lightbox serve',
-    spawn(process.execPath, [...profileFlags, BIN, 'serve'], {
-      env: { ...env, PORT: String(port), HOST },
-      stdio: ['ignore', logFd, logFd],
-    }),
-  );
-  closeSync(logFd);
-  await waitForReady(port, server, logFile);
+  const { child: server, port } = await startServe(env, logFile, profileFlags);
   const bare = await startBare();
   console.log(`  lightbox serve pid ${server.pid} on :${port}; bare server pid ${bare.child.pid} on :${bare.port} (${bare.bytes} B body)`); // prettier-ignore
 

@@ -1,7 +1,7 @@
 // The baseline `npm run bench:upload` divides by: a bare node:http server that streams each POST
 // body to a file with SHA-256 and fsync, and answers with the file's name, size and digest
 // (DELETE /upload-N removes it). Run as a child of the benchmark:
-// `node scripts/bench/upload-bare.ts --child DIR` (startUploadBare in procs.ts); announces its port as
+// `node packages/bench/src/lib/upload-bare.ts --child DIR` (startUploadBare in procs.ts); announces its port as
 // one JSON line on stdout.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';

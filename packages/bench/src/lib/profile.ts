@@ -114,7 +114,7 @@ export async function profileInclusive(
   if (options.folded !== undefined) {
     const text = [...folded.entries()].map(([k, v]) => `${k} ${Math.round(v)}`).join('\n') + '\n';
     await writeFile(options.folded, text);
-    // The same stacks drawn (scripts/bench/flamegraph.ts), beside them.
+    // The same stacks drawn (packages/bench/src/lib/flamegraph.ts), beside them.
     await writeFile(
       options.folded.replace(/\.folded$/, '') + '.svg',
       flameGraphSvg(text, { title: path.basename(file) }),

@@ -5,7 +5,7 @@
 // `flamegraph` (unmaintained) reads only perf output and DevTools profiles, and the maintained
 // renderers (inferno, flamegraph.pl, speedscope) are not npm libraries that return an SVG.
 //
-//   node scripts/bench/flamegraph.ts <in.folded> <out.svg> [--title T] [--keep-idle]
+//   node packages/bench/src/lib/flamegraph.ts <in.folded> <out.svg> [--title T] [--keep-idle]
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   });
   const [input, output] = positionals;
   if (input === undefined || output === undefined) {
-    console.error('usage: node scripts/bench/flamegraph.ts <in.folded> <out.svg> [--title T] [--keep-idle]');
+    console.error('usage: node packages/bench/src/lib/flamegraph.ts <in.folded> <out.svg> [--title T] [--keep-idle]');
     process.exit(2);
   }
   const svg = flameGraphSvg(await readFile(input, 'utf8'), {
