@@ -135,6 +135,29 @@ export default defineConfig(
     },
   },
   {
+    // The benchmarks drive Lightbox as its users do, through `node bin/lightbox.js ...` and
+    // HTTP (packages/bench/src/lib/procs.ts), never through its services or repositories. The
+    // exceptions are the pure, config-free modules that the component benchmarks measure
+    // against a bare baseline (bench:zip, bench:variants, bench:webhook-sender).
+    files: ['packages/bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'kysely', message: 'The benchmarks drive Lightbox through its HTTP API and command line.' }],
+          patterns: [
+            {
+              regex:
+                '^(\\.\\./)+src/(?!(gallery/zip|modules/media/media\\.variants|modules/webhooks/webhooks\\.(sender|agents|address|signing))\\.ts$)',
+              message:
+                'The benchmarks drive Lightbox through its HTTP API and command line; only the pure modules a component benchmark measures may be imported.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Migrations are frozen against Kysely<any> by design.
     files: ['migrations/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -29,7 +29,7 @@ import { WORK_KINDS, type WorkKind, type WorkResult } from './lib/variants-work.
 import { runApiBench, type ApiSummary } from './lib/variants-api.ts';
 import { wholeNumber } from './lib/options.ts';
 
-const WORKER = fileURLToPath(new URL('./bench/variants-work.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./lib/variants-work.ts', import.meta.url));
 const TARGET_RATIO = 0.85;
 const MB = 1e6;
 

@@ -119,7 +119,7 @@ export interface Verdict {
   met: boolean | null;
 }
 
-/** Directus 12.4 on SQLite, the same request at 1M galleries (docs/performance.md). */
+/** Directus 12.4 on SQLite, the same request at 1M galleries (issue 7; `git show 16dfdbb:docs/performance.md`). */
 const PEER_RPS_AT_1M = 31;
 
 /** The issue's targets, checked against whatever sizes this run measured. */

@@ -11,14 +11,13 @@
 // (median while idle, peak while busy, sampled from /proc every 100 ms), and photos (and
 // variants) made per second.
 import http from 'node:http';
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { multipart } from '../../../../test/support/media-fixtures.ts';
 import { photoLikeJpeg } from '../../../../test/support/photos.ts';
-import { BIN, freePort, HOST, lightboxCli, tail, track, waitForReady } from './procs.ts';
+import { HOST, lightboxCli, startServe, tail } from './procs.ts';
 import { median } from './report.ts';
 
 export interface ApiOptions {
@@ -138,17 +137,12 @@ export async function runApiBench(o: ApiOptions): Promise<ApiSummary> {
     megapixels.push(Math.round((w * h) / 1e5) / 10);
   }
 
-  const port = await freePort();
   const logFile = path.join(o.work, 'serve.log');
-  const logFd = openSync(logFile, 'a');
-  const server = track(
-    'lightbox serve',
-    spawn(process.execPath, [BIN, 'serve'], { env: { ...env, PORT: String(port), HOST }, stdio: ['ignore', logFd, logFd] }), // prettier-ignore
-  );
-  closeSync(logFd);
-  await waitForReady(port, server, logFile);
+  const { child: server, port } = await startServe(env, logFile);
   await sleep(1000);
   const startRssMB = rssMB(server.pid);
+  // The queue's depth, read (read-only) from the database the server uses: asking the API for
+  // it would add requests to the ones measured, and no endpoint reports the queue.
   const db = new Database(path.join(o.work, 'lightbox.db'), { readonly: true, fileMustExist: true });
   const queued = db.prepare<[], { n: number }>("select count(*) as n from jobs where kind = 'media.variants'");
   const pendingJobs = (): number => queued.get()?.n ?? 0;
