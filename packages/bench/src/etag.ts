@@ -15,12 +15,12 @@
 //   node packages/bench/src/etag.ts [--rounds 3] [--seconds 5] [--connections 50] [--galleries 2000] [--postgres] [--no-main]
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { LoadSpec } from './lib/load.ts';
+import { send } from './lib/http.ts';
 import { createPgDatabase, dropPgDatabase } from './lib/pg.ts';
 import {
   accountWithKey,
@@ -65,35 +65,16 @@ interface Server {
   etag?: string;
 }
 
-/** One request on a kept-alive agent; the response's status, headers and body. */
-function request(
+/** One request on Node's (kept-alive) global agent; the response's status, ETag and body. */
+async function request(
   port: number,
   method: string,
   pathname: string,
   key: string,
   body?: string,
 ): Promise<{ status: number; etag: string | undefined; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: HOST,
-        port,
-        method,
-        path: pathname,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, text }));
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
+  const { status, headers, text } = await send(port, method, pathname, { key, body });
+  return { status, etag: headers.etag, text };
 }
 
 /** Galleries through the API, 16 at a time (every one raises the version like any write). */

@@ -18,8 +18,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { accountWithKey, cleanup, cpuSeconds, HOST, onCleanup, startServe, tail } from './lib/procs.ts';
-import { fixed, table } from './lib/report.ts';
+import { accountWithKey, cleanup, cpuSeconds, onCleanup, startServe, tail } from './lib/procs.ts';
+import { send } from './lib/http.ts';
+import { fixed, percentile, table } from './lib/report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -59,32 +60,17 @@ interface Answer {
   body: string;
 }
 
-function request(agent: http.Agent, port: number, key: string, method: string, pathname: string, body?: Buffer) {
-  return new Promise<Answer>((resolve, reject) => {
-    const started = performance.now();
-    const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${key}` };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = body.length;
-    }
-    const req = http.request({ host: HOST, port, method, path: pathname, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          ms: performance.now() - started,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-    });
-    req.once('error', reject);
-    req.end(body);
-  });
+async function request(
+  agent: http.Agent,
+  port: number,
+  key: string,
+  method: string,
+  pathname: string,
+  body?: Buffer,
+): Promise<Answer> {
+  const { status, ms, text } = await send(port, method, pathname, { agent, key, body });
+  return { status, ms, body: text };
 }
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);
 
 interface Phase {
   name: string;

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cleanup, cpuSeconds, HOST, track } from './lib/procs.ts';
+import { percentile } from './lib/report.ts';
 import type { Resolver } from '../../../src/modules/webhooks/webhooks.address.ts';
 import { WebhookAgentPool } from '../../../src/modules/webhooks/webhooks.agents.ts';
 import { sendWebhook, type SendResult } from '../../../src/modules/webhooks/webhooks.sender.ts';
@@ -60,10 +61,6 @@ async function startReceiver(): Promise<{ port: number; pid: number }> {
     }),
   ]);
   return { port, pid: child.pid };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 async function main(): Promise<void> {

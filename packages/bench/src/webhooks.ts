@@ -41,8 +41,8 @@ import {
   type Serve,
 } from './lib/procs.ts';
 import { profileTop } from './lib/profile.ts';
-import { startReceiverChild, percentile, takeAccepted, tally, type ReceiverHandle } from './lib/receiver.ts';
-import { fixed, median, table } from './lib/report.ts';
+import { startReceiverChild, takeAccepted, tally, type ReceiverHandle } from './lib/receiver.ts';
+import { fixed, median, percentile, table } from './lib/report.ts';
 import { wholeNumber } from './lib/options.ts';
 
 const HELP = `Usage: npm run bench:webhooks -- [options]     (node packages/bench/src/webhooks.ts)

@@ -22,6 +22,7 @@ import { finished, pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
 import { planZip, zipStream } from '../../../src/gallery/zip.ts';
+import { median } from './lib/report.ts';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
@@ -126,13 +127,6 @@ async function timed(work: () => Promise<number>): Promise<{ seconds: number; cp
   const bytes = await work();
   const used = process.cpuUsage(cpu);
   return { seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6, bytes };
-}
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const at = (i: number): number => sorted[i] ?? Number.NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
 }
 
 const dir = values.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-zip-')));

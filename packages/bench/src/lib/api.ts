@@ -2,7 +2,7 @@
 // (a steady rate whatever the answers take), for the webhook benchmark and outage scripts.
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HOST } from './procs.ts';
+import { send } from './http.ts';
 
 export interface JsonReply {
   status: number;
@@ -26,33 +26,22 @@ export function closeAgents(): void {
   agents.clear();
 }
 
-export function api(port: number, key: string, method: string, pathname: string, body?: unknown): Promise<JsonReply> {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${key}` };
-  if (payload !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = payload.length;
+export async function api(
+  port: number,
+  key: string,
+  method: string,
+  pathname: string,
+  body?: unknown,
+): Promise<JsonReply> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const { status, text } = await send(port, method, pathname, { key, body: payload, agent: agentFor(port) });
+  let parsed: unknown = undefined;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // Not JSON: the text says what happened.
   }
-  return new Promise<JsonReply>((resolve, reject) => {
-    const req = http.request({ host: HOST, port, method, path: pathname, agent: agentFor(port), headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => parts.push(chunk));
-      res.once('error', reject);
-      res.once('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let parsed: unknown = undefined;
-        try {
-          parsed = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          // Not JSON: the text says what happened.
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, text });
-      });
-    });
-    req.once('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${pathname}: no answer within 30 s`)));
-    req.end(payload);
-  });
+  return { status, body: parsed, text };
 }
 
 /** Like api(), but anything other than `expect` is an error naming the answer. */

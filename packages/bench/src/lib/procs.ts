@@ -5,17 +5,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, closeSync, constants, createWriteStream, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { HOST, send } from './http.ts';
 import { runWrk, type LoadResult, type LoadSpec } from './load.ts';
+
+export { HOST } from './http.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 export const BIN = path.join(ROOT, 'bin', 'lightbox.js');
-export const HOST = '127.0.0.1';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -143,24 +144,9 @@ export async function call(
   key?: string,
   json?: unknown,
 ): Promise<Reply> {
-  const payload = json === undefined ? undefined : Buffer.from(JSON.stringify(json));
-  const headers: http.OutgoingHttpHeaders = { connection: 'close' };
-  if (key !== undefined) headers.authorization = `Bearer ${key}`;
-  if (payload !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = payload.length;
-  }
-  return new Promise<Reply>((resolve, reject) => {
-    const req = http.request({ host: HOST, port, method, path: pathname, agent: false, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => parts.push(chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
-      res.once('error', reject);
-    });
-    req.once('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${pathname}: no answer within 30 s`)));
-    req.end(payload);
-  });
+  const body = json === undefined ? undefined : JSON.stringify(json);
+  const { status, text } = await send(port, method, pathname, { key, body, agent: false });
+  return { status, text };
 }
 
 export async function tail(file: string, lines = 20): Promise<string> {

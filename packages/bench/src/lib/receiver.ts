@@ -238,6 +238,3 @@ export function tally(receipts: readonly Receipt[]): Tally {
     pairs: new Set(succeeded.keys()),
   };
 }
-
-export const percentile = (sorted: readonly number[], p: number): number =>
-  sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);

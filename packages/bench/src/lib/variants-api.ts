@@ -17,8 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { multipart } from '../../../../test/support/media-fixtures.ts';
 import { photoLikeJpeg } from '../../../../test/support/photos.ts';
-import { HOST, lightboxCli, startServe, tail } from './procs.ts';
-import { median } from './report.ts';
+import { send } from './http.ts';
+import { lightboxCli, startServe, tail } from './procs.ts';
+import { median, percentile } from './report.ts';
 
 export interface ApiOptions {
   photos: number;
@@ -79,10 +80,7 @@ function rssMB(pid: number): number {
   }
 }
 
-const percentile = (sorted: number[], p: number): number =>
-  sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);
-
-function request(
+async function request(
   agent: http.Agent,
   port: number,
   key: string,
@@ -90,25 +88,9 @@ function request(
   pathname: string,
   body?: Buffer,
   type?: string,
-) {
-  // prettier-ignore
-  return new Promise<{ status: number; ms: number; body: string }>((resolve, reject) => {
-    const started = performance.now();
-    const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${key}` };
-    if (body !== undefined) {
-      headers['content-type'] = type ?? 'application/json';
-      headers['content-length'] = body.length;
-    }
-    const req = http.request({ host: HOST, port, method, path: pathname, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () =>
-        resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body: Buffer.concat(chunks).toString('utf8') }), // prettier-ignore
-      );
-    });
-    req.once('error', reject);
-    req.end(body);
-  });
+): Promise<{ status: number; ms: number; body: string }> {
+  const { status, ms, text } = await send(port, method, pathname, { agent, key, body, type });
+  return { status, ms, body: text };
 }
 
 export async function runApiBench(o: ApiOptions): Promise<ApiSummary> {
