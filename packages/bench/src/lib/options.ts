@@ -1,8 +1,9 @@
-// Command-line option helpers shared by the scripts (bench, outage runs): whole-number checks and
-// the parse / --help / usage-error sequence of the outage scripts.
+// Command-line option helpers of the benches: whole-number checks, and the parse / --help /
+// usage-error sequence of the webhook outage drill (scripts/lib/options.ts has the same two for
+// `npm run test:outage`).
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 
-/** `raw` as an integer from min to max, else an Error naming `--name` (the bench scripts' check). */
+/** `raw` as an integer from min to max, else an Error naming `--name` (the benches' check). */
 export function wholeNumber(raw: string, name: string, min: number, max: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
