@@ -148,7 +148,7 @@ export default defineConfig(
           patterns: [
             {
               regex:
-                '^(\\.\\./)+src/(?!(gallery/zip|modules/media/media\\.variants|modules/webhooks/webhooks\\.(sender|agents|address|signing))\\.ts$)',
+                '^(\\.\\./)+src/(?!(gallery/zip|modules/media/media\\.variants|modules/variants/variants\\.images|modules/webhooks/webhooks\\.(sender|agents|address|signing)|outbound/(agents|address))\\.ts$)',
               message:
                 'The benchmarks drive Lightbox through its HTTP API and command line; only the pure modules a component benchmark measures may be imported.',
             },
