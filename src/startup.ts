@@ -16,19 +16,19 @@ function withoutCredentials(raw: string, keepPath: boolean): string {
   return `${url.protocol}//${url.host}${keepPath ? url.pathname.replace(/\/$/, '') : ''}`;
 }
 
-export function describeDatabase(database: Config['database']): string {
+function describeDatabase(database: Config['database']): string {
   return database.kind === 'sqlite'
     ? `sqlite ${database.file}`
     : `postgresql ${withoutCredentials(database.url, true)}`;
 }
 
-export function describeStorage(storage: Config['media']['storage']): string {
+function describeStorage(storage: Config['media']['storage']): string {
   if (storage.kind === 'local') return `local ${storage.dir}`;
   const where = `s3://${storage.bucket}${storage.prefix === '' ? '' : `/${storage.prefix}`}`;
   return storage.endpoint === undefined ? where : `${where} at ${withoutCredentials(storage.endpoint, false)}`;
 }
 
-export function describeMailer(config: Config): string {
+function describeMailer(config: Config): string {
   const smtp = config.mail.smtpUrl;
   return smtp === undefined
     ? `outbox ${outboxPath(config)} (no SMTP_URL: emails are written there, not sent)`

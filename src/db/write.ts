@@ -79,7 +79,7 @@ class WriteState implements Write {
   }
 }
 
-export type Writes = ReturnType<typeof createWrites>;
+type Writes = ReturnType<typeof createWrites>;
 
 export function createWrites({ db, clock }: { db: Db; clock: Clock }) {
   async function lock(w: WriteState, locks: Locks | undefined): Promise<void> {

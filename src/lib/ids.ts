@@ -41,7 +41,7 @@ function incrementRandom(): void {
 }
 
 /** A monotonic ULID: 10 characters of milliseconds, 16 of randomness (incremented within a millisecond). */
-export function ulid(now = Date.now()): string {
+function ulid(now = Date.now()): string {
   if (now <= lastTime) incrementRandom();
   else {
     lastTime = now;

@@ -97,16 +97,6 @@ export async function recomputeCounts(db: CountsDb): Promise<CountsReport> {
   return before;
 }
 
-/**
- * What a bulk load that wrote rows directly (a seed, an import) calls once it is done: counts
- * rewritten from the rows where they differ, and the search index merged for fast reads.
- */
-export async function afterBulkLoad(db: CountsDb): Promise<CountsReport> {
-  const report = await recomputeCounts(db);
-  await optimizeClientSearchIndex(db.kysely, db.dialect);
-  return report;
-}
-
 export type CountsService = ReturnType<typeof createCountsService>;
 
 export function createCountsService({ db }: { db: CountsDb }) {

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id, NullableTimestamp } from '../../http/schemas.ts';
 
-export const AccountKey = Type.Object(
+const AccountKey = Type.Object(
   {
     id: Id('key', 'The key used for this request.'),
     name: Type.String({ maxLength: 200 }),
