@@ -38,7 +38,7 @@ Options:
   -h, --help          show this help
 
 Example:
-  API_KEY=$(lightbox keys create --account ana@example.com --name ci --scope read_only)
+  API_KEY=$(npx lightbox keys create --account ana@example.com --name ci --scope read_only)
 `,
   async run(args, io) {
     const { values } = parseCommandArgs(args, ['account', 'name', 'scope', 'expires-in']);

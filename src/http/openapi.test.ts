@@ -565,10 +565,17 @@ describe('/docs', () => {
     }
   });
 
-  test('the page reads this document from the same server, with the online validator off', async () => {
+  test('the page reads /v1/openapi.json from the same server, with the online validator off', async () => {
     const { body } = await load('/docs/static/swagger-initializer.js');
-    assert.match(body, /url: resolveUrl\('\.\/json'\)/);
+    // `urls` wins over the plugin's own `url` (./json): the top bar names the API's address.
+    assert.match(body, /"urls":\[\{"url":"\/v1\/openapi\.json","name":"Lightbox API: \/v1\/openapi\.json"\}\]/);
     assert.match(body, /validatorUrl: null/);
+    // Lightbox's logo, not the framework's.
+    const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(body)?.[1];
+    assert.ok(logo !== undefined, 'no logo in the initializer');
+    assert.match(Buffer.from(logo, 'base64').toString('utf8'), />Lightbox</);
+    const { body: html } = await load('/docs/');
+    assert.match(html, /<title>Lightbox API reference<\/title>/);
     const copy = await call(ctx, 'GET', '/docs/json');
     assert.equal(copy.statusCode, 200);
     assert.deepEqual(copy.json(), doc);

@@ -134,8 +134,25 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The page reads the API's own address (the one clients use), not the plugin's /docs/json copy.
+    uiConfig: {
+      docExpansion: 'list',
+      deepLinking: true,
+      urls: [{ url: '/v1/openapi.json', name: 'Lightbox API: /v1/openapi.json' }],
+    },
+    logo: { type: 'image/svg+xml', content: LOGO, href: '/docs', target: '_self' },
+    theme: { title: 'Lightbox API reference' },
+  });
 }
+
+/** Swagger UI's top bar shows this in place of the framework's logo. */
+const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40">
+<rect x="2" y="6" width="28" height="28" rx="4" fill="none" stroke="#ffffff" stroke-width="3"/>
+<rect x="10" y="14" width="12" height="12" rx="2" fill="#f5b942"/>
+<text x="38" y="28" font-family="system-ui, sans-serif" font-size="22" font-weight="700" fill="#ffffff">Lightbox</text>
+</svg>`;
 
 export interface OpenApiText {
   text: string;

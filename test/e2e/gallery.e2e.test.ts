@@ -225,6 +225,12 @@ async function viewerPhoto(p: Page): Promise<string> {
     assert.notEqual(src, '', 'the large photo is not shown');
     // The opening fade has ended (what a screenshot should show).
     assert.equal(await inPage(p, `getComputedStyle(document.querySelector('.pswp')).opacity`), '1');
+    // The backdrop is opaque black: nothing of the page shows through around the photo.
+    assert.equal(await inPage(p, `getComputedStyle(document.querySelector('.pswp__bg')).opacity`), '1');
+    assert.equal(
+      await inPage(p, `getComputedStyle(document.querySelector('.pswp__bg')).backgroundColor`),
+      'rgb(0, 0, 0)',
+    );
   });
   return src;
 }
