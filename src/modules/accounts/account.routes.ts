@@ -47,8 +47,8 @@ export function registerAccountRoutes(
       const json = JSON.stringify(body);
       const etag = `W/"a-${hash('sha256', json, 'base64url').slice(0, 22)}"`;
       void reply.header('etag', etag);
-      if (ifNoneMatch(request.headers['if-none-match'], etag) !== 'none') return reply.code(304).send();
-      return reply.type('application/json; charset=utf-8').send(json);
+      if (ifNoneMatch(request.headers['if-none-match'], etag) !== 'none') return reply.code(304).send(null);
+      return body;
     },
   );
 }

@@ -7,6 +7,9 @@ import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
 
+// Section 19's filtered lists, for the clients feature too (a client's galleries by page or cursor).
+export { countListings, queryListings } from './listings.list.repository.ts';
+
 export const LIST_ITEM_COLUMNS = [
   'id',
   'address',
@@ -188,6 +191,16 @@ export async function updateListing(
   let q = db.updateTable('listings').set(patch).where('account_id', '=', accountId).where('id', '=', id);
   if (expectStatus !== undefined) q = q.where('status', '=', expectStatus);
   return q.returningAll().executeTakeFirst();
+}
+
+/** The gallery object changed through another table (its client link): its updated_at moves. */
+export async function touchListing(db: Executor, accountId: string, id: string, now: string): Promise<void> {
+  await db
+    .updateTable('listings')
+    .set({ updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

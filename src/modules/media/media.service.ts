@@ -7,7 +7,7 @@ import { finished, type Readable } from 'node:stream';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { wholeList, type Page } from '../../lib/pagination.ts';
+import { wholeList, type WholePage } from '../../lib/pagination.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
 import { findListing, lockListing } from '../listings/listings.repository.ts';
@@ -205,7 +205,7 @@ export function createMediaService({
       }
     },
 
-    async list(accountId: string, listingId: string): Promise<Page<MediaType>> {
+    async list(accountId: string, listingId: string): Promise<WholePage<MediaType>> {
       await requireListing(accountId, listingId);
       return wholeList(await listOf(db.kysely, accountId, listingId));
     },
@@ -245,7 +245,7 @@ export function createMediaService({
     },
 
     /** Puts the gallery's media in the given order: every media id exactly once. */
-    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<Page<MediaType>> {
+    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<WholePage<MediaType>> {
       await requireListing(accountId, listingId);
       return db.kysely.transaction().execute(async (trx) => {
         if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) throw notFound('Gallery');
