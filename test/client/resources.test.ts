@@ -102,6 +102,13 @@ describe('client: every operation against a real server', () => {
       theirs.data.map((g) => g.id),
       [listing.id],
     );
+    assert.equal(theirs.pagination.next_cursor, null);
+    const paged = await lb.clients.listings(client.id, { limit: 1 });
+    assert.deepEqual(
+      paged.data.map((g) => g.id),
+      [listing.id],
+    );
+    assert.equal(paged.pagination.total, 1);
 
     const notification = await lb.clients.notify(client.id, listing.id);
     assert.equal(notification.lastResponse.status, 202);
@@ -241,6 +248,14 @@ describe('client: every operation against a real server', () => {
     const again = await lb.listings.get(listing.id, { ifNoneMatch: etag });
     assert.ok(again instanceof NotModified);
     assert.equal(again.etag, etag);
+  });
+
+  test('account: the studio and the key in use', async () => {
+    const account = await lb.account.get();
+    assert.equal(account.id, s.account.accountId);
+    assert.equal(account.livemode, true);
+    assert.equal(account.key.scope, 'full');
+    assert.equal(account.key.id, s.account.keyId);
   });
 
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {
