@@ -144,6 +144,7 @@ export const ERROR_DESCRIPTIONS = {
     'still running.',
   413: 'Request body too large (`payload_too_large`).',
   415: 'Wrong request content type (`unsupported_media_type`).',
+  422: 'The file at the URL could not be fetched (`fetch_failed`); the message says why. Nothing is kept.',
   429:
     'Over the rate limit, or too many requests in progress at once for the key or the client address ' +
     '(`rate_limited`); `Retry-After` says when to try again.',

@@ -8,6 +8,8 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { wholeList, type WholePage } from '../../lib/pagination.ts';
+import { systemResolver, type Resolver } from '../webhooks/webhooks.address.ts';
+import { openUrl } from './media.from-url.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
 import { findListing, lockListing } from '../listings/listings.repository.ts';
@@ -45,6 +47,11 @@ export interface IncomingFile {
   stream: Readable;
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await -- an async iterable of the one file
+async function* oneFile(file: IncomingFile): AsyncGenerator<IncomingFile> {
+  yield file;
+}
+
 export type MediaService = ReturnType<typeof createMediaService>;
 export type { MediaRow, VariantRow } from './media.repository.ts';
 
@@ -60,7 +67,8 @@ export function createMediaService({
   config,
   storage,
   cleanup,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup }) {
+  resolve,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup; resolve?: Resolver }) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
@@ -202,6 +210,30 @@ export function createMediaService({
         throw err;
       } finally {
         clearInterval(heartbeat);
+      }
+    },
+
+    /**
+     * Media from a URL (section 21): the fetched file goes through `upload` as its one file, so
+     * it is sniffed, limited, committed, announced and given variants as a multipart upload is,
+     * and on any failure nothing is kept (the cleanup ledger holds its bytes until commit).
+     */
+    async uploadFromUrl(
+      accountId: string,
+      listingId: string,
+      input: { url: string; filename?: string | undefined },
+      log?: Log,
+    ): Promise<MediaType[]> {
+      await requireListing(accountId, listingId);
+      const file = await openUrl(input.url, input.filename, {
+        allowPrivate: config.webhooks.allowPrivate,
+        resolve: resolve ?? systemResolver,
+        maxBytes: limits.maxFileBytes,
+      });
+      try {
+        return await this.upload(accountId, listingId, oneFile(file), log);
+      } finally {
+        file.stream.destroy();
       }
     },
 

@@ -427,7 +427,7 @@ export interface paths {
     put?: never;
     /**
      * Upload photos, videos or documents to a gallery
-     * @description multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request.
+     * @description multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request. Or application/json `{"url": "...", "filename"?: "..."}`: the service fetches the file (the webhook address rules apply to the URL and to each of at most 5 redirects; a refused one is 400 naming `url`) and answers as an upload of that one file; a fetch that fails (no answer, a non-2xx status, a cut, 30 s without a byte) is 422 `fetch_failed`, and nothing is kept.
      */
     post: operations['uploadMedia'];
     delete?: never;
@@ -714,6 +714,7 @@ export interface components {
           | 'precondition_failed'
           | 'payload_too_large'
           | 'unsupported_media_type'
+          | 'fetch_failed'
           | 'range_not_satisfiable'
           | 'rate_limited'
           | 'headers_too_large'
@@ -6613,6 +6614,21 @@ export interface operations {
       };
       /** @description Wrong request content type (`unsupported_media_type`). */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The file at the URL could not be fetched (`fetch_failed`); the message says why. Nothing is kept. */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'RateLimit-Limit': components['headers']['RateLimitLimit'];
