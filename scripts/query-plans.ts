@@ -185,5 +185,5 @@ async function seed(db: Db): Promise<void> {
 function series(n: number) {
   return db.dialect === 'sqlite'
     ? sql.raw(`(with recursive s(n) as (select 1 union all select n + 1 from s where n < ${n}) select n from s) as s`)
-    : sql.raw(`generate_series(1, ${n}) as s(n)`);
+    : sql.raw(`generate_series(1::bigint, ${n}) as s(n)`);
 }

@@ -186,7 +186,11 @@ const NEXT_CURSOR = Type.Union([Type.String({ maxLength: MAX_CURSOR_LENGTH }), T
 /** Where a page of a paged list stands. */
 const Pagination = Type.Object(
   {
-    page: Type.Union([Int64({ minimum: 1, maximum: PAGE_NUMBER_MAX }), Type.Null()], {
+    page: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      format: 'int64',
+      minimum: 1,
+      maximum: PAGE_NUMBER_MAX,
       description: 'This page, from 1; null when the page was reached by `cursor`.',
     }),
     limit: Int32({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: 'Items per page, as asked (default 20).' }),

@@ -1025,7 +1025,10 @@ export interface components {
     NotificationStatus: 'queued' | 'sent' | 'failed' | 'cancelled';
     /** Pagination */
     Pagination: {
-      /** @description This page, from 1; null when the page was reached by `cursor`. */
+      /**
+       * Format: int64
+       * @description This page, from 1; null when the page was reached by `cursor`.
+       */
       page: number | null;
       /**
        * Format: int32
