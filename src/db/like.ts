@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 
 /** LIKE pattern for a literal substring: `%`, `_` and `\` in the term match themselves. */
-function containsPattern(term: string): string {
+export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

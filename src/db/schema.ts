@@ -364,6 +364,27 @@ interface ClientsFtsTable {
   clients_fts: string;
 }
 
+/** SQLite only: a stable integer key per gallery for the FTS5 search index (src/db/listing-search.ts). */
+export interface ListingsSearchKeysTable {
+  rowid: Generated<number>;
+  listing_id: string;
+  account_id: string;
+}
+
+/** SQLite only: the contentless FTS5 trigram index (case folded by FTS5) over address and MLS number. */
+export interface ListingsFtsTable {
+  rowid: number;
+  address: string;
+  mls_number: string;
+  listings_fts: string;
+}
+
+/** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors). */
+export interface InstanceSecretsTable {
+  name: string;
+  value: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -388,4 +409,7 @@ export interface Database {
   account_versions: AccountVersionsTable;
   clients_search_keys: ClientsSearchKeysTable;
   clients_fts: ClientsFtsTable;
+  listings_search_keys: ListingsSearchKeysTable;
+  listings_fts: ListingsFtsTable;
+  instance_secrets: InstanceSecretsTable;
 }

@@ -16,11 +16,11 @@ import { likeContains } from './like.ts';
 import type { Database } from './schema.ts';
 
 /** Trigrams are of characters (code points), not UTF-16 units. */
-const MIN_INDEXED_TERM = 3;
+export const MIN_INDEXED_TERM = 3;
 const characters = (term: string): number => (term.match(/./gsu) ?? []).length;
 
 /** An FTS5 query that matches `term` as one literal phrase. */
-const ftsPhrase = (term: string): string => `"${term.replaceAll('"', '""')}"`;
+export const ftsPhrase = (term: string): string => `"${term.replaceAll('"', '""')}"`;
 
 interface Match {
   id: string;

@@ -44,3 +44,23 @@ export function assertValidation(res: Response, ...fields: string[]): void {
   const named = assertError(res, 400, 'validation_error');
   for (const field of fields) assert.ok(named.includes(field), `details name ${field}: ${res.body}`);
 }
+
+/**
+ * A page's pagination, next_cursor included: null when no item follows the page (page * limit
+ * reaches total), else an opaque string (docs/api.md §19).
+ */
+export function assertPagination(
+  actual: { next_cursor?: unknown; [key: string]: unknown },
+  expected: { page: number | null; limit: number; total: number; next_cursor?: string | null },
+): void {
+  const { next_cursor: cursor, ...rest } = actual;
+  const { next_cursor: expectedCursor, ...wanted } = expected;
+  assert.deepEqual(rest, wanted);
+  if (expectedCursor !== undefined) {
+    assert.equal(cursor, expectedCursor);
+    return;
+  }
+  const follows = expected.page !== null && expected.page * expected.limit < expected.total;
+  if (follows) assert.equal(typeof cursor, 'string', `a next_cursor after page ${expected.page}`);
+  else assert.equal(cursor, null, `no next_cursor after page ${String(expected.page)}`);
+}

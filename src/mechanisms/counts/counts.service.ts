@@ -91,7 +91,7 @@ export async function recomputeCounts(db: CountsDb): Promise<CountsReport> {
   await db.kysely.transaction().execute(async (trx) => {
     await lockTableForRewrite(trx, db.dialect, 'account_counts');
     await repo.rewriteCounts(trx);
-    if (before.mediaCounts.length > 0) await repo.rewriteMediaCounts(trx);
+    if (before.mediaCounts.length > 0) await repo.rewriteMediaCounts(trx, new Date().toISOString());
     if (before.searchIndex.length > 0) await rebuildClientSearchIndex(trx, db.dialect);
   });
   return before;

@@ -6,7 +6,7 @@ import type { ClientsTable } from '../../db/schema.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
 
-const CLIENT_ITEM_COLUMNS = ['id', 'name', 'email', 'phone', 'company', 'created_at'] as const;
+export const CLIENT_ITEM_COLUMNS = ['id', 'name', 'email', 'phone', 'company', 'created_at'] as const;
 export type ClientItemRow = Pick<ClientRow, (typeof CLIENT_ITEM_COLUMNS)[number]>;
 
 export async function insertClient(db: Executor, row: Insertable<ClientsTable>): Promise<ClientRow> {

@@ -4,7 +4,10 @@ import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
-import { pageWindow, wholeList, type Page } from '../../lib/pagination.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import { wholeList, type Page } from '../../lib/pagination.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { countClients, queryClients, type ClientQuery } from './clients.list.repository.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { loadListing } from '../listings/listings.service.ts';
@@ -23,6 +26,7 @@ import type {
   ClientCreateInput,
   ClientItemType,
   ClientListQueryType,
+  ClientListingsQueryType,
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
@@ -109,17 +113,55 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     },
 
     async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
-      const window = pageWindow(query);
+      const codec = await listCursors(db);
+      const sort = sortOf(query.sort);
       const search = query.search?.toLowerCase() ?? '';
-      // Unfiltered: the page and the maintained count. A search: both through the search index.
-      const { rows, total } =
-        search === ''
-          ? await Promise.all([
-              repo.listClients(db.kysely, accountId, window),
-              readCount(db.kysely, accountId, 'clients'),
-            ]).then(([page, n]) => ({ rows: page, total: n }))
-          : await repo.searchClients(db.kysely, db.dialect, accountId, search, window);
-      return { data: rows.map(toClientItem), pagination: { page: window.page, limit: window.limit, total } };
+      const filters: ClientQuery = {
+        search: search === '' ? undefined : search,
+        createdSince: sinceValue('created_since', query.created_since),
+        updatedSince: sinceValue('updated_since', query.updated_since),
+        sort,
+      };
+      const scope = {
+        list: 'clients',
+        accountId,
+        params: {
+          search: filters.search,
+          created_since: filters.createdSince,
+          updated_since: filters.updatedSince,
+          sort: query.sort ?? '-created_at',
+        },
+      };
+      const request = pageRequest(query, codec, scope);
+      const position = (row: { id: string; created_at: string; updated_at?: string }) => ({
+        value: sort.column === 'created_at' ? row.created_at : (row.updated_at ?? ''),
+        id: row.id,
+      });
+      const plain =
+        request.after === undefined &&
+        sort.column === 'created_at' &&
+        sort.desc &&
+        filters.createdSince === undefined &&
+        filters.updatedSince === undefined;
+      const window = { limit: request.fetch, offset: request.offset };
+      if (plain) {
+        // Unfiltered: the page and the maintained count. A search: both through the search index.
+        const { rows, total } =
+          filters.search === undefined
+            ? await Promise.all([
+                repo.listClients(db.kysely, accountId, window),
+                readCount(db.kysely, accountId, 'clients'),
+              ]).then(([page, n]) => ({ rows: page, total: n }))
+            : await repo.searchClients(db.kysely, db.dialect, accountId, filters.search, window);
+        return cursorPage(rows, request, total, codec, scope, position, toClientItem);
+      }
+      const counted =
+        filters.search === undefined && filters.createdSince === undefined && filters.updatedSince === undefined;
+      const [rows, total] = await Promise.all([
+        queryClients(db.kysely, db.dialect, accountId, filters, request),
+        counted ? readCount(db.kysely, accountId, 'clients') : countClients(db.kysely, db.dialect, accountId, filters),
+      ]);
+      return cursorPage(rows, request, total, codec, scope, position, toClientItem);
     },
 
     async update(accountId: string, id: string, patch: ClientUpdateInput): Promise<ClientType> {
@@ -160,10 +202,26 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       });
     },
 
-    async listListings(accountId: string, id: string): Promise<Page<ListingItemType>> {
+    /** All the client's galleries (docs/api.md §7), or with `page`, `limit` or `cursor` a page of them (docs/api.md §19). */
+    async listListings(
+      accountId: string,
+      id: string,
+      query: ClientListingsQueryType = {},
+    ): Promise<Page<ListingItemType>> {
       await requireClient(accountId, id);
-      const rows = await listingsRepo.listListingsOfClient(db.kysely, accountId, id);
-      return wholeList(rows.map(toListingItem));
+      if (query.page === undefined && query.limit === undefined && query.cursor === undefined) {
+        const rows = await listingsRepo.listListingsOfClient(db.kysely, accountId, id);
+        return wholeList(rows.map(toListingItem));
+      }
+      const codec = await listCursors(db);
+      const scope = { list: 'client_listings', accountId, params: { client_id: id } };
+      const request = pageRequest(query, codec, scope);
+      const filters = { clientId: id, sort: { column: 'created_at', desc: true } } as const;
+      const [rows, total] = await Promise.all([
+        listingsRepo.queryListings(db.kysely, db.dialect, accountId, filters, request),
+        listingsRepo.countListings(db.kysely, db.dialect, accountId, filters),
+      ]);
+      return cursorPage(rows, request, total, codec, scope, (r) => ({ value: r.created_at, id: r.id }), toListingItem);
     },
 
     /**

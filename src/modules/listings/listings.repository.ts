@@ -6,7 +6,19 @@ import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
 
-const LIST_ITEM_COLUMNS = ['id', 'address', 'beds', 'baths', 'sqft', 'status', 'client_id', 'created_at'] as const;
+// docs/api.md §19's filtered lists, for the clients feature too (a client's galleries by page or cursor).
+export { countListings, queryListings } from './listings.list.repository.ts';
+
+export const LIST_ITEM_COLUMNS = [
+  'id',
+  'address',
+  'beds',
+  'baths',
+  'sqft',
+  'status',
+  'client_id',
+  'created_at',
+] as const;
 export type ListingItemRow = Pick<ListingRow, (typeof LIST_ITEM_COLUMNS)[number]>;
 
 /**
@@ -196,6 +208,16 @@ const lockQueries = {
     db.selectFrom('listings').select(LISTING_COLUMNS).where('account_id', '=', p.accountId).where('id', '=', p.id),
   ),
 };
+
+/** The gallery object changed through another table (its client link): its updated_at moves. */
+export async function touchListing(db: Executor, accountId: string, id: string, now: string): Promise<void> {
+  await db
+    .updateTable('listings')
+    .set({ updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}
 
 export function lockListing(
   db: Executor,

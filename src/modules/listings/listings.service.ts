@@ -2,7 +2,10 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { pageWindow, type Page } from '../../lib/pagination.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import type { Page } from '../../lib/pagination.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { countListings, queryListings, type ListingQuery } from './listings.list.repository.ts';
 import type {
   ListingCreateInput,
   ListingItemType,
@@ -93,6 +96,8 @@ export function createListingsService({
         if (current.client_id === null || (await rotateLink(w.trx, accountId, id)) === undefined) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
+        // The link's url is a field of the gallery object: its updated_at moves (docs/api.md §19).
+        await repo.touchListing(w.trx, accountId, id, w.now);
         const listing = await load(w.trx, accountId, id);
         w.announce('listing.updated', listing);
         return listing;
@@ -100,14 +105,61 @@ export function createListingsService({
     },
 
     async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
-      const window = pageWindow(query);
-      const filter = { status: query.status };
+      const codec = await listCursors(db);
+      const sort = sortOf(query.sort);
+      const filters: ListingQuery = {
+        status: query.status,
+        clientId: query.client_id === undefined ? undefined : query.client_id === 'none' ? null : query.client_id,
+        mlsNumber: query.mls_number,
+        search: query.search === undefined || query.search === '' ? undefined : query.search.toLowerCase(),
+        createdSince: sinceValue('created_since', query.created_since),
+        updatedSince: sinceValue('updated_since', query.updated_since),
+        sort,
+      };
+      const scope = {
+        list: 'listings',
+        accountId,
+        params: {
+          status: filters.status,
+          client_id: query.client_id,
+          mls_number: filters.mlsNumber?.toLowerCase(),
+          search: filters.search,
+          created_since: filters.createdSince,
+          updated_since: filters.updatedSince,
+          sort: query.sort ?? '-created_at',
+        },
+      };
+      const request = pageRequest(query, codec, scope);
+      const counted =
+        filters.clientId === undefined &&
+        filters.mlsNumber === undefined &&
+        filters.search === undefined &&
+        filters.createdSince === undefined &&
+        filters.updatedSince === undefined;
+      const position = (row: { id: string; created_at: string; updated_at?: string }) => ({
+        value: sort.column === 'created_at' ? row.created_at : (row.updated_at ?? ''),
+        id: row.id,
+      });
+      if (counted && request.after === undefined && sort.column === 'created_at' && sort.desc) {
+        // The plain list: its prepared queries, and a maintained count (one keyed row).
+        const [rows, total] = await Promise.all([
+          repo.listListings(
+            db.kysely,
+            accountId,
+            { status: filters.status },
+            { limit: request.fetch, offset: request.offset },
+          ),
+          readCount(db.kysely, accountId, listingsCounter(filters.status)),
+        ]);
+        return cursorPage(rows, request, total, codec, scope, position, toListingItem);
+      }
       const [rows, total] = await Promise.all([
-        repo.listListings(db.kysely, accountId, filter, window),
-        // A maintained count: one keyed row, whatever the account's size.
-        readCount(db.kysely, accountId, listingsCounter(filter.status)),
+        queryListings(db.kysely, db.dialect, accountId, filters, request),
+        counted
+          ? readCount(db.kysely, accountId, listingsCounter(filters.status))
+          : countListings(db.kysely, db.dialect, accountId, filters),
       ]);
-      return { data: rows.map(toListingItem), pagination: { page: window.page, limit: window.limit, total } };
+      return cursorPage(rows, request, total, codec, scope, position, toListingItem);
     },
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {

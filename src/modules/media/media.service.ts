@@ -7,7 +7,9 @@ import { finished, type Readable } from 'node:stream';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { wholeList, type Page } from '../../lib/pagination.ts';
+import { wholeList, type WholePage } from '../../lib/pagination.ts';
+import { systemResolver, type Resolver } from '../../outbound/address.ts';
+import { openUrl } from './media.from-url.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
@@ -44,6 +46,11 @@ export interface IncomingFile {
   stream: Readable;
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await -- an async iterable of the one file
+async function* oneFile(file: IncomingFile): AsyncGenerator<IncomingFile> {
+  yield file;
+}
+
 export type MediaService = ReturnType<typeof createMediaService>;
 
 /** A media item the client may see, with its ready variants. */
@@ -58,7 +65,8 @@ export function createMediaService({
   config,
   storage,
   cleanup,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup }) {
+  resolve,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup; resolve?: Resolver }) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
@@ -200,7 +208,31 @@ export function createMediaService({
       }
     },
 
-    async list(accountId: string, listingId: string): Promise<Page<MediaType>> {
+    /**
+     * Media from a URL (docs/api.md §21): the fetched file goes through `upload` as its one file, so
+     * it is sniffed, limited, committed, announced and given variants as a multipart upload is,
+     * and on any failure nothing is kept (the cleanup ledger holds its bytes until commit).
+     */
+    async uploadFromUrl(
+      accountId: string,
+      listingId: string,
+      input: { url: string; filename?: string | undefined },
+      log?: Log,
+    ): Promise<MediaType[]> {
+      await requireListing(accountId, listingId);
+      const file = await openUrl(input.url, input.filename, {
+        allowPrivate: config.webhooks.allowPrivate,
+        resolve: resolve ?? systemResolver,
+        maxBytes: limits.maxFileBytes,
+      });
+      try {
+        return await this.upload(accountId, listingId, oneFile(file), log);
+      } finally {
+        file.stream.destroy();
+      }
+    },
+
+    async list(accountId: string, listingId: string): Promise<WholePage<MediaType>> {
       await requireListing(accountId, listingId);
       return wholeList(await listOf(db.kysely, accountId, listingId));
     },
@@ -240,7 +272,7 @@ export function createMediaService({
     },
 
     /** Puts the gallery's media in the given order: every media id exactly once. */
-    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<Page<MediaType>> {
+    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<WholePage<MediaType>> {
       await requireListing(accountId, listingId);
       return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
         const { trx } = w;

@@ -115,12 +115,14 @@ describe('POST /v1/listings/:id/media: the request', () => {
     }
   });
 
-  test('a request that is not multipart/form-data is 415 unsupported_media_type', async () => {
+  test('a request that is neither multipart/form-data nor JSON is 415 unsupported_media_type', async () => {
     const listingId = await newGallery(ctx, owner);
     const image = await jpeg();
     const url = `/v1/listings/${listingId}/media`;
+    // JSON is media from a URL (docs/api.md §21, media.from-url.test.ts): files in it are refused by name.
+    const json = await call(ctx, 'POST', url, { key: owner.key, body: { files: ['x'] } });
+    assertError(json, 400, 'validation_error');
     for (const [type, payload] of [
-      ['application/json', JSON.stringify({ files: ['x'] })],
       ['image/jpeg', image],
       ['application/octet-stream', image],
       ['text/plain', 'hello'],

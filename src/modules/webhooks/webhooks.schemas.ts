@@ -8,6 +8,7 @@ import {
   NullableText,
   NullableTimestamp,
   PageQuery,
+  SinceQuery,
   StringEnum,
   Timestamp,
 } from '../../http/schemas.ts';
@@ -131,6 +132,7 @@ export const EventList = ListOf(Event, 'EventList');
 export const EventListQuery = Type.Object({
   ...PageQuery,
   type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only events of this type.' })),
+  created_since: SinceQuery('created_at'),
 });
 export type EventListQueryType = Static<typeof EventListQuery>;
 

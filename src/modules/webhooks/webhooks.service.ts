@@ -6,7 +6,9 @@ import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { pageWindow, type Page } from '../../lib/pagination.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { cursorPage, pageRequest, sinceValue, type PagingQuery } from '../../lib/cursor-page.ts';
+import type { Page } from '../../lib/pagination.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import { createWrites } from '../../db/write.ts';
 import { eventsRecorded, type Counter, type CountDeltas } from '../../mechanisms/counts/counters.ts';
@@ -66,6 +68,9 @@ const toDelivery = (row: repo.DeliveryRow): WebhookDeliveryType => ({
   created_at: row.created_at,
   delivered_at: row.delivered_at,
 });
+
+/** The position of a row in a list ordered by creation (newest first). */
+const byCreation = (row: { created_at: string; id: string }) => ({ value: row.created_at, id: row.id });
 
 /** `["*"]` alone, or a list of types without `*`: the stored form. */
 function eventsOf(events: readonly string[] | undefined): string {
@@ -140,13 +145,19 @@ export function createWebhooksService({
       return { ...toEndpoint(row), secret: row.secret };
     },
 
-    async list(accountId: string, query: { page?: number; limit?: number }): Promise<Page<WebhookEndpointType>> {
-      const window = pageWindow(query);
+    async list(accountId: string, query: PagingQuery): Promise<Page<WebhookEndpointType>> {
+      const codec = await listCursors(db);
+      const scope = { list: 'webhook_endpoints', accountId, params: {} };
+      const request = pageRequest(query, codec, scope);
       const [rows, total] = await Promise.all([
-        repo.listEndpoints(db.kysely, accountId, window),
+        repo.listEndpoints(db.kysely, accountId, {
+          limit: request.fetch,
+          offset: request.offset,
+          after: request.after,
+        }),
         repo.countEndpoints(db.kysely, accountId),
       ]);
-      return { data: rows.map(toEndpoint), pagination: { page: window.page, limit: window.limit, total } };
+      return cursorPage(rows, request, total, codec, scope, byCreation, toEndpoint);
     },
 
     async get(accountId: string, id: string): Promise<WebhookEndpointType> {
@@ -208,9 +219,15 @@ export function createWebhooksService({
 
     async deliveries(accountId: string, id: string, query: DeliveryListQueryType): Promise<Page<WebhookDeliveryType>> {
       await endpointRow(accountId, id);
-      const window = pageWindow(query);
-      const { rows, total } = await repo.listDeliveries(db.kysely, id, query.status, window);
-      return { data: rows.map(toDelivery), pagination: { page: window.page, limit: window.limit, total } };
+      const codec = await listCursors(db);
+      const scope = { list: 'webhook_deliveries', accountId, params: { endpoint_id: id, status: query.status } };
+      const request = pageRequest(query, codec, scope);
+      const { rows, total } = await repo.listDeliveries(db.kysely, id, query.status, {
+        limit: request.fetch,
+        offset: request.offset,
+        after: request.after,
+      });
+      return cursorPage(rows, request, total, codec, scope, byCreation, toDelivery);
     },
 
     /** Sends a delivery again now (whatever its status); 202. */
@@ -242,12 +259,22 @@ export function createWebhooksService({
     },
 
     async events(accountId: string, query: EventListQueryType): Promise<Page<EventObjectType>> {
-      const window = pageWindow(query);
+      const codec = await listCursors(db);
+      const createdSince = sinceValue('created_since', query.created_since);
+      const scope = { list: 'events', accountId, params: { type: query.type, created_since: createdSince } };
+      const request = pageRequest(query, codec, scope);
       const [rows, total] = await Promise.all([
-        repo.listEvents(db.kysely, accountId, query.type, window),
-        readCount(db.kysely, accountId, query.type === undefined ? 'events' : `events:${query.type}`),
+        repo.listEvents(db.kysely, accountId, query.type, {
+          limit: request.fetch,
+          offset: request.offset,
+          after: request.after,
+          createdSince,
+        }),
+        createdSince === undefined
+          ? readCount(db.kysely, accountId, query.type === undefined ? 'events' : `events:${query.type}`)
+          : repo.countEventsSince(db.kysely, accountId, query.type, createdSince),
       ]);
-      return { data: rows.map(toEvent), pagination: { page: window.page, limit: window.limit, total } };
+      return cursorPage(rows, request, total, codec, scope, byCreation, toEvent);
     },
 
     /** Deletes events older than 30 days (their deliveries go with them), a batch at a time. */

@@ -52,6 +52,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The studio behind the API key, and the key used
+     * @description Any key, any scope. `livemode` is false for a test key. Answers with an `ETag`; a matching `If-None-Match` answers 304.
+     */
+    get: operations['getAccount'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/listings': {
     parameters: {
       query?: never;
@@ -153,7 +173,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All galleries assigned to a client, newest first */
+    /**
+     * All galleries assigned to a client, newest first
+     * @description Without `page`, `limit` and `cursor`, every gallery at once (`next_cursor` null); with any of them, a page as other lists page (docs/api.md §19).
+     */
     get: operations['listClientListings'];
     put?: never;
     post?: never;
@@ -404,7 +427,7 @@ export interface paths {
     put?: never;
     /**
      * Upload photos, videos or documents to a gallery
-     * @description multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request.
+     * @description multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request. Or application/json `{"url": "...", "filename"?: "..."}`: the service fetches the file (the webhook address rules apply to the URL and to each of at most 5 redirects; a refused one is 400 naming `url`) and answers as an upload of that one file; a fetch that fails (no answer, a non-2xx status, a cut, 30 s without a byte) is 422 `fetch_failed`, and nothing is kept.
      */
     post: operations['uploadMedia'];
     delete?: never;
@@ -551,6 +574,32 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** Account */
+    Account: {
+      /** @description The studio (`acc_`). */
+      id: string;
+      /** @description The studio's name, as emails show it. */
+      name: string;
+      /** @description The owner's email address. */
+      email: string;
+      /** @description false when the key is a test key (its data is test data). */
+      livemode: boolean;
+      key: components['schemas']['AccountKey'];
+    };
+    /** AccountKey */
+    AccountKey: {
+      /** @description The key used for this request. */
+      id: string;
+      name: string;
+      /** @description The non-secret start of the key, as lists show it. */
+      prefix: string;
+      scope: 'full' | 'read_only';
+      /**
+       * Format: date-time
+       * @description When the key stops working; null: never.
+       */
+      expires_at: string | null;
+    };
     /** Client */
     Client: {
       /** @description `cli_` followed by an opaque string. */
@@ -630,7 +679,8 @@ export interface components {
     /** ClientListingList */
     ClientListingList: {
       data: components['schemas']['ListingItem'][];
-      pagination: components['schemas']['WholeListPagination'];
+      /** @description Without `page`, `limit` and `cursor`: the whole list as one page (`next_cursor` null). */
+      pagination: components['schemas']['Pagination'] | components['schemas']['WholeListPagination'];
     };
     /** ClientUpdate */
     ClientUpdate: {
@@ -664,6 +714,7 @@ export interface components {
           | 'precondition_failed'
           | 'payload_too_large'
           | 'unsupported_media_type'
+          | 'fetch_failed'
           | 'range_not_satisfiable'
           | 'rate_limited'
           | 'headers_too_large'
@@ -976,9 +1027,9 @@ export interface components {
     Pagination: {
       /**
        * Format: int64
-       * @description This page, from 1.
+       * @description This page, from 1; null when the page was reached by `cursor`.
        */
-      page: number;
+      page: number | null;
       /**
        * Format: int32
        * @description Items per page, as asked (default 20).
@@ -989,6 +1040,8 @@ export interface components {
        * @description Number of items matching the filters, over all pages.
        */
       total: number;
+      /** @description Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once. */
+      next_cursor: string | null;
     };
     /** WebhookDelivery */
     WebhookDelivery: {
@@ -1040,6 +1093,8 @@ export interface components {
       description: string | null;
       /** @description A disabled endpoint is sent nothing; its pending retries wait. */
       enabled: boolean;
+      /** @description Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, `gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null. */
+      disabled_reason: 'manual' | 'gone' | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1084,6 +1139,8 @@ export interface components {
       description: string | null;
       /** @description A disabled endpoint is sent nothing; its pending retries wait. */
       enabled: boolean;
+      /** @description Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, `gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null. */
+      disabled_reason: 'manual' | 'gone' | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1108,6 +1165,8 @@ export interface components {
        * @description Number of items matching the filters, over all pages.
        */
       total: number;
+      /** @description Always null: nothing follows the whole list. */
+      next_cursor: null;
     };
   };
   responses: never;
@@ -1329,15 +1388,157 @@ export interface operations {
       };
     };
   };
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account and the key used. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description Not modified: the ETag matches. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listListings: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only galleries in this status. */
         status?: 'draft' | 'active' | 'archived';
+        /** @description Only this client's galleries (`cli_...`), or `none` for unassigned galleries. */
+        client_id?: string;
+        /** @description Only galleries with this MLS number (case-insensitive). */
+        mls_number?: string;
+        /** @description Case-insensitive substring of the address or the MLS number; `%` and `_` match themselves. */
+        search?: string;
+        /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        created_since?: string;
+        /** @description Only items whose `updated_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        updated_since?: string;
+        /** @description Order: `-created_at` (default, newest first), `created_at`, `-updated_at`, `updated_at`; ties by `id` in the same direction. */
+        sort?: '-created_at' | 'created_at' | '-updated_at' | 'updated_at';
       };
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
@@ -2369,12 +2570,20 @@ export interface operations {
   listClients: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Case-insensitive substring of the name or email; `%` and `_` match themselves. */
         search?: string;
+        /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        created_since?: string;
+        /** @description Only items whose `updated_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        updated_since?: string;
+        /** @description Order: `-created_at` (default, newest first), `created_at`, `-updated_at`, `updated_at`; ties by `id` in the same direction. */
+        sort?: '-created_at' | 'created_at' | '-updated_at' | 'updated_at';
       };
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
@@ -3210,7 +3419,14 @@ export interface operations {
   };
   listClientListings: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
+        page?: number;
+        /** @description Items per page, 1 to 100 (default 20 when paging). */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
+      };
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
@@ -3225,7 +3441,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description All the client's galleries, newest first. */
+      /** @description The client's galleries, newest first. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3943,8 +4159,10 @@ export interface operations {
   listNotifications: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only notifications in this status. */
@@ -4224,8 +4442,10 @@ export interface operations {
   listWebhookEndpoints: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
       };
@@ -5454,8 +5674,10 @@ export interface operations {
   listWebhookDeliveries: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only deliveries in this status. */
@@ -5804,8 +6026,10 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only events of this type. */
@@ -5826,6 +6050,8 @@ export interface operations {
           | 'notification.failed'
           | 'client_link.viewed'
           | 'client_link.downloaded';
+        /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        created_since?: string;
       };
       header?: {
         /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
@@ -6391,6 +6617,21 @@ export interface operations {
       };
       /** @description Wrong request content type (`unsupported_media_type`). */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The file at the URL could not be fetched (`fetch_failed`); the message says why. Nothing is kept. */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'RateLimit-Limit': components['headers']['RateLimitLimit'];

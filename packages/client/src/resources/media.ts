@@ -50,6 +50,18 @@ export class MediaResource<I = UploadInput, R = Blob> {
     });
   }
 
+  /**
+   * POST /v1/listings/:id/media with `{url, filename?}` (docs/api.md §21): the service fetches the file
+   * and answers as an upload of it. A fetch that fails is a FetchFailedError (422).
+   */
+  uploadFromUrl(
+    listingId: string,
+    source: { url: string; filename?: string },
+    options?: RequestOptions,
+  ): Promise<WithResponse<{ data: Media[] }>> {
+    return this.#http.json({ method: 'POST', path: this.#path(listingId), json: source, options });
+  }
+
   /** A resumable upload over tus (docs/api.md §16): survives cut connections; see ResumableUploadOptions. */
   async uploadResumable(
     listingId: string,
