@@ -365,14 +365,14 @@ interface ClientsFtsTable {
 }
 
 /** SQLite only: a stable integer key per gallery for the FTS5 search index (src/db/listing-search.ts). */
-export interface ListingsSearchKeysTable {
+interface ListingsSearchKeysTable {
   rowid: Generated<number>;
   listing_id: string;
   account_id: string;
 }
 
 /** SQLite only: the contentless FTS5 trigram index (case folded by FTS5) over address and MLS number. */
-export interface ListingsFtsTable {
+interface ListingsFtsTable {
   rowid: number;
   address: string;
   mls_number: string;
@@ -380,7 +380,7 @@ export interface ListingsFtsTable {
 }
 
 /** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors). */
-export interface InstanceSecretsTable {
+interface InstanceSecretsTable {
   name: string;
   value: string;
 }

@@ -12,7 +12,8 @@ import { addCounts } from '../mechanisms/counts/counts.repository.ts';
 import { eventsRecorded, type CountDeltas } from '../mechanisms/counts/counters.ts';
 import { enqueue, type EnqueueInput } from '../mechanisms/queue/queue.ts';
 import { recordEvents, type NewEvent } from '../mechanisms/events/events.entry.ts';
-import { lockListing } from '../modules/listings/listings.repository.ts';
+import { prepared } from './prepared.ts';
+import type { Dialect } from './database.ts';
 
 /**
  * What a write locks, taken in this order and no other: a gallery's row first (its media, their
@@ -79,7 +80,21 @@ class WriteState implements Write {
   }
 }
 
-type Writes = ReturnType<typeof createWrites>;
+// A gallery read to be changed, locked until the transaction ends on PostgreSQL (SQLite has one
+// writer at a time): one compiled statement per dialect. Only the unit of work takes it
+// (`lock: { listing }`), in its canonical lock order.
+const lockQueries = {
+  postgres: prepared((db, p: { accountId: string; id: string }) =>
+    db.selectFrom('listings').selectAll().where('account_id', '=', p.accountId).where('id', '=', p.id).forUpdate(),
+  ),
+  sqlite: prepared((db, p: { accountId: string; id: string }) =>
+    db.selectFrom('listings').selectAll().where('account_id', '=', p.accountId).where('id', '=', p.id),
+  ),
+};
+
+function lockListing(db: Executor, dialect: Dialect, accountId: string, id: string) {
+  return lockQueries[dialect].first(db, { accountId, id });
+}
 
 export function createWrites({ db, clock }: { db: Db; clock: Clock }) {
   async function lock(w: WriteState, locks: Locks | undefined): Promise<void> {

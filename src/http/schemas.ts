@@ -281,7 +281,7 @@ export const SinceQuery = (field: string) =>
   );
 
 /** `sort` on galleries and clients (docs/api.md §19): ties broken by `id` in the same direction. */
-export const LIST_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
+const LIST_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
 export const SortQuery = Type.Optional(
   StringEnum(LIST_SORTS, {
     description:

@@ -23,7 +23,7 @@ export interface PageRequest {
   fetch: number;
 }
 
-export interface CursorPagination {
+interface CursorPagination {
   page: number | null;
   limit: number;
   total: number;

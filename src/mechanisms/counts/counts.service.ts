@@ -5,7 +5,6 @@ import type { Db } from '../../db/database.ts';
 import { lockTableForRewrite } from '../../db/locking.ts';
 import {
   checkClientSearchIndex,
-  optimizeClientSearchIndex,
   rebuildClientSearchIndex,
   verifyClientSearchIndex,
   type SearchIndexProblem,

@@ -11,7 +11,7 @@ import type { ListingStatus } from '../../db/schema.ts';
 import type { Position } from '../../lib/cursor.ts';
 import { LIST_ITEM_COLUMNS, type ListingItemRow } from './listings.repository.ts';
 
-export interface ListingSort {
+interface ListingSort {
   column: 'created_at' | 'updated_at';
   desc: boolean;
 }

@@ -1,5 +1,4 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
@@ -192,23 +191,6 @@ export async function updateListing(
   return q.returningAll().executeTakeFirst();
 }
 
-// A gallery read to be changed, locked until the transaction ends on PostgreSQL (SQLite has one
-// writer at a time): one compiled statement per dialect. Only the unit of work takes it
-// (src/db/write.ts, `lock: { listing }`), in its canonical lock order.
-const lockQueries = {
-  postgres: prepared((db, p: { accountId: string; id: string }) =>
-    db
-      .selectFrom('listings')
-      .select(LISTING_COLUMNS)
-      .where('account_id', '=', p.accountId)
-      .where('id', '=', p.id)
-      .forUpdate(),
-  ),
-  sqlite: prepared((db, p: { accountId: string; id: string }) =>
-    db.selectFrom('listings').select(LISTING_COLUMNS).where('account_id', '=', p.accountId).where('id', '=', p.id),
-  ),
-};
-
 /** The gallery object changed through another table (its client link): its updated_at moves. */
 export async function touchListing(db: Executor, accountId: string, id: string, now: string): Promise<void> {
   await db
@@ -217,15 +199,6 @@ export async function touchListing(db: Executor, accountId: string, id: string, 
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute();
-}
-
-export function lockListing(
-  db: Executor,
-  dialect: Dialect,
-  accountId: string,
-  id: string,
-): Promise<ListingRow | undefined> {
-  return lockQueries[dialect].first(db, { accountId, id });
 }
 
 /** Deletes the gallery (its media rows go by cascade); what it held, for the counts. */

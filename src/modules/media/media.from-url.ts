@@ -14,10 +14,10 @@ import { AppError, validationError } from '../../errors.ts';
 import { checkWebhookUrl, resolveAndCheck, type Resolver } from '../../outbound/address.ts';
 import { WebhookAgentPool, type Destination } from '../../outbound/agents.ts';
 
-export const MEDIA_FETCH_USER_AGENT = 'Lightbox-Media-Fetch/1';
-export const MAX_REDIRECTS = 5;
+const MEDIA_FETCH_USER_AGENT = 'Lightbox-Media-Fetch/1';
+const MAX_REDIRECTS = 5;
 /** No byte for this long: the fetch gives up (docs/api.md §21). */
-export const FETCH_STALL_MS = 30_000;
+const FETCH_STALL_MS = 30_000;
 
 export interface UrlFetchOptions {
   allowPrivate: boolean;
@@ -38,7 +38,7 @@ const fetchFailed = (why: string): AppError => new AppError('fetch_failed', `The
 const sharedAgents = new WebhookAgentPool();
 
 /** The name: `filename`, else Content-Disposition's, else the path's last segment, else `download`. */
-export function fetchedName(given: string | undefined, disposition: string | undefined, url: URL): string {
+function fetchedName(given: string | undefined, disposition: string | undefined, url: URL): string {
   if (given !== undefined && given.trim() !== '') return given;
   if (disposition !== undefined) {
     const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(disposition)?.[1];

@@ -26,7 +26,7 @@ export function closeAgents(): void {
   agents.clear();
 }
 
-export async function api(
+async function api(
   port: number,
   key: string,
   method: string,

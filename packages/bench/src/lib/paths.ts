@@ -20,7 +20,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { photoLikeJpeg } from '../../../../test/support/photos.ts';
-import { api, apiOk, createEndpoint } from './api.ts';
+import { apiOk, createEndpoint } from './api.ts';
 import { accountWithKey, HOST, ROOT, runLoadChild, track, type LoadTool } from './procs.ts';
 import { startReceiverChild, takeAccepted, type Receipt } from './receiver.ts';
 import { fixed, median } from './report.ts';
