@@ -29,6 +29,7 @@ export type ListingCreate = Schemas['ListingCreate'];
 export type ListingUpdate = Schemas['ListingUpdate'];
 export type ListingStatus = Schemas['ListingStatus'];
 export type ClientLink = Schemas['ClientLink'];
+export type ClientLinkUpdate = Schemas['ClientLinkUpdate'];
 export type Client = Schemas['Client'];
 export type ClientItem = Schemas['ClientItem'];
 export type ClientCreate = Schemas['ClientCreate'];

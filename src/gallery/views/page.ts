@@ -50,14 +50,17 @@ function facts(view: GalleryView): string[] {
   ].filter((f): f is string => f !== null);
 }
 
-function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
+/** Section 25: with downloads off, no control offers an original or the ZIP. */
+export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
+
+function photo(base: string, m: VisibleMedia, index: number, downloads: boolean): SafeHtml {
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
   const alt = m.row.caption ?? `Photo ${index + 1}`;
   if (thumb === undefined || large === undefined) {
     // Not ready yet (or could not be made): the original is still there to download.
     return html`<li class="tile tile--pending">
-      <a href="${base}/media/${m.row.id}/download">${m.row.filename}</a>
+      ${downloads ? html`<a href="${base}/media/${m.row.id}/download">${m.row.filename}</a>` : html`<span>${m.row.filename}</span>`}
       <span class="tile__note">Preview coming soon</span>
     </li>`;
   }
@@ -69,7 +72,7 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
       data-pswp-src="${base}/large/${m.row.id}"
       data-pswp-width="${large.width}"
       data-pswp-height="${large.height}"
-      data-download="${base}/media/${m.row.id}/download"
+      ${downloads ? html`data-download="${base}/media/${m.row.id}/download"` : ''}
       ${m.row.caption === null ? '' : html`data-caption="${m.row.caption}"`}
     >
       <img
@@ -81,32 +84,51 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
         decoding="async"
       />
     </a>
-    <a
-      class="tile__download"
-      href="${base}/media/${m.row.id}/download"
-      download
-      title="Download the original (${fileSize(m.row.size)})"
-      aria-label="Download the original of ${alt} (${fileSize(m.row.size)})"
-      >${ICON_DOWNLOAD}</a
-    >
+    ${
+      downloads
+        ? html`<a
+            class="tile__download"
+            href="${base}/media/${m.row.id}/download"
+            download
+            title="Download the original (${fileSize(m.row.size)})"
+            aria-label="Download the original of ${alt} (${fileSize(m.row.size)})"
+            >${ICON_DOWNLOAD}</a
+          >`
+        : ''
+    }
     ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
   </li>`;
 }
 
 /** `#t=0.1`: the browser shows the first frame rather than a black box (videos have no poster). */
-function video(base: string, m: VisibleMedia): SafeHtml {
+function video(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
   return html`<li class="file file--video">
     <video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>
     <div class="file__meta">
       <span class="file__name">${m.row.caption ?? m.row.filename}</span>
-      <a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
-        >${ICON_DOWNLOAD} Download <span class="button__size">${fileSize(m.row.size)}</span></a
-      >
+      ${
+        downloads
+          ? html`<a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
+              >${ICON_DOWNLOAD} Download <span class="button__size">${fileSize(m.row.size)}</span></a
+            >`
+          : ''
+      }
     </div>
   </li>`;
 }
 
-function documentItem(base: string, m: VisibleMedia): SafeHtml {
+function documentItem(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
+  if (!downloads) {
+    return html`<li class="file file--document">
+      <span class="file__link">
+        ${ICON_DOCUMENT}
+        <span class="file__text">
+          <span class="file__name">${m.row.caption ?? m.row.filename}</span>
+          <span class="file__size">PDF · ${fileSize(m.row.size)} · not offered for download</span>
+        </span>
+      </span>
+    </li>`;
+  }
   return html`<li class="file file--document">
     <a class="file__link" href="${base}/media/${m.row.id}/download" download>
       ${ICON_DOCUMENT}
@@ -127,6 +149,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
   const total = media.reduce((sum, m) => sum + m.row.size, 0);
   const coverLarge = cover?.variants.find((v) => v.name === 'large');
   const details = facts(view);
+  const downloads = downloadsOn(view);
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -148,6 +171,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
           id="gallery"
           data-lightbox="${galleryAssetUrl('photoswipe-lightbox.esm.min.js')}"
           data-pswp="${galleryAssetUrl('photoswipe.esm.min.js')}"
+          data-downloads="${downloads ? 'on' : 'off'}"
         >
           <section class="hero">
             ${
@@ -168,7 +192,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                 ${listing.description === null ? '' : html`<p class="description">${listing.description}</p>`}
               </div>
               ${
-                media.length === 0
+                media.length === 0 || !downloads
                   ? ''
                   : html`<div class="intro__actions">
                       <a class="button" href="${base}/download.zip" download>${ICON_DOWNLOAD} Download all</a>
@@ -192,7 +216,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
               : html`<section class="photos" aria-labelledby="photos-title">
                   <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
                   <ul class="grid" id="photo-grid">
-                    ${photos.map((m, i) => photo(base, m, i))}
+                    ${photos.map((m, i) => photo(base, m, i, downloads))}
                   </ul>
                 </section>`
           }
@@ -204,7 +228,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                     ${videos.length === 1 ? 'Video' : 'Videos'} <span class="count">${number(videos.length)}</span>
                   </h2>
                   <ul class="files files--videos">
-                    ${videos.map((m) => video(base, m))}
+                    ${videos.map((m) => video(base, m, downloads))}
                   </ul>
                 </section>`
           }
@@ -217,7 +241,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                     <span class="count">${number(documents.length)}</span>
                   </h2>
                   <ul class="files files--documents">
-                    ${documents.map((m) => documentItem(base, m))}
+                    ${documents.map((m) => documentItem(base, m, downloads))}
                   </ul>
                 </section>`
           }
@@ -225,7 +249,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
         <footer class="footer">
           <p>
             Shared with you by
-            ${studioName}.${media.length === 0 ? '' : ' Every download is the original file, full size.'}
+            ${studioName}.${media.length === 0 || !downloads ? '' : ' Every download is the original file, full size.'}
           </p>
         </footer>
       </body>

@@ -42,3 +42,11 @@ export const rotateLink = (trx: Executor, accountId: string, listingId: string) 
 
 /** The gallery's link, if it is assigned. */
 export const linkOf = (db: Executor, listingId: string) => repo.linkOf(db, listingId);
+
+/** In the PATCH's transaction: section 25's controls. False when the gallery has no link. */
+export const setLinkControls = (
+  trx: Executor,
+  accountId: string,
+  listingId: string,
+  controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number },
+) => repo.updateControls(trx, accountId, listingId, controls);

@@ -64,6 +64,18 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     /** A download that starts at byte 0 of an original or the ZIP. */
     countDownload: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'download'),
 
+    /** Wrong passwords at this link from this address within the last `windowMs`. */
+    passwordFailures: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<number> =>
+      repo.countPasswordFailures(db.kysely, link.listing_id, address, clock.iso(-windowMs)),
+
+    /** One more wrong password (and the ones older than the window go). */
+    recordPasswordFailure: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<void> =>
+      repo.recordPasswordFailure(
+        db.kysely,
+        { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: clock.iso() },
+        clock.iso(-windowMs),
+      ),
+
     /** The account's latest assignments, newest first, with their link's counters (the dashboard). */
     async latest(accountId: string, limit: number): Promise<RecentAssignment[]> {
       const rows = await repo.latestLinks(db.kysely, accountId, limit);

@@ -7,6 +7,7 @@ import {
   ListingListQuery,
   ListingParams,
   ListingUpdateBody,
+  ClientLinkUpdateBody,
 } from './listings.schemas.ts';
 import type { ListingsService } from './listings.service.ts';
 
@@ -112,5 +113,28 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
       },
     },
     (request) => listings.rotateClientLink(request.auth.accountId, request.params.id),
+  );
+
+  app.patch(
+    '/listings/:id/client_link',
+    {
+      schema: {
+        operationId: 'updateClientLink',
+        summary: "Set the client link's expiry, password and downloads",
+        description:
+          'Any of `expires_at` (a future time, or null), `password` (8..200 characters, or null to remove it; ' +
+          'never returned) and `downloads_enabled`. Changing or removing the password makes every browser ask ' +
+          'again. 409 `conflict` when the gallery has no client.',
+        tags,
+        params: ListingParams,
+        body: ClientLinkUpdateBody,
+        response: {
+          200: Answer(Listing, 'The gallery, with its link as it now is.'),
+          409: ErrorAnswer('The gallery has no client, so no link (`conflict`).'),
+          ...errorResponses(400, 401, 403, 404, 413, 415),
+        },
+      },
+    },
+    (request) => listings.updateClientLink(request.auth.accountId, request.params.id, request.body),
   );
 }

@@ -9,6 +9,7 @@ import type {
   ListingListQueryType,
   ListingType,
   ListingUpdateInput,
+  ClientLinkUpdateInput,
 } from './listings.schemas.ts';
 import { cancelQueuedNotifications } from '../notifications/notifications.entry.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
@@ -17,7 +18,8 @@ import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/c
 import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
-import { linkOf, rotateLink } from '../client-links/client-links.entry.ts';
+import { linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
+import { hashPassword } from '../accounts/password.ts';
 import type { Executor } from '../../db/executor.ts';
 import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import type { Log } from '../../lib/log.ts';
@@ -36,6 +38,31 @@ export async function loadListing(
   const row = await repo.findListing(db, accountId, id);
   if (row === undefined) return undefined;
   return serialize(row, row.client_id === null ? undefined : await linkOf(db, id));
+}
+
+/**
+ * The stored form of a PATCH of the link: a future expiry (else 400), the password hashed (before
+ * the transaction: scrypt takes tens of milliseconds), downloads as 0 or 1.
+ */
+async function linkControls(
+  input: ClientLinkUpdateInput,
+  now: number,
+): Promise<{ expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number }> {
+  const controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number } = {};
+  if (input.expires_at !== undefined) {
+    const at = input.expires_at === null ? null : Date.parse(input.expires_at);
+    if (at !== null && !(at > now)) {
+      throw new AppError('validation_error', 'expires_at must be in the future', [
+        { field: 'expires_at', message: 'must be a time in the future, or null' },
+      ]);
+    }
+    controls.expires_at = at === null ? null : new Date(at).toISOString();
+  }
+  if (input.password !== undefined) {
+    controls.password_hash = input.password === null ? null : await hashPassword(input.password);
+  }
+  if (input.downloads_enabled !== undefined) controls.downloads_enabled = input.downloads_enabled ? 1 : 0;
+  return controls;
 }
 
 export type ListingsService = ReturnType<typeof createListingsService>;
@@ -90,8 +117,28 @@ export function createListingsService({
       return db.kysely.transaction().execute(async (trx) => {
         const current = await repo.lockListing(trx, db.dialect, accountId, id);
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || (await rotateLink(trx, accountId, id)) === undefined) {
+        if (current.client_id === null || !(await rotateLink(trx, accountId, id))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
+        }
+        const listing = await load(trx, accountId, id);
+        await addCounts(
+          trx,
+          accountId,
+          await recordEvents(trx, accountId, [{ type: 'listing.updated', object: listing }], clock.iso()),
+        );
+        return listing;
+      });
+    },
+
+    /** Section 25: the link's expiry, password and downloads. 409 when the gallery has no client. */
+    async updateClientLink(accountId: string, id: string, input: ClientLinkUpdateInput): Promise<ListingType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      const controls = await linkControls(input, clock.now());
+      return db.kysely.transaction().execute(async (trx) => {
+        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+        if (current === undefined) throw notFound('Gallery');
+        if (current.client_id === null || !(await setLinkControls(trx, accountId, id, controls))) {
+          throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
         }
         const listing = await load(trx, accountId, id);
         await addCounts(

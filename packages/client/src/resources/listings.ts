@@ -2,6 +2,7 @@
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { iteratePages, segment } from '../pagination.ts';
 import type {
+  ClientLinkUpdate,
   Listing,
   ListingCreate,
   ListingItem,
@@ -56,5 +57,13 @@ export class Listings {
   /** POST /v1/listings/:id/client_link: a new link for the assigned client (the old one stops). */
   replaceClientLink(id: string, options?: RequestOptions): Promise<WithResponse<Listing>> {
     return this.#http.json({ method: 'POST', path: `/v1/listings/${segment(id)}/client_link`, options });
+  }
+
+  /**
+   * PATCH /v1/listings/:id/client_link: the link's `expires_at`, `password` (null removes it; never
+   * returned) and `downloads_enabled`. 409 when the gallery has no client.
+   */
+  updateClientLink(id: string, body: ClientLinkUpdate, options?: RequestOptions): Promise<WithResponse<Listing>> {
+    return this.#http.json({ method: 'PATCH', path: `/v1/listings/${segment(id)}/client_link`, json: body, options });
   }
 }
