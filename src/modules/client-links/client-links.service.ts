@@ -25,6 +25,10 @@ export interface RecentAssignment {
   views: number;
   downloads: number;
   last_viewed_at: string | null;
+  /** Section 25's controls, as the gallery object shows them. */
+  expires_at: string | null;
+  password_protected: boolean;
+  downloads_enabled: boolean;
 }
 
 export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
@@ -90,6 +94,9 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
         views: r.views,
         downloads: r.downloads,
         last_viewed_at: r.last_viewed_at,
+        expires_at: r.expires_at,
+        password_protected: r.password_hash !== null,
+        downloads_enabled: r.downloads_enabled !== 0,
       }));
     },
   };
