@@ -237,7 +237,12 @@ describe('link settings in the assignments panel (section 25)', () => {
   test('refused values save nothing; another account or a missing CSRF token changes nothing', async () => {
     const { owner, browser } = await signedIn('Careful Studio');
     const a = await assigned(owner, '9 Pier Road');
-    for (const bad of [{ expires_on: '2001-01-01' }, { expires_on: 'soon' }, { password: 'short' }]) {
+    const refused: Record<string, string>[] = [
+      { expires_on: '2001-01-01' },
+      { expires_on: 'soon' },
+      { password: 'short' },
+    ];
+    for (const bad of refused) {
       await browser.get('/dashboard');
       const res = await browser.post(linkPath(a.gallery.id), { ...bad, downloads_enabled: '1' });
       assert.equal(res.statusCode, 303);
