@@ -386,6 +386,11 @@ const ROUTES: RouteCase[] = [
     prepare: async (a) => ({ url: `/v1/listings/${(await assignedPair(a)).listingId}/client_link`, status: 200 }),
   },
   {
+    method: 'GET',
+    path: '/v1/listings/:id/favorites',
+    prepare: async (a) => ({ url: `/v1/listings/${(await assignedPair(a)).listingId}/favorites`, status: 200 }),
+  },
+  {
     method: 'PATCH',
     path: '/v1/listings/:id/client_link',
     prepare: async (a) => ({

@@ -216,6 +216,7 @@ const CASES: Record<string, () => Request[]> = {
   ],
   'GET /v1/events/:id': () => [{ url: `/v1/events/${ofA.event}` }],
   'POST /v1/listings/:id/client_link': () => [{ url: `/v1/listings/${ofA.assignedListing}/client_link` }],
+  'GET /v1/listings/:id/favorites': () => [{ url: `/v1/listings/${ofA.assignedListing}/favorites` }],
   'PATCH /v1/listings/:id/client_link': () => [
     {
       url: `/v1/listings/${ofA.assignedListing}/client_link`,

@@ -88,7 +88,9 @@ export function registerGalleryRoutes(
       });
     }
     const base = galleryUrl('', view.link.token);
-    return reply.type('text/html; charset=utf-8').send(galleryPage(view, base).toString());
+    const favorites = new Set(await services.clientLinks.favoriteIds(view.link));
+    const sent = (request.query as { sent?: string } | undefined)?.sent === '1';
+    return reply.type('text/html; charset=utf-8').send(galleryPage(view, base, { favorites, sent }).toString());
   });
 
   /** One photo at its large size as a page (what a thumbnail opens without JavaScript). */
@@ -191,6 +193,30 @@ export function registerGalleryRoutes(
     // HEAD: the headers only. Fastify answers HEAD with the GET route and drains the body it is
     // given (a null body makes it throw, a string would replace our Content-Length): an empty stream.
     return reply.send(request.method === 'HEAD' ? Readable.from([]) : zip.stream(range));
+  });
+
+  /** Marks (on=1) or unmarks a photo as a favorite; a plain form, so it works without JavaScript. */
+  app.post<{ Params: ItemParams }>('/:token/favorites/:media_id', { schema: HIDDEN }, async (request, reply) => {
+    const { view, found } = await item(request);
+    if (found.row.kind !== 'photo') throw new AppError('not_found', 'Only photos can be favorites');
+    const on = formOf(request.body)?.get('on') === '1';
+    if (!(await services.clientLinks.setFavorite(view.link, found.row.id, on))) {
+      throw new AppError('not_found', 'This gallery is no longer available');
+    }
+    const base = galleryUrl('', view.link.token);
+    return reply.code(303).header('location', `${base}#photo-${found.row.id}`).send(null);
+  });
+
+  /** Sends the selection to the studio, with an optional note (<= 2,000 characters). */
+  app.post<{ Params: TokenParams }>('/:token/favorites', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    const note = (formOf(request.body)?.get('note') ?? '').trim();
+    if (note.length > 2000) throw new AppError('validation_error', 'The note is too long');
+    if (!(await services.clientLinks.submitFavorites(view.link, note === '' ? null : note))) {
+      throw new AppError('not_found', 'This gallery is no longer available');
+    }
+    const base = galleryUrl('', view.link.token);
+    return reply.code(303).header('location', `${base}?sent=1#favorites`).send(null);
   });
 
   /** The password form's answer: right, this browser is remembered; wrong, counted (10 in 15 minutes). */

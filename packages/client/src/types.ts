@@ -30,6 +30,7 @@ export type ListingUpdate = Schemas['ListingUpdate'];
 export type ListingStatus = Schemas['ListingStatus'];
 export type ClientLink = Schemas['ClientLink'];
 export type ClientLinkUpdate = Schemas['ClientLinkUpdate'];
+export type Favorites = Schemas['Favorites'];
 export type Client = Schemas['Client'];
 export type ClientItem = Schemas['ClientItem'];
 export type ClientCreate = Schemas['ClientCreate'];

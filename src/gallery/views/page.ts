@@ -53,7 +53,18 @@ function facts(view: GalleryView): string[] {
 /** Section 25: with downloads off, no control offers an original or the ZIP. */
 export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
 
-function photo(base: string, m: VisibleMedia, index: number, downloads: boolean): SafeHtml {
+/** The favorite toggle: a form of its own, a real button (keyboard and screen readers). */
+function favoriteToggle(base: string, m: VisibleMedia, alt: string, on: boolean): SafeHtml {
+  return html`<form class="tile__favorite" method="post" action="${base}/favorites/${m.row.id}">
+    <input type="hidden" name="on" value="${on ? '0' : '1'}" />
+    <button type="submit" class="favorite${on ? ' favorite--on' : ''}" aria-pressed="${on ? 'true' : 'false'}">
+      <span aria-hidden="true">${on ? '♥' : '♡'}</span>
+      <span class="visually-hidden">Favorite: ${alt}</span>
+    </button>
+  </form>`;
+}
+
+function photo(base: string, m: VisibleMedia, index: number, downloads: boolean, favorite: boolean): SafeHtml {
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
   const alt = m.row.caption ?? `Photo ${index + 1}`;
@@ -96,8 +107,33 @@ function photo(base: string, m: VisibleMedia, index: number, downloads: boolean)
           >`
         : ''
     }
+    ${favoriteToggle(base, m, alt, favorite)}
     ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
   </li>`;
+}
+
+/** The selection: how many are marked, a note, and the button that sends it to the studio. */
+function selectionForm(view: GalleryView, base: string, count: number, sent: boolean): SafeHtml {
+  const submitted = view.link.favorites_submitted_at;
+  return html`<section class="selection" id="favorites" aria-labelledby="favorites-title">
+    <h2 id="favorites-title">Your favorites <span class="count">${number(count)}</span></h2>
+    ${
+      sent
+        ? html`<p class="selection__sent" role="status">
+            Sent to ${view.studioName}. You can change it and send again.
+          </p>`
+        : ''
+    }
+    <p class="selection__hint">
+      Mark photos with ♡, then send your selection to ${view.studioName}.
+      ${submitted === null ? '' : html`You last sent it on <time datetime="${submitted}">${submitted.slice(0, 10)}</time>.`}
+    </p>
+    <form method="post" action="${base}/favorites" class="selection__form">
+      <label for="favorites-note">A note for ${view.studioName} <span class="muted">(optional)</span></label>
+      <textarea id="favorites-note" name="note" maxlength="2000" rows="3">${view.link.favorites_note ?? ''}</textarea>
+      <button class="button" type="submit" ${count === 0 ? 'disabled' : ''}>Send my selection</button>
+    </form>
+  </section>`;
 }
 
 /** `#t=0.1`: the browser shows the first frame rather than a black box (videos have no poster). */
@@ -141,7 +177,11 @@ function documentItem(base: string, m: VisibleMedia, downloads: boolean): SafeHt
   </li>`;
 }
 
-export function galleryPage(view: GalleryView, base: string): SafeHtml {
+export function galleryPage(
+  view: GalleryView,
+  base: string,
+  selection: { favorites: ReadonlySet<string>; sent: boolean } = { favorites: new Set(), sent: false },
+): SafeHtml {
   const { listing, studioName, media, cover } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
   const videos = media.filter((m) => m.row.kind === 'video');
@@ -214,11 +254,12 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
             photos.length === 0
               ? ''
               : html`<section class="photos" aria-labelledby="photos-title">
-                  <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
-                  <ul class="grid" id="photo-grid">
-                    ${photos.map((m, i) => photo(base, m, i, downloads))}
-                  </ul>
-                </section>`
+                    <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
+                    <ul class="grid" id="photo-grid">
+                      ${photos.map((m, i) => photo(base, m, i, downloads, selection.favorites.has(m.row.id)))}
+                    </ul>
+                  </section>
+                  ${selectionForm(view, base, photos.filter((m) => selection.favorites.has(m.row.id)).length, selection.sent)}`
           }
           ${
             videos.length === 0

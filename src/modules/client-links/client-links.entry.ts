@@ -50,3 +50,7 @@ export const setLinkControls = (
   listingId: string,
   controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number },
 ) => repo.updateControls(trx, accountId, listingId, controls);
+
+/** The photos the gallery's client marked, in position order. */
+export const favoritesOf = (db: Executor, accountId: string, listingId: string): Promise<string[]> =>
+  repo.favoriteIds(db, accountId, listingId);

@@ -206,3 +206,66 @@ export async function latestLinks(db: Executor, accountId: string, limit: number
     .limit(limit)
     .execute();
 }
+
+/** Marks or unmarks a photo as a favorite of the link's client; the selection's updated_at moves. */
+export async function setFavorite(
+  db: Executor,
+  link: { listing_id: string; account_id: string; token: string },
+  mediaId: string,
+  on: boolean,
+  now: string,
+): Promise<boolean> {
+  // Fenced by the token: a link replaced meanwhile changes nothing.
+  const touched = await db
+    .updateTable('client_links')
+    .set({ favorites_updated_at: now })
+    .where('listing_id', '=', link.listing_id)
+    .where('token', '=', link.token)
+    .executeTakeFirst();
+  if (Number(touched.numUpdatedRows) === 0) return false;
+  if (on) {
+    await db
+      .insertInto('client_link_favorites')
+      .values({ listing_id: link.listing_id, media_id: mediaId, account_id: link.account_id, created_at: now })
+      .onConflict((oc) => oc.columns(['listing_id', 'media_id']).doNothing())
+      .execute();
+  } else {
+    await db
+      .deleteFrom('client_link_favorites')
+      .where('listing_id', '=', link.listing_id)
+      .where('media_id', '=', mediaId)
+      .execute();
+  }
+  return true;
+}
+
+/** The client sends the selection: the note and when. False when the link was replaced meanwhile. */
+export async function submitFavorites(
+  db: Executor,
+  link: { listing_id: string; token: string },
+  note: string | null,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('client_links')
+    .set({ favorites_note: note, favorites_submitted_at: now })
+    .where('listing_id', '=', link.listing_id)
+    .where('token', '=', link.token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The marked photos of a gallery's link, in position order (scoped by the account). */
+export async function favoriteIds(db: Executor, accountId: string, listingId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('client_link_favorites')
+    .innerJoin('media', (join) =>
+      join.onRef('media.id', '=', 'client_link_favorites.media_id').on('media.account_id', '=', accountId),
+    )
+    .select('media.id')
+    .where('client_link_favorites.account_id', '=', accountId)
+    .where('client_link_favorites.listing_id', '=', listingId)
+    .orderBy('media.position')
+    .execute();
+  return rows.map((r) => r.id);
+}

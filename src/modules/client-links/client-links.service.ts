@@ -68,6 +68,34 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     /** A download that starts at byte 0 of an original or the ZIP. */
     countDownload: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'download'),
 
+    /** The client marks or unmarks a visible photo. False when the link stopped working meanwhile. */
+    async setFavorite(link: repo.ClientLinkRow, mediaId: string, on: boolean): Promise<boolean> {
+      return db.kysely.transaction().execute((trx) => repo.setFavorite(trx, link, mediaId, on, clock.iso()));
+    },
+
+    /**
+     * The client sends the selection (with an optional note): client_link.selection_submitted with
+     * the gallery object, in the same transaction. False when the link stopped working meanwhile.
+     */
+    async submitFavorites(link: repo.ClientLinkRow, note: string | null): Promise<boolean> {
+      return db.kysely.transaction().execute(async (trx) => {
+        const now = clock.iso();
+        if (!(await repo.submitFavorites(trx, link, note, now))) return false;
+        const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
+        if (listing === undefined) return false;
+        await addCounts(
+          trx,
+          link.account_id,
+          await recordEvents(trx, link.account_id, [{ type: 'client_link.selection_submitted', object: listing }], now),
+        );
+        return true;
+      });
+    },
+
+    /** The marked photos' ids, in position order. */
+    favoriteIds: (link: repo.ClientLinkRow): Promise<string[]> =>
+      repo.favoriteIds(db.kysely, link.account_id, link.listing_id),
+
     /** Wrong passwords at this link from this address within the last `windowMs`. */
     passwordFailures: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<number> =>
       repo.countPasswordFailures(db.kysely, link.listing_id, address, clock.iso(-windowMs)),

@@ -8,6 +8,7 @@ import {
   ListingParams,
   ListingUpdateBody,
   ClientLinkUpdateBody,
+  Favorites,
 } from './listings.schemas.ts';
 import type { ListingsService } from './listings.service.ts';
 
@@ -136,5 +137,22 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
       },
     },
     (request) => listings.updateClientLink(request.auth.accountId, request.params.id, request.body),
+  );
+
+  app.get(
+    '/listings/:id/favorites',
+    {
+      schema: {
+        operationId: 'getListingFavorites',
+        summary: "The photos the gallery's client marked as favorites",
+        description:
+          'The selection as the client left it on the gallery page: `media_ids` in position order, the note sent ' +
+          'with it, when it was last sent and last changed. Empty when the gallery has no client.',
+        tags,
+        params: ListingParams,
+        response: { 200: Answer(Favorites, "The client's selection."), ...errorResponses(401, 404) },
+      },
+    },
+    (request) => listings.favorites(request.auth.accountId, request.params.id),
   );
 }

@@ -10,6 +10,7 @@ import type {
   ListingType,
   ListingUpdateInput,
   ClientLinkUpdateInput,
+  FavoritesType,
 } from './listings.schemas.ts';
 import { cancelQueuedNotifications } from '../notifications/notifications.entry.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
@@ -18,7 +19,7 @@ import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/c
 import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
-import { linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
+import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
 import { hashPassword } from '../accounts/password.ts';
 import type { Executor } from '../../db/executor.ts';
 import { recordEvents } from '../../mechanisms/events/events.entry.ts';
@@ -147,6 +148,25 @@ export function createListingsService({
           await recordEvents(trx, accountId, [{ type: 'listing.updated', object: listing }], clock.iso()),
         );
         return listing;
+      });
+    },
+
+    /** Section 25: what the client marked and sent; empty when the gallery has no client. */
+    async favorites(accountId: string, id: string): Promise<FavoritesType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      return db.kysely.transaction().execute(async (trx) => {
+        const row = await repo.findListing(trx, accountId, id);
+        if (row === undefined) throw notFound('Gallery');
+        const link = row.client_id === null ? undefined : await linkOf(trx, id);
+        if (link === undefined || link.client_id !== row.client_id) {
+          return { media_ids: [], note: null, submitted_at: null, updated_at: null };
+        }
+        return {
+          media_ids: await favoritesOf(trx, accountId, id),
+          note: link.favorites_note,
+          submitted_at: link.favorites_submitted_at,
+          updated_at: link.favorites_updated_at,
+        };
       });
     },
 

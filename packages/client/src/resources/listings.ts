@@ -3,6 +3,7 @@ import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../cor
 import { iteratePages, segment } from '../pagination.ts';
 import type {
   ClientLinkUpdate,
+  Favorites,
   Listing,
   ListingCreate,
   ListingItem,
@@ -65,5 +66,10 @@ export class Listings {
    */
   updateClientLink(id: string, body: ClientLinkUpdate, options?: RequestOptions): Promise<WithResponse<Listing>> {
     return this.#http.json({ method: 'PATCH', path: `/v1/listings/${segment(id)}/client_link`, json: body, options });
+  }
+
+  /** GET /v1/listings/:id/favorites: the photos the client marked (position order), the note, when sent. */
+  favorites<O extends GetOptions | undefined = undefined>(id: string, options?: O): Promise<Conditional<O, Favorites>> {
+    return this.#http.get<Favorites, O>(`/v1/listings/${segment(id)}/favorites`, undefined, options as O);
   }
 }

@@ -106,6 +106,9 @@ describe('client: every operation against a real server', () => {
       },
       { expires_at: '2099-01-01T00:00:00.000Z', password_protected: true, downloads_enabled: false },
     );
+    const picked = await lb.listings.favorites(listing.id);
+    assert.deepEqual(picked.media_ids, []);
+    assert.equal(picked.submitted_at, null);
 
     const theirs = await lb.clients.listings(client.id);
     assert.deepEqual(
