@@ -16,6 +16,11 @@ export default defineConfig(
       // The client package's build output, and the types `npm run client:types` generates.
       'packages/client/dist/',
       'packages/client/src/generated/',
+      // The automation-platform integrations are npm projects of their own (integrations/*/package.json):
+      // the n8n package's TypeScript is checked by its own strict `tsc` build.
+      'integrations/*/node_modules/',
+      'integrations/n8n/dist/',
+      'integrations/n8n/**/*.ts',
     ],
   },
   js.configs.recommended,
@@ -167,6 +172,74 @@ export default defineConfig(
               regex: '^(node:.*|fs|path|stream|crypto|http|https|net|os|url|buffer|util|events|child_process)(/.*)?$',
               message:
                 "The client's core runs outside Node: Node built-ins go in src/node*.ts (@lightbox/client/node).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Files stay under about 400 lines of code (comments and blank lines do not count: a comment
+    // says why, and a file should not lose one to fit). A file split by size alone is harder to
+    // read than a long one, so these are over on purpose, each for its reason:
+    files: ['**/*.{ts,js}'],
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] },
+  },
+  ...Object.entries({
+    // The five tus routes share their checks, the tus server and its hooks; split, each would
+    // reach back into the others.
+    'src/modules/uploads/uploads.routes.ts': 460,
+    // The delivery scenarios share one misbehaving SMTP server and one fake clock, set up once.
+    'src/modules/notifications/notifications.delivery.test.ts': 500,
+    // One storage's whole tus case list, shared by the local and S3 suites, in the contract's order.
+    'test/support/tus-cases.ts': 560,
+    // One describe() per group of variables of the one module that reads process.env.
+    'src/config.test.ts': 500,
+    // One browser, one app and one gallery built once, then every scenario a client can take.
+    'test/e2e/gallery.e2e.test.ts': 540,
+    // The whole served document against the routes the app registered, checked in one place.
+    'src/http/openapi.test.ts': 610,
+    // The route table of every authenticated /v1 route and the attacks run against each: split,
+    // a new route could be left out of one half.
+    'test/security.test.ts': 700,
+    // One list of cases every MediaStorage must pass, then each storage's specifics.
+    'src/storage/storage.test.ts': 460,
+  }).map(([file, max]) => ({
+    files: [file],
+    rules: { 'max-lines': ['error', { max, skipBlankLines: true, skipComments: true }] },
+  })),
+  {
+    // The integrations' JavaScript (the Zapier app is CommonJS, as zapier-platform-core loads it;
+    // the tests and shared harness are ES modules): outside the TypeScript project.
+    files: ['integrations/**/*.js', 'integrations/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: { projectService: false, project: false, program: null },
+    },
+  },
+  {
+    files: ['integrations/zapier/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The benchmarks drive Lightbox as its users do, through `node bin/lightbox.js ...` and
+    // HTTP (packages/bench/src/lib/procs.ts), never through its services or repositories. The
+    // exceptions are the pure, config-free modules that the component benchmarks measure
+    // against a bare baseline (bench:zip, bench:variants, bench:webhook-sender).
+    files: ['packages/bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'kysely', message: 'The benchmarks drive Lightbox through its HTTP API and command line.' }],
+          patterns: [
+            {
+              regex:
+                '^(\\.\\./)+src/(?!(gallery/zip|modules/media/media\\.variants|modules/variants/variants\\.images|modules/webhooks/webhooks\\.(sender|agents|address|signing)|outbound/(agents|address))\\.ts$)',
+              message:
+                'The benchmarks drive Lightbox through its HTTP API and command line; only the pure modules a component benchmark measures may be imported.',
             },
           ],
         },

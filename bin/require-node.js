@@ -31,7 +31,8 @@ export function installHint(platform = process.platform, arch = process.arch) {
 export function tooOldMessage(version = process.versions.node) {
   return (
     `Lightbox needs Node.js ${MINIMUM.major}.${MINIMUM.minor} or newer (24 LTS recommended); ` +
-    `this is Node ${version.replace(/^v/, '')}. Get Node 24, then run npm ci again: ${installHint()} (README, Quick start)`
+    `this is Node ${version.replace(/^v/, '')}. ./run start and ./run test fetch Node 24 for you; or get it, ` +
+    `then run npm ci again: ${installHint()} (README, Quick start)`
   );
 }
 

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Section 13: captions, hidden media, and the variant state of each photo.
+  // docs/api.md §13: captions, hidden media, and the variant state of each photo.
   await db.schema.alterTable('media').addColumn('caption', 'text').execute();
   await db.schema
     .alterTable('media')

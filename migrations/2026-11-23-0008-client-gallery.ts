@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Section 14: the link an assigned gallery's client opens, with what the client did with it.
+  // docs/api.md §14: the link an assigned gallery's client opens, with what the client did with it.
   // One per gallery (the link of its current client); a new client gets a new row.
   await db.schema
     .createTable('client_links')

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Section 15: where an account's events are sent.
+  // docs/api.md §15: where an account's events are sent.
   await db.schema
     .createTable('webhook_endpoints')
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -1,5 +1,5 @@
 // Frozen: never import application code here, never edit once released.
-// Section 15's fan-out, taken out of the write's transaction (decisions/0012): an event that some
+// docs/api.md §15's fan-out, taken out of the write's transaction (decisions/0012): an event that some
 // endpoints want is written with the ids of those endpoints in `fanout` (decided from the
 // endpoints as they are at the event's time); the delivery runner turns such events into their
 // deliveries and jobs in batches, and clears `fanout`. The partial index holds only the events

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  // Section 16: one row per tus upload, from its creation until it expires. Its bytes are owned
+  // docs/api.md §16: one row per tus upload, from its creation until it expires. Its bytes are owned
   // by a media_cleanup row (due when it expires) until the row's media_id is set in the
   // transaction that makes it a media row. No foreign key to the gallery: deleting a gallery
   // hands its unfinished uploads to the expiry job, which needs the row to find the bytes.

@@ -1,5 +1,5 @@
 // Frozen: never import application code here, never edit once released.
-// Conditional requests (contract section 17): one version number per account, raised by the
+// Conditional requests (docs/api.md §17): one version number per account, raised by the
 // database itself in the same transaction as every change to a row that any /v1 JSON read shows,
 // so an ETag built on it can never stay the same after a write, whoever made the write (the API,
 // the dashboard, the command line, a background job, a bulk load, a cascade). See

@@ -35,7 +35,7 @@ export interface BuildOptions {
   services?: Services;
 }
 
-export const JSON_BODY_LIMIT = 1024 * 1024;
+const JSON_BODY_LIMIT = 1024 * 1024;
 
 /** Fastify's option for TRUST_PROXY; a hop count trusts that many proxies nearest the server. */
 function trustProxyOption(
@@ -112,9 +112,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   // Protective headers on every response, before routing.
   app.addHook('onRequest', securityHook);
-  // Requests in progress per client address: /v1 takes its places after the rate limit (src/http/auth.ts).
+  // Requests in progress per client address: /v1 takes its places after the rate limit (src/http/auth.ts);
+  // health checks take none.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.server.prefix.startsWith('/v1')) {
+    if (request.server.prefix.startsWith('/v1') || request.routeOptions.config.unlimited === true) {
       done();
       return;
     }

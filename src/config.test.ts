@@ -1,4 +1,4 @@
-// Configuration from the environment (section 12): defaults, the database choice, and a clear
+// Configuration from the environment (docs/api.md §12): defaults, the database choice, and a clear
 // ConfigError naming the variable for each bad value, never echoing a password.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
@@ -486,7 +486,58 @@ describe('PUBLIC_URL and the mail settings', () => {
       from: { name: 'Lightbox', address: 'no-reply@localhost' },
       retryHours: 24,
       retryBaseSeconds: 30,
+      allowLocal: false,
     });
+  });
+
+  test('with SMTP_URL, a start needs a PUBLIC_URL clients can open and a MAIL_FROM not at localhost', () => {
+    const start = (env: Record<string, string>) => loadConfig(env, { start: true });
+    const refused = (env: Record<string, string>, variable: string, pattern: RegExp): void => {
+      assert.throws(
+        () => start(env),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.variable === variable &&
+          pattern.test(err.message) &&
+          !err.message.includes('\n') &&
+          !err.message.includes('Hunter22'),
+        JSON.stringify(env),
+      );
+      // Only a start is refused: every other command loads the same settings.
+      assert.equal(loadConfig(env).mail.smtpUrl, env.SMTP_URL);
+    };
+    const smtp = 'smtps://user:Hunter22@smtp.example.com:465';
+    const from = 'Harbour Light <galleries@harbour.example>';
+    refused(
+      { SMTP_URL: smtp, MAIL_FROM: from },
+      'PUBLIC_URL',
+      /must be set when SMTP_URL is.*http:\/\/127\.0\.0\.1:3000/,
+    );
+    refused({ SMTP_URL: smtp, MAIL_FROM: from, HOST: '0.0.0.0' }, 'PUBLIC_URL', /must be set/);
+    for (const url of [
+      'http://127.0.0.1:3000',
+      'http://127.1.2.3',
+      'http://localhost:8080/lightbox',
+      'https://studio.localhost',
+      'http://[::1]:3000',
+      'http://0.0.0.0:3000',
+      'http://[::ffff:127.0.0.1]',
+    ]) {
+      refused({ SMTP_URL: smtp, MAIL_FROM: from, PUBLIC_URL: url }, 'PUBLIC_URL', /an address only this machine opens/);
+    }
+    for (const address of ['no-reply@localhost', 'Studio <a@LOCALHOST>', 'x@mail.localhost', 'x@127.0.0.1']) {
+      const env = { SMTP_URL: smtp, PUBLIC_URL: 'https://photos.example.com', MAIL_FROM: address };
+      refused(env, 'MAIL_FROM', /set it to an address at your own domain/);
+    }
+    refused({ SMTP_URL: smtp, PUBLIC_URL: 'https://photos.example.com' }, 'MAIL_FROM', /no-reply@localhost/);
+    // Accepted: real settings; no SMTP_URL (the outbox); or MAIL_ALLOW_LOCAL=true for a local mail catcher.
+    assert.equal(
+      start({ SMTP_URL: smtp, PUBLIC_URL: 'https://photos.example.com', MAIL_FROM: from }).mail.allowLocal,
+      false,
+    );
+    assert.equal(start({ PUBLIC_URL: 'http://127.0.0.1:3000' }).mail.smtpUrl, undefined);
+    assert.equal(start({}).publicUrl, 'http://127.0.0.1:3000');
+    assert.equal(start({ SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_ALLOW_LOCAL: 'true' }).mail.allowLocal, true);
   });
 
   test('SMTP_URL: smtp:// or smtps:// with a host, taken as given', () => {

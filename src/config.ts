@@ -86,6 +86,11 @@ export interface MailConfig {
   readonly retryHours: number;
   /** The first retry waits about this long; each next one twice as long (capped at an hour). */
   readonly retryBaseSeconds: number;
+  /**
+   * MAIL_ALLOW_LOCAL: with SMTP_URL set, let the start go on with links to this machine or a
+   * localhost sender (a local mail catcher while developing). Off: such a start is refused.
+   */
+  readonly allowLocal: boolean;
 }
 
 export type MediaStorageConfig =
@@ -110,7 +115,7 @@ export interface MediaConfig {
   readonly maxImagePixels: number;
   readonly variants: VariantsConfig;
   /**
-   * Unfinished resumable uploads (section 16) are removed this long after their creation
+   * Unfinished resumable uploads (docs/api.md §16) are removed this long after their creation
    * (UPLOAD_EXPIRY_HOURS, 24; a fraction of an hour is allowed, for tests and small disks).
    */
   readonly uploadExpiryMs: number;
@@ -377,7 +382,57 @@ function mail(env: Env): MailConfig {
     from: Object.freeze(mailFrom(env)),
     retryHours: positiveInteger(env, 'MAIL_RETRY_HOURS', 24, 24 * 30),
     retryBaseSeconds: positiveInteger(env, 'MAIL_RETRY_BASE_SECONDS', 30, 3600),
+    allowLocal: bool(env, 'MAIL_ALLOW_LOCAL', false),
   });
+}
+
+/** A host only this machine reaches: localhost, loopback, or the any-address a server binds. */
+function isLocalHost(host: string): boolean {
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.') || h === '0.0.0.0';
+  // IPv4-mapped: ::ffff:127.0.0.1, which URL writes as ::ffff:7f00:1.
+  if (isIP(h) === 6)
+    return ['::1', '::', '::ffff:0:0', '::ffff:0.0.0.0'].includes(h) || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(h);
+  return false;
+}
+
+/**
+ * Real email (SMTP_URL set) with links or a sender only this machine knows: every client email
+ * would carry dead links, or come from no-reply@localhost. Checked when a process that sends
+ * starts (serve, worker), so other commands still run; MAIL_ALLOW_LOCAL=true lets it go on.
+ */
+function checkRealEmail(env: Env, config: Config): void {
+  const { mail } = config;
+  if (mail.smtpUrl === undefined || mail.allowLocal) return;
+  const escape = '; MAIL_ALLOW_LOCAL=true allows it while testing with a local mail catcher';
+  if (read(env, 'PUBLIC_URL') === undefined) {
+    throw new ConfigError(
+      'PUBLIC_URL',
+      `must be set when SMTP_URL is: client emails link to it, and without it they would link to ${config.publicUrl} (e.g. PUBLIC_URL=https://photos.example.com)${escape}`,
+    );
+  }
+  if (isLocalHost(new URL(config.publicUrl).hostname)) {
+    throw new ConfigError(
+      'PUBLIC_URL',
+      `is ${config.publicUrl}, an address only this machine opens, and SMTP_URL sends real email: set it to the address your clients open (e.g. https://photos.example.com)${escape}`,
+    );
+  }
+  const domain = mail.from.address.slice(mail.from.address.lastIndexOf('@') + 1);
+  if (isLocalHost(domain)) {
+    throw new ConfigError(
+      'MAIL_FROM',
+      `is ${mail.from.address}, and SMTP_URL sends real email: set it to an address at your own domain (e.g. MAIL_FROM="Harbour Light <galleries@harbourlight.example>")${escape}`,
+    );
+  }
+}
+
+export interface LoadOptions {
+  /** For `serve` and `worker`: also refuse what a running service must not do (real email to local links). */
+  readonly start?: boolean;
 }
 
 function redisUrl(env: Env): string | undefined {
@@ -453,11 +508,11 @@ function http(env: Env): HttpConfig {
   });
 }
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, options: LoadOptions = {}): Config {
   const dataDir = dataDirectory(env);
   const p = port(env);
   const h = host(env);
-  return Object.freeze({
+  const config: Config = Object.freeze({
     port: p,
     host: h,
     dataDir,
@@ -472,6 +527,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: webhooks(env),
     jobs: bool(env, 'JOBS', true),
   });
+  if (options.start === true) checkRealEmail(env, config);
+  return config;
 }
 
 function webhooks(env: Env): WebhooksConfig {

@@ -9,10 +9,12 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
-  /** A tus request without a supported Tus-Resumable (section 16). */
+  /** A tus request without a supported Tus-Resumable (docs/api.md §16). */
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** Media from a URL (docs/api.md §21): the fetch failed (no answer, a non-2xx status, a cut, a stall). */
+  fetch_failed: 422,
   range_not_satisfiable: 416,
   rate_limited: 429,
   headers_too_large: 431,

@@ -37,8 +37,8 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-/** The runner of every kind of job on the queue (tests drive them one by one). */
-export function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
+/** The runner of every kind of job on the queue. */
+function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
   return [
     createNotificationWorker(deps, log),
     createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),

@@ -4,28 +4,20 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
-import { rootLinks } from './http/root.ts';
 import type { App } from './http/types.ts';
 import { startJobs } from './jobs.ts';
-import { outboxPath } from './mail/index.ts';
 import { createServices } from './services.ts';
+import { startupLine } from './startup.ts';
 
 /** How long in-flight requests get to finish after SIGTERM (within a typical 30 s orchestrator grace). */
 const SHUTDOWN_GRACE_MS = 25_000;
 
 /**
- * The one line that tells whoever started the service where to go: the dashboard and the API
- * reference (from PUBLIC_URL), and, with no SMTP_URL, the folder the emails are written to.
+ * The one line that tells whoever started the service what runs and where to go: the version,
+ * database, storage, mailer, public URL, dashboard and API reference (src/startup.ts).
  */
 export function readyLine(config: Config): { fields: Record<string, string>; msg: string } {
-  const { dashboard, docs } = rootLinks(config.publicUrl);
-  const outbox = config.mail.smtpUrl === undefined ? outboxPath(config) : undefined;
-  return {
-    fields: { dashboard, docs, ...(outbox === undefined ? {} : { outbox }) },
-    msg:
-      `ready: dashboard ${dashboard}, API reference ${docs}` +
-      (outbox === undefined ? '' : `, emails written to ${outbox} (no SMTP_URL)`),
-  };
+  return startupLine(config, 'serve');
 }
 
 export async function serve(config: Config): Promise<void> {

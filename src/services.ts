@@ -35,14 +35,14 @@ export interface Services {
   idempotency: IdempotencyService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
-  /** Resumable (tus) uploads: section 16. */
+  /** Resumable (tus) uploads: docs/api.md §16. */
   uploads: UploadsService;
   /** Photos' variants for the operator: remakes, and the doctor's check and repair. */
   variants: VariantsUpkeep;
   notifications: NotificationsService;
   counts: CountsService;
   webhooks: WebhooksService;
-  /** Account versions, the base of the /v1 JSON reads' ETags (section 17). */
+  /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
 

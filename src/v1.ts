@@ -1,4 +1,4 @@
-// The /v1 scope: the JSON API of contract sections 1-12. Everything a /v1 request passes through
+// The /v1 scope: the JSON API of docs/api.md §1-12. Everything a /v1 request passes through
 // is attached here, in order, and nowhere else: the JSON body parser, authentication and the rate
 // limit, the input check, Idempotency-Key, every feature's routes and the OpenAPI document. The
 // dashboard (/dashboard) and the client gallery (/g) are sibling scopes that see none of it.
@@ -13,6 +13,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { answerUnroutedFirst } from './http/error-handler.ts';
 import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
+import { registerAccountRoutes } from './modules/accounts/account.routes.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './mechanisms/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -68,7 +69,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   });
   registerIdempotency(v1, services.idempotency);
   // After the Idempotency-Key check (its route hooks are attached first): a precondition is
-  // evaluated once every other check has passed (section 17).
+  // evaluated once every other check has passed (docs/api.md §17).
   registerConditionalGets(v1, {
     version: services.versions.current,
     salt: () =>
@@ -77,6 +78,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   });
 
   registerOpenApiDocument(v1);
+  registerAccountRoutes(v1, services);
   registerListingsRoutes(v1, services);
   registerClientsRoutes(v1, services);
   registerNotificationsRoutes(v1, services);

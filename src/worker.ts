@@ -9,6 +9,7 @@ import { closeDeps, createDeps } from './deps.ts';
 import { startJobs } from './jobs.ts';
 import type { Log } from './lib/log.ts';
 import { createServices } from './services.ts';
+import { startupLine } from './startup.ts';
 
 export async function work(config: Config): Promise<void> {
   const deps = createDeps(config);
@@ -21,7 +22,8 @@ export async function work(config: Config): Promise<void> {
   }
   const services = createServices(deps);
   const jobs = startJobs(deps, services, log);
-  log.info({ pid: process.pid }, 'worker ready: running the background jobs');
+  const ready = startupLine(config, 'worker');
+  log.info({ pid: process.pid, ...ready.fields }, ready.msg);
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;

@@ -1,4 +1,4 @@
-// Conditional requests stay correct after every write path (section 17): the API's writes, the
+// Conditional requests stay correct after every write path (docs/api.md §17): the API's writes, the
 // dashboard's forms, the command line, the background jobs (variants, emails, webhook deliveries,
 // event pruning) and the client gallery's view and download counters. Before and after each
 // write, every JSON read of the account is fetched; wherever a body changed, its ETag must have

@@ -1,5 +1,5 @@
 // What the /v1 scope does with a request's method, query and body before any handler runs
-// (sections 1 and 2): the method is checked before any body rule, unknown query parameters are
+// (docs/api.md §1 and §2): the method is checked before any body rule, unknown query parameters are
 // refused like unknown body fields, `{}` and `null` are no body where an operation takes none,
 // and a body's shape (keys, depth) is bounded before it is parsed or validated.
 // node:test's describe() and test() return promises that the runner itself awaits.

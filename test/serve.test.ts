@@ -1,6 +1,7 @@
 // `lightbox serve` as it runs in production: a real process on a real port, set up with the
 // command line, called over HTTP, stopped with SIGTERM. SQLite by default; a fresh PostgreSQL
 // database when DATABASE_URL says so.
+import { assertPagination } from './support/api-assertions.ts';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
@@ -74,7 +75,7 @@ void test(
         listings.data.map((l: { id: string }) => l.id),
         [gallery.id],
       );
-      assert.deepEqual(listings.pagination, { page: 1, limit: 20, total: 1 });
+      assertPagination(listings.pagination, { page: 1, limit: 20, total: 1 });
 
       const client = await json(
         await fetch(`${base}/v1/clients`, {

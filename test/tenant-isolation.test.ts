@@ -22,7 +22,7 @@ import { makeVariantsNow } from './support/media-helpers.ts';
 
 /** One account's resources: a gallery with media, a client, an assignment and its notification. */
 interface Holdings {
-  /** An unfinished resumable upload (section 16) of `listing`. */
+  /** An unfinished resumable upload (docs/api.md §16) of `listing`. */
   upload: string;
   endpoint: string;
   delivery: string;
@@ -267,7 +267,7 @@ after(async () => {
 describe('tenant isolation', () => {
   test('the suite covers every id-bearing /v1 route the app registered', () => {
     const idRoutes = appRoutes(ctx.app)
-      // OPTIONS of the uploads (section 16) needs no key and reads nothing: it is the same for any id.
+      // OPTIONS of the uploads (docs/api.md §16) needs no key and reads nothing: it is the same for any id.
       .filter((r) => r.url.startsWith('/v1/') && r.url.includes('/:') && r.method !== 'HEAD' && r.method !== 'OPTIONS')
       .map(routeKey)
       .sort();

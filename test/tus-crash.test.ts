@@ -1,4 +1,4 @@
-// Resumable uploads survive the server (section 16): a real `lightbox serve` is killed with SIGKILL
+// Resumable uploads survive the server (docs/api.md §16): a real `lightbox serve` is killed with SIGKILL
 // in the middle of an upload, started again, and tus-js-client carries on where the stored bytes
 // end; and (PostgreSQL, as in two-nodes.test.ts) an upload begun on one node is finished on
 // another. The media's sha256 is the file's, and storage holds exactly the media's bytes.

@@ -1,4 +1,4 @@
-// Variant work survives a crash (section 13: "a restart, a crash or another node picks up what was
+// Variant work survives a crash (docs/api.md §13: "a restart, a crash or another node picks up what was
 // pending"): a real `lightbox serve` is killed with SIGKILL while photos are still pending, a new
 // one starts on the same data, every photo ends `ready`, and storage then holds exactly the
 // originals and the variants the database records (no duplicate, no orphan from the killed try),

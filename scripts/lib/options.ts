@@ -1,13 +1,7 @@
-// Command-line option helpers shared by the scripts (bench, outage runs): whole-number checks and
-// the parse / --help / usage-error sequence of the outage scripts.
+// Command-line option helpers of `npm run test:outage` (scripts/outage.ts): the whole-number check
+// and the parse / --help / usage-error sequence. The bench workspace keeps its own copy
+// (packages/bench/src/lib/options.ts): a package does not reach into scripts/.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-
-/** `raw` as an integer from min to max, else an Error naming `--name` (the bench scripts' check). */
-export function wholeNumber(raw: string, name: string, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`); // prettier-ignore
-  return n;
-}
 
 /** `raw` as digits only, from min to max; otherwise says so on stderr and exits with code 2. */
 export function wholeNumberOrExit(name: string, raw: string, min: number, max: number): number {

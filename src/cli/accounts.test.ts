@@ -19,7 +19,7 @@ before(async () => {
   const empty = await lightbox(['accounts', 'list']);
   assert.equal(empty.code, 0, empty.stderr);
   assert.equal(empty.stdout, '', 'no accounts: nothing on stdout');
-  assert.match(empty.stderr, /no accounts yet; create one with lightbox accounts create\n$/);
+  assert.match(empty.stderr, /no accounts yet; create one with npx lightbox accounts create\n$/);
   const created = await lightbox(['accounts', 'create', '--name', 'Ana Photo', '--email', email], {
     input: `${PASSWORD}\n`,
   });

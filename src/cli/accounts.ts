@@ -31,7 +31,7 @@ Options:
   -h, --help      show this help
 
 Example:
-  printf '%s\\n' "$OWNER_PASSWORD" | lightbox accounts create --name "Ana Photo" --email ana@example.com
+  printf '%s\\n' "$OWNER_PASSWORD" | npx lightbox accounts create --name "Ana Photo" --email ana@example.com
 `,
   async run(args, io) {
     const { values } = parseCommandArgs(args, ['name', 'email']);
@@ -51,7 +51,7 @@ Example:
     io.stdout.write(`${account.id}\n`);
     io.stderr.write(
       `created account ${account.id} for ${account.email}; make an API key with:\n` +
-        `  lightbox keys create --account ${account.email} --name NAME\n`,
+        `  npx lightbox keys create --account ${account.email} --name NAME\n`,
     );
     return EXIT_OK;
   },
@@ -76,7 +76,7 @@ Example:
     parseCommandArgs(args);
     const accounts = await withDatabase(io, ({ services }) => services.accounts.list());
     if (accounts.length === 0) {
-      io.stderr.write('no accounts yet; create one with lightbox accounts create\n');
+      io.stderr.write('no accounts yet; create one with npx lightbox accounts create\n');
       return EXIT_OK;
     }
     const rows = accounts.map((a) => [a.id, printable(a.name), printable(a.email), a.created_at]);
@@ -101,7 +101,7 @@ Options:
   -h, --help      show this help
 
 Example:
-  printf '%s\\n' "$NEW_PASSWORD" | lightbox accounts reset-password --email ana@example.com
+  printf '%s\\n' "$NEW_PASSWORD" | npx lightbox accounts reset-password --email ana@example.com
 `,
   async run(args, io) {
     const { values } = parseCommandArgs(args, ['email']);

@@ -273,6 +273,27 @@ void describe('accounts, keys and the database', () => {
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /^lightbox keys list: bad configuration: PORT must be an integer[^\n]*\n$/);
   });
+
+  void test('real email to local links stops serve and worker with one line (other commands: config.test.ts)', async () => {
+    const smtp = { SMTP_URL: 'smtp://127.0.0.1:1', PORT: '1' };
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /PUBLIC_URL must be set when SMTP_URL is/],
+      [{ PUBLIC_URL: 'http://localhost:3000' }, /PUBLIC_URL is http:\/\/localhost:3000, an address only this machine/],
+      [{ PUBLIC_URL: 'https://photos.example.com' }, /MAIL_FROM is no-reply@localhost/],
+    ];
+    const runs = [...cases.map((c) => ['serve', c] as const), ['worker', cases[0]!] as const];
+    await Promise.all(
+      runs.map(async ([command, [env, pattern]]) => {
+        const run = await lightbox([command], { env: { ...smtp, ...env } });
+        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.stdout, '');
+        assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
+        assert.match(run.stderr, new RegExp(`^lightbox ${command}: bad configuration: `));
+        assert.match(run.stderr, pattern);
+        assert.match(run.stderr, /MAIL_ALLOW_LOCAL=true/);
+      }),
+    );
+  });
 });
 
 void describe('the password prompt at a terminal', () => {

@@ -136,7 +136,7 @@ describe('lightbox doctor', () => {
     if (!isPostgres) assert.ok(lines.includes('search index: clients missing from the search index: 1'), broken.stdout);
     assert.ok(lines.includes(`storage: object ${orphan} is owned by no media and no pending deletion`), broken.stdout);
     assert.equal(lines.filter((line) => line.startsWith('storage:')).length, 1, broken.stdout);
-    assert.match(lines.at(-1) ?? '', /^\d+ difference\(s\); 'lightbox doctor --fix' repairs them$/);
+    assert.match(lines.at(-1) ?? '', /^\d+ difference\(s\); 'npx lightbox doctor --fix' repairs them$/);
     // The corrupted total is what the API would say until repaired.
     const before = await services.listings.list(a, { status: 'active' });
     assert.equal(before.pagination.total, 7);
@@ -182,7 +182,7 @@ describe('lightbox doctor', () => {
       assert.equal(
         lines.at(-1),
         args.length === 1
-          ? "1 difference(s); 'lightbox doctor --fix' repairs all but the missing bytes"
+          ? "1 difference(s); 'npx lightbox doctor --fix' repairs all but the missing bytes"
           : 'still different after the repair',
       );
     }
@@ -243,7 +243,7 @@ describe('lightbox doctor', () => {
       `variants: thumb of ${where(lostBytes.id)} has no stored object`,
       `variants: ${where(lostJob.id)} is pending with no job queued`,
       `variants: ${where(incomplete.id)} is ready with 2 of its variants`,
-      "3 difference(s); 'lightbox doctor --fix' repairs them",
+      "3 difference(s); 'npx lightbox doctor --fix' repairs them",
     ]);
 
     const fixed = await lightbox(['doctor', '--fix']);

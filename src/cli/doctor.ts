@@ -108,7 +108,7 @@ Options:
       return EXIT_OK;
     }
     const repairs = stored.missing.length === 0 ? 'repairs them' : 'repairs all but the missing bytes';
-    out(`${differences} difference(s); 'lightbox doctor --fix' ${repairs}`);
+    out(`${differences} difference(s); 'npx lightbox doctor --fix' ${repairs}`);
     return EXIT_FAILURE;
   },
 };

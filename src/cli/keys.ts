@@ -38,7 +38,7 @@ Options:
   -h, --help          show this help
 
 Example:
-  API_KEY=$(lightbox keys create --account ana@example.com --name ci --scope read_only)
+  API_KEY=$(npx lightbox keys create --account ana@example.com --name ci --scope read_only)
 `,
   async run(args, io) {
     const { values } = parseCommandArgs(args, ['account', 'name', 'scope', 'expires-in']);
@@ -157,7 +157,7 @@ function parseExpiry(raw: string | undefined): number | undefined {
 
 const HEADER = ['ID', 'NAME', 'PREFIX', 'SCOPE', 'CREATED', 'LAST USED', 'EXPIRES'];
 
-export function formatKeys(keys: readonly ApiKey[], now: Date = new Date()): string {
+function formatKeys(keys: readonly ApiKey[], now: Date = new Date()): string {
   const rows = keys.map((k) => [
     k.id,
     printable(k.name),

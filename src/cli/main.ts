@@ -13,6 +13,7 @@ import {
   type CliIo,
   type Command,
 } from './command.ts';
+import { backupCommand, restoreCommand } from './backup.ts';
 import { doctorCommand } from './doctor.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
 import { mediaSweepCommand, mediaVariantsCommand } from './media.ts';
@@ -33,6 +34,8 @@ const COMMANDS: readonly Command[] = [
   mediaSweepCommand,
   mediaVariantsCommand,
   doctorCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 /** Commands with subcommands: `lightbox keys create`. */
@@ -49,7 +52,7 @@ In the project folder, run it as 'npx lightbox ...': npm ci does not put 'lightb
 Commands:
 ${commandList(COMMANDS)}
 
-Run 'lightbox <command> --help' for a command's options, e.g. 'lightbox keys create --help'.
+Run 'npx lightbox <command> --help' for a command's options, e.g. 'npx lightbox keys create --help'.
 
 Configuration comes from environment variables, as for the service: DATA_DIR (./data),
 DATABASE_URL (a SQLite file in DATA_DIR, or postgres://...), MEDIA_STORAGE (a folder in
@@ -72,7 +75,7 @@ const groupUsage = (group: string): string =>
 Commands:
 ${commandList(COMMANDS.filter((c) => c.name.startsWith(`${group} `)))}
 
-Run 'lightbox ${group} <command> --help' for a command's options.
+Run 'npx lightbox ${group} <command> --help' for a command's options.
 `;
 
 type Resolved =

@@ -14,11 +14,13 @@ connections, finishes the requests in flight, and exits with status 0.
 Configuration comes from environment variables: PORT (3000), HOST (127.0.0.1),
 DATA_DIR (./data), DATABASE_URL (a SQLite file in DATA_DIR; postgres://... selects
 PostgreSQL), PUBLIC_URL (http://HOST:PORT), LOG_LEVEL (info). A bad value stops the
-command with one line naming the variable and exit status 1.
+command with one line naming the variable and exit status 1. With SMTP_URL set (real
+email), PUBLIC_URL must be set to an address clients open and MAIL_FROM must not be
+at localhost (MAIL_ALLOW_LOCAL=true allows both, for a local mail catcher).
 `,
   async run(args, io) {
     parseCommandArgs(args);
-    const config = loadConfig(io.env);
+    const config = loadConfig(io.env, { start: true });
     // Loaded here, not at the top: the other commands need not pay for the HTTP stack.
     const { serve } = await import('../server.ts');
     // Resolves once listening; the process then lives until a signal stops the server.
@@ -46,7 +48,7 @@ Uses DATA_DIR, DATABASE_URL and the other settings like \`lightbox serve\`.
 `,
   async run(args, io) {
     parseCommandArgs(args);
-    const config = loadConfig(io.env);
+    const config = loadConfig(io.env, { start: true });
     const { work } = await import('../worker.ts');
     // Resolves once the jobs run; the process then lives until a signal stops it.
     await work(config);

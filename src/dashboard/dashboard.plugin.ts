@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
-import { isUnavailable } from '../db/errors.ts';
+import { statusOf } from '../http/error-handler.ts';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
@@ -35,13 +35,6 @@ const ERROR_TEXT: Record<number, [string, string]> = {
   500: ['Something went wrong', 'Something went wrong on our side. Try again in a moment.'],
   503: ['Lightbox is unavailable', 'The service is unavailable right now. Try again shortly.'],
 };
-
-function statusOf(error: FastifyError): number {
-  if (error instanceof AppError) return error.status;
-  if (isUnavailable(error)) return 503;
-  const status = error.statusCode ?? 500;
-  return status >= 400 && status < 500 ? status : 500;
-}
 
 function errorReply(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
   const [title, message] = ERROR_TEXT[status] ?? ERROR_TEXT[status < 500 ? 400 : 500] ?? ['Error', ''];
@@ -113,7 +106,7 @@ export async function registerDashboard(
   });
 
   scope.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = statusOf(error);
+    const status = statusOf(error, request);
     if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
     // The refusal's own headers (Accept-Encoding, and Connection: close for an unread body).
     if (error instanceof AppError) void reply.headers(error.headers);

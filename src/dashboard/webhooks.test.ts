@@ -165,6 +165,8 @@ describe('webhooks page', () => {
       assert.equal(res.statusCode, 400, url);
       const text = textOf(res.body);
       assert.match(text, message);
+      // Refused only for being private or local: the form names the setting that allows it.
+      assert.match(text, /WEBHOOK_ALLOW_PRIVATE=true allows private and local addresses/);
       assert.equal(inputValue(res.body, 'f-url'), url);
       assert.match(res.body, /id="f-url"[^>]*aria-invalid="true"/);
     }

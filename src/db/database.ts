@@ -54,7 +54,7 @@ function runNamedStatements(client: pg.PoolClient): void {
 }
 
 /** Distinct SQL texts kept prepared; the app has a few dozen, plus `in (?, ?, …)` variants. */
-export const STATEMENT_CACHE_SIZE = 512;
+const STATEMENT_CACHE_SIZE = 512;
 
 /**
  * better-sqlite3 as Kysely sees it, but with statements reused by SQL text. Kysely's SQLite

@@ -21,10 +21,27 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const cause = result.error instanceof Error ? result.error.message : 'unknown error';
+    const missing = missingDatabase(result.error);
+    if (missing !== undefined) {
+      // PostgreSQL does not create the database the URL names: one line that says how.
+      const quoted = `"${missing.replaceAll('"', '""')}"`;
+      throw new Error(
+        `database ${quoted} does not exist: create it (e.g. createdb ${quoted}, or in psql: CREATE DATABASE ${quoted};) and start again`,
+        { cause: result.error },
+      );
+    }
     if (failed === undefined && isUnavailable(result.error)) {
       throw new Error(`database unreachable: ${cause}`, { cause: result.error });
     }
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${cause}`, { cause: result.error });
   }
   return { applied: (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/** The name of the database PostgreSQL says does not exist (SQLSTATE 3D000), if that is the error. */
+function missingDatabase(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code !== '3D000' || typeof message !== 'string') return undefined;
+  return /database "(.*)" does not exist/.exec(message)?.[1];
 }

@@ -82,14 +82,7 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export const JOB_KINDS = [
-  'notification.send',
-  'media.variants',
-  'media.checksum',
-  'webhook.deliver',
-  'upload.expire',
-] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
+export type JobKind = 'notification.send' | 'media.variants' | 'media.checksum' | 'webhook.deliver' | 'upload.expire';
 
 /** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {
@@ -136,10 +129,9 @@ export interface MediaTable {
   created_at: string;
 }
 
-export const VARIANTS_STATUSES = ['pending', 'ready', 'failed'] as const;
-export type VariantsStatus = (typeof VARIANTS_STATUSES)[number];
+export type VariantsStatus = 'pending' | 'ready' | 'failed';
 
-/** A derived size of a photo (section 13): its own object in storage, owned by this row. */
+/** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
   name: 'thumb' | 'large' | 'mls';
@@ -153,7 +145,7 @@ export interface MediaVariantsTable {
   created_at: string;
 }
 
-/** The link the client of an assigned gallery opens (section 14): one per gallery. */
+/** The link the client of an assigned gallery opens (docs/api.md §14): one per gallery. */
 export interface ClientLinksTable {
   listing_id: string;
   account_id: string;
@@ -192,7 +184,7 @@ export interface ClientLinkPasswordFailuresTable {
   failed_at: string;
 }
 
-/** Section 15: the event types, in the order the contract lists them. */
+/** docs/api.md §15: the event types, in the order the contract lists them. */
 export const EVENT_TYPES = [
   'listing.created',
   'listing.updated',
@@ -214,7 +206,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
-export type TestEventType = 'webhook.test';
+type TestEventType = 'webhook.test';
 
 export interface WebhookEndpointsTable {
   id: string;
@@ -225,6 +217,8 @@ export interface WebhookEndpointsTable {
   description: string | null;
   /** 0 or 1. */
   enabled: number;
+  /** Why it is disabled (docs/api.md §22): null while enabled. */
+  disabled_reason: 'manual' | 'gone' | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: string | null;
@@ -267,7 +261,7 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
-/** A resumable (tus) upload, from its creation until it expires (section 16). */
+/** A resumable (tus) upload, from its creation until it expires (docs/api.md §16). */
 export interface UploadsTable {
   id: string;
   account_id: string;
@@ -289,7 +283,7 @@ export interface UploadsTable {
   created_at: string;
 }
 
-export interface MediaCleanupTable {
+interface MediaCleanupTable {
   storage_key: string;
   delete_after: string;
   created_at: string;
@@ -315,7 +309,7 @@ export interface SessionsTable {
 /** Sign-in failures by client address and by account; reset-link requests likewise, apart. */
 export type SignInScope = 'address' | 'account' | 'reset_address' | 'reset_account';
 
-export interface SignInFailuresTable {
+interface SignInFailuresTable {
   id: string;
   scope: SignInScope;
   /** A client address (IPv6 by its /64) or a normalized email. */
@@ -332,13 +326,13 @@ export interface PasswordResetsTable {
   expires_at: string;
 }
 
-export interface SetupMarkerTable {
+interface SetupMarkerTable {
   id: string;
   account_id: string;
   created_at: string;
 }
 
-export type IdempotencyState = 'in_flight' | 'completed';
+type IdempotencyState = 'in_flight' | 'completed';
 
 export interface IdempotencyKeysTable {
   account_id: string;
@@ -362,7 +356,7 @@ export interface IdempotencyKeysTable {
  * Maintained counts: one row per (account, counter), changed in the same transaction as every
  * write that changes what it counts (src/mechanisms/counts/). A missing row means 0.
  */
-export interface AccountCountsTable {
+interface AccountCountsTable {
   account_id: string;
   /** `listings`, `listings:<status>`, `clients`, `media`, `notifications`, `notifications:<status>`. */
   counter: string;
@@ -370,17 +364,17 @@ export interface AccountCountsTable {
 }
 
 /**
- * Conditional requests (section 17): one number per account, raised by database triggers in the
+ * Conditional requests (docs/api.md §17): one number per account, raised by database triggers in the
  * transaction of every change to a row some /v1 JSON read shows (migration 2026-11-26-0014). A
  * missing row means 0.
  */
-export interface AccountVersionsTable {
+interface AccountVersionsTable {
   account_id: string;
   version: number;
 }
 
 /** SQLite only: a stable integer key per client for the FTS5 search index (src/db/search.ts). */
-export interface ClientsSearchKeysTable {
+interface ClientsSearchKeysTable {
   rowid: Generated<number>;
   client_id: string;
   account_id: string;
@@ -388,12 +382,33 @@ export interface ClientsSearchKeysTable {
 }
 
 /** SQLite only: the contentless FTS5 trigram index over the lower-cased name and email. */
-export interface ClientsFtsTable {
+interface ClientsFtsTable {
   rowid: number;
   name: string;
   email: string;
   /** The hidden column named after the table: the left side of MATCH. */
   clients_fts: string;
+}
+
+/** SQLite only: a stable integer key per gallery for the FTS5 search index (src/db/listing-search.ts). */
+export interface ListingsSearchKeysTable {
+  rowid: Generated<number>;
+  listing_id: string;
+  account_id: string;
+}
+
+/** SQLite only: the contentless FTS5 trigram index (case folded by FTS5) over address and MLS number. */
+export interface ListingsFtsTable {
+  rowid: number;
+  address: string;
+  mls_number: string;
+  listings_fts: string;
+}
+
+/** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors). */
+export interface InstanceSecretsTable {
+  name: string;
+  value: string;
 }
 
 export interface Database {
@@ -422,4 +437,7 @@ export interface Database {
   account_versions: AccountVersionsTable;
   clients_search_keys: ClientsSearchKeysTable;
   clients_fts: ClientsFtsTable;
+  listings_search_keys: ListingsSearchKeysTable;
+  listings_fts: ListingsFtsTable;
+  instance_secrets: InstanceSecretsTable;
 }

@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: a link followed through every state change of its gallery, each test building on the same life cycle.
-// The client link through every state change of its gallery (section 14), over HTTP: assignment
+// The client link through every state change of its gallery (docs/api.md §14), over HTTP: assignment
 // gives one, and unassignment, reassignment, client deletion, gallery deletion and rotation each
 // stop it (the same 404 page as a token never issued); ?notify=false and .../notify; and the
 // counters (views, downloads, first/last_viewed_at) for exactly the requests the contract counts.

@@ -1,10 +1,10 @@
-// The client gallery at /g (section 14): the page a client opens from the email, its images and
+// The client gallery at /g (docs/api.md §14): the page a client opens from the email, its images and
 // files, and one ZIP of everything. The third scope beside /v1 and /dashboard: no key, no cookie;
 // the token in the URL is the capability. Every response (the 404 page included) is private,
 // unindexed, sends no referrer (the token is in the URL) and loads nothing from other sites; each
 // client address is rate limited (GALLERY_RATE_LIMIT_PER_MINUTE, shared through Redis when set).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isUnavailable } from '../db/errors.ts';
+import { statusOf } from '../http/error-handler.ts';
 import { AppError } from '../errors.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
@@ -19,7 +19,7 @@ import { LinkExpired, PasswordNeeded } from './gallery.gate.ts';
 import { expiredPage, passwordPage } from './views/gate.ts';
 
 /** Nothing from another origin, no inline script or style; images, video and our files only. */
-export const GALLERY_CSP =
+const GALLERY_CSP =
   "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
   "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -38,14 +38,7 @@ export interface GalleryContext {
   clock: Clock;
 }
 
-function statusOf(error: FastifyError): number {
-  if (error instanceof AppError) return error.status;
-  if (isUnavailable(error)) return 503;
-  const status = error.statusCode ?? 500;
-  return status >= 400 && status < 600 ? status : 500;
-}
-
-export function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
   return reply
     .code(status)
     .headers(GALLERY_HEADERS)
@@ -114,7 +107,7 @@ export function registerGallery(
           }).toString(),
         );
     }
-    const status = statusOf(error);
+    const status = statusOf(error, request);
     if (status >= 500) request.log.error({ err: error }, 'gallery request failed');
     if (error instanceof AppError) void reply.headers(error.headers);
     return sendGalleryError(request, reply, status);

@@ -1,4 +1,4 @@
-// The client gallery over HTTP (section 14): what the page shows and hides, the headers on every
+// The client gallery over HTTP (docs/api.md §14): what the page shows and hides, the headers on every
 // response under /g (its 404, 416 and 429 pages and the router's own refusals included), the rate
 // limit per client address, videos played with Range, and that a link reaches its own gallery's
 // visible media only, whatever the path names.

@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: one list of cases run on both local and S3 storage; split, each half would start its own S3 server.
-// "Download all" over HTTP (section 14), on local and S3 storage: Content-Length known before the
+// "Download all" over HTTP (docs/api.md §14), on local and S3 storage: Content-Length known before the
 // first byte, every range equal to the same slice of the whole, If-Range with the strong ETag, an
 // ETag that follows the set and order of visible originals, entries in position order with unique
 // names and the originals' bytes; and, on local storage, a ZIP64 archive past 4 GiB streamed

@@ -10,7 +10,7 @@
 /** Largest value a 32-bit field may hold literally; this value itself is the ZIP64 marker. */
 export const MAX_32 = 0xffffffff;
 /** Largest entry count the end record may hold literally; 0xFFFF is the ZIP64 marker. */
-export const MAX_16 = 0xffff;
+const MAX_16 = 0xffff;
 
 const SIG_LOCAL = 0x04034b50;
 const SIG_CENTRAL = 0x02014b50;
@@ -45,8 +45,8 @@ export interface EntryFields {
   mtime: number;
 }
 
-export const needsZip64Size = (size: number): boolean => size >= MAX_32;
-export const needsZip64Offset = (offset: number): boolean => offset >= MAX_32;
+const needsZip64Size = (size: number): boolean => size >= MAX_32;
+const needsZip64Offset = (offset: number): boolean => offset >= MAX_32;
 
 /**
  * MS-DOS date and time. DOS time has no zone; we write UTC so that the bytes (and the
@@ -87,10 +87,6 @@ function zip64Extra(values: readonly number[]): Buffer {
   b.writeUInt16LE(8 * values.length, 2);
   values.forEach((v, i) => b.writeBigUInt64LE(BigInt(v), 4 + 8 * i));
   return b;
-}
-
-export function localHeaderSize(e: EntryFields): number {
-  return LOCAL_FIXED + e.name.length + (needsZip64Size(e.size) ? 20 : 0) + extendedTime(e.mtime).length;
 }
 
 /**

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
-import { checkZipWithTools } from '../../test/support/zip-tools.ts';
+import { checkZipWithTools, sevenZip } from '../../test/support/zip-tools.ts';
 import { planZip, uniqueNames, zipStream, type ZipEntryInput, type ZipPlan } from './zip.ts';
 import { dosDateTime } from './zip-format.ts';
 
@@ -173,7 +173,7 @@ describe('planZip and zipStream with real readers', () => {
 
       // Extracted by 7-Zip: the same names on disk, the same bytes; unzip applies the UTC time.
       const out7 = path.join(dir, 'x7');
-      await run('7zz', ['x', `-o${out7}`, file]);
+      await run(await sevenZip(), ['x', `-o${out7}`, file]);
       assert.deepEqual((await readdir(out7)).sort(), [...expectedNames].sort());
       for (const [i, name] of expectedNames.entries())
         assert.ok(datas[i]!.equals(await readFile(path.join(out7, name))));

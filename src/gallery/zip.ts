@@ -1,4 +1,4 @@
-// A streaming ZIP writer for the client gallery's "Download all" (API.md section 14).
+// A streaming ZIP writer for the client gallery's "Download all" (docs/api.md §14).
 //
 // Why not a ZIP library: the response needs a Content-Length before the first byte and
 // must serve any byte range (Range / If-Range) so that a broken 10 GB download resumes,
@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { centralHeader, endRecords, localHeader, MAX_32, type EntryFields } from './zip-format.ts';
 
-export { zipStream, type EntryReader, type OpenEntryRange, type ZipSources } from './zip-stream.ts';
+export { zipStream, type EntryReader, type ZipSources } from './zip-stream.ts';
 
 export interface ZipEntryInput {
   /** The media filename (path parts already stripped); planZip makes it safe and unique. */
@@ -24,7 +24,7 @@ export interface ZipEntryInput {
   identity: string;
 }
 
-export interface ZipPlannedEntry {
+interface ZipPlannedEntry {
   /** The name inside the archive, after uniqueNames(). */
   readonly name: string;
   readonly size: number;

@@ -1,4 +1,4 @@
-// Conditional requests on /v1 (contract section 17, docs/decisions/0014-account-versions.md).
+// Conditional requests on /v1 (docs/api.md §17, docs/decisions/0014-account-versions.md).
 // Every GET (and HEAD) of a JSON resource or list answers with a weak ETag built from the
 // account's version (one primary-key read, raised by the database in the transaction of every
 // write) and the request's URL; a matching If-None-Match answers 304 before the handler runs, so
@@ -44,7 +44,7 @@ export interface ConditionalState {
 }
 
 /** Longer If-None-Match values are ignored, as malformed ones are (documented in the OpenAPI document). */
-export const IF_NONE_MATCH_MAX = 8192;
+const IF_NONE_MATCH_MAX = 8192;
 
 /**
  * The entity-tags of an If-None-Match value (RFC 9110 section 13.1.2): `'*'`, the list of
@@ -95,7 +95,7 @@ export function ifNoneMatch(value: string | undefined, etag: string): 'match' | 
 }
 
 /** The part of the tag that is not the version: 12 bytes of SHA-256 (16 base64url characters). */
-export function resourceDigest(salt: string, accountId: string, url: string): string {
+function resourceDigest(salt: string, accountId: string, url: string): string {
   return hash('sha256', `${salt}\n${accountId}\n${url}`, 'base64url').slice(0, 16);
 }
 

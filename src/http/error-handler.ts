@@ -51,9 +51,17 @@ const gaveUp = new WeakMap<FastifyRequest, AppError>();
 export const markGaveUpOnBody = (request: FastifyRequest, answer: AppError): void => void gaveUp.set(request, answer);
 export const gaveUpOnBody = (request: FastifyRequest): AppError | undefined => gaveUp.get(request);
 
-export function clientWentAway(request: FastifyRequest): boolean {
+function clientWentAway(request: FastifyRequest): boolean {
   const raw = request.raw;
   return !raw.complete && (raw.destroyed || raw.socket.destroyed);
+}
+
+/**
+ * The one mapping from a thrown error to the status it is answered with, whatever the audience:
+ * the API's JSON error body, the dashboard's and the gallery's HTML error pages all use it.
+ */
+export function statusOf(error: FastifyError, request: FastifyRequest): number {
+  return toAppError(error, request).status;
 }
 
 function toAppError(error: FastifyError, request: FastifyRequest): AppError {
@@ -89,7 +97,7 @@ function clip(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   if (err.code === 'unauthorized') void reply.header('www-authenticate', 'Bearer');
   // Messages and details may quote what the caller sent (a 5,000-character field name, thousands
   // of unknown fields): the error body stays within its documented bounds whatever came in.

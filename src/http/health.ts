@@ -9,11 +9,13 @@ const Status = Type.Object(
   { title: 'HealthStatus', additionalProperties: false },
 );
 
+// Neither answer is ever limited (`unlimited`): a load balancer or orchestrator behind the same
+// address as a busy client must still see the process alive (docs/api.md §10).
 export function registerHealthRoutes(app: App, db: Db): void {
   app.get(
     '/healthz',
     {
-      config: { auth: false },
+      config: { auth: false, unlimited: true },
       schema: {
         operationId: 'healthz',
         summary: 'Liveness: 200 while the process runs',
@@ -27,7 +29,7 @@ export function registerHealthRoutes(app: App, db: Db): void {
   app.get(
     '/readyz',
     {
-      config: { auth: false },
+      config: { auth: false, unlimited: true },
       schema: {
         operationId: 'readyz',
         summary: 'Readiness: 200 when the database answers, else 503',

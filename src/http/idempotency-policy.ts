@@ -1,4 +1,4 @@
-// What the Idempotency-Key layer keeps and refuses (contract section 9, docs/decisions/0003):
+// What the Idempotency-Key layer keeps and refuses (docs/api.md §9, docs/decisions/0003):
 // shared by its hooks (src/mechanisms/idempotency/idempotency.hooks.ts) and by the OpenAPI document,
 // which says on which answers a replay can happen.
 

@@ -1,6 +1,6 @@
 // The protocol the front layers add to every operation, written into the OpenAPI document once
 // rather than into each route: response headers (request id, rate limits, idempotency), the
-// Idempotency-Key parameter of every POST (section 9). The routes' own schemas stay about their
+// Idempotency-Key parameter of every POST (docs/api.md §9). The routes' own schemas stay about their
 // resources.
 import { keptForReplay, REFUSED_BEFORE_CLAIM } from './idempotency-policy.ts';
 
@@ -33,7 +33,7 @@ type HeaderRef = Ref;
 const int32 = (minimum: number) => ({ type: 'integer', format: 'int32', minimum, maximum: 2_147_483_647 });
 
 /** components.headers: every response header the service documents, once. */
-export const HEADERS: Record<string, Header> = {
+const HEADERS: Record<string, Header> = {
   XRequestId: {
     description:
       'The request id: a caller-supplied `X-Request-Id` of at most 128 characters from `A-Za-z0-9._:-` is ' +
@@ -90,7 +90,7 @@ export const HEADERS: Record<string, Header> = {
   },
   ETag: {
     description:
-      'The representation\'s entity tag (section 17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by ' +
+      'The representation\'s entity tag (docs/api.md §17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by ' +
       'every write that can change any field (counters and statuses included), on every node at once. Send it ' +
       'back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong.',
     required: true,
@@ -104,7 +104,7 @@ export const HEADERS: Record<string, Header> = {
 };
 
 /** components.parameters: the Idempotency-Key header every POST takes; If-None-Match on reads. */
-export const PARAMETERS: Record<string, Parameter> = {
+const PARAMETERS: Record<string, Parameter> = {
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',
@@ -130,7 +130,7 @@ export const PARAMETERS: Record<string, Parameter> = {
     in: 'header',
     required: false,
     description:
-      'Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used ' +
+      'Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used ' +
       'within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 ' +
       '`validation_error`; an unused key is ignored and nothing is stored.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
@@ -150,7 +150,7 @@ const RATE_LIMIT_HEADERS = {
 /** Creates that answer `Location` (an upload answers the list of what it created instead). */
 const LOCATION_OPERATIONS = new Set(['createListing', 'createClient', 'createUpload', 'createWebhookEndpoint']);
 
-// HEAD and OPTIONS appear only where a route declares them itself (the tus protocol's, section 16).
+// HEAD and OPTIONS appear only where a route declares them itself (the tus protocol's, docs/api.md §16).
 const METHODS = ['get', 'head', 'options', 'put', 'post', 'delete', 'patch'] as const;
 
 function headersFor(path: string, method: string, operation: Operation, status: string): Record<string, HeaderRef> {

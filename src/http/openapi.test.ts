@@ -1,4 +1,4 @@
-// The OpenAPI document (section 10): public, valid OpenAPI 3.1, exactly the routes the app
+// The OpenAPI document (docs/api.md §10): public, valid OpenAPI 3.1, exactly the routes the app
 // registered, every status code each can answer; and /docs, served without any external host.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
@@ -52,13 +52,13 @@ const UNDOCUMENTED = (url: string): boolean =>
   url.startsWith('/docs/') ||
   url === '/dashboard' ||
   url.startsWith('/dashboard/') ||
-  // The client gallery's pages and files (section 14): HTML and bytes, not API operations.
+  // The client gallery's pages and files (docs/api.md §14): HTML and bytes, not API operations.
   url.startsWith('/g/');
 
-/** No key needed (section 3 and 10). */
+/** No key needed (docs/api.md §3 and §10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz', 'OPTIONS /v1/listings/{id}/uploads']);
 
-// Resumable uploads (section 16): the tus 1.0 protocol's operations, HEAD and OPTIONS included.
+// Resumable uploads (docs/api.md §16): the tus 1.0 protocol's operations, HEAD and OPTIONS included.
 const TUS_OPTIONS = 'OPTIONS /v1/listings/{id}/uploads';
 const TUS_CREATE = 'POST /v1/listings/{id}/uploads';
 const TUS_HEAD = 'HEAD /v1/listings/{id}/uploads/{upload_id}';
@@ -81,11 +81,11 @@ const SPECIFIC: Record<string, string[]> = {
   'POST /v1/clients': ['409'],
   'PATCH /v1/clients/{id}': ['409'],
   'GET /readyz': ['503'],
-  // Section 14: replacing the link of a gallery that has no client.
+  // docs/api.md §14: replacing the link of a gallery that has no client.
   'POST /v1/listings/{id}/client_link': ['409'],
-  // Section 15: testing a disabled endpoint.
+  // docs/api.md §15: testing a disabled endpoint.
   'POST /v1/webhook_endpoints/{id}/test': ['409'],
-  // Conditional and range requests (sections 6 and 13).
+  // Conditional and range requests (docs/api.md §6 and §13).
   [MEDIA_CONTENT]: ['304', '416'],
   [MEDIA_VARIANT]: ['304', '416'],
   // Without Tus-Resumable: 1.0.0; a wrong Upload-Offset, or a completed upload terminated.
@@ -120,7 +120,7 @@ const MULTIPART = new Set([MEDIA_UPLOAD]);
 /** Request bodies that are a tus upload's raw bytes. */
 const TUS_BODY = new Set([TUS_CREATE, TUS_PATCH]);
 
-/** The media types media content is served as: exactly those the upload accepts (section 6). */
+/** The media types media content is served as: exactly those the upload accepts (docs/api.md §6). */
 const MEDIA_TYPES = [
   'image/jpeg',
   'image/png',
@@ -171,7 +171,7 @@ const inline = (op: Operation): { in: string; name: string; required?: boolean }
   (op.parameters ?? []).filter((p): p is { in: string; name: string; required?: boolean } => !('$ref' in p));
 
 /** The success status a route of this shape answers: 201 creates in a collection, 204 deletes. */
-/** POSTs that act on a resource rather than create one (section 14). */
+/** POSTs that act on a resource rather than create one (docs/api.md §14). */
 const ACTIONS: Record<string, string> = {
   'POST /v1/listings/{id}/client_link': '200',
   'POST /v1/clients/{id}/listings/{listing_id}/notify': '202',
@@ -295,7 +295,7 @@ describe('GET /v1/openapi.json', () => {
       if (op.requestBody !== undefined) errors.add('400');
       if (inline(op).some((p) => p.in === 'query')) errors.add('400');
       if (path.includes('{')) errors.add('404');
-      // Section 9: every /v1 request is rate limited; every POST takes an Idempotency-Key (400, 409).
+      // docs/api.md §9: every /v1 request is rate limited; every POST takes an Idempotency-Key (400, 409).
       if (path.startsWith('/v1/')) errors.add('429');
       // On other methods a bad key is 400 and a key the account used is 409 (another method).
       if (path.startsWith('/v1/') && !PUBLIC.has(key)) for (const c of ['400', '409']) errors.add(c);
@@ -502,7 +502,10 @@ describe('names and descriptions, for generated clients', () => {
     const account = await createAccount(ctx);
     const last = await call(ctx, 'GET', `/v1/listings?page=${Number.MAX_SAFE_INTEGER}`, { key: account.key });
     assert.equal(last.statusCode, 200, last.body);
-    assert.deepEqual(last.json(), { data: [], pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0 } });
+    assert.deepEqual(last.json(), {
+      data: [],
+      pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0, next_cursor: null },
+    });
     // Past 2^53 - 1 neighbours merge (…993 reads as …992): the page asked for cannot be known.
     for (const page of ['9007199254740992', '9007199254740993', '100000000000000000000']) {
       const res = await call(ctx, 'GET', `/v1/listings?page=${page}`, { key: account.key });
@@ -565,17 +568,24 @@ describe('/docs', () => {
     }
   });
 
-  test('the page reads this document from the same server, with the online validator off', async () => {
+  test('the page reads /v1/openapi.json from the same server, with the online validator off', async () => {
     const { body } = await load('/docs/static/swagger-initializer.js');
-    assert.match(body, /url: resolveUrl\('\.\/json'\)/);
+    // `urls` wins over the plugin's own `url` (./json): the top bar names the API's address.
+    assert.match(body, /"urls":\[\{"url":"\/v1\/openapi\.json","name":"Lightbox API: \/v1\/openapi\.json"\}\]/);
     assert.match(body, /validatorUrl: null/);
+    // Lightbox's logo, not the framework's.
+    const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(body)?.[1];
+    assert.ok(logo !== undefined, 'no logo in the initializer');
+    assert.match(Buffer.from(logo, 'base64').toString('utf8'), />Lightbox</);
+    const { body: html } = await load('/docs/');
+    assert.match(html, /<title>Lightbox API reference<\/title>/);
     const copy = await call(ctx, 'GET', '/docs/json');
     assert.equal(copy.statusCode, 200);
     assert.deepEqual(copy.json(), doc);
   });
 });
 
-describe('section 9 in the document: rate limits, idempotency, request ids', () => {
+describe('docs/api.md §9 in the document: rate limits, idempotency, request ids', () => {
   const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'];
 
   test('every response names X-Request-Id; every non-5xx /v1 response the rate-limit headers', () => {

@@ -26,7 +26,7 @@ const RESOURCES: Record<string, string> = {
 };
 
 /** "No gallery with this id in this account", "..., or no such media item in it", from the route's path. */
-export function notFoundDescription(url: string): string {
+function notFoundDescription(url: string): string {
   const nouns = [...url.matchAll(/([a-z_]+)\/:[a-z_]+/g)].map(([, segment = '']) => RESOURCES[segment] ?? 'resource');
   const [first = 'resource', ...rest] = nouns;
   const more = rest.map((noun) => `, or no such ${noun} in it`).join('');
@@ -61,7 +61,7 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   if (url.includes('/:')) statuses.push(404);
   const declared = (schema.response ?? {}) as Record<string, unknown>;
   const response: Record<string, unknown> = { ...errorResponses(...statuses), ...declared };
-  // JSON reads answer If-None-Match (section 17; src/http/conditional.ts).
+  // JSON reads answer If-None-Match (docs/api.md §17; src/http/conditional.ts).
   if (url.startsWith('/v1/') && isConditionalRoute(route)) response['304'] = NOT_MODIFIED;
   // A 404 says what was not found, unless the route says more itself.
   const notFound = response['404'] as { description?: string } | undefined;
@@ -110,6 +110,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       },
       security: [{ apiKey: [] }],
       tags: [
+        { name: 'Account', description: 'The studio behind an API key.' },
         { name: 'Galleries', description: 'Property galleries (path segment `listings`).' },
         { name: 'Media', description: 'Photos, videos and documents of a gallery.' },
         {
@@ -133,8 +134,25 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The page reads the API's own address (the one clients use), not the plugin's /docs/json copy.
+    uiConfig: {
+      docExpansion: 'list',
+      deepLinking: true,
+      urls: [{ url: '/v1/openapi.json', name: 'Lightbox API: /v1/openapi.json' }],
+    },
+    logo: { type: 'image/svg+xml', content: LOGO, href: '/docs', target: '_self' },
+    theme: { title: 'Lightbox API reference' },
+  });
 }
+
+/** Swagger UI's top bar shows this in place of the framework's logo. */
+const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40">
+<rect x="2" y="6" width="28" height="28" rx="4" fill="none" stroke="#ffffff" stroke-width="3"/>
+<rect x="10" y="14" width="12" height="12" rx="2" fill="#f5b942"/>
+<text x="38" y="28" font-family="system-ui, sans-serif" font-size="22" font-weight="700" fill="#ffffff">Lightbox</text>
+</svg>`;
 
 export interface OpenApiText {
   text: string;

@@ -28,14 +28,14 @@ export interface RateLimitStore {
  * minute (~10 MB). Key buckets have their own map, bounded by the number of real keys (only a
  * valid key is counted by key), so a flood of addresses can never crowd a key out.
  */
-export const MAX_ADDRESS_BUCKETS = 100_000;
+const MAX_ADDRESS_BUCKETS = 100_000;
 /**
  * Where the addresses first seen once the address map is full are counted, together. Never let
  * through uncounted: ~100,000 IPv6 /64s (one /47) would otherwise switch the per-address limit,
  * key guessing included, off for the rest of the minute. While the map is full, such newcomers
  * share one budget; the addresses already tracked keep theirs.
  */
-export const OVERFLOW_BUCKET = 'a:overflow';
+const OVERFLOW_BUCKET = 'a:overflow';
 
 const isKeyBucket = (bucket: string): boolean => bucket.startsWith('k:');
 

@@ -1,4 +1,4 @@
-// Rate limits with the in-memory counters (contract section 9): the fields on every /v1 response,
+// Rate limits with the in-memory counters (docs/api.md §9): the fields on every /v1 response,
 // errors included; 429 with Retry-After past the limit; a separate budget per key; requests
 // without a valid key counted per client address; windows on a clock the test moves.
 import assert from 'node:assert/strict';

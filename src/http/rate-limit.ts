@@ -1,4 +1,4 @@
-// Rate limits (contract section 9, docs/decisions/0004): every /v1 request is counted, by its
+// Rate limits (docs/api.md §9, docs/decisions/0004): every /v1 request is counted, by its
 // API key when it carries a valid one, otherwise by its client address, so keys cannot be
 // guessed at speed. Each response says where the caller stands, in the RateLimit-Limit,
 // -Remaining and -Reset fields and in the IETF draft's RateLimit and RateLimit-Policy fields.

@@ -1,6 +1,6 @@
 // The one log line per request: request id (bound by Fastify), key id, status and time.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthContext } from './types.ts';
+import type { AuthContext } from '../modules/api-keys/api-keys.service.ts';
 
 export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
   // An authenticated request's logger already carries key_id (src/http/auth.ts); others say null,

@@ -98,22 +98,41 @@ describe('which Accept prefers HTML', () => {
 });
 
 describe('the start-up line', () => {
-  test('names the dashboard and the API reference from PUBLIC_URL, and the outbox folder without SMTP_URL', () => {
+  test('names the version, database, storage, mailer (the outbox without SMTP_URL), public URL and dashboard', () => {
     const config = loadConfig({ DATA_DIR: '/srv/lightbox', PUBLIC_URL: 'https://photos.example.com/' });
     const { fields, msg } = readyLine(config);
-    assert.deepEqual(fields, {
-      dashboard: 'https://photos.example.com/dashboard',
-      docs: 'https://photos.example.com/docs',
-      outbox: path.join('/srv/lightbox', 'outbox'),
-    });
-    for (const value of Object.values(fields)) assert.ok(msg.includes(value), msg);
+    assert.match(fields.version ?? '', /^\d+\.\d+\.\d+/);
+    assert.deepEqual(
+      { ...fields, version: undefined },
+      {
+        version: undefined,
+        database: `sqlite ${path.join('/srv/lightbox', 'lightbox.db')}`,
+        storage: `local ${path.join('/srv/lightbox', 'media')}`,
+        mailer: `outbox ${path.join('/srv/lightbox', 'outbox')} (no SMTP_URL: emails are written there, not sent)`,
+        public_url: 'https://photos.example.com',
+        dashboard: 'https://photos.example.com/dashboard',
+        docs: 'https://photos.example.com/docs',
+      },
+    );
+    for (const value of Object.values(fields)) assert.ok(msg.includes(value), `${value} in ${msg}`);
+    assert.match(msg, /^ready; Lightbox /);
     assert.doesNotMatch(msg, /\n/);
   });
 
-  test('with SMTP_URL there is no outbox, and the SMTP URL (with its password) is not logged', () => {
-    const config = loadConfig({ SMTP_URL: 'smtps://user:Pa55word@smtp.example.com:465' });
+  test('never a password: not of DATABASE_URL, SMTP_URL or the S3 keys', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://lightbox:Pa55word@db.internal:5432/lightbox?sslmode=require',
+      SMTP_URL: 'smtps://user:Pa55word@smtp.example.com:465',
+      MEDIA_STORAGE: 's3://studio-media/originals',
+      S3_ENDPOINT: 'https://s3.example.com',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEKEY',
+      AWS_SECRET_ACCESS_KEY: 'Pa55wordSecret',
+      PUBLIC_URL: 'https://photos.example.com',
+    });
     const { fields, msg } = readyLine(config);
-    assert.deepEqual(Object.keys(fields), ['dashboard', 'docs']);
-    assert.doesNotMatch(msg + JSON.stringify(fields), /outbox|Pa55word|smtp\.example/);
+    assert.equal(fields.database, 'postgresql postgres://db.internal:5432/lightbox');
+    assert.equal(fields.storage, 's3://studio-media/originals at https://s3.example.com');
+    assert.equal(fields.mailer, 'smtps://smtp.example.com:465');
+    assert.doesNotMatch(msg + JSON.stringify(fields), /Pa55word|AKIAEXAMPLEKEY|lightbox:|user:|sslmode/);
   });
 });

@@ -2,6 +2,7 @@
 // in src/modules/<feature>/<feature>.schemas.ts.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { MAX_CURSOR_LENGTH } from '../lib/cursor.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../lib/pagination.ts';
 
 /** A string field of a closed set, as a plain JSON Schema enum (clear errors, clean OpenAPI). */
@@ -13,7 +14,7 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
  * would be stored as U+FFFD). src/http/validation.ts refuses both first, with a clearer message;
  * the pattern says so in the document.
  */
-export const TEXT_PATTERN = '^[^\\x00\\uD800-\\uDFFF]*$';
+const TEXT_PATTERN = '^[^\\x00\\uD800-\\uDFFF]*$';
 
 /** Input text: at most `maxLength` characters, see TEXT_PATTERN. */
 export const TextInput = (options: { maxLength: number; minLength?: number; description?: string }) =>
@@ -45,7 +46,7 @@ export const NullableTimestamp = (description?: string) =>
  * reads as ...992), so the service could not even tell which value was sent, let alone echo it back.
  */
 export const INT32_MAX = 2_147_483_647;
-export const INT64_MAX = Number.MAX_SAFE_INTEGER;
+const INT64_MAX = Number.MAX_SAFE_INTEGER;
 
 /** A count or size that fits in 32 bits (positions, pixels, attempts). */
 export const Int32 = (options: { minimum: number; maximum?: number; description?: string }) =>
@@ -61,7 +62,7 @@ export const NullableText = (maxLength: number, description?: string) =>
 
 /**
  * A resource id in a response: its prefix and an opaque URL-safe string, at most 40 characters
- * in all (section 1). The pattern documents the shape; clients must still not parse it.
+ * in all (docs/api.md §1). The pattern documents the shape; clients must still not parse it.
  */
 export const Id = (prefix: string, description?: string) =>
   Type.String({
@@ -143,6 +144,7 @@ export const ERROR_DESCRIPTIONS = {
     'still running.',
   413: 'Request body too large (`payload_too_large`).',
   415: 'Wrong request content type (`unsupported_media_type`).',
+  422: 'The file at the URL could not be fetched (`fetch_failed`); the message says why. Nothing is kept.',
   429:
     'Over the rate limit, or too many requests in progress at once for the key or the client address ' +
     '(`rate_limited`); `Retry-After` says when to try again.',
@@ -174,12 +176,26 @@ const PAGE_NUMBER_MAX = INT64_MAX;
 
 const TOTAL = Int64({ minimum: 0, description: 'Number of items matching the filters, over all pages.' });
 
+const NEXT_CURSOR = Type.Union([Type.String({ maxLength: MAX_CURSOR_LENGTH }), Type.Null()], {
+  description:
+    'Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item ' +
+    'follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does ' +
+    'not change meanwhile, exactly once.',
+});
+
 /** Where a page of a paged list stands. */
 const Pagination = Type.Object(
   {
-    page: Int64({ minimum: 1, maximum: PAGE_NUMBER_MAX, description: 'This page, from 1.' }),
+    page: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      format: 'int64',
+      minimum: 1,
+      maximum: PAGE_NUMBER_MAX,
+      description: 'This page, from 1; null when the page was reached by `cursor`.',
+    }),
     limit: Int32({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: 'Items per page, as asked (default 20).' }),
     total: TOTAL,
+    next_cursor: NEXT_CURSOR,
   },
   { title: 'Pagination', additionalProperties: false },
 );
@@ -190,6 +206,7 @@ const WholeListPagination = Type.Object(
     page: Int32({ minimum: 1, maximum: 1, description: 'Always 1: the whole list is one page.' }),
     limit: Int32({ minimum: 0, description: 'The number of items: all of them.' }),
     total: TOTAL,
+    next_cursor: Type.Null({ description: 'Always null: nothing follows the whole list.' }),
   },
   { title: 'WholeListPagination', additionalProperties: false },
 );
@@ -200,8 +217,19 @@ export const PageQuery = {
       format: 'int64',
       minimum: 1,
       maximum: PAGE_NUMBER_MAX,
-      default: 1,
-      description: `Page number, from 1 to ${PAGE_NUMBER_MAX} (2^53 - 1). A page past the end answers an empty \`data\`.`,
+      description:
+        `Page number, from 1 to ${PAGE_NUMBER_MAX} (2^53 - 1), default 1. A page past the end answers an empty ` +
+        '`data`. Not with `cursor`.',
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      description:
+        'The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after ' +
+        'it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or ' +
+        'account, or a changed one, is 400.',
     }),
   ),
   limit: Type.Optional(
@@ -241,3 +269,35 @@ export const Answer = <T extends TSchema>(schema: T, description: string): T => 
 
 /** A 204 (or other bodiless) response, saying what was done: "No content: the gallery is deleted". */
 export const NoContent = (description: string) => Type.Null({ description });
+
+/** `created_since`, `updated_since` (docs/api.md §19): an ISO 8601 timestamp with a time zone. */
+export const SinceQuery = (field: string) =>
+  Type.Optional(
+    Type.String({
+      format: 'date-time',
+      maxLength: 40,
+      description: `Only items whose \`${field}\` is at or after this ISO 8601 timestamp (with a time zone: \`Z\` or an offset).`,
+    }),
+  );
+
+/** `sort` on galleries and clients (docs/api.md §19): ties broken by `id` in the same direction. */
+export const LIST_SORTS = ['-created_at', 'created_at', '-updated_at', 'updated_at'] as const;
+export const SortQuery = Type.Optional(
+  StringEnum(LIST_SORTS, {
+    description:
+      'Order: `-created_at` (default, newest first), `created_at`, `-updated_at`, `updated_at`; ties by `id` in ' +
+      'the same direction.',
+  }),
+);
+
+/** A list answered whole without paging parameters, else by page or cursor (a client's galleries). */
+export const PagedOrWholeListOf = <T extends TSchema>(item: T, title: string) =>
+  Type.Object(
+    {
+      data: Type.Array(item, { maxItems: INT32_MAX }),
+      pagination: Type.Union([Pagination, WholeListPagination], {
+        description: 'Without `page`, `limit` and `cursor`: the whole list as one page (`next_cursor` null).',
+      }),
+    },
+    { title, additionalProperties: false },
+  );

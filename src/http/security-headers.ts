@@ -46,7 +46,7 @@ export function applySecurityHeaders(request: FastifyRequest, reply: FastifyRepl
  * 415 with Accept-Encoding naming what is accepted. The body is left unread, so the connection
  * closes rather than have Node drain it.
  */
-export function refuseEncodedBody(request: FastifyRequest): void {
+function refuseEncodedBody(request: FastifyRequest): void {
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined) return;
   const codings = encoding
@@ -71,7 +71,7 @@ export function securityHook(request: FastifyRequest, reply: FastifyReply, done:
 /**
  * The encoding check runs as preParsing: after every onRequest hook, so a /v1 request is
  * authenticated and charged first (401 before 415; the 415 carries the RateLimit fields and is
- * counted, section 9), and before anything reads the body.
+ * counted, docs/api.md §9), and before anything reads the body.
  */
 export const encodedBodyHook: preParsingHookHandler = (request, _reply, payload, done) => {
   // An unrouted request is answered 404/405 unread (answerUnroutedFirst): the method comes first.

@@ -9,7 +9,7 @@ import type { ByteRange } from '../storage/storage.ts';
 import { ifNoneMatch } from './conditional.ts';
 
 /** Nothing stored may ever run in a browser: never sniffed, sandboxed, revalidated per use. */
-export const STORED_BYTES_HEADERS = {
+const STORED_BYTES_HEADERS = {
   'x-content-type-options': 'nosniff',
   'content-security-policy': "default-src 'none'; sandbox",
   'cache-control': 'private, no-cache',

@@ -220,8 +220,8 @@ export function checkInput(body: unknown, query: unknown, schema: RouteSchemas |
  * and Ajv reporting each of them as unknown several times that, which one key's flood would take
  * from every other account (docs/architecture.md, "A request's path").
  */
-export const MAX_JSON_KEYS = 256;
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_KEYS = 256;
+const MAX_JSON_DEPTH = 32;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,9 +1,9 @@
 export interface Page<T> {
   data: T[];
-  pagination: { page: number; limit: number; total: number };
+  pagination: { page: number | null; limit: number; total: number; next_cursor: string | null };
 }
 
-/** Items per page when the caller names no limit, and the most it may ask for (contract section 4). */
+/** Items per page when the caller names no limit, and the most it may ask for (docs/api.md §4). */
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
 
@@ -22,8 +22,14 @@ export function pageWindow(query: { page?: number | undefined; limit?: number | 
   return { page, limit, offset: Math.min((page - 1) * limit, MAX_OFFSET) };
 }
 
+/** An unpaged list: one page of every item, nothing after it. */
+export interface WholePage<T> {
+  data: T[];
+  pagination: { page: number; limit: number; total: number; next_cursor: null };
+}
+
 /** An unpaged list (all of a gallery's media, all of a client's galleries). */
-export const wholeList = <T>(data: T[]): Page<T> => ({
+export const wholeList = <T>(data: T[]): WholePage<T> => ({
   data,
-  pagination: { page: 1, limit: data.length, total: data.length },
+  pagination: { page: 1, limit: data.length, total: data.length, next_cursor: null },
 });

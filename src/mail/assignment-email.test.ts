@@ -1,4 +1,4 @@
-// The assignment email as rendered (sections 8 and 14): what both parts show (only the facts that
+// The assignment email as rendered (docs/api.md §8 and §14): what both parts show (only the facts that
 // are set), the link in both, markup no field can inject into, and HTML a mail program can show:
 // tables and inline styles, nothing loaded but the cover, readable with images off.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The email a client receives when a studio assigns them a gallery (sections 8 and 14), as a
+// The email a client receives when a studio assigns them a gallery (docs/api.md §8 and §14), as a
 // studio would send it: its name, the cover, the gallery's address and only the facts that are
 // set, one clear button, and the link as text too. Mail programs are not browsers: the HTML is
 // tables with inline styles only (no <style>, no script, nothing loaded but the cover, which the

@@ -1,4 +1,4 @@
-// The two mailers and the failure classification behind retries (section 8): over SMTP to a real
+// The two mailers and the failure classification behind retries (docs/api.md §8): over SMTP to a real
 // smtp-server on 127.0.0.1 in each of its moods, and to .eml files; transient (connection
 // trouble, timeouts, 4xx) against final (5xx).
 import assert from 'node:assert/strict';

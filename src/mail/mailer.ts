@@ -1,7 +1,7 @@
 // How notification emails leave: over SMTP, or (with no SMTP configured, the embedded default)
 // as .eml files under DATA_DIR/outbox. Built once at start-up (src/deps.ts).
 
-export interface Address {
+interface Address {
   name: string;
   address: string;
 }

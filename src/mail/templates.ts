@@ -4,7 +4,7 @@
 import { escapeHtml } from '../lib/html-escape.ts';
 import { oneLine } from './assignment-email.ts';
 
-export { oneLine, renderAssignmentEmail, senderDisplayName, type AssignmentEmail } from './assignment-email.ts';
+export { oneLine, renderAssignmentEmail, senderDisplayName } from './assignment-email.ts';
 
 export interface PasswordResetEmail {
   /** The account's studio name: the owner may run more than one studio. */

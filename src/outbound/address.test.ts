@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: tables of address cases (one a line) for the three checks of one module, read side by side.
-// Webhook URL and address checks (API.md section 15). Nothing here connects anywhere: names are
+// Webhook URL and address checks (docs/api.md §15). Nothing here connects anywhere: names are
 // resolved by fake resolvers the tests control, and every refusal is checked to happen before
 // any resolution or connection could.
 import { describe, test } from 'node:test';
@@ -41,7 +41,7 @@ function assertRefused(result: HostCheck | UrlCheck, pattern: RegExp, what: stri
   assert.match((result as { reason: string }).reason, pattern, what);
 }
 
-// The contract's list (API.md section 15), each range by its first and last address.
+// The contract's list (docs/api.md §15), each range by its first and last address.
 const CONTRACT_V4: [string, string, RegExp][] = [
   ['0.0.0.0', '0.255.255.255', /unspecified/],
   ['10.0.0.0', '10.255.255.255', /private \(RFC 1918\)/],

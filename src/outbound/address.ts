@@ -1,4 +1,4 @@
-// Where a webhook may be sent (API.md section 15): the URL's syntax, and the addresses its host
+// Where a webhook may be sent (docs/api.md §15): the URL's syntax, and the addresses its host
 // is or resolves to. A webhook URL is chosen by a caller, so without these checks the service
 // would make requests into its own network on that caller's behalf (SSRF).
 //
@@ -15,7 +15,7 @@ import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** The longest URL accepted (API.md section 15). */
+/** The longest URL accepted (docs/api.md §15). */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];

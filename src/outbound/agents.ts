@@ -1,7 +1,7 @@
 // Kept-alive connections for webhook deliveries. One agent per destination, where a destination
 // is the URL's protocol, host and port AND the addresses that were checked for it: a socket is
 // only ever reused for the same checked addresses, and the agent's lookup can only return those
-// addresses, so no connection reaches an address that was not checked (API.md section 15).
+// addresses, so no connection reaches an address that was not checked (docs/api.md §15).
 // When DNS moves a name, the next delivery gets a new agent; the old one is retired by the LRU.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';

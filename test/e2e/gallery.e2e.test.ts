@@ -1,4 +1,4 @@
-// The client gallery (section 14) in a real browser (Debian's chromium driven by playwright-core)
+// The client gallery (docs/api.md §14) in a real browser (Debian's chromium driven by playwright-core)
 // against the real app listening on a free port, with its background jobs running (photo
 // variants, notification emails to the file mailer): a studio builds a gallery through the API
 // (photos in a chosen order, one hidden, a video, a PDF), assigns it, and the client opens the
@@ -225,6 +225,12 @@ async function viewerPhoto(p: Page): Promise<string> {
     assert.notEqual(src, '', 'the large photo is not shown');
     // The opening fade has ended (what a screenshot should show).
     assert.equal(await inPage(p, `getComputedStyle(document.querySelector('.pswp')).opacity`), '1');
+    // The backdrop is opaque black: nothing of the page shows through around the photo.
+    assert.equal(await inPage(p, `getComputedStyle(document.querySelector('.pswp__bg')).opacity`), '1');
+    assert.equal(
+      await inPage(p, `getComputedStyle(document.querySelector('.pswp__bg')).backgroundColor`),
+      'rgb(0, 0, 0)',
+    );
   });
   return src;
 }

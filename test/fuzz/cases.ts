@@ -72,7 +72,7 @@ const pathPlan = (mode: fc.Arbitrary<PathMode>) =>
 
 const stringify = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** Names no operation declares as a query parameter: refused on every /v1 route (section 2). */
+/** Names no operation declares as a query parameter: refused on every /v1 route (docs/api.md §2). */
 const UNKNOWN_QUERY = fc.oneof(
   fc.constantFrom('foo', 'sort', 'q', 'cursor', 'client_id', 'expand', 'Status', 'page[size]'),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),

@@ -88,7 +88,7 @@ export function operations(doc: Document): Operation[] {
           { content?: Record<string, { schema?: Schema }>; headers?: Record<string, { required?: boolean }> }
         >;
       };
-      // The tus protocol's operations (section 16) speak headers, not JSON: their refusals are
+      // The tus protocol's operations (docs/api.md §16) speak headers, not JSON: their refusals are
       // tested in test/support/tus-cases.ts and by the security and tenant-isolation suites.
       if (op.tags?.includes('Uploads') === true) continue;
       const content = op.requestBody?.content ?? {};

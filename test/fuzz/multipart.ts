@@ -1,6 +1,6 @@
 // Upload bodies for the fuzz suite: random mixes of accepted files (a real JPEG, a PDF), refused
 // ones (text, HTML, an executable, an empty file) and plain form fields, under random field names,
-// file names and declared types. Section 6 says exactly what each mix must get: no file part is
+// file names and declared types. docs/api.md §6 says exactly what each mix must get: no file part is
 // 400, any refused file is 415 (and nothing is kept), otherwise 201 with every file in order.
 import fc from 'fast-check';
 import { multipart, type Part } from '../support/media-fixtures.ts';
@@ -94,7 +94,7 @@ export function buildMultipart(plan: MultipartPlan, files: Files): { body: Buffe
   return multipart(parts);
 }
 
-/** The status section 6 prescribes for this upload into an existing gallery. */
+/** The status docs/api.md §6 prescribes for this upload into an existing gallery. */
 export function expectedUploadStatus(plan: MultipartPlan): number {
   // A part named like a property of Object.prototype (`toString`) is skipped by the multipart
   // parser, which refuses the request (400) once the body has ended; before that, the service

@@ -114,14 +114,14 @@ async function send(op: Operation, plan: Plan, world: World): Promise<Response> 
 
 /**
  * Rules of the contract that a schema cannot state, by which a schema-valid body may still be
- * 400: only on these fields, of these operations (section 13: the cover must be a photo of the
+ * 400: only on these fields, of these operations (docs/api.md §13: the cover must be a photo of the
  * gallery, a position at most n, an order an exact permutation).
  */
 const RULE_FIELDS: Record<string, (field: string) => boolean> = {
   updateListing: (f) => f === 'cover_media_id',
   updateMedia: (f) => f === 'position',
   reorderMedia: (f) => f === 'media_ids' || f.startsWith('media_ids.'),
-  // Section 15: a URL whose host is an internal address (a schema cannot say which are), and
+  // docs/api.md §15: a URL whose host is an internal address (a schema cannot say which are), and
   // "*" beside other event types.
   createWebhookEndpoint: (f) => f === 'url' || f === 'events',
   updateWebhookEndpoint: (f) => f === 'url' || f === 'events',

@@ -35,7 +35,7 @@ export interface Page<T> {
 /** The ids of a page's items, in order. */
 export const idsOf = (res: Response): string[] => res.json<Page<{ id: string }>>().data.map((item) => item.id);
 
-/** An error answer as section 2 describes it; returns the fields its details name. */
+/** An error answer as docs/api.md §2 describes it; returns the fields its details name. */
 export const assertError = (res: Response, status: number, code: string): string[] =>
   detailFields(expectError(res, status, code));
 
@@ -43,4 +43,24 @@ export const assertError = (res: Response, status: number, code: string): string
 export function assertValidation(res: Response, ...fields: string[]): void {
   const named = assertError(res, 400, 'validation_error');
   for (const field of fields) assert.ok(named.includes(field), `details name ${field}: ${res.body}`);
+}
+
+/**
+ * A page's pagination, next_cursor included: null when no item follows the page (page * limit
+ * reaches total), else an opaque string (docs/api.md §19).
+ */
+export function assertPagination(
+  actual: { next_cursor?: unknown; [key: string]: unknown },
+  expected: { page: number | null; limit: number; total: number; next_cursor?: string | null },
+): void {
+  const { next_cursor: cursor, ...rest } = actual;
+  const { next_cursor: expectedCursor, ...wanted } = expected;
+  assert.deepEqual(rest, wanted);
+  if (expectedCursor !== undefined) {
+    assert.equal(cursor, expectedCursor);
+    return;
+  }
+  const follows = expected.page !== null && expected.page * expected.limit < expected.total;
+  if (follows) assert.equal(typeof cursor, 'string', `a next_cursor after page ${expected.page}`);
+  else assert.equal(cursor, null, `no next_cursor after page ${String(expected.page)}`);
 }

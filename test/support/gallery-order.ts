@@ -1,4 +1,4 @@
-// Helpers for the media order suites (section 13): the order writes through the real HTTP stack,
+// Helpers for the media order suites (docs/api.md §13): the order writes through the real HTTP stack,
 // and one check of the invariant "positions are exactly 1..n, media_count is n", read both from
 // the API and from the stored rows.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import type { MediaJson } from './media-helpers.ts';
 
 export interface MediaPage {
   data: MediaJson[];
-  pagination: { page: number; limit: number; total: number };
+  pagination: { page: number; limit: number; total: number; next_cursor: null };
 }
 
 export const mediaUrl = (listingId: string, mediaId: string): string => `/v1/listings/${listingId}/media/${mediaId}`;
@@ -75,7 +75,7 @@ export async function assertGapless(
     Array.from({ length: n }, (_, i) => i + 1),
     `API positions are not 1..n${at}`,
   );
-  assert.deepEqual(page.pagination, { page: 1, limit: n, total: n }, `pagination${at}`);
+  assert.deepEqual(page.pagination, { page: 1, limit: n, total: n, next_cursor: null }, `pagination${at}`);
   const ids = page.data.map((m) => m.id);
 
   const rows = await ctx.deps.db.kysely

@@ -1,4 +1,4 @@
-// Helpers for the client gallery suites (section 14): a gallery with a client and its link, the
+// Helpers for the client gallery suites (docs/api.md §14): a gallery with a client and its link, the
 // link as the API reports it, the headers every /g response carries, and a reader of the ZIP the
 // gallery serves (its central directory, ZIP64 included), independent of src/gallery/zip.ts.
 import assert from 'node:assert/strict';
@@ -73,7 +73,7 @@ export function visit(
 }
 
 /**
- * What every response under /g carries (section 14): no referrer, not indexed, private, and a
+ * What every response under /g carries (docs/api.md §14): no referrer, not indexed, private, and a
  * strict Content-Security-Policy (nothing from another host, no inline or eval, no data: script).
  */
 export function assertGalleryHeaders(res: Response, label: string): void {

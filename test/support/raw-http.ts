@@ -140,7 +140,7 @@ export function rawClients(port: () => number): {
 }
 
 /**
- * Asserts the contract's error body (section 2) on a raw answer, and the protective headers every
+ * Asserts the contract's error body (docs/api.md §2) on a raw answer, and the protective headers every
  * response carries, even those Node or Fastify write below the routes; returns the request id.
  */
 export function expectRawError(answer: RawAnswer, status: number, code: string): string {

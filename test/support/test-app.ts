@@ -194,7 +194,7 @@ export interface ApiError {
 }
 
 /**
- * Asserts the contract's one error body (section 2) and returns `error`: the status and code,
+ * Asserts the contract's one error body (docs/api.md §2) and returns `error`: the status and code,
  * JSON, only the documented fields, a non-empty message, well-formed details, and a request id
  * equal to the X-Request-Id header.
  */

@@ -1,6 +1,6 @@
 // (Over 400 lines: one storage's whole case list, shared by the local and S3 suites, reads as the contract does.)
-// Resumable uploads (section 16) on one storage, run by src/modules/media/media.uploads.local.test.ts
-// and media.uploads.s3.test.ts: the protocol with a real client (tus-js-client over real HTTP),
+// Resumable uploads (docs/api.md §16) on one storage, run by src/modules/uploads/uploads.local.test.ts
+// and uploads.s3.test.ts: the protocol with a real client (tus-js-client over real HTTP),
 // every refusal, completion exactly once, expiry and gallery deletion removing the bytes, and
 // 1 GiB in 8 MiB chunks through a connection cut at random points.
 // node:test's describe() and test() return promises that the runner itself awaits.

@@ -4,6 +4,7 @@ import { Clients } from './resources/clients.ts';
 import { Events } from './resources/events.ts';
 import { Listings } from './resources/listings.ts';
 import { MediaResource, type BlobResolver, type MultipartEncoder } from './resources/media.ts';
+import { AccountResource } from './resources/account.ts';
 import { Notifications } from './resources/notifications.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
@@ -15,6 +16,7 @@ export class LightboxBase<I, R> {
   readonly listings: Listings;
   readonly clients: Clients;
   readonly media: MediaResource<I, R>;
+  readonly account: AccountResource;
   readonly notifications: Notifications;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
@@ -27,6 +29,7 @@ export class LightboxBase<I, R> {
     this.listings = new Listings(this.http);
     this.clients = new Clients(this.http);
     this.media = new MediaResource(this.http, resolvers.encode, resolvers.blob);
+    this.account = new AccountResource(this.http);
     this.notifications = new Notifications(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
     this.events = new Events(this.http);

@@ -34,7 +34,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** GET options: `ifNoneMatch` makes the call conditional (section 17). */
+/** GET options: `ifNoneMatch` makes the call conditional (docs/api.md §17). */
 export interface GetOptions extends RequestOptions {
   /** An ETag from an earlier `lastResponse.etag`: an unchanged resource answers NotModified. */
   ifNoneMatch?: string;
@@ -233,7 +233,7 @@ export class HttpClient {
   }
 }
 
-export function responseInfo(res: Response): ResponseInfo {
+function responseInfo(res: Response): ResponseInfo {
   return {
     status: res.status,
     headers: res.headers,
@@ -242,7 +242,7 @@ export function responseInfo(res: Response): ResponseInfo {
   };
 }
 
-export function withResponse<T>(value: T, res: Response): WithResponse<T> {
+function withResponse<T>(value: T, res: Response): WithResponse<T> {
   Object.defineProperty(value, 'lastResponse', { value: responseInfo(res), enumerable: false });
   return value as WithResponse<T>;
 }

@@ -77,6 +77,10 @@ export class PayloadTooLargeError extends LightboxError {
 export class UnsupportedMediaTypeError extends LightboxError {
   override name = 'UnsupportedMediaTypeError';
 }
+/** 422 `fetch_failed`: media from a URL whose fetch failed (no answer, a non-2xx, a cut, a stall). */
+export class FetchFailedError extends LightboxError {
+  override name = 'FetchFailedError';
+}
 /** 416 `range_not_satisfiable`. */
 export class RangeNotSatisfiableError extends LightboxError {
   override name = 'RangeNotSatisfiableError';
@@ -124,6 +128,7 @@ const BY_CODE: Record<string, ErrorClass | undefined> = {
   payload_too_large: PayloadTooLargeError,
   unsupported_media_type: UnsupportedMediaTypeError,
   range_not_satisfiable: RangeNotSatisfiableError,
+  fetch_failed: FetchFailedError,
   precondition_failed: PreconditionFailedError,
   rate_limited: RateLimitError,
   headers_too_large: ValidationError,
@@ -138,6 +143,7 @@ const BY_STATUS: Record<number, ErrorClass> = {
   403: PermissionError,
   404: NotFoundError,
   405: MethodNotAllowedError,
+  422: FetchFailedError,
   408: RequestTimeoutError,
   409: ConflictError,
   412: PreconditionFailedError,

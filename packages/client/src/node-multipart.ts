@@ -22,7 +22,7 @@ function isRange(segment: Segment): segment is FileRange {
   return typeof (segment as FileRange).path === 'string';
 }
 
-export function segmentSize(segment: Segment): number | null {
+function segmentSize(segment: Segment): number | null {
   if (segment instanceof Uint8Array) return segment.byteLength;
   if (segment instanceof Blob) return segment.size;
   if (segment instanceof ReadableStream) return null;

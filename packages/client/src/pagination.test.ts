@@ -1,6 +1,6 @@
 // List iterators across pages on a real server: 250 active galleries (and drafts the filter
 // leaves out) walked newest first, each once, in as many requests as pages; a page size of the
-// caller's; a start page; an empty list.
+// caller's; a start page; a walk by cursor while galleries are created and deleted; an empty list.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startClientServer, type ClientServer } from '../../../test/support/client.ts';
@@ -50,6 +50,34 @@ describe('client: iterate across pages', () => {
     }
     assert.deepEqual(first, active.slice(0, 15));
     assert.equal(listRequests() - mid, 2);
+  });
+
+  test('walks by cursor: galleries created and deleted during the walk shift nothing, none repeats', async () => {
+    const seen: string[] = [];
+    const deleted = new Set<string>();
+    let n = 0;
+    for await (const g of s.lb.listings.iterate({ status: 'active', limit: 20 })) {
+      seen.push(g.id);
+      if (seen.length % 20 === 0) {
+        // Newer galleries land before the walk's position; with offsets, every later page would
+        // shift by them and repeat items.
+        for (let i = 0; i < 5; i += 1) {
+          await s.ctx.services.listings.create(s.account.accountId, { address: `New ${n++}`, status: 'active' });
+        }
+        // And one not yet reached goes.
+        const ahead = active.find((id) => !seen.includes(id) && !deleted.has(id));
+        if (ahead !== undefined && deleted.size < 3) {
+          await s.ctx.services.listings.remove(s.account.accountId, ahead);
+          deleted.add(ahead);
+        }
+      }
+    }
+    assert.equal(new Set(seen).size, seen.length, 'no repeats');
+    assert.deepEqual(
+      seen,
+      active.filter((id) => !deleted.has(id)),
+    );
+    active = active.filter((id) => !deleted.has(id));
   });
 
   test('an empty list is one request and no items', async () => {

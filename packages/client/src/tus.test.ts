@@ -1,4 +1,4 @@
-// lb.media.uploadResumable over tus (contract section 16) through a proxy that cuts the first
+// lb.media.uploadResumable over tus (docs/api.md §16) through a proxy that cuts the first
 // PATCH's connection partway: the client asks the server where it is (HEAD) and goes on, and the
 // media made has every byte (sha256).
 import { after, before, describe, test } from 'node:test';

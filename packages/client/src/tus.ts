@@ -1,4 +1,4 @@
-// Resumable uploads over tus 1.0 (contract section 16), on fetch alone: create the upload, send
+// Resumable uploads over tus 1.0 (docs/api.md §16), on fetch alone: create the upload, send
 // the file in PATCHes of `chunkSize` bytes (each a slice of the Blob, read from its source as it
 // is sent), and when a PATCH fails (connection cut, timeout, 5xx, an offset the server disagrees
 // with) ask the server where it is (HEAD) and go on from there. Gives up after `maxRetries`

@@ -46,7 +46,7 @@ export async function typeTests(): Promise<void> {
   // @ts-expect-error a list filter value that does not exist
   await lb.listings.list({ status: 'deleted' });
   // @ts-expect-error not a query parameter of this list
-  await lb.listings.list({ search: 'x' });
+  await lb.listings.list({ type: 'listing.created' });
   for await (const g of lb.listings.iterate({ status: 'active' })) {
     expectType<Equal<typeof g, ListingItem>>();
   }

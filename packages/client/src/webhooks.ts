@@ -1,4 +1,4 @@
-// lb.webhooks.verify: checks a delivery's Standard Webhooks signature (contract section 15) with the
+// lb.webhooks.verify: checks a delivery's Standard Webhooks signature (docs/api.md §15) with the
 // `standardwebhooks` library, and answers the event it carries. Pass the raw body exactly as
 // received (before any JSON parsing: a re-serialised body does not verify).
 import { Webhook, WebhookVerificationError as SignatureError } from 'standardwebhooks';

@@ -1,4 +1,4 @@
-"""Incremental sync (contract section 19): what changed since the last run, and what was deleted.
+"""Incremental sync (docs/api.md §19): what changed since the last run, and what was deleted.
 
 Galleries are listed by ``updated_at`` from the last sync, walking by cursor (iterating a page
 follows ``pagination.next_cursor``); deletions come from the ``listing.deleted`` events (kept 30

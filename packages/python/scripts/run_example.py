@@ -58,7 +58,7 @@ def main() -> int:
                 subprocess.run([python, str(ROOT / "examples" / "incremental_sync.py"), str(state)], cwd=work, env=env, check=True)
                 assert state.exists()
             else:
-                print("skipped examples/incremental_sync.py: this server has no updated_since yet (section 19)")
+                print("skipped examples/incremental_sync.py: this server has no updated_since yet (docs/api.md §19)")
     finally:
         server.stop()
     print("the examples ran against a real server with the installed wheel")

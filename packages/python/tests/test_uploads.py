@@ -172,7 +172,7 @@ def test_upload_from_url(lb: Lightbox, jpeg: bytes) -> None:
 
     content = lb.openapi()["paths"]["/v1/listings/{id}/media"]["post"]["requestBody"]["content"]
     if "application/json" not in content:
-        pytest.skip("this server has no media from a URL yet (contract section 21)")
+        pytest.skip("this server has no media from a URL yet (docs/api.md §21)")
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:

@@ -6,7 +6,7 @@ import { count, day, when } from './format.ts';
 import { csrfField } from './layout.ts';
 
 /** Where the Resend button posts: the dashboard's twin of POST /v1/clients/:id/listings/:listing_id/notify. */
-export const resendAction = (a: Pick<RecentAssignment, 'client_id' | 'listing_id'>): string =>
+const resendAction = (a: Pick<RecentAssignment, 'client_id' | 'listing_id'>): string =>
   `/dashboard/clients/${a.client_id}/galleries/${a.listing_id}/resend`;
 
 /** Where a row's link settings post: the dashboard's twin of PATCH /v1/listings/:id/client_link. */

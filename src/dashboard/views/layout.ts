@@ -3,7 +3,7 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-export type Section = 'overview' | 'keys' | 'webhooks' | 'studio';
+type Section = 'overview' | 'keys' | 'webhooks' | 'studio';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -38,7 +38,7 @@ export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${token}" />`;
 }
 
-export function noticeBanner(notice: Notice | null | undefined): SafeHtml {
+function noticeBanner(notice: Notice | null | undefined): SafeHtml {
   if (notice === null || notice === undefined) return html``;
   // Errors interrupt (alert); confirmations are announced politely (status).
   const role = notice.kind === 'error' ? 'alert' : 'status';

@@ -18,7 +18,7 @@ export interface WebhookFormValues {
   selected: readonly string[];
 }
 
-export const EMPTY_WEBHOOK_FORM: WebhookFormValues = { url: '', description: '', mode: 'all', selected: [] };
+const EMPTY_WEBHOOK_FORM: WebhookFormValues = { url: '', description: '', mode: 'all', selected: [] };
 
 /** The form field that ticks one event type: names are unique (a repeated name keeps its first value). */
 export const eventFieldName = (type: string): string => `event.${type}`;
@@ -221,7 +221,9 @@ function endpointCard(view: EndpointView, csrf: string): SafeHtml {
       ${
         e.enabled
           ? html`<span class="badge badge-succeeded">enabled</span>`
-          : html`<span class="badge badge-disabled">disabled</span>`
+          : e.disabled_reason === 'gone'
+            ? html`<span class="badge badge-disabled">disabled: gone</span>`
+            : html`<span class="badge badge-disabled">disabled</span>`
       }
     </div>
     <dl class="facts">
@@ -236,7 +238,16 @@ function endpointCard(view: EndpointView, csrf: string): SafeHtml {
       <dt>Added</dt>
       <dd>${day(e.created_at)}</dd>
     </dl>
-    ${e.enabled ? '' : html`<p class="muted">Nothing is sent while it is disabled; its pending retries wait.</p>`}
+    ${
+      e.enabled
+        ? ''
+        : e.disabled_reason === 'gone'
+          ? html`<p class="notice notice-error">
+              Disabled because the receiver answered <strong>410 Gone</strong>: it said this address is gone for good.
+              Nothing is sent while it is disabled; its pending retries wait. Enable it again once the receiver is back.
+            </p>`
+          : html`<p class="muted">Disabled by hand. Nothing is sent while it is disabled; its pending retries wait.</p>`
+    }
     <div class="actions endpoint-actions">
       ${
         e.enabled

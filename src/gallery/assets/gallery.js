@@ -12,7 +12,8 @@ if (root && grid) {
         gallery: '#photo-grid',
         children: 'a.tile__link',
         pswpModule: () => import(pswpUrl),
-        bgOpacity: 0.94,
+        // Opaque: at 0.94 the page showed through around the photo, plainly on a phone.
+        bgOpacity: 1,
         showHideAnimationType: 'fade',
       });
       lightbox.on('uiRegister', () => {

@@ -117,10 +117,11 @@ export async function wrongMediaCounts(db: Executor): Promise<MediaCountRow[]> {
   return rows;
 }
 
-export async function rewriteMediaCounts(db: Executor): Promise<number> {
+/** A repaired media_count is a change of the gallery: its updated_at moves (docs/api.md §19). */
+export async function rewriteMediaCounts(db: Executor, now: string): Promise<number> {
   const result = await db
     .updateTable('listings')
-    .set({ media_count: actualMediaCount })
+    .set({ media_count: actualMediaCount, updated_at: now })
     .where('media_count', '<>', actualMediaCount)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

@@ -21,7 +21,7 @@ export interface AccountCounts {
   notifications: { total: number; queued: number; sent: number; failed: number; cancelled: number };
 }
 
-export interface CountMismatch {
+interface CountMismatch {
   account_id: string;
   counter: string;
   stored: number;
@@ -91,20 +91,10 @@ export async function recomputeCounts(db: CountsDb): Promise<CountsReport> {
   await db.kysely.transaction().execute(async (trx) => {
     await lockTableForRewrite(trx, db.dialect, 'account_counts');
     await repo.rewriteCounts(trx);
-    if (before.mediaCounts.length > 0) await repo.rewriteMediaCounts(trx);
+    if (before.mediaCounts.length > 0) await repo.rewriteMediaCounts(trx, new Date().toISOString());
     if (before.searchIndex.length > 0) await rebuildClientSearchIndex(trx, db.dialect);
   });
   return before;
-}
-
-/**
- * What a bulk load that wrote rows directly (a seed, an import) calls once it is done: counts
- * rewritten from the rows where they differ, and the search index merged for fast reads.
- */
-export async function afterBulkLoad(db: CountsDb): Promise<CountsReport> {
-  const report = await recomputeCounts(db);
-  await optimizeClientSearchIndex(db.kysely, db.dialect);
-  return report;
 }
 
 export type CountsService = ReturnType<typeof createCountsService>;

@@ -1,8 +1,8 @@
 // Over 400 lines on purpose: every event type against one verifying receiver and one delivery runner, so the suite proves the whole catalogue is announced.
 // Every event type, fired by its action through the real HTTP stack, delivered by the delivery
 // job to a receiver on 127.0.0.1 that verifies each request with the `standardwebhooks` package,
-// and its `data.object` equal to what the resource's GET returns at that moment (API.md section
-// 15). Then what must not be announced: a gallery's media when the gallery goes (listing.deleted
+// and its `data.object` equal to what the resource's GET returns at that moment (docs/api.md
+// §15). Then what must not be announced: a gallery's media when the gallery goes (listing.deleted
 // stands for them), and a write that failed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,13 +1,12 @@
-// The webhooks feature's entry point for every other feature's writes (section 15): events are
+// The event log's entry point for every other feature's writes (docs/api.md §15): events are
 // recorded in the transaction of the change they report, from the service that makes it, so a
 // rollback announces nothing and a crash loses nothing. Each event gets one delivery (and one job
 // on the durable queue) per enabled endpoint that wants it, made by the delivery runner's fan-out
-// (webhooks.fanout.ts) from the endpoint ids kept on the event. The caller applies the returned count
-// changes in its one sorted count upsert at the end of the transaction (decisions/0005).
+// (webhooks.fanout.ts) from the endpoint ids kept on the event. Writers announce events to their unit
+// of work (src/db/write.ts, `w.announce`), which records them here at the write's end.
 import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
-import { eventsRecorded, type CountDeltas } from '../counts/counters.ts';
 import * as repo from './events.repository.ts';
 
 export interface NewEvent {
@@ -20,7 +19,7 @@ export interface NewEvent {
 const BATCH = 300;
 
 /** Whether an endpoint's `events` (a JSON array, or ["*"]) includes `type`. */
-export function wants(events: string, type: string): boolean {
+function wants(events: string, type: string): boolean {
   const list = JSON.parse(events) as string[];
   return list.includes('*') || list.includes(type);
 }
@@ -54,15 +53,17 @@ async function record(trx: Executor, accountId: string, events: readonly NewEven
   await inBatches(rows, (batch) => repo.insertEvents(trx, batch));
 }
 
-/** In the write's transaction: the events it caused. Returns the count changes to apply last. */
+/**
+ * The events of one write, recorded by its unit of work (src/db/write.ts) at its end, which also
+ * applies their counts (`eventsRecorded`) in its one sorted count upsert.
+ */
 export async function recordEvents(
   trx: Executor,
   accountId: string,
   events: readonly NewEvent[],
   now: string,
-): Promise<CountDeltas> {
+): Promise<void> {
   await record(trx, accountId, events, now);
-  return eventsRecorded(events.map((e) => e.type));
 }
 
 /**

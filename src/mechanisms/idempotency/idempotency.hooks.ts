@@ -1,4 +1,4 @@
-// The HTTP face of Idempotency-Key on every /v1 POST (contract section 9, docs/decisions/0003). Hooked onto each
+// The HTTP face of Idempotency-Key on every /v1 POST (docs/api.md §9, docs/decisions/0003). Hooked onto each
 // route, after authentication, the rate limit and validation: a request refused before its
 // handler (400, 401, 403, 413, 415, 429) stores nothing and spends no key. On other methods the
 // header is checked only: a key the account already used is a conflict, nothing is stored.
@@ -149,7 +149,7 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
 
   /**
    * Another method never runs idempotently, but the same key on a different method is a conflict
-   * (section 9): a key the account holds (unexpired) is refused; an unknown one stores nothing.
+   * (docs/api.md §9): a key the account holds (unexpired) is refused; an unknown one stores nothing.
    * Only a request that carries the header pays for the lookup.
    */
   const checkOther: preHandlerHookHandler = (request, _reply, done) => {

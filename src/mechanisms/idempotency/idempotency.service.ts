@@ -1,4 +1,4 @@
-// Idempotency-Key (contract section 9, docs/decisions/0003): the first request with a key runs;
+// Idempotency-Key (docs/api.md §9, docs/decisions/0003): the first request with a key runs;
 // a repeat of it within 24 hours gets the first response again; anything else under the key is
 // a conflict. Records live in the database, so every node sees the same ones.
 import { createHash, randomUUID } from 'node:crypto';
@@ -30,7 +30,7 @@ export type Begin =
   | { kind: 'mismatch' };
 
 /** JSON with object keys sorted at every level: the same data always gives the same text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const record = value as Record<string, unknown>;

@@ -1,4 +1,4 @@
-// Idempotency-Key (contract section 9): replay of the first response, conflicts, the header's
+// Idempotency-Key (docs/api.md §9): replay of the first response, conflicts, the header's
 // rules, 24-hour expiry on a clock the test moves, uploads, faults, leases and pruning; on the
 // real stack and a real database (both dialects).
 import assert from 'node:assert/strict';

@@ -24,6 +24,13 @@ export interface JobHandler {
   /** At most this many jobs of one group (group_key) at once on this node. */
   readonly groupLimit?: number;
   /**
+   * A job still running after this long steps aside: its slot no longer counts against
+   * `concurrency`, so jobs that wait on someone else (a webhook endpoint that never answers) cannot
+   * hold every slot and delay the others' jobs (decisions/0019). At most `concurrency` ×
+   * ASIDE_FACTOR jobs stand aside at once; each is still bounded by its own timeout and group.
+   */
+  readonly slowAfterMs?: number;
+  /**
    * Work done before each claim, whether or not a slot is free (webhooks: turning new events into
    * deliveries and their jobs). Resolves true when more such work may be waiting at once. `small`:
    * the node is busy with requests, do a small piece (RunnerOptions.giveWay).
@@ -36,6 +43,9 @@ export interface JobHandler {
   /** Releases what the handler holds (connections), once the runner has stopped. */
   close?(): void;
 }
+
+/** Jobs standing aside at once, as a multiple of the handler's concurrency. */
+const ASIDE_FACTOR = 16;
 
 export interface RunnerOptions {
   /** How often an idle runner looks for due jobs. */
@@ -70,6 +80,11 @@ export function createJobRunner(
   /** Jobs of each group running (or about to) on this node. */
   const groups = new Map<string, number>();
   const slots = new Set<Promise<void>>();
+  /** Slots whose job has run past `slowAfterMs`: they no longer count against the concurrency. */
+  let aside = 0;
+  const maxAside = handler.concurrency * ASIDE_FACTOR;
+  /** Slots counted against the concurrency. */
+  const busySlots = (): number => slots.size - aside;
   let stopped = true;
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
@@ -207,9 +222,21 @@ export function createJobRunner(
         }
         return;
       }
+      let stoodAside = false;
+      const slow =
+        handler.slowAfterMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              if (aside >= maxAside) return;
+              stoodAside = true;
+              aside += 1;
+              wake();
+            }, handler.slowAfterMs);
       try {
         await runOne(job);
       } finally {
+        clearTimeout(slow);
+        if (stoodAside) aside -= 1;
         give(job.group_key);
       }
       if (i === jobs.length - 1 && !stopping) {
@@ -242,13 +269,13 @@ export function createJobRunner(
     };
     // Waiting jobs whose group has a free place and no slot to hand it on (one gave its job back).
     for (const [group] of waiting) {
-      while (slots.size < handler.concurrency && (groups.get(group) ?? 0) < groupLimit) {
+      while (busySlots() < handler.concurrency && (groups.get(group) ?? 0) < groupLimit) {
         const job = nextWaiting(group);
         if (job === undefined) break;
         startSlot([job]);
       }
     }
-    const free = handler.concurrency - slots.size;
+    const free = handler.concurrency - busySlots();
     if (free <= 0 || stopping) return { claimed: 0, requested: 0, more, started };
     const requested = Math.min(free * handler.batch, groupRoom());
     const jobs = await claim(requested);
@@ -269,7 +296,7 @@ export function createJobRunner(
         ({ claimed, requested, more }) => {
           // A full claim suggests more is due: look again at once (as slots allow).
           if (more || (claimed > 0 && claimed === requested)) schedule(0);
-          else if (slots.size < handler.concurrency || handler.prepare !== undefined) schedule(pollMs);
+          else if (busySlots() < handler.concurrency || handler.prepare !== undefined) schedule(pollMs);
         },
         (err: unknown) => {
           log.error({ err, kind: handler.kind }, 'job runner fault');

@@ -10,7 +10,6 @@ import type { JobKind } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import * as repo from './queue.repository.ts';
 
-export type { JobRow } from './queue.repository.ts';
 export type { JobKind } from '../../db/schema.ts';
 
 /** A job as its handler receives it: claimed, with the lease that fences its outcome. */

@@ -6,7 +6,7 @@ const versionQuery = prepared((db, p: { accountId: string }) =>
 );
 
 /** The account's version: one primary-key lookup (0 before its first versioned write). */
-export async function readVersion(db: Executor, accountId: string): Promise<number> {
+async function readVersion(db: Executor, accountId: string): Promise<number> {
   const row = await versionQuery.first(db, { accountId });
   return row === undefined ? 0 : row.version;
 }

@@ -1,4 +1,4 @@
-// Account versions (contract section 17, docs/decisions/0014-account-versions.md): the number the
+// Account versions (docs/api.md §17, docs/decisions/0014-account-versions.md): the number the
 // ETag of every /v1 JSON read is built on. Nothing here raises it: database triggers do, in the
 // transaction of every write to a row a /v1 read shows (migration 2026-11-26-0014), so no write
 // path can forget to.

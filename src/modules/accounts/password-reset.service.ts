@@ -16,7 +16,7 @@ import { createSignInThrottle } from './sign-in.service.ts';
 export const RESET_VALID_MS = 30 * 60_000;
 
 /** The token is 32 random bytes (256 bits, base64url); only this hash of it is stored. */
-export const hashResetToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+const hashResetToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 export type ResetRequest =
   | { outcome: 'throttled'; retryAfterSeconds: number }

@@ -39,3 +39,12 @@ export async function touchApiKey(db: Executor, id: string, now: string, olderTh
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', olderThan)]))
     .execute();
 }
+
+export async function findApiKey(db: Executor, accountId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

@@ -5,8 +5,14 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyScope } from '../../db/schema.ts';
-import type { AuthContext } from '../../http/types.ts';
 import * as repo from './api-keys.repository.ts';
+
+/** Who is calling: set by the auth hook on every authenticated /v1 request. */
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+  scope: KeyScope;
+}
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40;
@@ -54,7 +60,7 @@ function randomSecret(length: number): string {
 }
 
 // The one-shot form: a third of createHash().update().digest()'s cost, on every /v1 request.
-export const hashKey = (key: string): string => hash('sha256', key, 'hex');
+const hashKey = (key: string): string => hash('sha256', key, 'hex');
 
 const toApiKey = (row: repo.ApiKeyRow): ApiKey => ({
   id: row.id,
@@ -105,6 +111,13 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
       };
       await repo.insertApiKey(db.kysely, row);
       return { key, apiKey: toApiKey(row) };
+    },
+
+    /** One key of the account (GET /v1/account names the key used). */
+    async get(accountId: string, keyId: string): Promise<ApiKey> {
+      const row = await repo.findApiKey(db.kysely, accountId, keyId);
+      if (row === undefined) throw notFound('API key');
+      return toApiKey(row);
     },
 
     async list(accountId: string): Promise<ApiKey[]> {

@@ -1,4 +1,4 @@
-// The client-links feature's entry points for other features' writes (section 14): one link per
+// The client-links feature's entry points for other features' writes (docs/api.md §14): one link per
 // assigned gallery, for its current client. Assignment gives one, reassignment a new one,
 // unassignment and client deletion take it away, in those writes' transactions. The /g scope's
 // reads and counters are client-links.service.ts.
@@ -9,7 +9,7 @@ import * as repo from './client-links.repository.ts';
 export type { ClientLinkRow } from './client-links.repository.ts';
 
 /** 192 random bits, base64url: 32 URL-safe characters. */
-export const newLinkToken = (): string => randomBytes(24).toString('base64url');
+const newLinkToken = (): string => randomBytes(24).toString('base64url');
 
 /** A token of the shape we issue (anything else is not looked up). */
 export const hasTokenShape = (token: string): boolean => /^[A-Za-z0-9_-]{32}$/.test(token);
@@ -41,7 +41,7 @@ export const rotateLink = (trx: Executor, accountId: string, listingId: string) 
   repo.rotateToken(trx, accountId, listingId, newLinkToken());
 
 /** The gallery's link, if it is assigned. */
-export const linkOf = (db: Executor, listingId: string) => repo.linkOf(db, listingId);
+export const linkOf = (db: Executor, accountId: string, listingId: string) => repo.linkOf(db, accountId, listingId);
 
 /** In the PATCH's transaction: section 25's controls. False when the gallery has no link. */
 export const setLinkControls = (

@@ -11,7 +11,11 @@ export async function replaceLink(
   db: Executor,
   row: Pick<ClientLinkRow, 'listing_id' | 'account_id' | 'client_id' | 'token' | 'created_at'>,
 ): Promise<void> {
-  await db.deleteFrom('client_links').where('listing_id', '=', row.listing_id).execute();
+  await db
+    .deleteFrom('client_links')
+    .where('account_id', '=', row.account_id)
+    .where('listing_id', '=', row.listing_id)
+    .execute();
   await db
     .insertInto('client_links')
     .values({
@@ -71,7 +75,7 @@ type StoredLink = Selectable<ClientLinksTable> & { favorites_count: number | str
 const withCount = (row: StoredLink | undefined): ClientLinkRow | undefined =>
   row === undefined ? undefined : { ...row, favorites_count: Number(row.favorites_count) };
 
-const linkOfQuery = prepared((db, p: { listingId: string }) =>
+const linkOfQuery = prepared((db, p: { accountId: string; listingId: string }) =>
   db
     .selectFrom('client_links')
     .select(LINK_COLUMNS)
@@ -79,14 +83,16 @@ const linkOfQuery = prepared((db, p: { listingId: string }) =>
       eb
         .selectFrom('client_link_favorites')
         .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('client_link_favorites.account_id', '=', 'client_links.account_id')
         .whereRef('client_link_favorites.listing_id', '=', 'client_links.listing_id')
         .as('favorites_count'),
     )
+    .where('account_id', '=', p.accountId)
     .where('listing_id', '=', p.listingId),
 );
 
-export async function linkOf(db: Executor, listingId: string): Promise<ClientLinkRow | undefined> {
-  return withCount((await linkOfQuery.first(db, { listingId })) as StoredLink | undefined);
+export async function linkOf(db: Executor, accountId: string, listingId: string): Promise<ClientLinkRow | undefined> {
+  return withCount((await linkOfQuery.first(db, { accountId, listingId })) as StoredLink | undefined);
 }
 
 const byTokenQuery = prepared((db, p: { token: string }) =>
@@ -155,7 +161,13 @@ export async function recordPasswordFailure(
 }
 
 /** A page load: one more view. Fenced by the token, so a link replaced meanwhile counts nothing. */
-export async function countView(db: Executor, listingId: string, token: string, now: string): Promise<boolean> {
+export async function countView(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  token: string,
+  now: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
     .set((eb) => ({
@@ -163,16 +175,23 @@ export async function countView(db: Executor, listingId: string, token: string, 
       first_viewed_at: eb.fn.coalesce('first_viewed_at', eb.val(now)),
       last_viewed_at: now,
     }))
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('token', '=', token)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function countDownload(db: Executor, listingId: string, token: string): Promise<boolean> {
+export async function countDownload(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  token: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
     .set((eb) => ({ downloads: eb('downloads', '+', 1) }))
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('token', '=', token)
     .executeTakeFirst();

@@ -1,11 +1,11 @@
 // What the client gallery (/g) asks of links: resolve a token, and count a view or a download.
 // A count is a change of the gallery object (its client_link counters), so it records its event
-// (client_link.viewed, client_link.downloaded) in the same transaction (section 15).
+// (client_link.viewed, client_link.downloaded) in the same transaction (docs/api.md §15).
 import type { Deps } from '../../deps.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
+import { createWrites } from '../../db/write.ts';
 import { loadListing } from '../listings/listings.service.ts';
+import { touchListing } from '../listings/listings.repository.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
 
@@ -33,25 +33,19 @@ export interface RecentAssignment {
 
 export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const serialize = listingSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
 
   /** Counts once, with its event; false when the link stopped working meanwhile. */
   function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {
-    return db.kysely.transaction().execute(async (trx) => {
-      const now = clock.iso();
+    return writes.run(link.account_id, {}, async (w) => {
+      const { trx, now } = w;
       const counted =
         what === 'view'
-          ? await repo.countView(trx, link.listing_id, link.token, now)
-          : await repo.countDownload(trx, link.listing_id, link.token);
+          ? await repo.countView(trx, link.account_id, link.listing_id, link.token, now)
+          : await repo.countDownload(trx, link.account_id, link.listing_id, link.token);
       if (!counted) return false;
       const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
-      if (listing !== undefined) {
-        const type = what === 'view' ? 'client_link.viewed' : 'client_link.downloaded';
-        await addCounts(
-          trx,
-          link.account_id,
-          await recordEvents(trx, link.account_id, [{ type, object: listing }], now),
-        );
-      }
+      if (listing !== undefined) w.announce(what === 'view' ? 'client_link.viewed' : 'client_link.downloaded', listing);
       return true;
     });
   }
@@ -68,9 +62,18 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     /** A download that starts at byte 0 of an original or the ZIP. */
     countDownload: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'download'),
 
-    /** The client marks or unmarks a visible photo. False when the link stopped working meanwhile. */
+    /**
+     * The client marks or unmarks a visible photo. favorites_count is a field of the gallery object,
+     * so the gallery's updated_at moves (docs/api.md §19); the gallery is locked first, as every
+     * write that touches it. False when the link stopped working meanwhile.
+     */
     async setFavorite(link: repo.ClientLinkRow, mediaId: string, on: boolean): Promise<boolean> {
-      return db.kysely.transaction().execute((trx) => repo.setFavorite(trx, link, mediaId, on, clock.iso()));
+      return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
+        if (w.listing === undefined) return false;
+        if (!(await repo.setFavorite(w.trx, link, mediaId, on, w.now))) return false;
+        await touchListing(w.trx, link.account_id, link.listing_id, w.now);
+        return true;
+      });
     },
 
     /**
@@ -78,16 +81,12 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
      * the gallery object, in the same transaction. False when the link stopped working meanwhile.
      */
     async submitFavorites(link: repo.ClientLinkRow, note: string | null): Promise<boolean> {
-      return db.kysely.transaction().execute(async (trx) => {
-        const now = clock.iso();
-        if (!(await repo.submitFavorites(trx, link, note, now))) return false;
-        const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
+      return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
+        if (w.listing === undefined) return false;
+        if (!(await repo.submitFavorites(w.trx, link, note, w.now))) return false;
+        const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
         if (listing === undefined) return false;
-        await addCounts(
-          trx,
-          link.account_id,
-          await recordEvents(trx, link.account_id, [{ type: 'client_link.selection_submitted', object: listing }], now),
-        );
+        w.announce('client_link.selection_submitted', listing);
         return true;
       });
     },

@@ -1,5 +1,5 @@
 // Assignment (`/v1/clients/:id/listings/:listing_id`): assign and unassign a gallery, and the
-// notification each records or cancels; section 7 of the contract, with sections 1, 2 and 4.
+// notification each records or cancels; docs/api.md §7, with §1, §2 and §4.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

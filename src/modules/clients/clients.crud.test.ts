@@ -1,5 +1,5 @@
-// Clients (`/v1/clients`): create, read, change and delete one client; section 7 of the contract,
-// with sections 1, 2 and 4.
+// Clients (`/v1/clients`): create, read, change and delete one client; docs/api.md §7,
+// with §1, §2 and §4.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

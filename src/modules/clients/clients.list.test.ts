@@ -1,10 +1,17 @@
 // Clients (`/v1/clients`): the list, its pagination and search, and a client's galleries
-// (`/v1/clients/:id/listings`); section 7 of the contract, with sections 1, 2 and 4. The search
+// (`/v1/clients/:id/listings`); docs/api.md §7, with §1, §2 and §4. The search
 // index itself: clients.search.test.ts.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ISO_MS, GALLERY_ITEM_KEYS, assertValidation, idsOf, type Page } from '../../../test/support/api-assertions.ts';
+import {
+  ISO_MS,
+  GALLERY_ITEM_KEYS,
+  assertValidation,
+  idsOf,
+  type Page,
+  assertPagination,
+} from '../../../test/support/api-assertions.ts';
 import { clientsApi } from '../../../test/support/clients-api.ts';
 import {
   createAccount,
@@ -34,7 +41,7 @@ describe('GET /v1/clients', () => {
     const res = await get('/v1/clients', account.key);
     assert.equal(res.statusCode, 200);
     const body = res.json();
-    assert.deepEqual(body.pagination, { page: 1, limit: 20, total: 5 });
+    assertPagination(body.pagination, { page: 1, limit: 20, total: 5 });
     assert.deepEqual(
       body.data.map((c: { id: string }) => c.id),
       [...ids].reverse(),
@@ -46,12 +53,12 @@ describe('GET /v1/clients', () => {
     const walked: string[] = [];
     for (let page = 1; page <= 3; page += 1) {
       const p = (await get(`/v1/clients?page=${page}&limit=2`, account.key)).json();
-      assert.deepEqual(p.pagination, { page, limit: 2, total: 5 });
+      assertPagination(p.pagination, { page, limit: 2, total: 5 });
       walked.push(...p.data.map((c: { id: string }) => c.id));
     }
     assert.deepEqual(walked, [...ids].reverse());
     const past = (await get('/v1/clients?page=9&limit=2', account.key)).json();
-    assert.deepEqual(past, { data: [], pagination: { page: 9, limit: 2, total: 5 } });
+    assert.deepEqual(past, { data: [], pagination: { page: 9, limit: 2, total: 5, next_cursor: null } });
     // The farthest page: 2^53 - 1, the largest a JSON number holds exactly (past it: 400, src/http/openapi.test.ts).
     const farPast = await get(`/v1/clients?page=${Number.MAX_SAFE_INTEGER}`, account.key);
     assert.equal(farPast.statusCode, 200, farPast.body);
@@ -100,7 +107,7 @@ describe('GET /v1/clients', () => {
     assert.equal((await search('nobody')).pagination.total, 0);
     assert.equal((await search('')).pagination.total, 3);
     const paged = (await get('/v1/clients?search=whit&limit=1&page=2', account.key)).json();
-    assert.deepEqual(paged.pagination, { page: 2, limit: 1, total: 2 });
+    assertPagination(paged.pagination, { page: 2, limit: 1, total: 2 });
     assert.deepEqual(
       paged.data.map((c: { id: string }) => c.id),
       [dana.id],
@@ -142,7 +149,7 @@ describe('GET /v1/clients/:id/listings', () => {
   test("all the client's galleries, newest first; pagination {page: 1, limit: n, total: n}", async () => {
     const c = await createClient();
     const empty = (await get(`/v1/clients/${c.id}/listings`)).json();
-    assert.deepEqual(empty, { data: [], pagination: { page: 1, limit: 0, total: 0 } });
+    assert.deepEqual(empty, { data: [], pagination: { page: 1, limit: 0, total: 0, next_cursor: null } });
     const ids: string[] = [];
     for (let i = 0; i < 23; i += 1) ids.push((await createListing(me.key, `${i} Lane`)).id);
     for (const id of ids) assert.equal((await assign(c.id, id)).statusCode, 200);
@@ -150,7 +157,7 @@ describe('GET /v1/clients/:id/listings', () => {
     const res = await get(`/v1/clients/${c.id}/listings`);
     assert.equal(res.statusCode, 200);
     const body = res.json();
-    assert.deepEqual(body.pagination, { page: 1, limit: 23, total: 23 });
+    assertPagination(body.pagination, { page: 1, limit: 23, total: 23 });
     assert.deepEqual(
       body.data.map((g: { id: string }) => g.id),
       [...ids].reverse(),

@@ -45,7 +45,8 @@ export async function listClients(
  * materialized CTE), counted, and the newest of them paged; only the page's rows are then read
  * from `clients`. A window count over the matches (`count(*) over ()`) gave the same answer but
  * kept every match's row for the window before sorting: at 1M galleries (6,065 matches of a
- * common term) it took 13.3 ms on SQLite against 10.5 ms this way (docs/performance.md).
+ * common term) it took 13.3 ms on SQLite against 10.5 ms this way (the fourth pass in
+ * `git show 16dfdbb:docs/performance.md`).
  */
 export async function searchClients(
   db: Executor,

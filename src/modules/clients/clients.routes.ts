@@ -8,6 +8,7 @@ import {
   ClientCreateBody,
   ClientList,
   ClientListingList,
+  ClientListingsQuery,
   ClientListingParams,
   ClientListQuery,
   ClientParams,
@@ -118,14 +119,18 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
         operationId: 'listClientListings',
         summary: 'All galleries assigned to a client, newest first',
         tags,
+        description:
+          'Without `page`, `limit` and `cursor`, every gallery at once (`next_cursor` null); with any of them, a ' +
+          'page as other lists page (docs/api.md §19).',
         params: ClientParams,
+        querystring: ClientListingsQuery,
         response: {
-          200: Answer(ClientListingList, "All the client's galleries, newest first."),
+          200: Answer(ClientListingList, "The client's galleries, newest first."),
           ...errorResponses(...READ_ERRORS),
         },
       },
     },
-    (request) => clients.listListings(request.auth.accountId, request.params.id),
+    (request) => clients.listListings(request.auth.accountId, request.params.id, request.query),
   );
 
   app.post(

@@ -7,11 +7,14 @@ import {
   NullableString,
   NullableText,
   PageQuery,
+  SinceQuery,
+  SortQuery,
   TextInput,
   Timestamp,
-  WholeListOf,
+  PagedOrWholeListOf,
 } from '../../http/schemas.ts';
 import { MAX_EMAIL_LENGTH } from '../../lib/email-address.ts';
+import { MAX_PAGE_LIMIT } from '../../lib/pagination.ts';
 import { ListingItem } from '../listings/listings.schemas.ts';
 
 const fields = {
@@ -65,7 +68,7 @@ export const Client = Type.Object(
 );
 export type ClientType = Static<typeof Client>;
 
-export const ClientItem = Type.Object(
+const ClientItem = Type.Object(
   {
     id: Id('cli'),
     name: Type.String({ maxLength: 200 }),
@@ -79,7 +82,7 @@ export const ClientItem = Type.Object(
 export type ClientItemType = Static<typeof ClientItem>;
 
 export const ClientList = ListOf(ClientItem, 'ClientList');
-export const ClientListingList = WholeListOf(ListingItem, 'ClientListingList');
+export const ClientListingList = PagedOrWholeListOf(ListingItem, 'ClientListingList');
 
 export const ClientListQuery = Type.Object({
   ...PageQuery,
@@ -89,7 +92,26 @@ export const ClientListQuery = Type.Object({
       description: 'Case-insensitive substring of the name or email; `%` and `_` match themselves.',
     }),
   ),
+  created_since: SinceQuery('created_at'),
+  updated_since: SinceQuery('updated_at'),
+  sort: SortQuery,
 });
+
+/** A client's galleries: the whole list without `page`, `limit` and `cursor` (docs/api.md §7), else a page. */
+export const ClientListingsQuery = Type.Object({
+  page: PageQuery.page,
+  // No default here: without page, limit and cursor the answer is the whole list.
+  limit: Type.Optional(
+    Type.Integer({
+      format: 'int32',
+      minimum: 1,
+      maximum: MAX_PAGE_LIMIT,
+      description: 'Items per page, 1 to 100 (default 20 when paging).',
+    }),
+  ),
+  cursor: PageQuery.cursor,
+});
+export type ClientListingsQueryType = Static<typeof ClientListingsQuery>;
 export type ClientListQueryType = Static<typeof ClientListQuery>;
 
 export const ClientParams = Type.Object({ id: IdParam('Client id (`cli_...`).') });

@@ -1,10 +1,13 @@
-// Clients and assignment: section 7 of the contract. Every query is scoped by account.
+// Clients and assignment: docs/api.md §7. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
-import { pageWindow, wholeList, type Page } from '../../lib/pagination.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import { wholeList, type Page } from '../../lib/pagination.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { countClients, queryClients, type ClientQuery } from './clients.list.repository.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { loadListing } from '../listings/listings.service.ts';
@@ -12,7 +15,7 @@ import { listingSerializer, toListingItem } from '../listings/listings.serialize
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
+import { createWrites } from '../../db/write.ts';
 import type { Executor } from '../../db/executor.ts';
 import {
   cancelQueuedNotifications,
@@ -23,10 +26,11 @@ import type {
   ClientCreateInput,
   ClientItemType,
   ClientListQueryType,
+  ClientListingsQueryType,
   ClientType,
   ClientUpdateInput,
 } from './clients.schemas.ts';
-import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './clients.repository.ts';
 
 const duplicateEmail = (): AppError =>
@@ -60,6 +64,7 @@ export type ClientsService = ReturnType<typeof createClientsService>;
 export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
   const serializeListing = listingSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
 
   /** The single-client object (with its galleries), read in `trx` for a write's answer and event. */
   async function withListings(accountId: string, row: repo.ClientRow, trx: Executor = db.kysely): Promise<ClientType> {
@@ -76,10 +81,10 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
 
   return {
     async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
-      const now = clock.iso();
       try {
-        const row = await db.kysely.transaction().execute(async (trx) => {
-          const inserted = await repo.insertClient(trx, {
+        return await writes.run(accountId, {}, async (w) => {
+          const now = w.now;
+          const inserted = await repo.insertClient(w.trx, {
             id: newId('cli'),
             account_id: accountId,
             name: input.name,
@@ -93,11 +98,10 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
             updated_at: now,
           });
           const client = toClient(inserted, []);
-          const events = await recordEvents(trx, accountId, [{ type: 'client.created', object: client }], now);
-          await addCounts(trx, accountId, { clients: 1 }, events);
+          w.announce('client.created', client);
+          w.count({ clients: 1 });
           return client;
         });
-        return row;
       } catch (err) {
         if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;
@@ -109,17 +113,55 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     },
 
     async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
-      const window = pageWindow(query);
+      const codec = await listCursors(db);
+      const sort = sortOf(query.sort);
       const search = query.search?.toLowerCase() ?? '';
-      // Unfiltered: the page and the maintained count. A search: both through the search index.
-      const { rows, total } =
-        search === ''
-          ? await Promise.all([
-              repo.listClients(db.kysely, accountId, window),
-              readCount(db.kysely, accountId, 'clients'),
-            ]).then(([page, n]) => ({ rows: page, total: n }))
-          : await repo.searchClients(db.kysely, db.dialect, accountId, search, window);
-      return { data: rows.map(toClientItem), pagination: { page: window.page, limit: window.limit, total } };
+      const filters: ClientQuery = {
+        search: search === '' ? undefined : search,
+        createdSince: sinceValue('created_since', query.created_since),
+        updatedSince: sinceValue('updated_since', query.updated_since),
+        sort,
+      };
+      const scope = {
+        list: 'clients',
+        accountId,
+        params: {
+          search: filters.search,
+          created_since: filters.createdSince,
+          updated_since: filters.updatedSince,
+          sort: query.sort ?? '-created_at',
+        },
+      };
+      const request = pageRequest(query, codec, scope);
+      const position = (row: { id: string; created_at: string; updated_at?: string }) => ({
+        value: sort.column === 'created_at' ? row.created_at : (row.updated_at ?? ''),
+        id: row.id,
+      });
+      const plain =
+        request.after === undefined &&
+        sort.column === 'created_at' &&
+        sort.desc &&
+        filters.createdSince === undefined &&
+        filters.updatedSince === undefined;
+      const window = { limit: request.fetch, offset: request.offset };
+      if (plain) {
+        // Unfiltered: the page and the maintained count. A search: both through the search index.
+        const { rows, total } =
+          filters.search === undefined
+            ? await Promise.all([
+                repo.listClients(db.kysely, accountId, window),
+                readCount(db.kysely, accountId, 'clients'),
+              ]).then(([page, n]) => ({ rows: page, total: n }))
+            : await repo.searchClients(db.kysely, db.dialect, accountId, filters.search, window);
+        return cursorPage(rows, request, total, codec, scope, position, toClientItem);
+      }
+      const counted =
+        filters.search === undefined && filters.createdSince === undefined && filters.updatedSince === undefined;
+      const [rows, total] = await Promise.all([
+        queryClients(db.kysely, db.dialect, accountId, filters, request),
+        counted ? readCount(db.kysely, accountId, 'clients') : countClients(db.kysely, db.dialect, accountId, filters),
+      ]);
+      return cursorPage(rows, request, total, codec, scope, position, toClientItem);
     },
 
     async update(accountId: string, id: string, patch: ClientUpdateInput): Promise<ClientType> {
@@ -131,21 +173,13 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         updated_at: clock.iso(),
       };
       try {
-        return await db.kysely.transaction().execute(async (trx) => {
-          const updated = await repo.updateClient(trx, accountId, id, changes);
+        return await writes.run(accountId, { now: changes.updated_at }, async (w) => {
+          const updated = await repo.updateClient(w.trx, accountId, id, changes);
           if (updated === undefined) throw notFound('Client');
           // Emails not yet sent go to the client's address as it is now.
-          if (patch.email !== undefined) {
-            await readdressQueuedNotifications(trx, accountId, id, updated.email, changes.updated_at);
-          }
-          const client = await withListings(accountId, updated, trx);
-          const events = await recordEvents(
-            trx,
-            accountId,
-            [{ type: 'client.updated', object: client }],
-            changes.updated_at,
-          );
-          await addCounts(trx, accountId, events);
+          if (patch.email !== undefined) await readdressQueuedNotifications(w, id, updated.email);
+          const client = await withListings(accountId, updated, w.trx);
+          w.announce('client.updated', client);
           return client;
         });
       } catch (err) {
@@ -157,22 +191,37 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     /** Deletes the client; their galleries stay, unassigned, and unsent notifications are cancelled. */
     async remove(accountId: string, id: string): Promise<void> {
       if (!hasIdShape('cli', id)) throw notFound('Client');
-      const now = clock.iso();
-      await db.kysely.transaction().execute(async (trx) => {
-        const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId: id }, now);
-        await dropLinksOfClient(trx, accountId, id);
-        await listingsRepo.unassignListingsOfClient(trx, accountId, id, now);
-        if (!(await repo.deleteClient(trx, accountId, id))) throw notFound('Client');
+      await writes.run(accountId, {}, async (w) => {
+        await cancelQueuedNotifications(w, { clientId: id });
+        await dropLinksOfClient(w.trx, accountId, id);
+        await listingsRepo.unassignListingsOfClient(w.trx, accountId, id, w.now);
+        if (!(await repo.deleteClient(w.trx, accountId, id))) throw notFound('Client');
         // client.deleted stands for the unassignment of their galleries too (no listing.unassigned each).
-        const events = await recordEvents(trx, accountId, [{ type: 'client.deleted', object: { id } }], now);
-        await addCounts(trx, accountId, { clients: -1 }, cancelled, events);
+        w.announce('client.deleted', { id });
+        w.count({ clients: -1 });
       });
     },
 
-    async listListings(accountId: string, id: string): Promise<Page<ListingItemType>> {
+    /** All the client's galleries (docs/api.md §7), or with `page`, `limit` or `cursor` a page of them (docs/api.md §19). */
+    async listListings(
+      accountId: string,
+      id: string,
+      query: ClientListingsQueryType = {},
+    ): Promise<Page<ListingItemType>> {
       await requireClient(accountId, id);
-      const rows = await listingsRepo.listListingsOfClient(db.kysely, accountId, id);
-      return wholeList(rows.map(toListingItem));
+      if (query.page === undefined && query.limit === undefined && query.cursor === undefined) {
+        const rows = await listingsRepo.listListingsOfClient(db.kysely, accountId, id);
+        return wholeList(rows.map(toListingItem));
+      }
+      const codec = await listCursors(db);
+      const scope = { list: 'client_listings', accountId, params: { client_id: id } };
+      const request = pageRequest(query, codec, scope);
+      const filters = { clientId: id, sort: { column: 'created_at', desc: true } } as const;
+      const [rows, total] = await Promise.all([
+        listingsRepo.queryListings(db.kysely, db.dialect, accountId, filters, request),
+        listingsRepo.countListings(db.kysely, db.dialect, accountId, filters),
+      ]);
+      return cursorPage(rows, request, total, codec, scope, (r) => ({ value: r.created_at, id: r.id }), toListingItem);
     },
 
     /**
@@ -188,36 +237,22 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     ): Promise<ListingType> {
       if (!hasIdShape('cli', clientId)) throw notFound('Client');
       if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
-      const now = clock.iso();
       try {
-        return await db.kysely.transaction().execute(async (trx) => {
+        return await writes.run(accountId, {}, async (w) => {
+          const { trx, now } = w;
           const client = await repo.findClient(trx, accountId, clientId);
           if (client === undefined) throw notFound('Client');
           if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
           if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
             // The gallery is no longer the earlier client's: their link stops, their unsent email is moot.
             await giveLink(trx, { accountId, listingId, clientId, now });
-            const cancelled = await cancelQueuedNotifications(
-              trx,
-              accountId,
-              { listingId, notClientId: clientId },
-              now,
-            );
-            const queued =
-              options.notify === false
-                ? undefined
-                : await queueAssignmentNotification(trx, {
-                    accountId,
-                    clientId,
-                    listingId,
-                    to: client.email,
-                    now,
-                    messageIdHost,
-                  });
+            await cancelQueuedNotifications(w, { listingId, notClientId: clientId });
+            if (options.notify !== false) {
+              await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
+            }
             const assigned = await loadListing(trx, serializeListing, accountId, listingId);
             if (assigned === undefined) throw notFound('Gallery');
-            const events = await recordEvents(trx, accountId, [{ type: 'listing.assigned', object: assigned }], now);
-            await addCounts(trx, accountId, cancelled, queued?.counts ?? {}, events);
+            w.announce('listing.assigned', assigned);
             return assigned;
           }
           const listing = await loadListing(trx, serializeListing, accountId, listingId);
@@ -235,20 +270,16 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     async unassign(accountId: string, clientId: string, listingId: string): Promise<void> {
       if (!hasIdShape('cli', clientId)) throw notFound('Client');
       if (!hasIdShape('lst', listingId)) throw new AppError('not_found', 'This gallery is not assigned to this client');
-      const now = clock.iso();
-      await db.kysely.transaction().execute(async (trx) => {
+      await writes.run(accountId, {}, async (w) => {
+        const { trx, now } = w;
         if ((await repo.findClient(trx, accountId, clientId)) === undefined) throw notFound('Client');
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
         await dropLink(trx, accountId, listingId);
-        const cancelled = await cancelQueuedNotifications(trx, accountId, { clientId, listingId }, now);
+        await cancelQueuedNotifications(w, { clientId, listingId });
         const listing = await loadListing(trx, serializeListing, accountId, listingId);
-        const events =
-          listing === undefined
-            ? {}
-            : await recordEvents(trx, accountId, [{ type: 'listing.unassigned', object: listing }], now);
-        await addCounts(trx, accountId, cancelled, events);
+        if (listing !== undefined) w.announce('listing.unassigned', listing);
       });
     },
 
@@ -260,22 +291,12 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       const notAssigned = (): AppError => new AppError('not_found', 'This gallery is not assigned to this client');
       if (!hasIdShape('cli', clientId)) throw notFound('Client');
       if (!hasIdShape('lst', listingId)) throw notAssigned();
-      const now = clock.iso();
-      return db.kysely.transaction().execute(async (trx) => {
-        const client = await repo.findClient(trx, accountId, clientId);
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const client = await repo.findClient(w.trx, accountId, clientId);
         if (client === undefined) throw notFound('Client');
-        const listing = await listingsRepo.lockListing(trx, db.dialect, accountId, listingId);
-        if (listing?.client_id !== clientId) throw notAssigned();
-        const queued = await queueAssignmentNotification(trx, {
-          accountId,
-          clientId,
-          listingId,
-          to: client.email,
-          now,
-          messageIdHost,
-        });
-        await addCounts(trx, accountId, queued.counts);
-        const notification = await loadNotification(trx, accountId, queued.id);
+        if (w.listing?.client_id !== clientId) throw notAssigned();
+        const id = await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
+        const notification = await loadNotification(w.trx, accountId, id);
         if (notification === undefined) throw new Error('a notification just queued is not there');
         return notification;
       });

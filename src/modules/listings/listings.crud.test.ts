@@ -1,5 +1,5 @@
-// Galleries (`/v1/listings`): create, read, change and delete one gallery; section 5 of the
-// contract, with the conventions of sections 1, 2 and 4.
+// Galleries (`/v1/listings`): create, read, change and delete one gallery; docs/api.md §5, with the
+// conventions of §1, §2 and §4.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,9 +1,15 @@
-// Galleries (`/v1/listings`): the list, its pagination, order and filters; section 5 of the
-// contract, with the conventions of sections 1, 2 and 4.
+// Galleries (`/v1/listings`): the list, its pagination, order and filters; docs/api.md §5, with the
+// conventions of §1, §2 and §4.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertValidation, GALLERY_ITEM_KEYS, idsOf, ISO_MS } from '../../../test/support/api-assertions.ts';
+import {
+  assertValidation,
+  GALLERY_ITEM_KEYS,
+  idsOf,
+  ISO_MS,
+  assertPagination,
+} from '../../../test/support/api-assertions.ts';
 import { call, createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
 import { listingsApi } from '../../../test/support/listings-api.ts';
 
@@ -25,7 +31,7 @@ describe('GET /v1/listings', () => {
     const { key: fresh } = await createAccount(ctx);
     const res = await list('', fresh);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { data: [], pagination: { page: 1, limit: 20, total: 0 } });
+    assert.deepEqual(res.json(), { data: [], pagination: { page: 1, limit: 20, total: 0, next_cursor: null } });
   });
 
   test('pagination: defaults, limits, pages past the end, newest first with no gaps', async () => {
@@ -38,7 +44,7 @@ describe('GET /v1/listings', () => {
     assert.equal(first.statusCode, 200);
     const body = first.json();
     assert.deepEqual(Object.keys(body).sort(), ['data', 'pagination']);
-    assert.deepEqual(body.pagination, { page: 1, limit: 20, total: 25 });
+    assertPagination(body.pagination, { page: 1, limit: 20, total: 25 });
     assert.deepEqual(
       body.data.map((g: { id: string }) => g.id),
       newestFirst.slice(0, 20),
@@ -49,14 +55,14 @@ describe('GET /v1/listings', () => {
     }
 
     const second = (await list('?page=2', account.key)).json();
-    assert.deepEqual(second.pagination, { page: 2, limit: 20, total: 25 });
+    assertPagination(second.pagination, { page: 2, limit: 20, total: 25 });
     assert.deepEqual(
       second.data.map((g: { id: string }) => g.id),
       newestFirst.slice(20),
     );
 
     const all = (await list('?limit=100', account.key)).json();
-    assert.deepEqual(all.pagination, { page: 1, limit: 100, total: 25 });
+    assertPagination(all.pagination, { page: 1, limit: 100, total: 25 });
     assert.equal(all.data.length, 25);
 
     // Up to 2^53 - 1, the largest page number a JSON number holds exactly (past it: 400, src/http/openapi.test.ts).
@@ -71,7 +77,7 @@ describe('GET /v1/listings', () => {
     const walked: string[] = [];
     for (let page = 1; page <= 4; page += 1) {
       const res = (await list(`?page=${page}&limit=7`, account.key)).json();
-      assert.deepEqual(res.pagination, { page, limit: 7, total: 25 });
+      assertPagination(res.pagination, { page, limit: 7, total: 25 });
       walked.push(...res.data.map((g: { id: string }) => g.id));
     }
     assert.deepEqual(walked, newestFirst);
@@ -165,7 +171,7 @@ describe('GET /v1/listings', () => {
       for (const g of res.data) assert.equal(g.status, status);
     }
     const paged = (await list('?status=active&limit=2&page=2', account.key)).json();
-    assert.deepEqual(paged.pagination, { page: 2, limit: 2, total: 3 });
+    assertPagination(paged.pagination, { page: 2, limit: 2, total: 3 });
     assert.equal(paged.data.length, 1);
     // A status change moves the gallery between filters.
     await patch(byStatus.draft![0]!, { status: 'archived' }, account.key);

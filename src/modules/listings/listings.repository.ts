@@ -1,11 +1,13 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { forUpdate } from '../../db/locking.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
+
+// docs/api.md §19's filtered lists, for the clients feature too (a client's galleries by page or cursor).
+export { countListings, queryListings } from './listings.list.repository.ts';
 
 export const LIST_ITEM_COLUMNS = [
   'id',
@@ -190,35 +192,40 @@ export async function updateListing(
   return q.returningAll().executeTakeFirst();
 }
 
-/**
- * Reads a gallery to change it in this transaction, holding its row lock until the end
- * (PostgreSQL; SQLite has one writer at a time). Changes to a gallery, and to its media's
- * positions, its cover and its counts, take this lock first, so they never interleave.
- */
-export async function lockListing(
+// A gallery read to be changed, locked until the transaction ends on PostgreSQL (SQLite has one
+// writer at a time): one compiled statement per dialect. Only the unit of work takes it
+// (src/db/write.ts, `lock: { listing }`), in its canonical lock order.
+const lockQueries = {
+  postgres: prepared((db, p: { accountId: string; id: string }) =>
+    db
+      .selectFrom('listings')
+      .select(LISTING_COLUMNS)
+      .where('account_id', '=', p.accountId)
+      .where('id', '=', p.id)
+      .forUpdate(),
+  ),
+  sqlite: prepared((db, p: { accountId: string; id: string }) =>
+    db.selectFrom('listings').select(LISTING_COLUMNS).where('account_id', '=', p.accountId).where('id', '=', p.id),
+  ),
+};
+
+/** The gallery object changed through another table (its client link): its updated_at moves. */
+export async function touchListing(db: Executor, accountId: string, id: string, now: string): Promise<void> {
+  await db
+    .updateTable('listings')
+    .set({ updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export function lockListing(
   db: Executor,
   dialect: Dialect,
   accountId: string,
   id: string,
 ): Promise<ListingRow | undefined> {
-  return forUpdate(
-    dialect,
-    db.selectFrom('listings').selectAll().where('account_id', '=', accountId).where('id', '=', id),
-  ).executeTakeFirst();
-}
-
-export async function findListingStatus(
-  db: Executor,
-  accountId: string,
-  id: string,
-): Promise<ListingStatus | undefined> {
-  const row = await db
-    .selectFrom('listings')
-    .select('status')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.status;
+  return lockQueries[dialect].first(db, { accountId, id });
 }
 
 /** Deletes the gallery (its media rows go by cascade); what it held, for the counts. */

@@ -9,14 +9,17 @@ import {
   NullableNumber,
   NullableString,
   PageQuery,
+  SinceQuery,
+  SortQuery,
   StringEnum,
+  TextInput,
   NullableTimestamp,
   Timestamp,
   Int64,
 } from '../../http/schemas.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
 
-export const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
+const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   title: 'ListingStatus',
   description: 'Any transition between the three is allowed.',
 });
@@ -73,7 +76,7 @@ const out = {
   sqft: Type.Union([Type.Number({ minimum: 0, maximum: 10_000_000 }), Type.Null()]),
 };
 
-export const ClientLink = Type.Object(
+const ClientLink = Type.Object(
   {
     url: Type.String({
       format: 'uri',
@@ -171,6 +174,25 @@ export const ListingList = ListOf(ListingItem, 'ListingList');
 export const ListingListQuery = Type.Object({
   ...PageQuery,
   status: Type.Optional(StringEnum(LISTING_STATUSES, { description: 'Only galleries in this status.' })),
+  client_id: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      pattern: '^(none|cli_[0-9A-Za-z_-]+)$',
+      description: "Only this client's galleries (`cli_...`), or `none` for unassigned galleries.",
+    }),
+  ),
+  mls_number: Type.Optional(
+    TextInput({ minLength: 1, maxLength: 50, description: 'Only galleries with this MLS number (case-insensitive).' }),
+  ),
+  search: Type.Optional(
+    TextInput({
+      maxLength: 200,
+      description: 'Case-insensitive substring of the address or the MLS number; `%` and `_` match themselves.',
+    }),
+  ),
+  created_since: SinceQuery('created_at'),
+  updated_since: SinceQuery('updated_at'),
+  sort: SortQuery,
 });
 export type ListingListQueryType = Static<typeof ListingListQuery>;
 

@@ -1,4 +1,4 @@
-// The one serializer of the gallery object (sections 5, 13 and 14): the API, webhook events and
+// The one serializer of the gallery object (docs/api.md §5, §13 and §14): the API, webhook events and
 // pages build it here, from the stored row and its client link.
 import type { ClientLinkRow } from '../client-links/client-links.entry.ts';
 import type { ListingItemType, ListingType } from './listings.schemas.ts';

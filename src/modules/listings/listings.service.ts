@@ -1,8 +1,11 @@
-// Galleries: the rules of section 5 of the contract. Every query is scoped by account.
+// Galleries: the rules of docs/api.md §5. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { pageWindow, type Page } from '../../lib/pagination.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import type { Page } from '../../lib/pagination.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { countListings, queryListings, type ListingQuery } from './listings.list.repository.ts';
 import type {
   ListingCreateInput,
   ListingItemType,
@@ -16,19 +19,19 @@ import { cancelQueuedNotifications } from '../notifications/notifications.entry.
 import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { isPhotoOfGallery } from '../media/media.entry.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/counts/counters.ts';
-import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
 import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
 import { hashPassword } from '../accounts/password.ts';
 import type { Executor } from '../../db/executor.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
+import { createWrites } from '../../db/write.ts';
 import type { Log } from '../../lib/log.ts';
 
 /**
  * The gallery object as its GET returns it now, read in `db` (a transaction, for a write's answer
- * or its event); undefined when it is not there. One place builds it: section 17's ETag and
- * section 15's `data.object` must agree with every answer.
+ * or its event); undefined when it is not there. One place builds it: docs/api.md §17's ETag and
+ * docs/api.md §15's `data.object` must agree with every answer.
  */
 export async function loadListing(
   db: Executor,
@@ -38,7 +41,7 @@ export async function loadListing(
 ): Promise<ListingType | undefined> {
   const row = await repo.findListing(db, accountId, id);
   if (row === undefined) return undefined;
-  return serialize(row, row.client_id === null ? undefined : await linkOf(db, id));
+  return serialize(row, row.client_id === null ? undefined : await linkOf(db, accountId, id));
 }
 
 /**
@@ -75,6 +78,7 @@ export function createListingsService({
   cleanup,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { cleanup: MediaCleanup }) {
   const serialize = listingSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const load = async (trx: Executor, accountId: string, id: string): Promise<ListingType> => {
     const listing = await loadListing(trx, serialize, accountId, id);
     if (listing === undefined) throw notFound('Gallery');
@@ -82,10 +86,10 @@ export function createListingsService({
   };
   return {
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
-      const now = clock.iso();
       const status = input.status ?? 'draft';
-      const row = await db.kysely.transaction().execute(async (trx) => {
-        const inserted = await repo.insertListing(trx, {
+      return writes.run(accountId, {}, async (w) => {
+        const now = w.now;
+        const inserted = await repo.insertListing(w.trx, {
           id: newId('lst'),
           account_id: accountId,
           client_id: null,
@@ -100,11 +104,10 @@ export function createListingsService({
           updated_at: now,
         });
         const listing = serialize(inserted, undefined);
-        const events = await recordEvents(trx, accountId, [{ type: 'listing.created', object: listing }], now);
-        await addCounts(trx, accountId, listingsAdded(status), events);
+        w.announce('listing.created', listing);
+        w.count(listingsAdded(status));
         return listing;
       });
-      return row;
     },
 
     async get(accountId: string, id: string): Promise<ListingType> {
@@ -115,18 +118,16 @@ export function createListingsService({
     /** A new token for the gallery's client link (the old URL stops at once; counters kept). */
     async rotateClientLink(accountId: string, id: string): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      return db.kysely.transaction().execute(async (trx) => {
-        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+      return writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await rotateLink(trx, accountId, id))) {
+        if (current.client_id === null || !(await rotateLink(w.trx, accountId, id))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
-        const listing = await load(trx, accountId, id);
-        await addCounts(
-          trx,
-          accountId,
-          await recordEvents(trx, accountId, [{ type: 'listing.updated', object: listing }], clock.iso()),
-        );
+        // The link's url is a field of the gallery object: its updated_at moves (docs/api.md §19).
+        await repo.touchListing(w.trx, accountId, id, w.now);
+        const listing = await load(w.trx, accountId, id);
+        w.announce('listing.updated', listing);
         return listing;
       });
     },
@@ -135,18 +136,16 @@ export function createListingsService({
     async updateClientLink(accountId: string, id: string, input: ClientLinkUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const controls = await linkControls(input, clock.now());
-      return db.kysely.transaction().execute(async (trx) => {
-        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+      return writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await setLinkControls(trx, accountId, id, controls))) {
+        if (current.client_id === null || !(await setLinkControls(w.trx, accountId, id, controls))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
         }
-        const listing = await load(trx, accountId, id);
-        await addCounts(
-          trx,
-          accountId,
-          await recordEvents(trx, accountId, [{ type: 'listing.updated', object: listing }], clock.iso()),
-        );
+        // The link's controls are fields of the gallery object: its updated_at moves (docs/api.md §19).
+        await repo.touchListing(w.trx, accountId, id, w.now);
+        const listing = await load(w.trx, accountId, id);
+        w.announce('listing.updated', listing);
         return listing;
       });
     },
@@ -157,7 +156,7 @@ export function createListingsService({
       return db.kysely.transaction().execute(async (trx) => {
         const row = await repo.findListing(trx, accountId, id);
         if (row === undefined) throw notFound('Gallery');
-        const link = row.client_id === null ? undefined : await linkOf(trx, id);
+        const link = row.client_id === null ? undefined : await linkOf(trx, accountId, id);
         if (link === undefined || link.client_id !== row.client_id) {
           return { media_ids: [], note: null, submitted_at: null, updated_at: null };
         }
@@ -171,24 +170,72 @@ export function createListingsService({
     },
 
     async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
-      const window = pageWindow(query);
-      const filter = { status: query.status };
+      const codec = await listCursors(db);
+      const sort = sortOf(query.sort);
+      const filters: ListingQuery = {
+        status: query.status,
+        clientId: query.client_id === undefined ? undefined : query.client_id === 'none' ? null : query.client_id,
+        mlsNumber: query.mls_number,
+        search: query.search === undefined || query.search === '' ? undefined : query.search.toLowerCase(),
+        createdSince: sinceValue('created_since', query.created_since),
+        updatedSince: sinceValue('updated_since', query.updated_since),
+        sort,
+      };
+      const scope = {
+        list: 'listings',
+        accountId,
+        params: {
+          status: filters.status,
+          client_id: query.client_id,
+          mls_number: filters.mlsNumber?.toLowerCase(),
+          search: filters.search,
+          created_since: filters.createdSince,
+          updated_since: filters.updatedSince,
+          sort: query.sort ?? '-created_at',
+        },
+      };
+      const request = pageRequest(query, codec, scope);
+      const counted =
+        filters.clientId === undefined &&
+        filters.mlsNumber === undefined &&
+        filters.search === undefined &&
+        filters.createdSince === undefined &&
+        filters.updatedSince === undefined;
+      const position = (row: { id: string; created_at: string; updated_at?: string }) => ({
+        value: sort.column === 'created_at' ? row.created_at : (row.updated_at ?? ''),
+        id: row.id,
+      });
+      if (counted && request.after === undefined && sort.column === 'created_at' && sort.desc) {
+        // The plain list: its prepared queries, and a maintained count (one keyed row).
+        const [rows, total] = await Promise.all([
+          repo.listListings(
+            db.kysely,
+            accountId,
+            { status: filters.status },
+            { limit: request.fetch, offset: request.offset },
+          ),
+          readCount(db.kysely, accountId, listingsCounter(filters.status)),
+        ]);
+        return cursorPage(rows, request, total, codec, scope, position, toListingItem);
+      }
       const [rows, total] = await Promise.all([
-        repo.listListings(db.kysely, accountId, filter, window),
-        // A maintained count: one keyed row, whatever the account's size.
-        readCount(db.kysely, accountId, listingsCounter(filter.status)),
+        queryListings(db.kysely, db.dialect, accountId, filters, request),
+        counted
+          ? readCount(db.kysely, accountId, listingsCounter(filters.status))
+          : countListings(db.kysely, db.dialect, accountId, filters),
       ]);
-      return { data: rows.map(toListingItem), pagination: { page: window.page, limit: window.limit, total } };
+      return cursorPage(rows, request, total, codec, scope, position, toListingItem);
     },
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const changes = { ...patch, updated_at: clock.iso() };
-      return db.kysely.transaction().execute(async (trx) => {
-        // The gallery's lock first: its status (for the counts) and its media (for the cover)
-        // cannot change under this update.
-        const current = await repo.lockListing(trx, db.dialect, accountId, id);
+      // The gallery's lock first: its status (for the counts) and its media (for the cover)
+      // cannot change under this update.
+      return writes.run(accountId, { lock: { listing: id }, now: changes.updated_at }, async (w) => {
+        const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
+        const trx = w.trx;
         const cover = patch.cover_media_id;
         if (typeof cover === 'string' && !(await isPhotoOfGallery(trx, accountId, id, cover))) {
           throw new AppError('validation_error', 'cover_media_id must be a photo of this gallery', [
@@ -197,47 +244,29 @@ export function createListingsService({
         }
         await repo.updateListing(trx, accountId, id, changes);
         const listing = await load(trx, accountId, id);
-        const events = await recordEvents(
-          trx,
-          accountId,
-          [{ type: 'listing.updated', object: listing }],
-          changes.updated_at,
-        );
-        await addCounts(
-          trx,
-          accountId,
-          patch.status === undefined ? {} : listingMoved(current.status, patch.status),
-          events,
-        );
+        w.announce('listing.updated', listing);
+        if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));
         return listing;
       });
     },
 
     async remove(accountId: string, id: string, log?: Log): Promise<void> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const now = clock.iso();
-      const keys = await db.kysely.transaction().execute(async (trx) => {
+      // The gallery's lock first: uploads commit through it, so none commits meanwhile.
+      await writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        if (w.listing === undefined) throw notFound('Gallery');
         // The media rows go with the gallery (ON DELETE CASCADE); their bytes are scheduled for
-        // deletion in the same transaction, so a crash after it leaves them to the sweep. This
-        // comes first: it locks the gallery against uploads committing meanwhile.
-        const storageKeys = await cleanup.scheduleGallery(trx, accountId, id);
-        const deleted = await repo.deleteListing(trx, accountId, id);
+        // deletion in the same transaction, so a crash after it leaves them to the sweep.
+        const storageKeys = await cleanup.scheduleGallery(w, id);
+        const deleted = await repo.deleteListing(w.trx, accountId, id);
         if (deleted === undefined) throw notFound('Gallery');
         // An email about a gallery that no longer exists must not go out.
-        const cancelled = await cancelQueuedNotifications(trx, accountId, { listingId: id }, now);
+        await cancelQueuedNotifications(w, { listingId: id });
         // One event stands for the gallery and everything that went with it (its media, its link).
-        const events = await recordEvents(trx, accountId, [{ type: 'listing.deleted', object: { id } }], now);
-        await addCounts(
-          trx,
-          accountId,
-          listingsAdded(deleted.status, -1),
-          { media: -deleted.media_count },
-          cancelled,
-          events,
-        );
-        return storageKeys;
+        w.announce('listing.deleted', { id });
+        w.count(listingsAdded(deleted.status, -1), { media: -deleted.media_count });
+        w.afterCommit(() => cleanup.afterDelete(storageKeys, log));
       });
-      await cleanup.afterDelete(keys, log);
     },
   };
 }

@@ -6,10 +6,9 @@
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
 import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
-import { lockListing } from '../listings/listings.repository.ts';
+import type { Write } from '../../db/write.ts';
 import * as repo from './media.repository.ts';
 import * as uploads from '../uploads/uploads.repository.ts';
-import { enqueue } from '../../mechanisms/queue/queue.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** Keys claimed, listed or checked per statement (well inside every driver's parameter limit). */
@@ -77,21 +76,18 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
      * In the caller's transaction, which deletes the gallery: the bytes of all its media are to
      * go as soon as it commits. Returns their keys, for afterDelete() once it has committed.
      */
-    async scheduleGallery(trx: Executor, accountId: string, listingId: string): Promise<string[]> {
-      // The gallery row is locked before its media are read: an upload commits through that row,
-      // so every upload that committed before this point is read below, and every later one
-      // finds the gallery gone and takes its bytes back. Read first, an upload committing in
-      // between would lose its media rows to the cascade with no cleanup row for its bytes.
-      if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) return [];
+    async scheduleGallery(w: Write, listingId: string): Promise<string[]> {
+      // The write holds the gallery's lock (`lock: { listing }`) before its media are read: an
+      // upload commits through that row, so every upload that committed before this point is read
+      // below, and every later one finds the gallery gone and takes its bytes back. Read without
+      // it, an upload committing in between would lose its media rows to the cascade with no
+      // cleanup row for its bytes.
+      if (w.listing?.id !== listingId) return [];
+      const { trx, accountId, now } = w;
       // Its unfinished resumable uploads go too: their expiry job, due now, removes their bytes
       // (an S3 multipart upload is not an object a cleanup row can name).
       const unfinished = await uploads.unfinishedOfGallery(trx, accountId, listingId);
-      const now = clock.iso();
-      await enqueue(
-        trx,
-        unfinished.map((u) => ({ kind: 'upload.expire' as const, accountId, subjectId: u.id, runAt: now })),
-        now,
-      );
+      w.enqueue(...unfinished.map((u) => ({ kind: 'upload.expire' as const, accountId, subjectId: u.id, runAt: now })));
       return repo.scheduleGalleryCleanup(trx, accountId, listingId, clock.iso(), clock.iso());
     },
 

@@ -2,11 +2,8 @@
 // positions, shared by the multipart upload (media.service.ts) and the resumable upload
 // (uploads.service.ts): positions reserved through the gallery row (so a deletion of the
 // gallery cannot interleave), photos' variants queued, `media.created` recorded, counts applied.
-import type { Executor } from '../../db/executor.ts';
+import type { Write } from '../../db/write.ts';
 import { notFound } from '../../errors.ts';
-import { enqueue } from '../../mechanisms/queue/queue.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
 import type { Dimensions, Sniffed } from './media.ingest.ts';
 import type { MediaType } from './media.schemas.ts';
 import type { mediaSerializer } from './media.serializer.ts';
@@ -24,18 +21,17 @@ export interface StoredFile {
 }
 
 /**
- * In the caller's transaction: reserves the next positions (404 if the gallery is gone), lets
+ * In the caller's unit of work: reserves the next positions (404 if the gallery is gone), lets
  * `claim` take the bytes' leases (it throws to refuse), then inserts the rows and what follows.
  */
 export async function commitMedia(
-  trx: Executor,
+  w: Write,
   serialize: ReturnType<typeof mediaSerializer>,
-  accountId: string,
   listingId: string,
   stored: readonly StoredFile[],
-  now: string,
   claim: () => Promise<void>,
 ): Promise<MediaType[]> {
+  const { trx, accountId, now } = w;
   const last = await repo.reservePositions(trx, accountId, listingId, stored.length, now);
   if (last === undefined) throw notFound('Gallery');
   await claim();
@@ -61,20 +57,11 @@ export async function commitMedia(
   }));
   await repo.insertMedia(trx, inserted);
   // Each photo's variants are made in the background (variants.job.ts).
-  await enqueue(
-    trx,
-    inserted
-      .filter((m) => m.kind === 'photo')
-      .map((m) => ({ kind: 'media.variants' as const, accountId, subjectId: m.id, runAt: now })),
-    now,
-  );
+  for (const m of inserted) {
+    if (m.kind === 'photo') w.enqueue({ kind: 'media.variants', accountId, subjectId: m.id, runAt: now });
+  }
   const created = inserted.map((row) => serialize(row, []));
-  const events = await recordEvents(
-    trx,
-    accountId,
-    created.map((object) => ({ type: 'media.created' as const, object })),
-    now,
-  );
-  await addCounts(trx, accountId, { media: inserted.length }, events);
+  for (const object of created) w.announce('media.created', object);
+  w.count({ media: inserted.length });
   return created;
 }

@@ -1,4 +1,4 @@
-// GET /v1/listings/:id/media/:media_id/content (section 6): the bytes, Range (206/416), ETag and
+// GET /v1/listings/:id/media/:media_id/content (docs/api.md §6): the bytes, Range (206/416), ETag and
 // If-None-Match (304), and the headers that keep an uploaded file from ever running in a browser.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The gallery's cover (section 13): `cover_media_id` on PATCH /v1/listings/:id must be a photo of
+// The gallery's cover (docs/api.md §13): `cover_media_id` on PATCH /v1/listings/:id must be a photo of
 // that gallery, null clears it, deleting that photo (or the gallery) clears it, and no
 // interleaving of a cover change with that photo's deletion leaves a cover pointing nowhere.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// readDimensions on its own: the upright size (API.md section 13) for every EXIF orientation and
+// readDimensions on its own: the upright size (docs/api.md §13) for every EXIF orientation and
 // the formats that carry one, from the kept head of an upload and from the whole stored file.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
@@ -33,10 +33,10 @@ describe('readDimensions: the upright size', () => {
       const data = await oriented('jpeg', orientation);
       assert.equal((await sharp(data).metadata()).orientation, orientation, 'the fixture carries it');
       const expected = orientation >= 5 ? { width: 20, height: 40 } : { width: 40, height: 20 };
-      assert.deepEqual(await readDimensions(data, true, limits), expected, `head, orientation ${orientation}`);
+      assert.deepEqual(await readDimensions(data, limits), expected, `head, orientation ${orientation}`);
       const file = path.join(dir, `o${orientation}.jpg`);
       await writeFile(file, data);
-      assert.deepEqual(await readDimensions(file, true, limits), expected, `file, orientation ${orientation}`);
+      assert.deepEqual(await readDimensions(file, limits), expected, `file, orientation ${orientation}`);
     }
   });
 
@@ -44,16 +44,13 @@ describe('readDimensions: the upright size', () => {
     for (const format of ['png', 'webp', 'tiff', 'avif'] as const) {
       const file = path.join(dir, `o6.${format}`);
       await writeFile(file, await oriented(format, 6));
-      assert.deepEqual(await readDimensions(file, true, limits), { width: 20, height: 40 }, format);
+      assert.deepEqual(await readDimensions(file, limits), { width: 20, height: 40 }, format);
     }
   });
 
   test('the pixel limit counts the upright size too', async () => {
     const data = await oriented('jpeg', 6);
-    await assert.rejects(
-      readDimensions(data, true, { ...limits, maxPixels: 799 }),
-      /20x40 pixels, over the limit of 799/,
-    );
-    assert.deepEqual(await readDimensions(data, true, { ...limits, maxPixels: 800 }), { width: 20, height: 40 });
+    await assert.rejects(readDimensions(data, { ...limits, maxPixels: 799 }), /20x40 pixels, over the limit of 799/);
+    assert.deepEqual(await readDimensions(data, { ...limits, maxPixels: 800 }), { width: 20, height: 40 });
   });
 });

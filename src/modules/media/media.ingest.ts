@@ -161,13 +161,15 @@ export interface Dimensions {
 
 /**
  * Reads a photo's dimensions from its header with sharp (never decoding pixels), from the kept
- * head or the stored file. null when `source` is only a head that is not enough (sharp wants
- * WebP, GIF and TIFF whole); the caller then reads the stored file. Refuses images over the
- * pixel limit (decompression bombs).
+ * head or the stored file. null when the header cannot be read from `source`: when it is only a
+ * head, that may be because sharp wants the whole file (WebP, GIF, TIFF; the caller then reads
+ * the stored file); when when even the
+ * whole file's header cannot be read: its bytes sniffed as a photo, so it is accepted without
+ * dimensions and its variants end `failed` (docs/api.md §13). Refuses images over the pixel limit
+ * (decompression bombs).
  */
 export async function readDimensions(
   source: Buffer | string,
-  whole: boolean,
   limits: { maxPixels: number; filename: string },
 ): Promise<Dimensions | null> {
   let meta: Metadata | undefined;
@@ -176,15 +178,7 @@ export async function readDimensions(
   } catch {
     meta = undefined;
   }
-  if (meta?.width === undefined || meta.height === undefined) {
-    // Once sharp has seen the whole file, a header it cannot read means it is no image at all.
-    if (whole) {
-      throw new AppError('unsupported_media_type', `${limits.filename} is not a readable image`, [
-        { field: 'files', message: `${limits.filename}: the image header cannot be read` },
-      ]);
-    }
-    return null;
-  }
+  if (meta?.width === undefined || meta.height === undefined) return null;
   // What a viewer shows: EXIF orientation 5-8 swaps width and height (HEIF/AVIF come already
   // turned by libheif). sharp's own figure, so these always match the variants, which are made
   // with its autoOrient().

@@ -1,4 +1,4 @@
-// Section 13 in the OpenAPI document: the bodies of PATCH .../media/:media_id, PUT .../media/order
+// docs/api.md §13 in the OpenAPI document: the bodies of PATCH .../media/:media_id, PUT .../media/order
 // and the gallery's cover_media_id are documented as the API enforces them, and every string the
 // media operations send or take is bounded (the rule `npm run lint:openapi` runs with Spectral:
 // owasp:api4:2023-string-limit), so that rule's failures show up in `npm test` too.
@@ -59,7 +59,7 @@ const jsonBody = (op: Operation): Schema => {
 /** A validator of the documented schema, to compare with what the API enforces. */
 const documented = (schema: Schema) => addFormats(new Ajv({ strict: false, allErrors: true })).compile(schema);
 
-describe('section 13 in the OpenAPI document', () => {
+describe('docs/api.md §13 in the OpenAPI document', () => {
   test('PATCH media documents caption, hidden and position, at least one, nothing else', () => {
     const op = operation('/v1/listings/{id}/media/{media_id}', 'patch');
     const body = jsonBody(op);

@@ -1,7 +1,8 @@
 // Over 400 lines on purpose: one test per rule of two routes that share one gallery set-up (PATCH media, PUT order).
-// Section 13 through the real HTTP stack: PATCH .../media/:media_id (caption, hidden, position)
+// docs/api.md §13 through the real HTTP stack: PATCH .../media/:media_id (caption, hidden, position)
 // and PUT .../media/order, each rule and what is stored after it. Random sequences of these are
 // in media.positions.property.test.ts; the cover is in media.cover.test.ts.
+import { assertPagination } from '../../../test/support/api-assertions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -269,7 +270,7 @@ describe('PUT media order', () => {
       page.data.map((m) => [m.id, m.position]),
       order.map((id, i) => [id, i + 1]),
     );
-    assert.deepEqual(page.pagination, { page: 1, limit: 4, total: 4 });
+    assertPagination(page.pagination, { page: 1, limit: 4, total: 4 });
     const listed = await call(ctx, 'GET', `/v1/listings/${listingId}/media`, { key: owner.key });
     assert.deepEqual(page, listed.json());
     await assertGapless(ctx, owner.key, listingId, order);
@@ -370,7 +371,7 @@ describe('PUT media order', () => {
     const { listingId } = await galleryOf(0);
     const res = await putOrder(ctx, owner.key, listingId, { media_ids: [] });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { data: [], pagination: { page: 1, limit: 0, total: 0 } });
+    assert.deepEqual(res.json(), { data: [], pagination: { page: 1, limit: 0, total: 0, next_cursor: null } });
   });
 
   test("another account's gallery and unknown galleries are 404, and are not reordered", async () => {

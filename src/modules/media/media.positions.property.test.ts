@@ -1,4 +1,4 @@
-// Property tests of section 13's promise that a gallery's positions are always exactly 1..n,
+// Property tests of docs/api.md §13's promise that a gallery's positions are always exactly 1..n,
 // through the real HTTP stack on whichever dialect DATABASE_URL picks:
 // - random sequences of uploads, deletions, moves, full reorders, refused writes and bursts of
 //   concurrent uploads on one gallery, checked after every step against a model of the order

@@ -162,7 +162,7 @@ export async function updateMediaFields(
     .execute();
 }
 
-// Variants (section 13): a row per derived size of a photo, owning its object in storage.
+// Variants (docs/api.md §13): a row per derived size of a photo, owning its object in storage.
 
 export type VariantRow = Selectable<MediaVariantsTable>;
 

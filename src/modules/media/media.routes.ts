@@ -18,7 +18,9 @@ import {
   uploadSchemas,
   type UploadLimits,
 } from './media.schemas.ts';
-import { ACCEPTED_TYPES } from './media.ingest.ts';
+import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/address.ts';
 import { LARGE_BOX, THUMB_BOX, type Box } from '../variants/variants.images.ts';
 import { asClientFault, type IncomingFile, type MediaService } from './media.service.ts';
 
@@ -43,7 +45,7 @@ const binaryResponse = (description: string, Binary: TSchema) => ({
 });
 
 /** A variant's bytes change only when it is made again (a new row, a new time). */
-export const variantEtag = (v: VariantRow): string =>
+const variantEtag = (v: VariantRow): string =>
   `"${v.media_id}-${v.name}-${Date.parse(v.created_at).toString(36)}-${v.size.toString(36)}"`;
 
 const variantResponse = (description: string, Binary: TSchema) => ({
@@ -57,7 +59,7 @@ const variantResponse = (description: string, Binary: TSchema) => ({
  * headers and an sRGB profile. Measured with the variants' own settings, pure noise (the worst
  * case for a coder) takes 0.7 bytes a pixel; even a quality-100 4:4:4 JPEG takes 2.9.
  */
-export function variantMaxBytes(mlsBox: Box): number {
+function variantMaxBytes(mlsBox: Box): number {
   const pixels = Math.max(...[THUMB_BOX, LARGE_BOX, mlsBox].map((box) => box.width * box.height));
   return pixels * 4 + 64 * 1024;
 }
@@ -104,14 +106,18 @@ function registerUploadRoute(
         description:
           'multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that ' +
           'is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. ' +
-          'All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request.',
+          'All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request. ' +
+          'Or application/json `{"url": "...", "filename"?: "..."}`: the service fetches the file (the webhook ' +
+          'address rules apply to the URL and to each of at most 5 redirects; a refused one is 400 naming `url`) and ' +
+          'answers as an upload of that one file; a fetch that fails (no answer, a non-2xx status, a cut, 30 s ' +
+          'without a byte) is 422 `fetch_failed`, and nothing is kept.',
         tags,
         consumes: ['multipart/form-data'],
         params: ListingMediaParams,
         body: MediaUploadBody,
         response: {
           201: Answer(MediaUploaded, 'Created: every uploaded file, in upload order.'),
-          ...errorResponses(400, 401, 403, 404, 413, 415),
+          ...errorResponses(400, 401, 403, 404, 413, 415, 422),
         },
       },
       // Any refusal, in a hook (key, scope, rate limit, Idempotency-Key) or in the handler, leaves
@@ -122,6 +128,12 @@ function registerUploadRoute(
       },
     },
     async (request, reply) => {
+      if (!request.isMultipart()) {
+        // application/json: media from a URL (docs/api.md §21), answered as an upload of that file.
+        const input = urlBody(request.body);
+        const data = await media.uploadFromUrl(request.auth.accountId, request.params.id, input, request.log);
+        return reply.code(201).send({ data });
+      }
       const data = await media.upload(
         request.auth.accountId,
         request.params.id,
@@ -131,6 +143,32 @@ function registerUploadRoute(
       return reply.code(201).send({ data });
     },
   );
+}
+
+const URL_BODY_KEYS = new Set(['url', 'filename']);
+
+/** `{"url", "filename"?}`, checked here: the route's schema documents the multipart form. */
+function urlBody(body: unknown): { url: string; filename?: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw validationError('url', 'is required: send {"url": "..."} as JSON, or files as multipart/form-data');
+  }
+  const record = body as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((k) => !URL_BODY_KEYS.has(k));
+  if (unknown.length > 0) {
+    throw new AppError(
+      'validation_error',
+      `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+      unknown.map((field) => ({ field, message: 'is not a known field' })),
+    );
+  }
+  const { url, filename } = record;
+  if (typeof url !== 'string' || url.length < 1 || url.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw validationError('url', `must be an http or https URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  }
+  if (filename !== undefined && (typeof filename !== 'string' || filename.length > FILENAME_MAX)) {
+    throw validationError('filename', `must be a string of at most ${FILENAME_MAX} characters`);
+  }
+  return filename === undefined ? { url } : { url, filename };
 }
 
 function registerMediaRouteTable(

@@ -140,7 +140,6 @@ export const MediaOrderBody = Type.Object(
   },
   { additionalProperties: false, title: 'MediaOrder' },
 );
-export type MediaOrderInput = Static<typeof MediaOrderBody>;
 
 export const VariantParams = Type.Object({
   id: IdParam('Gallery id (`lst_...`).'),

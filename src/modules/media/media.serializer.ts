@@ -1,4 +1,4 @@
-// The one serializer of the media object (sections 6 and 13): the API, webhook events and pages
+// The one serializer of the media object (docs/api.md §6 and §13): the API, webhook events and pages
 // all build it here, from the stored row and its variant rows.
 import type { MediaType } from './media.schemas.ts';
 import type { MediaRow, VariantRow } from './media.repository.ts';
@@ -9,7 +9,7 @@ export function mediaSerializer(publicUrl: string): MediaSerializer {
   return (row, variants) => {
     const base = `${publicUrl}/v1/listings/${row.listing_id}/media/${row.id}`;
     const variant = (name: VariantRow['name']) => {
-      // Each size is null until the photo's variants are ready (section 13).
+      // Each size is null until the photo's variants are ready (docs/api.md §13).
       const v = row.variants_status === 'ready' ? variants.find((x) => x.name === name) : undefined;
       return v === undefined
         ? null

@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: the upload's lease, storage and row steps form one transaction story that reads best in one file.
-// Gallery media: section 6 of the contract. Uploads are all or nothing: bytes are streamed to
+// Gallery media: docs/api.md §6. Uploads are all or nothing: bytes are streamed to
 // storage under a lease (a cleanup row), and the media rows replace the leases in one
 // transaction only once every file of the request is stored.
 import path from 'node:path';
@@ -7,19 +7,20 @@ import { finished, type Readable } from 'node:stream';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { wholeList, type Page } from '../../lib/pagination.ts';
+import { wholeList, type WholePage } from '../../lib/pagination.ts';
+import { systemResolver, type Resolver } from '../../outbound/address.ts';
+import { openUrl } from './media.from-url.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { ByteRange, MediaStorage, StoredReader } from '../../storage/storage.ts';
-import { findListing, lockListing } from '../listings/listings.repository.ts';
+import { findListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
-import { recordEvents, type NewEvent } from '../../mechanisms/events/events.entry.ts';
+import { createWrites, type Write } from '../../db/write.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer } from '../listings/listings.serializer.ts';
 import type { Executor } from '../../db/executor.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './media.repository.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
 import type { Log } from '../../lib/log.ts';
@@ -45,8 +46,12 @@ export interface IncomingFile {
   stream: Readable;
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await -- an async iterable of the one file
+async function* oneFile(file: IncomingFile): AsyncGenerator<IncomingFile> {
+  yield file;
+}
+
 export type MediaService = ReturnType<typeof createMediaService>;
-export type { MediaRow, VariantRow } from './media.repository.ts';
 
 /** A media item the client may see, with its ready variants. */
 export interface VisibleMedia {
@@ -60,11 +65,13 @@ export function createMediaService({
   config,
   storage,
   cleanup,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup }) {
+  resolve,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup; resolve?: Resolver }) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const serializeListing = listingSerializer(config.publicUrl);
   const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
     serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
@@ -75,15 +82,9 @@ export function createMediaService({
     return new Map(order.map((id, i) => [id, i + 1]));
   }
 
-  /** Records media.updated for each changed media (as its GET returns it now), and counts them. */
-  async function announce(trx: Executor, accountId: string, changed: MediaType[], extra: NewEvent[]): Promise<void> {
-    const events = await recordEvents(
-      trx,
-      accountId,
-      [...changed.map((object) => ({ type: 'media.updated' as const, object })), ...extra],
-      clock.iso(),
-    );
-    await addCounts(trx, accountId, events);
+  /** Announces media.updated for each changed media (as its GET returns it now). */
+  function announce(w: Write, changed: MediaType[]): void {
+    for (const object of changed) w.announce('media.updated', object);
   }
 
   async function listOf(trx: Executor, accountId: string, listingId: string): Promise<MediaType[]> {
@@ -136,8 +137,11 @@ export function createMediaService({
     if (sniffed.kind === 'photo') {
       const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
       // The kept head is enough for most photos; only when it is not is the stored file read.
-      dimensions = await readDimensions(ingest.head, ingest.bytesSeen <= HEAD_BYTES, dimensionLimits);
-      dimensions ??= await withLocalFile(storage, key, tmpDir, (file) => readDimensions(file, true, dimensionLimits));
+      // A header unreadable even in the whole file leaves the photo without dimensions (docs/api.md §13).
+      dimensions = await readDimensions(ingest.head, dimensionLimits);
+      if (dimensions === null && ingest.bytesSeen > HEAD_BYTES) {
+        dimensions = await withLocalFile(storage, key, tmpDir, (file) => readDimensions(file, dimensionLimits));
+      }
     }
     return { filename, sniffed, size: ingest.bytesSeen, sha256: ingest.digest(), crc32: ingest.crc32, dimensions };
   }
@@ -188,10 +192,9 @@ export function createMediaService({
             { field: 'files', message: 'at least one file part is required' },
           ]);
         }
-        const now = clock.iso();
-        return await db.kysely.transaction().execute((trx) =>
-          commitMedia(trx, serialize, accountId, listingId, stored, now, async () => {
-            if ((await repo.cancelCleanup(trx, keys)) !== keys.length) {
+        return await writes.run(accountId, {}, (w) =>
+          commitMedia(w, serialize, listingId, stored, async () => {
+            if ((await repo.cancelCleanup(w.trx, keys)) !== keys.length) {
               // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
               throw new AppError('unavailable', 'The upload took too long to complete; retry it');
             }
@@ -205,7 +208,31 @@ export function createMediaService({
       }
     },
 
-    async list(accountId: string, listingId: string): Promise<Page<MediaType>> {
+    /**
+     * Media from a URL (docs/api.md §21): the fetched file goes through `upload` as its one file, so
+     * it is sniffed, limited, committed, announced and given variants as a multipart upload is,
+     * and on any failure nothing is kept (the cleanup ledger holds its bytes until commit).
+     */
+    async uploadFromUrl(
+      accountId: string,
+      listingId: string,
+      input: { url: string; filename?: string | undefined },
+      log?: Log,
+    ): Promise<MediaType[]> {
+      await requireListing(accountId, listingId);
+      const file = await openUrl(input.url, input.filename, {
+        allowPrivate: config.webhooks.allowPrivate,
+        resolve: resolve ?? systemResolver,
+        maxBytes: limits.maxFileBytes,
+      });
+      try {
+        return await this.upload(accountId, listingId, oneFile(file), log);
+      } finally {
+        file.stream.destroy();
+      }
+    },
+
+    async list(accountId: string, listingId: string): Promise<WholePage<MediaType>> {
       await requireListing(accountId, listingId);
       return wholeList(await listOf(db.kysely, accountId, listingId));
     },
@@ -217,8 +244,8 @@ export function createMediaService({
     /** Changes a caption, hides or shows, or moves to another position (the media between shift). */
     async update(accountId: string, listingId: string, mediaId: string, patch: MediaUpdateInput): Promise<MediaType> {
       await record(accountId, listingId, mediaId);
-      return db.kysely.transaction().execute(async (trx) => {
-        const gallery = await lockListing(trx, db.dialect, accountId, listingId);
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx, listing: gallery } = w;
         const row = gallery === undefined ? undefined : await repo.findMedia(trx, accountId, listingId, mediaId);
         if (gallery === undefined || row === undefined) throw notFound('Media');
         const before = await positionsOf(trx, accountId, listingId);
@@ -239,16 +266,17 @@ export function createMediaService({
         if (updated === undefined) throw notFound('Media');
         // The media changed, and so did every media a move shifted: each is announced as it is now.
         const changed = after.filter((m) => m.id === mediaId || (before.get(m.id) ?? m.position) !== m.position);
-        await announce(trx, accountId, changed, []);
+        announce(w, changed);
         return updated;
       });
     },
 
     /** Puts the gallery's media in the given order: every media id exactly once. */
-    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<Page<MediaType>> {
+    async reorder(accountId: string, listingId: string, order: readonly string[]): Promise<WholePage<MediaType>> {
       await requireListing(accountId, listingId);
-      return db.kysely.transaction().execute(async (trx) => {
-        if ((await lockListing(trx, db.dialect, accountId, listingId)) === undefined) throw notFound('Gallery');
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx } = w;
+        if (w.listing === undefined) throw notFound('Gallery');
         const current = await repo.mediaOrder(trx, accountId, listingId);
         const problems = permutationProblems(current, order);
         const first = problems[0];
@@ -262,11 +290,9 @@ export function createMediaService({
         const before = await positionsOf(trx, accountId, listingId);
         await repo.setPositions(trx, listingId, order);
         const after = await listOf(trx, accountId, listingId);
-        await announce(
-          trx,
-          accountId,
+        announce(
+          w,
           after.filter((m) => before.get(m.id) !== m.position),
-          [],
         );
         return wholeList(after);
       });
@@ -285,7 +311,7 @@ export function createMediaService({
     },
 
     /**
-     * What the client of a gallery may see (section 14): its visible media in position order, each
+     * What the client of a gallery may see (docs/api.md §14): its visible media in position order, each
      * with its ready variants. Hidden media are never included.
      */
     async visible(accountId: string, listingId: string): Promise<VisibleMedia[]> {
@@ -316,8 +342,8 @@ export function createMediaService({
 
     async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
       await record(accountId, listingId, mediaId);
-      const keys = await db.kysely.transaction().execute(async (trx) => {
-        const gallery = await lockListing(trx, db.dialect, accountId, listingId);
+      await writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx, listing: gallery } = w;
         const row =
           gallery === undefined ? undefined : await repo.lockMedia(trx, db.dialect, accountId, listingId, mediaId);
         if (row === undefined) throw notFound('Media');
@@ -325,7 +351,7 @@ export function createMediaService({
         const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];
         const before = await positionsOf(trx, accountId, listingId);
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
-        await repo.closeGap(trx, accountId, listingId, row, clock.iso());
+        await repo.closeGap(trx, accountId, listingId, row, w.now);
         await cleanup.scheduleNow(trx, owned);
         // Announced: the deletion, every media whose position closed the gap, and the gallery if
         // this photo was its cover (now null).
@@ -334,26 +360,18 @@ export function createMediaService({
           gallery?.cover_media_id === mediaId
             ? await loadListing(trx, serializeListing, accountId, listingId)
             : undefined;
-        const events = await recordEvents(
-          trx,
-          accountId,
-          [
-            { type: 'media.deleted' as const, object: { id: mediaId } },
-            ...shifted.map((object) => ({ type: 'media.updated' as const, object })),
-            ...(uncovered === undefined ? [] : [{ type: 'listing.updated' as const, object: uncovered }]),
-          ],
-          clock.iso(),
-        );
-        await addCounts(trx, accountId, { media: -1 }, events);
-        return owned;
+        w.announce('media.deleted', { id: mediaId });
+        announce(w, shifted);
+        if (uncovered !== undefined) w.announce('listing.updated', uncovered);
+        w.count({ media: -1 });
+        w.afterCommit(() => cleanup.afterDelete(owned, log));
       });
-      await cleanup.afterDelete(keys, log);
     },
   };
 }
 
 /** What is wrong with `order` as a permutation of `current`: missing, repeated and foreign ids. */
-export function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
+function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {
   const known = new Set(current);
   const seen = new Set<string>();
   const problems: ErrorDetail[] = [];

@@ -1,4 +1,4 @@
-// Media (section 6) through the real HTTP stack on the local storage: list, get and delete,
+// Media (docs/api.md §6) through the real HTTP stack on the local storage: list, get and delete,
 // deleting a gallery, the sweep after a crash, and ids of the wrong shape. Uploads are in
 // media.upload.test.ts, serving the bytes in media.content.test.ts, and the round-trips and
 // all-or-nothing cases on both storages in media.local.test.ts and media.s3.test.ts.
@@ -60,13 +60,13 @@ describe('list, get and delete', () => {
   test('GET list: every item by position, pagination {page: 1, limit: n, total: n}', async () => {
     const res = await call(ctx, 'GET', `/v1/listings/${listingId}/media`, { key: owner.key });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { data: media, pagination: { page: 1, limit: 3, total: 3 } });
+    assert.deepEqual(res.json(), { data: media, pagination: { page: 1, limit: 3, total: 3, next_cursor: null } });
     assert.deepEqual(
       media.map((m) => m.position),
       [1, 2, 3],
     );
     const empty = await call(ctx, 'GET', `/v1/listings/${await newGallery(ctx, owner)}/media`, { key: owner.key });
-    assert.deepEqual(empty.json(), { data: [], pagination: { page: 1, limit: 0, total: 0 } });
+    assert.deepEqual(empty.json(), { data: [], pagination: { page: 1, limit: 0, total: 0, next_cursor: null } });
   });
 
   test('GET one: the media object, with every field present', async () => {
@@ -114,7 +114,7 @@ describe('list, get and delete', () => {
     );
   });
 
-  test('DELETE removes the row and the bytes and decrements media_count; the gap closes (section 13)', async () => {
+  test('DELETE removes the row and the bytes and decrements media_count; the gap closes (docs/api.md §13)', async () => {
     const gone = media[1]!;
     const [row] = (await mediaRows(ctx, listingId)).filter((r) => r.id === gone.id);
     assert.ok(row !== undefined && (await storedKeys(ctx)).includes(row.storage_key));

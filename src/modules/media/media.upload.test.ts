@@ -1,4 +1,4 @@
-// Media uploads (section 6) through the real HTTP stack on the local storage: what an upload
+// Media uploads (docs/api.md §6) through the real HTTP stack on the local storage: what an upload
 // request must look like, the files it refuses, limits and file names. The round-trips and
 // all-or-nothing cases on both storages are in media.local.test.ts and media.s3.test.ts.
 // node:test's describe() and test() return promises that the runner itself awaits.
@@ -58,15 +58,24 @@ describe('POST /v1/listings/:id/media: the request', () => {
     }
   });
 
-  test('a file over 1 MiB that only starts like a JPEG is 415 too (its header is read from the stored file)', async () => {
+  test('bytes that only start like a JPEG are a photo without dimensions (201), small or over 1 MiB', async () => {
+    // docs/api.md §13: a file whose bytes sniff as a photo is accepted even if it cannot be decoded (its
+    // variants end `failed`). It is only ever served as image/jpeg, attachment, nosniff.
     const listingId = await newGallery(ctx, owner);
-    const before = await storedState(ctx, owner.key, listingId);
-    const fake = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(1536 * 1024, '<p>x</p>')]);
-    const res = await upload(ctx, owner.key, listingId, [
-      { filename: 'big.jpg', contentType: 'image/jpeg', data: fake },
+    const magic = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
+    const small = Buffer.concat([magic, Buffer.from('<html><script>alert(1)</script></html>')]);
+    const big = Buffer.concat([magic, Buffer.alloc(1536 * 1024, '<p>x</p>')]);
+    const media = await uploaded(ctx, owner.key, listingId, [
+      { filename: 'fake.jpg', contentType: 'image/jpeg', data: small },
+      { filename: 'big.jpg', contentType: 'text/html', data: big },
     ]);
-    assertError(res, 415, 'unsupported_media_type');
-    assert.deepEqual(await storedState(ctx, owner.key, listingId), before);
+    assert.deepEqual(
+      media.map((m) => [m.filename, m.kind, m.content_type, m.width, m.height, m.size]),
+      [
+        ['fake.jpg', 'photo', 'image/jpeg', null, null, small.length],
+        ['big.jpg', 'photo', 'image/jpeg', null, null, big.length],
+      ],
+    );
   });
 
   test('the kind comes from the bytes: a JPEG declared text/plain and named .txt is a photo', async () => {
@@ -106,12 +115,14 @@ describe('POST /v1/listings/:id/media: the request', () => {
     }
   });
 
-  test('a request that is not multipart/form-data is 415 unsupported_media_type', async () => {
+  test('a request that is neither multipart/form-data nor JSON is 415 unsupported_media_type', async () => {
     const listingId = await newGallery(ctx, owner);
     const image = await jpeg();
     const url = `/v1/listings/${listingId}/media`;
+    // JSON is media from a URL (docs/api.md §21, media.from-url.test.ts): files in it are refused by name.
+    const json = await call(ctx, 'POST', url, { key: owner.key, body: { files: ['x'] } });
+    assertError(json, 400, 'validation_error');
     for (const [type, payload] of [
-      ['application/json', JSON.stringify({ files: ['x'] })],
       ['image/jpeg', image],
       ['application/octet-stream', image],
       ['text/plain', 'hello'],

@@ -1,5 +1,5 @@
 // Over 400 lines on purpose: the delivery scenarios share one misbehaving SMTP server and one fake clock, set up once.
-// Delivery of the outbox (section 8) against a real SMTP server on 127.0.0.1 that misbehaves on
+// Delivery of the outbox (docs/api.md §8) against a real SMTP server on 127.0.0.1 that misbehaves on
 // cue: an outage (refused connections, then 421, then 451) ends with every email delivered once;
 // a 550 ends as failed for good; transient failures stop after the retry window; a claim left by
 // a crashed worker is retried after its lease; two workers never send one email twice; stop()

@@ -1,4 +1,4 @@
-// The notification email as it arrives (section 8): sent over real SMTP to a smtp-server on
+// The notification email as it arrives (docs/api.md §8): sent over real SMTP to a smtp-server on
 // 127.0.0.1 and parsed with postal-mime, never matched as raw text. Recipient, sender, subject,
 // both parts and what they show; escaping of every interpolated value; headers that cannot be
 // injected; one Message-ID per notification across retries; and the .eml outbox without SMTP.

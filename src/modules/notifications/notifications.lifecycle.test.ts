@@ -1,4 +1,4 @@
-// What is sent, and what is not, as assignments change (sections 7 and 8), checked on a real
+// What is sent, and what is not, as assignments change (docs/api.md §7 and §8), checked on a real
 // SMTP server: assigning again to the same client sends nothing; reassigning emails the new
 // client only; a rolled-back assignment leaves no notification and sends nothing; deleting the
 // client, unassigning or deleting the gallery before sending cancels; a changed client address

@@ -1,5 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { keysetAfter } from '../../db/keyset.ts';
+import type { Position } from '../../lib/cursor.ts';
 import type { NotificationStatus, NotificationsTable } from '../../db/schema.ts';
 
 export async function insertNotification(db: Executor, row: Insertable<NotificationsTable>): Promise<void> {
@@ -172,10 +174,11 @@ export async function listNotifications(
   db: Executor,
   accountId: string,
   filter: NotificationFilter,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; after?: Position | undefined },
 ): Promise<NotificationRow[]> {
   let q = db.selectFrom('notifications').selectAll().where('account_id', '=', accountId);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  if (page.after !== undefined) q = q.where(keysetAfter('created_at', 'id', true, page.after));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 

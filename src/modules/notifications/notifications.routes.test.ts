@@ -1,11 +1,11 @@
-// GET /v1/notifications and GET /v1/notifications/:id (section 8, with sections 1, 2 and 4):
+// GET /v1/notifications and GET /v1/notifications/:id (docs/api.md §8, with §1, §2 and §4):
 // fields, paging and order, the status filter, one notification, account scoping, and the
 // history kept after a client is deleted. No mail server is needed: delivery outcomes are set
 // by a worker on the .eml outbox, or written into the rows directly.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ISO_MS } from '../../../test/support/api-assertions.ts';
+import { ISO_MS, assertPagination } from '../../../test/support/api-assertions.ts';
 import {
   call,
   createAccount,
@@ -77,10 +77,10 @@ async function accountWith(n: number, name = 'Paged Studio') {
 }
 
 describe('GET /v1/notifications', () => {
-  test('every field, in the shape section 8 names; a queued one has no attempts, error or sent_at yet', async () => {
+  test('every field, in the shape docs/api.md §8 names; a queued one has no attempts, error or sent_at yet', async () => {
     const { account, rows, galleries, clients } = await accountWith(1, 'Fields Studio');
     const body = await page('/v1/notifications', account);
-    assert.deepEqual(body.pagination, { page: 1, limit: 20, total: 1 });
+    assertPagination(body.pagination, { page: 1, limit: 20, total: 1 });
     const [n] = body.data;
     assert.ok(n !== undefined);
     assert.deepEqual(Object.keys(n).sort(), FIELDS);
@@ -107,12 +107,12 @@ describe('GET /v1/notifications', () => {
     const seen: string[] = [];
     for (const p of [1, 2, 3]) {
       const body = await page(`/v1/notifications?limit=2&page=${p}`, account);
-      assert.deepEqual(body.pagination, { page: p, limit: 2, total: 5 });
+      assertPagination(body.pagination, { page: p, limit: 2, total: 5 });
       seen.push(...body.data.map((n) => n.id));
     }
     assert.deepEqual(seen, expected);
     const past = await page('/v1/notifications?limit=2&page=4', account);
-    assert.deepEqual(past, { data: [], pagination: { page: 4, limit: 2, total: 5 } });
+    assert.deepEqual(past, { data: [], pagination: { page: 4, limit: 2, total: 5, next_cursor: null } });
     assert.equal((await page('/v1/notifications?limit=100', account)).data.length, 5);
   });
 
@@ -173,7 +173,7 @@ describe('GET /v1/notifications', () => {
     assert.equal(failed.sent_at, null);
     // Paging applies within the filter.
     const second = await page('/v1/notifications?status=sent&limit=1&page=2', account);
-    assert.deepEqual(second.pagination, { page: 2, limit: 1, total: 2 });
+    assertPagination(second.pagination, { page: 2, limit: 1, total: 2 });
     assert.equal(second.data.length, 1);
 
     for (const status of ['delivered', 'Sent', '', 'queued,sent']) {

@@ -2,14 +2,16 @@
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { hasIdShape } from '../../lib/ids.ts';
-import { pageWindow, type Page } from '../../lib/pagination.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { cursorPage, pageRequest } from '../../lib/cursor-page.ts';
+import type { Page } from '../../lib/pagination.ts';
 import type { NotificationListQueryType, NotificationType } from './notifications.schemas.ts';
 import { notificationsCounter } from '../../mechanisms/counts/counters.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './notifications.repository.ts';
 import type { Executor } from '../../db/executor.ts';
 
-export const toNotification = (row: repo.NotificationRow): NotificationType => ({
+const toNotification = (row: repo.NotificationRow): NotificationType => ({
   id: row.id,
   client_id: row.client_id,
   listing_id: row.listing_id,
@@ -45,13 +47,20 @@ export function createNotificationsService({ db }: Pick<Deps, 'db'>) {
     },
 
     async list(accountId: string, query: NotificationListQueryType): Promise<Page<NotificationType>> {
-      const window = pageWindow(query);
+      const codec = await listCursors(db);
       const filter = { status: query.status };
+      const scope = { list: 'notifications', accountId, params: { status: query.status } };
+      const request = pageRequest(query, codec, scope);
       const [rows, total] = await Promise.all([
-        repo.listNotifications(db.kysely, accountId, filter, window),
+        repo.listNotifications(db.kysely, accountId, filter, {
+          limit: request.fetch,
+          offset: request.offset,
+          after: request.after,
+        }),
         readCount(db.kysely, accountId, notificationsCounter(filter.status)),
       ]);
-      return { data: rows.map(toNotification), pagination: { page: window.page, limit: window.limit, total } };
+      const position = (row: { created_at: string; id: string }) => ({ value: row.created_at, id: row.id });
+      return cursorPage(rows, request, total, codec, scope, position, toNotification);
     },
 
     async get(accountId: string, id: string): Promise<NotificationType> {

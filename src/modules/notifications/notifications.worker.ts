@@ -6,11 +6,9 @@ import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
-import { notificationsMoved, type CountDeltas } from '../../mechanisms/counts/counters.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
+import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
 import { loadNotification } from './notifications.service.ts';
-import type { Executor } from '../../db/executor.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
+import { createWrites, type Write } from '../../db/write.ts';
 import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
 import { createJobRunner, type JobHandler, type JobRunner } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
@@ -35,13 +33,14 @@ export interface WorkerOptions {
 
 export type NotificationWorker = JobRunner;
 
-export function notificationHandler(
+function notificationHandler(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
   log: Log,
   random: () => number = Math.random,
 ): JobHandler {
   const retryWindowMs = config.mail.retryHours * 3_600_000;
   const baseMs = config.mail.retryBaseSeconds * 1000;
+  const writes = createWrites({ db, clock });
 
   /** Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, then 50-100% of it. */
   const backoff = (attempts: number): number => {
@@ -49,14 +48,10 @@ export function notificationHandler(
     return Math.round(ceiling * (0.5 + random() / 2));
   };
 
-  /** The notification's event, as its GET returns it now, in `trx` (section 15). */
-  async function announce(
-    trx: Executor,
-    row: repo.NotificationRow,
-    type: 'notification.sent' | 'notification.failed',
-  ): Promise<CountDeltas> {
-    const object = await loadNotification(trx, row.account_id, row.id);
-    return object === undefined ? {} : recordEvents(trx, row.account_id, [{ type, object }], clock.iso());
+  /** The notification's event, as its GET returns it now, in `trx` (docs/api.md §15). */
+  async function announce(w: Write, row: repo.NotificationRow, type: 'notification.sent' | 'notification.failed') {
+    const object = await loadNotification(w.trx, row.account_id, row.id);
+    if (object !== undefined) w.announce(type, object);
   }
 
   /** Ends the notification (failed, cancelled) with the job; the status and its count move together. */
@@ -64,14 +59,14 @@ export function notificationHandler(
     withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
-      async (trx) => {
-        const at = clock.iso();
-        const attempted = status === 'failed' ? 1 : 0;
-        if (await repo.markFinal(trx, row.id, status, error, attempted, at)) {
-          const events = status === 'failed' ? await announce(trx, row, 'notification.failed') : {};
-          await addCounts(trx, row.account_id, notificationsMoved('queued', status), events);
-        }
-      },
+      (trx) =>
+        writes.within(trx, row.account_id, {}, async (w) => {
+          const attempted = status === 'failed' ? 1 : 0;
+          if (await repo.markFinal(trx, row.id, status, error, attempted, w.now)) {
+            if (status === 'failed') await announce(w, row, 'notification.failed');
+            w.count(notificationsMoved('queued', status));
+          }
+        }),
     );
 
   async function run(job: ClaimedJob): Promise<void> {
@@ -150,12 +145,12 @@ export function notificationHandler(
       return;
     }
     // Sent is the truth, even if the notification was cancelled or the lease lost meanwhile.
-    await db.kysely.transaction().execute(async (trx) => {
-      await finishJob(trx, job);
-      const from = await repo.markSent(trx, row.id, clock.iso());
+    await writes.run(row.account_id, {}, async (w) => {
+      await finishJob(w.trx, job);
+      const from = await repo.markSent(w.trx, row.id, w.now);
       if (from !== undefined) {
-        const events = await announce(trx, row, 'notification.sent');
-        await addCounts(trx, row.account_id, notificationsMoved(from, 'sent'), events);
+        await announce(w, row, 'notification.sent');
+        w.count(notificationsMoved(from, 'sent'));
       }
     });
     // Never the body: only what identifies the message.

@@ -1,4 +1,4 @@
-// The `upload.expire` job (section 16): queued with each resumable upload, due when it expires
+// The `upload.expire` job (docs/api.md §16): queued with each resumable upload, due when it expires
 // (UPLOAD_EXPIRY_HOURS), and again at once when its gallery is deleted. It removes an unfinished
 // upload's bytes (the local file, or the S3 multipart upload and its parts) and records; of a
 // completed one only the records go (its bytes are media).

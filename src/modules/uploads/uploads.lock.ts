@@ -1,4 +1,4 @@
-// One request at a time writes an upload, whichever node it reaches (section 16): a lease lock in
+// One request at a time writes an upload, whichever node it reaches (docs/api.md §16): a lease lock in
 // the upload's own row, shared through the database by every node (SQLite or PostgreSQL; no
 // Redis needed). A holder renews its lease while it works; a node that dies leaves a lease that
 // runs out within LEASE_MS. A request that wants a held lock asks for it (release_wanted), and

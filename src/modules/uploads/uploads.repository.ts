@@ -1,4 +1,4 @@
-// The `uploads` table (section 16): one row per resumable upload until it expires, with the tus
+// The `uploads` table (docs/api.md §16): one row per resumable upload until it expires, with the tus
 // server's record of it and a lease lock shared by every node.
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';

@@ -1,5 +1,5 @@
 // (Over 400 lines: the five tus routes share their checks, the tus server and its hooks; split, each would reach back into the others.)
-// Resumable uploads (section 16): tus 1.0 at /v1/listings/:id/uploads. Each request passes every
+// Resumable uploads (docs/api.md §16): tus 1.0 at /v1/listings/:id/uploads. Each request passes every
 // /v1 hook first (key, scope, rate limit, requests in progress), then the checks below (the
 // gallery, the upload in this account, Tus-Resumable, content type, lengths), and only then is
 // its body handed, unread until now, to @tus/server. Its answer comes back through Fastify, so

@@ -1,4 +1,4 @@
-// Resumable uploads (section 16) on S3 storage, against a throwaway s3rver: parts go straight to
+// Resumable uploads (docs/api.md §16) on S3 storage, against a throwaway s3rver: parts go straight to
 // the bucket, and the completed multipart upload is the media object.
 import { startS3Server } from '../../../test/support/s3-server.ts';
 import { describeTusCases } from '../../../test/support/tus-cases.ts';

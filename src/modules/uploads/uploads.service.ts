@@ -1,4 +1,4 @@
-// Resumable uploads (section 16): the rules around the tus server (uploads.routes.ts).
+// Resumable uploads (docs/api.md §16): the rules around the tus server (uploads.routes.ts).
 // An upload's bytes are written at their final storage key from the first byte, and owned by a
 // media_cleanup row due when the upload expires (decisions/0002): the row is written with the
 // upload's, before any byte. The last byte makes it a media row in one transaction that also
@@ -14,8 +14,8 @@ import type { Log } from '../../lib/log.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
-import { enqueue } from '../../mechanisms/queue/queue.ts';
 import { commitMedia, type StoredFile } from '../media/media.commit.ts';
+import { createWrites } from '../../db/write.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from '../media/media.ingest.ts';
 import * as repo from '../media/media.repository.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
@@ -69,6 +69,7 @@ export function createUploadsService({
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const serialize = mediaSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const digests = new UploadDigests();
   const tus = createUploadStore(limits.storage, storage, db, limits.uploadExpiryMs, digests);
   const locker = new DatabaseLocker(db, clock);
@@ -111,10 +112,13 @@ export function createUploadsService({
     let dimensions: Dimensions | null = null;
     if (sniffed.kind === 'photo') {
       const dimensionLimits = { maxPixels: limits.maxImagePixels, filename };
-      dimensions = await readDimensions(ingest.head, row.length <= HEAD_BYTES, dimensionLimits);
-      dimensions ??= await withLocalFile(storage, row.storage_key, tmpDir, (file) =>
-        readDimensions(file, true, dimensionLimits),
-      );
+      // A header unreadable even in the whole file leaves the photo without dimensions (docs/api.md §13).
+      dimensions = await readDimensions(ingest.head, dimensionLimits);
+      if (dimensions === null && row.length > HEAD_BYTES) {
+        dimensions = await withLocalFile(storage, row.storage_key, tmpDir, (file) =>
+          readDimensions(file, dimensionLimits),
+        );
+      }
     }
     const digest = known ?? { sha256: ingest.digest(), crc32: ingest.crc32 };
     return { sniffed, size: row.length, sha256: digest.sha256, crc32: digest.crc32, dimensions };
@@ -182,10 +186,10 @@ export function createUploadsService({
         release_wanted: 0,
         created_at: now,
       };
-      await db.kysely.transaction().execute(async (trx) => {
-        await uploads.insertUpload(trx, row);
-        await repo.scheduleCleanup(trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
-        await enqueue(trx, { kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt }, now);
+      await writes.run(accountId, { now }, async (w) => {
+        await uploads.insertUpload(w.trx, row);
+        await repo.scheduleCleanup(w.trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
+        w.enqueue({ kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt });
       });
       return row;
     },
@@ -213,11 +217,10 @@ export function createUploadsService({
         }
         const filename = row.filename ?? `upload.${EXTENSIONS[inspected.sniffed.contentType] ?? 'bin'}`;
         const file: StoredFile = { id: newId('med'), key: row.storage_key, filename, ...inspected };
-        const now = clock.iso();
-        await db.kysely.transaction().execute((trx) =>
-          commitMedia(trx, serialize, accountId, listingId, [file], now, async () => {
-            if (!(await uploads.markCompleted(trx, row.id, file.id))) throw notFound('Upload');
-            if ((await repo.cancelCleanup(trx, [row.storage_key])) !== 1) {
+        await writes.run(accountId, {}, (w) =>
+          commitMedia(w, serialize, listingId, [file], async () => {
+            if (!(await uploads.markCompleted(w.trx, row.id, file.id))) throw notFound('Upload');
+            if ((await repo.cancelCleanup(w.trx, [row.storage_key])) !== 1) {
               throw new AppError('unavailable', 'The upload expired while it was completed; start it again');
             }
           }),

@@ -1,4 +1,4 @@
-// Where a resumable upload's bytes go while they arrive (section 16): @tus/file-store and
+// Where a resumable upload's bytes go while they arrive (docs/api.md §16): @tus/file-store and
 // @tus/s3-store, adapted so that
 // - the upload's file (or S3 multipart upload) is at its final MediaStorage key from the start, so
 //   completing it is a database transaction, never a second copy;
@@ -30,7 +30,7 @@ const WRITE_BUFFER = 1024 * 1024;
 export const uploadIdOf = (tusId: string): string => tusId.slice(tusId.lastIndexOf('/') + 1);
 
 /** The tus server's record of each upload, in the `uploads` row (every node reads the same). */
-export class UploadInfoStore implements KvStore {
+class UploadInfoStore implements KvStore {
   readonly #db: Db;
   constructor(db: Db) {
     this.#db = db;

@@ -1,8 +1,8 @@
-// Variants through the API (section 13): pending until the job runs, then ready with the three
+// Variants through the API (docs/api.md §13): pending until the job runs, then ready with the three
 // sizes; GET .../variants/:name serves them like content (ETag, 304, attachment, nosniff) and is
 // 404 until ready; a photo that cannot be decoded ends `failed` at once, one whose original cannot
 // be read is retried and ends `failed` after 3 tries; deleting media or its gallery removes the
-// variants' bytes. The image work itself is tested in media.variants.test.ts.
+// variants' bytes. The image work itself is tested in variants.images.test.ts.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +26,7 @@ import {
   type VariantJson,
 } from '../../../test/support/media-helpers.ts';
 import { cameraJpeg } from '../../../test/support/photos.ts';
+import { mulberry32 } from '../../../test/support/prng.ts';
 import { startS3Server } from '../../../test/support/s3-server.ts';
 import { createJobRunner } from '../../mechanisms/queue/queue.runner.ts';
 import { MAX_VARIANT_TRIES, variantsHandler } from './variants.job.ts';
@@ -150,6 +151,40 @@ for (const storage of ['local', 's3'] as const) {
         assert.equal(warnings.length, 1);
         assert.match(JSON.stringify(warnings[0]), new RegExp(photo.id));
         assert.match(JSON.stringify(warnings[0]), /"reason":"[^"]+"/);
+      });
+
+      test('JPEGs whose header is damaged: all accepted in one upload (201, no dimensions), then failed', async () => {
+        const listingId = await newGallery(ctx, owner);
+        const good = await cameraJpeg(800, 600);
+        // Byte-mutated copies: the first three bytes still sniff as JPEG, the header after them is noise.
+        const damaged = [1, 2, 3, 4, 5, 6, 7, 8].map((seed) => {
+          const random = mulberry32(seed);
+          const copy = Buffer.from(good);
+          for (let i = 3; i < 400; i += 1) if (random() < 0.5) copy[i] = Math.floor(random() * 256);
+          return copy;
+        });
+        const files = [
+          ...damaged.map((data, i) => ({ filename: `damaged-${i}.jpg`, contentType: 'image/jpeg', data })),
+          { filename: 'good.jpg', contentType: 'image/jpeg', data: good },
+        ];
+        const media = await uploaded(ctx, owner.key, listingId, files);
+        assert.equal(media.length, files.length);
+        const byName = new Map(media.map((m) => [m.filename, m]));
+        for (const [i] of damaged.entries()) {
+          const m = byName.get(`damaged-${i}.jpg`) as MediaJson & { width: number | null; kind: string };
+          assert.equal(m.kind, 'photo');
+          assert.equal(m.content_type, 'image/jpeg');
+        }
+        const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+        await createJobRunner(ctx.deps, log, variantsHandler(ctx.deps, ctx.services.mediaCleanup, log)).drain();
+        for (const m of media) {
+          const status = variantsOf(await getMedia(m)).status;
+          // Noise may leave a header sharp still decodes; every other copy ends failed, and none stays pending.
+          if (m.filename === 'good.jpg') assert.equal(status, 'ready');
+          else assert.ok(status === 'failed' || status === 'ready', `${m.filename}: ${status}`);
+        }
+        const failed = await Promise.all(media.map(async (m) => variantsOf(await getMedia(m)).status === 'failed'));
+        assert.ok(failed.filter(Boolean).length >= damaged.length / 2, `${failed.filter(Boolean).length} failed`);
       });
 
       test('an original that cannot be read is retried, then failed after 3 tries, with nothing left behind', async () => {

@@ -1,4 +1,4 @@
-// The image work of photo variants (API.md section 13): from an original on local disk, the
+// The image work of photo variants (docs/api.md §13): from an original on local disk, the
 // `thumb`, `large` and `mls` files, upright, sRGB, stripped of every metadata block, never
 // enlarged. Pure image work: the durable queue, the rows and the routes live elsewhere.
 //

@@ -1,5 +1,5 @@
 // The `media.variants` job on the durable queue: makes a photo's thumb, large and mls variants
-// (variants/variants.images.ts does the image work) and records them. Every variant object is owned at all
+// (variants.images.ts does the image work) and records them. Every variant object is owned at all
 // times: by a cleanup-ledger lease while it is written, by its media_variants row once recorded
 // (the lease goes in the same transaction), so a crash leaves nothing the sweep does not remove.
 // Each making writes new keys; a remake replaces the rows and schedules the old keys' deletion.
@@ -17,11 +17,10 @@ import type { MediaCleanup } from '../media/media.cleanup.ts';
 import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
-import { addCounts } from '../../mechanisms/counts/counts.repository.ts';
-import { recordEvents } from '../../mechanisms/events/events.entry.ts';
-import type { Executor } from '../../db/executor.ts';
-import { lockListing } from '../listings/listings.repository.ts';
+import { createWrites, type Write } from '../../db/write.ts';
 import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './variants.images.ts';
+
+type Photo = repo.MediaRow;
 
 /** A photo that will not make its variants ends `failed` after this many tries. */
 export const MAX_VARIANT_TRIES = 3;
@@ -35,34 +34,32 @@ export function variantsHandler(
   const specs = variantSpecs(config.media.variants.mlsBox);
   const leaseMs = config.media.variants.leaseMs;
   const serialize = mediaSerializer(config.publicUrl);
+  const writes = createWrites({ db, clock });
   const tmpDir = path.join(config.dataDir, 'tmp');
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
 
-  /** Records the media's event (as its GET returns it now) and its count, in `trx`. */
-  async function announce(
-    trx: Executor,
-    mediaId: string,
-    type: 'media.variants_ready' | 'media.updated',
-  ): Promise<void> {
-    const row = await repo.findMediaById(trx, mediaId);
-    if (row === undefined) return;
-    const object = serialize(row, await repo.variantsOfMedia(trx, mediaId));
-    await addCounts(trx, row.account_id, await recordEvents(trx, row.account_id, [{ type, object }], clock.iso()));
+  /** Announces the media's event (as its GET returns it now) in the job's write. */
+  async function announce(w: Write, mediaId: string, type: 'media.variants_ready' | 'media.updated'): Promise<void> {
+    const row = await repo.findMediaById(w.trx, mediaId);
+    if (row?.account_id !== w.accountId) return;
+    w.announce(type, serialize(row, await repo.variantsOfMedia(w.trx, mediaId)));
   }
 
   /**
    * Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. A remake
    * of ready variants that fails leaves them ready and served: the failed try replaces nothing.
    */
-  async function fail(job: ClaimedJob, mediaId: string, keys: string[], reason: string): Promise<void> {
+  async function fail(job: ClaimedJob, photo: Photo, keys: string[], reason: string): Promise<void> {
+    const mediaId = photo.id;
     const failed = await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
-      async (trx) => {
-        const changed = await variantsRepo.failVariants(trx, mediaId);
-        if (changed) await announce(trx, mediaId, 'media.updated');
-        return changed;
-      },
+      (trx) =>
+        writes.within(trx, photo.account_id, {}, async (w) => {
+          const changed = await variantsRepo.failVariants(trx, mediaId);
+          if (changed) await announce(w, mediaId, 'media.updated');
+          return changed;
+        }),
     );
     await cleanup.dueNow(keys);
     await cleanup.purge(keys, log);
@@ -129,12 +126,12 @@ export function variantsHandler(
     } catch (err) {
       await beat.stop();
       if (err instanceof VariantError) {
-        await fail(job, photo.id, keys, err.message);
+        await fail(job, photo, keys, err.message);
         return;
       }
       const reason = err instanceof Error ? err.message : String(err);
       if (job.attempts + 1 >= MAX_VARIANT_TRIES) {
-        await fail(job, photo.id, keys, `gave up after ${MAX_VARIANT_TRIES} tries: ${reason}`);
+        await fail(job, photo, keys, `gave up after ${MAX_VARIANT_TRIES} tries: ${reason}`);
         return;
       }
       await retryJob(db.kysely, job, clock.iso(delay(job.attempts + 1)), reason.slice(0, 500), clock.iso());
@@ -147,39 +144,39 @@ export function variantsHandler(
     const outcome = await withJobOutcome(
       db,
       (trx) => finishJob(trx, job),
-      async (trx): Promise<{ gone: true } | { gone: false; replaced: string[] }> => {
+      (trx): Promise<{ gone: true } | { gone: false; replaced: string[] }> =>
         // The gallery's lock, then the photo's: the order of a media or gallery deletion, which
         // reads the keys it schedules under the gallery's lock. Taken before this transaction
         // writes anything it reads, a deletion either committed first (the photo is gone) or
         // waits, and then reads these variants' rows. Without the gallery's lock a gallery
         // deletion could read its keys, then cascade away rows recorded here meanwhile.
-        const gallery = await lockListing(trx, db.dialect, photo.account_id, photo.listing_id);
-        const locked =
-          gallery === undefined ? undefined : await variantsRepo.lockPhotoForVariants(trx, db.dialect, photo.id);
-        if (locked === undefined) return { gone: true };
-        const old = await repo.deleteVariants(trx, photo.id);
-        await repo.insertVariants(
-          trx,
-          made.map((v) => ({
-            media_id: photo.id,
-            name: v.name,
-            account_id: photo.account_id,
-            listing_id: photo.listing_id,
-            storage_key: keyOf(v.name),
-            content_type: v.contentType,
-            width: v.width,
-            height: v.height,
-            size: v.size,
-            created_at: now,
-          })),
-        );
-        await repo.setVariantsStatus(trx, photo.id, 'ready');
-        await cleanup.release(trx, keys);
-        await cleanup.scheduleNow(trx, old);
-        // "Variants ready" happens here, and is announced in this transaction (section 15).
-        await announce(trx, photo.id, 'media.variants_ready');
-        return { gone: false, replaced: old };
-      },
+        writes.within(trx, photo.account_id, { lock: { listing: photo.listing_id }, now }, async (w) => {
+          const locked =
+            w.listing === undefined ? undefined : await variantsRepo.lockPhotoForVariants(trx, db.dialect, photo.id);
+          if (locked === undefined) return { gone: true };
+          const old = await repo.deleteVariants(trx, photo.id);
+          await repo.insertVariants(
+            trx,
+            made.map((v) => ({
+              media_id: photo.id,
+              name: v.name,
+              account_id: photo.account_id,
+              listing_id: photo.listing_id,
+              storage_key: keyOf(v.name),
+              content_type: v.contentType,
+              width: v.width,
+              height: v.height,
+              size: v.size,
+              created_at: now,
+            })),
+          );
+          await repo.setVariantsStatus(trx, photo.id, 'ready');
+          await cleanup.release(trx, keys);
+          await cleanup.scheduleNow(trx, old);
+          // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
+          await announce(w, photo.id, 'media.variants_ready');
+          return { gone: false, replaced: old };
+        }),
     );
     if (outcome === undefined || outcome.gone) {
       // The lease was lost (another node took the job over), or the photo was deleted while its

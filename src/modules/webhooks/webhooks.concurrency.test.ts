@@ -1,6 +1,6 @@
 // Deliveries under way at once, with the default timeout (10 s: an attempt here hangs for as long
 // as the test lets it) and few slots (WEBHOOK_CONCURRENCY=4, WEBHOOK_ENDPOINT_CONCURRENCY=2), so a
-// slow endpoint that took every slot would starve the others (API.md section 15): a hanging
+// slow endpoint that took every slot would starve the others (docs/api.md §15): a hanging
 // endpoint beside a fast one, a manual retry while an attempt is in flight, and two nodes (two
 // runners) on one database. Receivers are on 127.0.0.1; the runners poll as the serve process's do.
 import { after, before, describe, test } from 'node:test';

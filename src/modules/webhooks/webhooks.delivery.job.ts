@@ -17,6 +17,8 @@ import { signatureHeaders } from './webhooks.signing.ts';
 
 /** Events fanned out at a time while the node is busy answering requests. */
 const FANOUT_WHEN_BUSY = 10;
+/** An attempt waiting on its endpoint this long stands aside (its slot no longer counts). */
+const SLOW_ATTEMPT_MS = 250;
 /** A disabled endpoint's deliveries wait; they are looked at again this often (enabling makes them due at once). */
 const DISABLED_RECHECK_MS = 60 * 60_000;
 
@@ -26,7 +28,7 @@ export interface DeliveryHandlerOptions {
 }
 
 /** The event as delivered: its stored data, verbatim, in the event object. */
-export const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'>): string =>
+const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'>): string =>
   `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
 
 export function deliveryHandler(
@@ -83,7 +85,10 @@ export function deliveryHandler(
     const attempts = delivery.attempts + 1;
     const at = clock.iso();
     const common = { responseStatus: result.status, excerpt: result.excerpt };
-    const base = { job, deliveryId: delivery.id, retryError: '', at };
+    // 410 Gone: the receiver says the endpoint is gone for good. It is disabled at once; this
+    // delivery waits with the endpoint's other pending ones, as for any disabled endpoint.
+    const gone = result.status === 410 ? { goneEndpointId: delivery.endpoint_id } : {};
+    const base = { job, deliveryId: delivery.id, retryError: '', at, ...gone };
     if (result.ok) {
       await outcomes.record({
         ...base,
@@ -121,6 +126,9 @@ export function deliveryHandler(
     leaseMs,
     startMarginMs: 0,
     groupLimit: settings.perEndpoint,
+    // An attempt still waiting for its endpoint after this long frees its slot for other endpoints'
+    // deliveries: a dead endpoint, in any account, never delays another's (docs/api.md §15, decisions/0019).
+    slowAfterMs: SLOW_ATTEMPT_MS,
     // New events become deliveries (and jobs) just before each claim (decisions/0012).
     // While the node is busy with requests, a few events at a time (decisions/0015).
     prepare: async (small) => {

@@ -1,4 +1,4 @@
-// How deliveries fail, are retried and end (API.md section 15), seen through
+// How deliveries fail, are retried and end (docs/api.md §15), seen through
 // GET /v1/webhook_endpoints/:id/deliveries, against real receivers on 127.0.0.1. The retry
 // schedule is shortened (WEBHOOK_RETRY_SECONDS=2,4: three attempts, then failed) and the clock is
 // the test's, moved past each wait instead of waiting; the jitter is fixed (each wait is exactly

@@ -17,6 +17,8 @@ export interface Outcome {
   retryError: string;
   at: string;
   attempt: Parameters<typeof repo.recordAttempt>[2];
+  /** The receiver answered 410 Gone: this endpoint is disabled in the same transaction (docs/api.md §22). */
+  goneEndpointId?: string;
 }
 
 /** Outcomes per transaction at most (a backlog drains in many batches, none holding the writer long). */
@@ -31,7 +33,9 @@ interface Waiting {
 async function apply(trx: Executor, o: Outcome): Promise<void> {
   const held =
     o.retryAt === null ? await finishJob(trx, o.job) : await retryJob(trx, o.job, o.retryAt, o.retryError, o.at);
-  if (held) await repo.recordAttempt(trx, o.deliveryId, o.attempt);
+  if (!held) return;
+  await repo.recordAttempt(trx, o.deliveryId, o.attempt);
+  if (o.goneEndpointId !== undefined) await repo.disableGone(trx, o.goneEndpointId, o.at);
 }
 
 export function outcomeWriter(db: Db): { record(outcome: Outcome): Promise<void> } {

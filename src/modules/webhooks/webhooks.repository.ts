@@ -1,6 +1,8 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { keysetAfter } from '../../db/keyset.ts';
 import { prepared } from '../../db/prepared.ts';
+import type { Position } from '../../lib/cursor.ts';
 import type {
   DeliveryStatus,
   EventsTable,
@@ -31,17 +33,11 @@ export async function findEndpoint(db: Executor, accountId: string, id: string):
 export async function listEndpoints(
   db: Executor,
   accountId: string,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; after?: Position | undefined },
 ): Promise<EndpointRow[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  let q = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId);
+  if (page.after !== undefined) q = q.where(keysetAfter('created_at', 'id', true, page.after));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 
 export async function countEndpoints(db: Executor, accountId: string): Promise<number> {
@@ -64,6 +60,7 @@ export async function updateEndpoint(
       | 'events'
       | 'description'
       | 'enabled'
+      | 'disabled_reason'
       | 'secret'
       | 'previous_secret'
       | 'previous_secret_until'
@@ -101,19 +98,34 @@ export async function findEvent(db: Executor, accountId: string, id: string): Pr
     .executeTakeFirst();
 }
 
-export async function findEventById(db: Executor, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function listEvents(
   db: Executor,
   accountId: string,
   type: EventType | undefined,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; after?: Position | undefined; createdSince?: string | undefined },
 ): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('listed', '=', 1);
   if (type !== undefined) q = q.where('type', '=', type);
+  if (page.createdSince !== undefined) q = q.where('created_at', '>=', page.createdSince);
+  if (page.after !== undefined) q = q.where(keysetAfter('created_at', 'id', true, page.after));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+/** The account's listed events since a time (of a type): `created_since` has no maintained count. */
+export async function countEventsSince(
+  db: Executor,
+  accountId: string,
+  type: EventType | undefined,
+  createdSince: string,
+): Promise<number> {
+  let q = db
+    .selectFrom('events')
+    .where('account_id', '=', accountId)
+    .where('listed', '=', 1)
+    .where('created_at', '>=', createdSince);
+  if (type !== undefined) q = q.where('type', '=', type);
+  const row = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Events older than `before`, a batch at a time (30-day retention): deleted, with what they were. */
@@ -206,12 +218,19 @@ export async function listDeliveries(
   db: Executor,
   endpointId: string,
   status: DeliveryStatus | undefined,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; after?: Position | undefined },
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   let q = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   if (status !== undefined) q = q.where('status', '=', status);
+  const paged = page.after === undefined ? q : q.where(keysetAfter('created_at', 'id', true, page.after));
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    paged
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     // Bounded by the 30-day retention of events (their deliveries go with them), counted on its index.
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
@@ -311,6 +330,19 @@ export async function markPendingNow(db: Executor, id: string, now: string): Pro
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', next_attempt_at: now })
     .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * A receiver answered 410 Gone: the endpoint is disabled at once (docs/api.md §22), in the transaction
+ * that records the attempt. An endpoint already disabled keeps its reason.
+ */
+export async function disableGone(db: Executor, endpointId: string, now: string): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ enabled: 0, disabled_reason: 'gone', updated_at: now })
+    .where('id', '=', endpointId)
+    .where('enabled', '=', 1)
     .execute();
 }
 

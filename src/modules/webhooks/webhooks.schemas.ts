@@ -8,15 +8,16 @@ import {
   NullableText,
   NullableTimestamp,
   PageQuery,
+  SinceQuery,
   StringEnum,
   Timestamp,
 } from '../../http/schemas.ts';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../db/schema.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/address.ts';
 
-export const EventTypeSchema = StringEnum(EVENT_TYPES, {
+const EventTypeSchema = StringEnum(EVENT_TYPES, {
   title: 'EventType',
-  description: 'What happened (section 15).',
+  description: 'What happened (docs/api.md §15).',
 });
 
 const EndpointEvents = Type.Array(StringEnum([...EVENT_TYPES, '*'] as const, { title: 'EventSubscription' }), {
@@ -46,6 +47,11 @@ export const WebhookEndpoint = Type.Object(
     events: Type.Array(Type.String({ maxLength: 64 }), { maxItems: EVENT_TYPES.length }),
     description: NullableText(500),
     enabled: Type.Boolean({ description: 'A disabled endpoint is sent nothing; its pending retries wait.' }),
+    disabled_reason: Type.Union([Type.Literal('manual'), Type.Literal('gone'), Type.Null()], {
+      description:
+        'Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, ' +
+        '`gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null.',
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
@@ -126,6 +132,7 @@ export const EventList = ListOf(Event, 'EventList');
 export const EventListQuery = Type.Object({
   ...PageQuery,
   type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only events of this type.' })),
+  created_since: SinceQuery('created_at'),
 });
 export type EventListQueryType = Static<typeof EventListQuery>;
 

@@ -1,5 +1,5 @@
 // One webhook attempt: POST a body to an endpoint's URL and say what happened in words an
-// operator can act on (API.md section 15). The URL and its addresses are checked again at every
+// operator can act on (docs/api.md §15). The URL and its addresses are checked again at every
 // attempt, and the connection goes to an address that was just checked (the agent's lookup
 // answers only with those), so a name that moved to a private address since the endpoint was
 // created is refused without connecting. The receiver cannot hold us: one deadline covers the
@@ -11,7 +11,7 @@ import net from 'node:net';
 import { checkWebhookUrl, resolveAndCheck, type Resolver } from '../../outbound/address.ts';
 import { WebhookAgentPool, type Destination } from '../../outbound/agents.ts';
 
-export const WEBHOOK_USER_AGENT = 'Lightbox-Webhooks/1';
+const WEBHOOK_USER_AGENT = 'Lightbox-Webhooks/1';
 
 export interface WebhookRequest {
   /** The endpoint's URL as stored; it is checked again here. */
@@ -48,7 +48,7 @@ export interface SendResult {
 type Outcome = Omit<SendResult, 'durationMs'>;
 
 /** The process-wide pool used when the caller passes none. */
-export const defaultAgentPool = new WebhookAgentPool();
+const defaultAgentPool = new WebhookAgentPool();
 
 /** Sends one webhook. Never throws: every fault is a result with an `error`. */
 export async function sendWebhook(request: WebhookRequest, options: SenderOptions): Promise<SendResult> {

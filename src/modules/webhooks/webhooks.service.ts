@@ -1,14 +1,17 @@
-// Webhook endpoints, the events they hear and the deliveries made to them (section 15). Events
-// themselves are recorded by every feature's writes (events/events.entry.ts); delivery is the
+// Webhook endpoints, the events they hear and the deliveries made to them (docs/api.md §15). Events
+// themselves are recorded by every feature's writes (src/mechanisms/events/events.entry.ts); delivery is the
 // `webhook.deliver` job (webhooks.delivery.job.ts). Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { pageWindow, type Page } from '../../lib/pagination.ts';
-import { addCounts, readCount } from '../../mechanisms/counts/counts.repository.ts';
-import { eventsRecorded } from '../../mechanisms/counts/counters.ts';
+import { listCursors } from '../../db/keyset.ts';
+import { cursorPage, pageRequest, sinceValue, type PagingQuery } from '../../lib/cursor-page.ts';
+import type { Page } from '../../lib/pagination.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { createWrites } from '../../db/write.ts';
+import { eventsRecorded, type Counter, type CountDeltas } from '../../mechanisms/counts/counters.ts';
 import { enqueue, pendingJob, runJobNow } from '../../mechanisms/queue/queue.ts';
 import { checkWebhookUrl, resolveAndCheck } from '../../outbound/address.ts';
 import { recordTestEvent } from './webhooks.deliveries.ts';
@@ -25,12 +28,15 @@ import type {
 } from './webhooks.schemas.ts';
 import { newWebhookSecret } from './webhooks.signing.ts';
 
-/** Events are kept this long (section 15), then pruned with their deliveries. */
-export const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
+/** Named in a refusal that only private and local addresses cause (a local receiver while developing). */
+const ALLOW_PRIVATE_HINT = 'WEBHOOK_ALLOW_PRIVATE=true allows private and local addresses (for development)';
+
+/** Events are kept this long (docs/api.md §15), then pruned with their deliveries. */
+const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
 const PRUNE_BATCH = 1000;
 
 /** After a rotation, the old secret signs too for this long. */
-export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
+const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   id: row.id,
@@ -38,11 +44,12 @@ const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   events: JSON.parse(row.events) as string[],
   description: row.description,
   enabled: row.enabled === 1,
+  disabled_reason: row.enabled === 1 ? null : (row.disabled_reason ?? 'manual'),
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
 
-export const toEvent = (row: repo.EventRow): EventObjectType => ({
+const toEvent = (row: repo.EventRow): EventObjectType => ({
   id: row.id,
   type: row.type as EventType,
   created_at: row.created_at,
@@ -61,6 +68,9 @@ const toDelivery = (row: repo.DeliveryRow): WebhookDeliveryType => ({
   created_at: row.created_at,
   delivered_at: row.delivered_at,
 });
+
+/** The position of a row in a list ordered by creation (newest first). */
+const byCreation = (row: { created_at: string; id: string }) => ({ value: row.created_at, id: row.id });
 
 /** `["*"]` alone, or a list of types without `*`: the stored form. */
 function eventsOf(events: readonly string[] | undefined): string {
@@ -82,18 +92,30 @@ export function createWebhooksService({
   resolve,
 }: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>) {
   const policy = { allowPrivate: config.webhooks.allowPrivate, resolve };
+  const writes = createWrites({ db, clock });
 
   /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
   async function checkUrl(raw: string): Promise<string> {
-    const refused = (reason: string): AppError =>
-      new AppError('validation_error', `url ${reason}`, [{ field: 'url', message: reason }]);
+    const refused = async (reason: string): Promise<AppError> => {
+      // Refused only for being local or private: say which setting allows that (development).
+      const hint = (await allowedIfPrivate(raw)) ? `; the server setting ${ALLOW_PRIVATE_HINT}` : '';
+      return new AppError('validation_error', `url ${reason}${hint}`, [{ field: 'url', message: reason + hint }]);
+    };
     const syntax = checkWebhookUrl(raw, { allowPrivate: policy.allowPrivate });
-    if (!syntax.ok) throw refused(syntax.reason);
+    if (!syntax.ok) throw await refused(syntax.reason);
     const host = await resolveAndCheck(syntax.url.hostname, policy);
     // A name that does not resolve yet is accepted; every delivery checks again.
-    if (host.ok === false) throw refused(host.reason);
+    if (host.ok === false) throw await refused(host.reason);
     // Kept as written (it reads back as sent); every delivery parses and checks it again.
     return raw;
+  }
+
+  /** Whether `raw`, refused now, would pass were private and local addresses allowed. */
+  async function allowedIfPrivate(raw: string): Promise<boolean> {
+    if (policy.allowPrivate) return false;
+    const syntax = checkWebhookUrl(raw, { allowPrivate: true });
+    if (!syntax.ok) return false;
+    return (await resolveAndCheck(syntax.url.hostname, { ...policy, allowPrivate: true })).ok !== false;
   }
 
   async function endpointRow(accountId: string, id: string): Promise<repo.EndpointRow> {
@@ -113,6 +135,7 @@ export function createWebhooksService({
         events: eventsOf(input.events),
         description: input.description ?? null,
         enabled: 1,
+        disabled_reason: null,
         secret: newWebhookSecret(),
         previous_secret: null,
         previous_secret_until: null,
@@ -122,13 +145,19 @@ export function createWebhooksService({
       return { ...toEndpoint(row), secret: row.secret };
     },
 
-    async list(accountId: string, query: { page?: number; limit?: number }): Promise<Page<WebhookEndpointType>> {
-      const window = pageWindow(query);
+    async list(accountId: string, query: PagingQuery): Promise<Page<WebhookEndpointType>> {
+      const codec = await listCursors(db);
+      const scope = { list: 'webhook_endpoints', accountId, params: {} };
+      const request = pageRequest(query, codec, scope);
       const [rows, total] = await Promise.all([
-        repo.listEndpoints(db.kysely, accountId, window),
+        repo.listEndpoints(db.kysely, accountId, {
+          limit: request.fetch,
+          offset: request.offset,
+          after: request.after,
+        }),
         repo.countEndpoints(db.kysely, accountId),
       ]);
-      return { data: rows.map(toEndpoint), pagination: { page: window.page, limit: window.limit, total } };
+      return cursorPage(rows, request, total, codec, scope, byCreation, toEndpoint);
     },
 
     async get(accountId: string, id: string): Promise<WebhookEndpointType> {
@@ -139,12 +168,16 @@ export function createWebhooksService({
       const current = await endpointRow(accountId, id);
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
       const now = clock.iso();
-      return db.kysely.transaction().execute(async (trx) => {
+      return writes.run(accountId, { now }, async ({ trx }) => {
         const row = await repo.updateEndpoint(trx, accountId, id, {
           ...(url === undefined ? {} : { url }),
           ...(patch.events === undefined ? {} : { events: eventsOf(patch.events) }),
           ...(patch.description === undefined ? {} : { description: patch.description }),
-          ...(patch.enabled === undefined ? {} : { enabled: patch.enabled ? 1 : 0 }),
+          // Disabling by hand says so; disabling one already disabled keeps its reason (a `gone`
+          // endpoint stays `gone` until it is enabled again); enabling clears it.
+          ...(patch.enabled === undefined || (!patch.enabled && current.enabled === 0)
+            ? {}
+            : { enabled: patch.enabled ? 1 : 0, disabled_reason: patch.enabled ? null : 'manual' }),
           updated_at: now,
         });
         if (row === undefined) throw notFound('Webhook endpoint');
@@ -178,7 +211,7 @@ export function createWebhooksService({
       const endpoint = await endpointRow(accountId, id);
       if (endpoint.enabled === 0) throw new AppError('conflict', 'This endpoint is disabled; enable it to test it');
       const now = clock.iso();
-      const deliveryId = await db.kysely.transaction().execute((trx) => recordTestEvent(trx, accountId, id, now));
+      const deliveryId = await writes.run(accountId, { now }, ({ trx }) => recordTestEvent(trx, accountId, id, now));
       const row = deliveryId === undefined ? undefined : await repo.findDelivery(db.kysely, deliveryId);
       if (row === undefined) throw new Error('the test delivery was not recorded');
       return toDelivery(row);
@@ -186,9 +219,15 @@ export function createWebhooksService({
 
     async deliveries(accountId: string, id: string, query: DeliveryListQueryType): Promise<Page<WebhookDeliveryType>> {
       await endpointRow(accountId, id);
-      const window = pageWindow(query);
-      const { rows, total } = await repo.listDeliveries(db.kysely, id, query.status, window);
-      return { data: rows.map(toDelivery), pagination: { page: window.page, limit: window.limit, total } };
+      const codec = await listCursors(db);
+      const scope = { list: 'webhook_deliveries', accountId, params: { endpoint_id: id, status: query.status } };
+      const request = pageRequest(query, codec, scope);
+      const { rows, total } = await repo.listDeliveries(db.kysely, id, query.status, {
+        limit: request.fetch,
+        offset: request.offset,
+        after: request.after,
+      });
+      return cursorPage(rows, request, total, codec, scope, byCreation, toDelivery);
     },
 
     /** Sends a delivery again now (whatever its status); 202. */
@@ -199,7 +238,7 @@ export function createWebhooksService({
         : undefined;
       if (delivery === undefined) throw notFound('Delivery');
       const now = clock.iso();
-      await db.kysely.transaction().execute(async (trx) => {
+      await writes.run(accountId, { now }, async ({ trx }) => {
         await repo.markPendingNow(trx, deliveryId, now);
         // Its job is made due now; a job that is running (leased) is an attempt being made now,
         // and a second job beside it would send the delivery twice at once.
@@ -220,12 +259,22 @@ export function createWebhooksService({
     },
 
     async events(accountId: string, query: EventListQueryType): Promise<Page<EventObjectType>> {
-      const window = pageWindow(query);
+      const codec = await listCursors(db);
+      const createdSince = sinceValue('created_since', query.created_since);
+      const scope = { list: 'events', accountId, params: { type: query.type, created_since: createdSince } };
+      const request = pageRequest(query, codec, scope);
       const [rows, total] = await Promise.all([
-        repo.listEvents(db.kysely, accountId, query.type, window),
-        readCount(db.kysely, accountId, query.type === undefined ? 'events' : `events:${query.type}`),
+        repo.listEvents(db.kysely, accountId, query.type, {
+          limit: request.fetch,
+          offset: request.offset,
+          after: request.after,
+          createdSince,
+        }),
+        createdSince === undefined
+          ? readCount(db.kysely, accountId, query.type === undefined ? 'events' : `events:${query.type}`)
+          : repo.countEventsSince(db.kysely, accountId, query.type, createdSince),
       ]);
-      return { data: rows.map(toEvent), pagination: { page: window.page, limit: window.limit, total } };
+      return cursorPage(rows, request, total, codec, scope, byCreation, toEvent);
     },
 
     /** Deletes events older than 30 days (their deliveries go with them), a batch at a time. */
@@ -244,8 +293,9 @@ export function createWebhooksService({
           }
           // Sorted by account: concurrent pruners (several nodes) take the counter rows in one order.
           for (const [accountId, types] of [...byAccount].sort(([a], [b]) => (a < b ? -1 : 1))) {
-            const gone = eventsRecorded(types);
-            await addCounts(trx, accountId, Object.fromEntries(Object.entries(gone).map(([k, n]) => [k, -n])));
+            const gone: CountDeltas = {};
+            for (const [counter, n] of Object.entries(eventsRecorded(types)) as [Counter, number][]) gone[counter] = -n;
+            await writes.within(trx, accountId, {}, (w) => w.count(gone));
           }
           return rows.length;
         });

@@ -1,4 +1,4 @@
-// Standard Webhooks signatures (API.md section 15), made with the reference `standardwebhooks`
+// Standard Webhooks signatures (docs/api.md §15), made with the reference `standardwebhooks`
 // package, the one receivers verify with, so the signed string's format is theirs by
 // construction: HMAC-SHA256 over `${id}.${seconds}.${payload}`, keyed by the secret's bytes.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// SSRF through the API (API.md section 15), with private addresses refused (the default):
+// SSRF through the API (docs/api.md §15), with private addresses refused (the default):
 // at create, every forbidden family, as a literal, in a numeric or dotted spelling, or as a name
 // that resolves to it, is 400; at delivery, a name that resolved to a public-looking address at
 // create and now resolves to a forbidden one fails its attempt WITHOUT connecting (last_error

@@ -52,6 +52,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The studio behind the API key, and the key used
+     * @description Any key, any scope. `livemode` is false for a test key. Answers with an `ETag`; a matching `If-None-Match` answers 304.
+     */
+    get: operations['getAccount'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/listings': {
     parameters: {
       query?: never;
@@ -177,7 +197,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All galleries assigned to a client, newest first */
+    /**
+     * All galleries assigned to a client, newest first
+     * @description Without `page`, `limit` and `cursor`, every gallery at once (`next_cursor` null); with any of them, a page as other lists page (docs/api.md §19).
+     */
     get: operations['listClientListings'];
     put?: never;
     post?: never;
@@ -428,7 +451,7 @@ export interface paths {
     put?: never;
     /**
      * Upload photos, videos or documents to a gallery
-     * @description multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request.
+     * @description multipart/form-data with one or more file parts. The kind is decided from the bytes; anything that is not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC/HEIF, AVIF), video (MP4, MOV, WebM) or PDF is 415. All or nothing: if any file is refused, none is kept. Limits (413): bytes per file and files per request. Or application/json `{"url": "...", "filename"?: "..."}`: the service fetches the file (the webhook address rules apply to the URL and to each of at most 5 redirects; a refused one is 400 naming `url`) and answers as an upload of that one file; a fetch that fails (no answer, a non-2xx status, a cut, 30 s without a byte) is 422 `fetch_failed`, and nothing is kept.
      */
     post: operations['uploadMedia'];
     delete?: never;
@@ -575,6 +598,32 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** Account */
+    Account: {
+      /** @description The studio (`acc_`). */
+      id: string;
+      /** @description The studio's name, as emails show it. */
+      name: string;
+      /** @description The owner's email address. */
+      email: string;
+      /** @description false when the key is a test key (its data is test data). */
+      livemode: boolean;
+      key: components['schemas']['AccountKey'];
+    };
+    /** AccountKey */
+    AccountKey: {
+      /** @description The key used for this request. */
+      id: string;
+      name: string;
+      /** @description The non-secret start of the key, as lists show it. */
+      prefix: string;
+      scope: 'full' | 'read_only';
+      /**
+       * Format: date-time
+       * @description When the key stops working; null: never.
+       */
+      expires_at: string | null;
+    };
     /** Client */
     Client: {
       /** @description `cli_` followed by an opaque string. */
@@ -677,7 +726,8 @@ export interface components {
     /** ClientListingList */
     ClientListingList: {
       data: components['schemas']['ListingItem'][];
-      pagination: components['schemas']['WholeListPagination'];
+      /** @description Without `page`, `limit` and `cursor`: the whole list as one page (`next_cursor` null). */
+      pagination: components['schemas']['Pagination'] | components['schemas']['WholeListPagination'];
     };
     /** ClientUpdate */
     ClientUpdate: {
@@ -711,6 +761,7 @@ export interface components {
           | 'precondition_failed'
           | 'payload_too_large'
           | 'unsupported_media_type'
+          | 'fetch_failed'
           | 'range_not_satisfiable'
           | 'rate_limited'
           | 'headers_too_large'
@@ -772,7 +823,7 @@ export interface components {
       | '*';
     /**
      * EventType
-     * @description What happened (section 15).
+     * @description What happened (docs/api.md §15).
      * @enum {string}
      */
     EventType:
@@ -1041,9 +1092,9 @@ export interface components {
     Pagination: {
       /**
        * Format: int64
-       * @description This page, from 1.
+       * @description This page, from 1; null when the page was reached by `cursor`.
        */
-      page: number;
+      page: number | null;
       /**
        * Format: int32
        * @description Items per page, as asked (default 20).
@@ -1054,6 +1105,8 @@ export interface components {
        * @description Number of items matching the filters, over all pages.
        */
       total: number;
+      /** @description Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once. */
+      next_cursor: string | null;
     };
     /** WebhookDelivery */
     WebhookDelivery: {
@@ -1105,6 +1158,8 @@ export interface components {
       description: string | null;
       /** @description A disabled endpoint is sent nothing; its pending retries wait. */
       enabled: boolean;
+      /** @description Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, `gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null. */
+      disabled_reason: 'manual' | 'gone' | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1149,6 +1204,8 @@ export interface components {
       description: string | null;
       /** @description A disabled endpoint is sent nothing; its pending retries wait. */
       enabled: boolean;
+      /** @description Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, `gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null. */
+      disabled_reason: 'manual' | 'gone' | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -1173,6 +1230,8 @@ export interface components {
        * @description Number of items matching the filters, over all pages.
        */
       total: number;
+      /** @description Always null: nothing follows the whole list. */
+      next_cursor: null;
     };
   };
   responses: never;
@@ -1181,7 +1240,7 @@ export interface components {
     IdempotencyKey: string;
     /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
     IfNoneMatch: string;
-    /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+    /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
     IdempotencyKeyChecked: string;
   };
   requestBodies: never;
@@ -1206,7 +1265,7 @@ export interface components {
     IdempotentReplayed: 'true';
     /** @description How to authenticate: `Bearer`. */
     WwwAuthenticate: 'Bearer';
-    /** @description The representation's entity tag (section 17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by every write that can change any field (counters and statuses included), on every node at once. Send it back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong. */
+    /** @description The representation's entity tag (docs/api.md §17). JSON reads: weak, `W/"<account version>-<hash>"`, changed by every write that can change any field (counters and statuses included), on every node at once. Send it back in `If-None-Match` to get 304 while nothing changed. Stored bytes: strong. */
     ETag: string;
     /** @description The path of the created resource, e.g. `/v1/listings/lst_...`. */
     Location: string;
@@ -1394,18 +1453,160 @@ export interface operations {
       };
     };
   };
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account and the key used. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description Not modified: the ETag matches. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   listListings: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only galleries in this status. */
         status?: 'draft' | 'active' | 'archived';
+        /** @description Only this client's galleries (`cli_...`), or `none` for unassigned galleries. */
+        client_id?: string;
+        /** @description Only galleries with this MLS number (case-insensitive). */
+        mls_number?: string;
+        /** @description Case-insensitive substring of the address or the MLS number; `%` and `_` match themselves. */
+        search?: string;
+        /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        created_since?: string;
+        /** @description Only items whose `updated_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        updated_since?: string;
+        /** @description Order: `-created_at` (default, newest first), `created_at`, `-updated_at`, `updated_at`; ties by `id` in the same direction. */
+        sort?: '-created_at' | 'created_at' | '-updated_at' | 'updated_at';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -1714,7 +1915,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -1860,7 +2061,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -2047,7 +2248,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -2435,7 +2636,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -2628,7 +2829,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -2773,15 +2974,23 @@ export interface operations {
   listClients: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Case-insensitive substring of the name or email; `%` and `_` match themselves. */
         search?: string;
+        /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        created_since?: string;
+        /** @description Only items whose `updated_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        updated_since?: string;
+        /** @description Order: `-created_at` (default, newest first), `created_at`, `-updated_at`, `updated_at`; ties by `id` in the same direction. */
+        sort?: '-created_at' | 'created_at' | '-updated_at' | 'updated_at';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -3090,7 +3299,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -3236,7 +3445,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -3423,7 +3632,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -3614,9 +3823,16 @@ export interface operations {
   };
   listClientListings: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
+        page?: number;
+        /** @description Items per page, 1 to 100 (default 20 when paging). */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
+      };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -3629,7 +3845,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description All the client's galleries, newest first. */
+      /** @description The client's galleries, newest first. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3962,7 +4178,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -4347,15 +4563,17 @@ export interface operations {
   listNotifications: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only notifications in this status. */
         status?: 'queued' | 'sent' | 'failed' | 'cancelled';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4483,7 +4701,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4628,13 +4846,15 @@ export interface operations {
   listWebhookEndpoints: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -4943,7 +5163,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -5089,7 +5309,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -5276,7 +5496,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -5858,15 +6078,17 @@ export interface operations {
   listWebhookDeliveries: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only deliveries in this status. */
         status?: 'pending' | 'succeeded' | 'failed';
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6208,8 +6430,10 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1). A page past the end answers an empty `data`. */
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
         page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
         /** @description Only events of this type. */
@@ -6231,9 +6455,11 @@ export interface operations {
           | 'client_link.viewed'
           | 'client_link.downloaded'
           | 'client_link.selection_submitted';
+        /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
+        created_since?: string;
       };
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6361,7 +6587,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6507,7 +6733,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6809,6 +7035,21 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description The file at the URL could not be fetched (`fetch_failed`); the message says why. Nothing is kept. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
       429: {
         headers: {
@@ -6851,7 +7092,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
         /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
         'If-None-Match'?: components['parameters']['IfNoneMatch'];
@@ -6999,7 +7240,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7188,7 +7429,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7389,7 +7630,7 @@ export interface operations {
         'if-none-match'?: string;
         /** @description Serve the range only if the ETag still matches. */
         'if-range'?: string;
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7588,7 +7829,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -7787,7 +8028,7 @@ export interface operations {
         'if-none-match'?: string;
         /** @description Serve the range only if the ETag still matches. */
         'if-range'?: string;
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -8271,7 +8512,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -8475,7 +8716,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {
@@ -8619,7 +8860,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Not needed: only POST runs idempotently. Checked all the same (section 9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
         'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
       };
       path: {

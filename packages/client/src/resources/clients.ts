@@ -1,6 +1,6 @@
-// lb.clients: the studio's clients (contract section 7) and assignment of galleries (sections 7, 14).
+// lb.clients: the studio's clients (docs/api.md §7) and assignment of galleries (docs/api.md §7, §14).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
-import { iteratePages, segment } from '../pagination.ts';
+import { at, iteratePages, segment } from '../pagination.ts';
 import type {
   ClientCreate,
   ClientItem,
@@ -16,6 +16,8 @@ import type {
 } from '../types.ts';
 
 export type ClientListParams = QueryParams<'listClients'>;
+export type ClientListingsParams = QueryParams<'listClientListings'>;
+
 /** The single-client object: the client with its galleries (`listings`). */
 export type ClientWithListings = ResponseBody<'getClient', 200>;
 
@@ -63,15 +65,20 @@ export class Clients {
 
   /** Every client matching `params`, across pages. */
   iterate(params: ClientListParams = {}, options?: RequestOptions): AsyncGenerator<ClientItem, void, undefined> {
-    return iteratePages((page, limit) => this.list({ ...params, page, limit }, options), params);
+    return iteratePages((position, limit) => this.list(at(params, position, limit), options), params);
   }
 
-  /** GET /v1/clients/:id/listings: all the client's galleries (one page holds them all). */
+  /**
+   * GET /v1/clients/:id/listings: all the client's galleries (one page holds them all); with
+   * `page`, `limit` or `cursor`, one page of them.
+   */
   listings<O extends GetOptions | undefined = undefined>(
     clientId: string,
+    params: ClientListingsParams = {},
     options?: O,
   ): Promise<Conditional<O, Page<ListingItem>>> {
-    return this.#http.get<Page<ListingItem>, O>(`/v1/clients/${segment(clientId)}/listings`, undefined, options as O);
+    const query = Object.keys(params).length === 0 ? undefined : params;
+    return this.#http.get<Page<ListingItem>, O>(`/v1/clients/${segment(clientId)}/listings`, query, options as O);
   }
 
   /** POST /v1/clients/:id/listings/:listing_id: the gallery's client becomes this one (emailed unless `notify: false`). */

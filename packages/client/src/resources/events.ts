@@ -1,6 +1,6 @@
-// lb.events: what happened in the account, newest first, kept 30 days (contract section 15).
+// lb.events: what happened in the account, newest first, kept 30 days (docs/api.md §15).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
-import { iteratePages, segment } from '../pagination.ts';
+import { at, iteratePages, segment } from '../pagination.ts';
 import type { Event, Page, QueryParams } from '../types.ts';
 
 export type EventListParams = QueryParams<'listEvents'>;
@@ -26,6 +26,6 @@ export class Events {
 
   /** Every event matching `params`, across pages. */
   iterate(params: EventListParams = {}, options?: RequestOptions): AsyncGenerator<Event, void, undefined> {
-    return iteratePages((page, limit) => this.list({ ...params, page, limit }, options), params);
+    return iteratePages((position, limit) => this.list(at(params, position, limit), options), params);
   }
 }

@@ -1,6 +1,6 @@
-// lb.listings: galleries (contract section 5), and their client link (section 14).
+// lb.listings: galleries (docs/api.md §5), and their client link (docs/api.md §14).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
-import { iteratePages, segment } from '../pagination.ts';
+import { at, iteratePages, segment } from '../pagination.ts';
 import type {
   ClientLinkUpdate,
   Favorites,
@@ -52,7 +52,7 @@ export class Listings {
 
   /** Every gallery matching `params`, across pages: `for await (const g of lb.listings.iterate())`. */
   iterate(params: ListingListParams = {}, options?: RequestOptions): AsyncGenerator<ListingItem, void, undefined> {
-    return iteratePages((page, limit) => this.list({ ...params, page, limit }, options), params);
+    return iteratePages((position, limit) => this.list(at(params, position, limit), options), params);
   }
 
   /** POST /v1/listings/:id/client_link: a new link for the assigned client (the old one stops). */

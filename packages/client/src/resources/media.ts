@@ -1,4 +1,4 @@
-// lb.media: a gallery's photos, videos and documents (contract sections 6, 13, 16).
+// lb.media: a gallery's photos, videos and documents (docs/api.md §6, §13, §16).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { segment } from '../pagination.ts';
 import { abandonUpload, uploadResumable, type ResumableUploadOptions } from '../tus.ts';
@@ -50,7 +50,19 @@ export class MediaResource<I = UploadInput, R = Blob> {
     });
   }
 
-  /** A resumable upload over tus (section 16): survives cut connections; see ResumableUploadOptions. */
+  /**
+   * POST /v1/listings/:id/media with `{url, filename?}` (docs/api.md §21): the service fetches the file
+   * and answers as an upload of it. A fetch that fails is a FetchFailedError (422).
+   */
+  uploadFromUrl(
+    listingId: string,
+    source: { url: string; filename?: string },
+    options?: RequestOptions,
+  ): Promise<WithResponse<{ data: Media[] }>> {
+    return this.#http.json({ method: 'POST', path: this.#path(listingId), json: source, options });
+  }
+
+  /** A resumable upload over tus (docs/api.md §16): survives cut connections; see ResumableUploadOptions. */
   async uploadResumable(
     listingId: string,
     file: R,

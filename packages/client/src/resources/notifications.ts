@@ -1,6 +1,6 @@
-// lb.notifications: the emails sent to clients (contract section 8).
+// lb.notifications: the emails sent to clients (docs/api.md §8).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
-import { iteratePages, segment } from '../pagination.ts';
+import { at, iteratePages, segment } from '../pagination.ts';
 import type { Notification, Page, QueryParams } from '../types.ts';
 
 export type NotificationListParams = QueryParams<'listNotifications'>;
@@ -29,6 +29,6 @@ export class Notifications {
     params: NotificationListParams = {},
     options?: RequestOptions,
   ): AsyncGenerator<Notification, void, undefined> {
-    return iteratePages((page, limit) => this.list({ ...params, page, limit }, options), params);
+    return iteratePages((position, limit) => this.list(at(params, position, limit), options), params);
   }
 }

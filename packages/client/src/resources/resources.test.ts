@@ -1,6 +1,7 @@
 // The client's every operation against a real server (the app listening on 127.0.0.1, a real
 // database): each resource method once at least, what it answers, and at the end a check that the
 // requests sent cover every /v1 operation of the app's OpenAPI document.
+import { assertPagination } from '../../../../test/support/api-assertions.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -63,7 +64,7 @@ describe('client: every operation against a real server', () => {
       page.data.map((g) => g.id),
       [listing.id],
     );
-    assert.deepEqual(page.pagination, { page: 1, limit: 5, total: 1 });
+    assertPagination(page.pagination, { page: 1, limit: 5, total: 1 });
     const all: string[] = [];
     for await (const g of lb.listings.iterate({ status: 'active' })) all.push(g.id);
     assert.deepEqual(all, [listing.id]);
@@ -115,6 +116,13 @@ describe('client: every operation against a real server', () => {
       theirs.data.map((g) => g.id),
       [listing.id],
     );
+    assert.equal(theirs.pagination.next_cursor, null);
+    const paged = await lb.clients.listings(client.id, { limit: 1 });
+    assert.deepEqual(
+      paged.data.map((g) => g.id),
+      [listing.id],
+    );
+    assert.equal(paged.pagination.total, 1);
 
     const notification = await lb.clients.notify(client.id, listing.id);
     assert.equal(notification.lastResponse.status, 202);
@@ -250,10 +258,18 @@ describe('client: every operation against a real server', () => {
     assert.equal(doc.openapi, '3.1.0');
     const got = await lb.listings.get(listing.id);
     const etag = got.lastResponse.etag;
-    assert.ok(etag !== null, 'every JSON GET carries an ETag (section 17)');
+    assert.ok(etag !== null, 'every JSON GET carries an ETag (docs/api.md §17)');
     const again = await lb.listings.get(listing.id, { ifNoneMatch: etag });
     assert.ok(again instanceof NotModified);
     assert.equal(again.etag, etag);
+  });
+
+  test('account: the studio and the key in use', async () => {
+    const account = await lb.account.get();
+    assert.equal(account.id, s.account.accountId);
+    assert.equal(account.livemode, true);
+    assert.equal(account.key.scope, 'full');
+    assert.equal(account.key.id, s.account.keyId);
   });
 
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {

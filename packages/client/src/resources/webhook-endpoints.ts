@@ -1,6 +1,6 @@
-// lb.webhookEndpoints: where events are delivered, and their deliveries (contract section 15).
+// lb.webhookEndpoints: where events are delivered, and their deliveries (docs/api.md §15).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
-import { iteratePages, segment } from '../pagination.ts';
+import { at, iteratePages, segment } from '../pagination.ts';
 import type {
   Page,
   QueryParams,
@@ -55,7 +55,7 @@ export class WebhookEndpoints {
     params: WebhookEndpointListParams = {},
     options?: RequestOptions,
   ): AsyncGenerator<WebhookEndpoint, void, undefined> {
-    return iteratePages((page, limit) => this.list({ ...params, page, limit }, options), params);
+    return iteratePages((position, limit) => this.list(at(params, position, limit), options), params);
   }
 
   /** POST /v1/webhook_endpoints/:id/rotate_secret: a new secret (the old one signs for 24 more hours). */
@@ -87,7 +87,7 @@ export class WebhookEndpoints {
     params: WebhookDeliveryListParams = {},
     options?: RequestOptions,
   ): AsyncGenerator<WebhookDelivery, void, undefined> {
-    return iteratePages((page, limit) => this.deliveries(id, { ...params, page, limit }, options), params);
+    return iteratePages((position, limit) => this.deliveries(id, at(params, position, limit), options), params);
   }
 
   /** POST /v1/webhook_endpoints/:id/deliveries/:delivery_id/retry: sends it again now (202, the delivery). */

@@ -5,7 +5,7 @@ A file is a path (``str`` or ``os.PathLike``), ``bytes``, an open binary file, o
 files are read 1 MiB at a time as the request is sent. Paths, bytes and seekable files can be
 sent again (a retry re-reads them from the start); a file that cannot seek is sent once.
 
-Resumable uploads (contract section 16): the upload is created (POST, ``Upload-Length``), then
+Resumable uploads (docs/api.md §16): the upload is created (POST, ``Upload-Length``), then
 the file is sent in PATCHes of ``chunk_size`` bytes, each streamed from the file. When a PATCH
 fails (connection cut, timeout, 5xx, an offset the server disagrees with) the server is asked
 where it is (HEAD) and the upload goes on from there; ``max_retries`` failures in a row without

@@ -80,7 +80,7 @@ class Media(MediaResource):
         filename: str | NotGiven = NOT_GIVEN,
         request_options: RequestOptions | None = None,
     ) -> list[MediaObject]:
-        """Makes the service fetch a file from ``url`` (contract section 21; servers without it refuse)."""
+        """Makes the service fetch a file from ``url`` (docs/api.md §21; servers without it refuse)."""
         res = self._http.send(
             "POST",
             f"/v1/listings/{_seg(listing_id)}/media",
@@ -209,7 +209,7 @@ class AsyncMedia(AsyncMediaResource):
         filename: str | NotGiven = NOT_GIVEN,
         request_options: RequestOptions | None = None,
     ) -> list[MediaObject]:
-        """Makes the service fetch a file from ``url`` (contract section 21)."""
+        """Makes the service fetch a file from ``url`` (docs/api.md §21)."""
         res = await self._http.send(
             "POST",
             f"/v1/listings/{_seg(listing_id)}/media",

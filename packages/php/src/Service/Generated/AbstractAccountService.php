@@ -16,4 +16,21 @@ use Lightbox\NotModified;
  */
 abstract class AbstractAccountService extends \Lightbox\Service\AbstractService
 {
+    /**
+     * The studio behind the API key, and the key used.
+     *
+     * Any key, any scope. `livemode` is false for a test key. Answers with an `ETag`; a matching
+     * `If-None-Match` answers 304.
+     *
+     * GET /v1/account (operationId `getAccount`).
+     *
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return LightboxObject|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function retrieve(?array $opts = null): LightboxObject|NotModified
+    {
+        return $this->request('GET', '/v1/account', null, $opts, [], false);
+    }
 }

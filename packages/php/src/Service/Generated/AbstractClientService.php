@@ -23,8 +23,12 @@ abstract class AbstractClientService extends \Lightbox\Service\AbstractService
      *
      * @param null|array{
      *     page?: int,
+     *     cursor?: string,
      *     limit?: int,
-     *     search?: string
+     *     search?: string,
+     *     created_since?: string,
+     *     updated_since?: string,
+     *     sort?: '-created_at'|'created_at'|'-updated_at'|'updated_at'
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout, if_none_match
@@ -33,7 +37,14 @@ abstract class AbstractClientService extends \Lightbox\Service\AbstractService
      */
     public function all(?array $params = null, ?array $opts = null): Collection|NotModified
     {
-        return $this->request('GET', '/v1/clients', $params, $opts, ['page', 'limit', 'search'], false);
+        return $this->request(
+            'GET',
+            '/v1/clients',
+            $params,
+            $opts,
+            ['page', 'cursor', 'limit', 'search', 'created_since', 'updated_since', 'sort'],
+            false
+        );
     }
 
     /**
@@ -117,17 +128,34 @@ abstract class AbstractClientService extends \Lightbox\Service\AbstractService
     /**
      * All galleries assigned to a client, newest first.
      *
+     * Without `page`, `limit` and `cursor`, every gallery at once (`next_cursor` null); with any of them, a
+     * page as other lists page (docs/api.md §19).
+     *
      * GET /v1/clients/{id}/listings (operationId `listClientListings`).
      *
      * @param string $id Client id (`cli_...`).
+     * @param null|array{
+     *     page?: int,
+     *     limit?: int,
+     *     cursor?: string
+     * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout, if_none_match
      * @return Collection|NotModified
      * @throws \Lightbox\Exception\ApiErrorException
      */
-    public function allListings(string $id, ?array $opts = null): Collection|NotModified
+    public function allListings(string $id, ?array $params = null, ?array $opts = null): Collection|NotModified
     {
-        return $this->request('GET', '/v1/clients/' . self::segment($id) . '/listings', null, $opts, [], false);
+        return $this->request(
+            'GET',
+            '/v1/clients/'
+                . self::segment($id)
+                . '/listings',
+            $params,
+            $opts,
+            ['page', 'limit', 'cursor'],
+            false
+        );
     }
 
     /**

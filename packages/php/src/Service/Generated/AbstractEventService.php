@@ -23,8 +23,10 @@ abstract class AbstractEventService extends \Lightbox\Service\AbstractService
      *
      * @param null|array{
      *     page?: int,
+     *     cursor?: string,
      *     limit?: int,
-     *     type?: 'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'
+     *     type?: 'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded',
+     *     created_since?: string
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout, if_none_match
@@ -33,7 +35,14 @@ abstract class AbstractEventService extends \Lightbox\Service\AbstractService
      */
     public function all(?array $params = null, ?array $opts = null): Collection|NotModified
     {
-        return $this->request('GET', '/v1/events', $params, $opts, ['page', 'limit', 'type'], false);
+        return $this->request(
+            'GET',
+            '/v1/events',
+            $params,
+            $opts,
+            ['page', 'cursor', 'limit', 'type', 'created_since'],
+            false
+        );
     }
 
     /**

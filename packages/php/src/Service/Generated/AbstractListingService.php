@@ -23,8 +23,15 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
      *
      * @param null|array{
      *     page?: int,
+     *     cursor?: string,
      *     limit?: int,
-     *     status?: 'draft'|'active'|'archived'
+     *     status?: 'draft'|'active'|'archived',
+     *     client_id?: string,
+     *     mls_number?: string,
+     *     search?: string,
+     *     created_since?: string,
+     *     updated_since?: string,
+     *     sort?: '-created_at'|'created_at'|'-updated_at'|'updated_at'
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout, if_none_match
@@ -33,7 +40,14 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
      */
     public function all(?array $params = null, ?array $opts = null): Collection|NotModified
     {
-        return $this->request('GET', '/v1/listings', $params, $opts, ['page', 'limit', 'status'], false);
+        return $this->request(
+            'GET',
+            '/v1/listings',
+            $params,
+            $opts,
+            ['page', 'cursor', 'limit', 'status', 'client_id', 'mls_number', 'search', 'created_since', 'updated_since', 'sort'],
+            false
+        );
     }
 
     /**

@@ -23,6 +23,7 @@ abstract class AbstractNotificationService extends \Lightbox\Service\AbstractSer
      *
      * @param null|array{
      *     page?: int,
+     *     cursor?: string,
      *     limit?: int,
      *     status?: 'queued'|'sent'|'failed'|'cancelled'
      * } $params
@@ -33,7 +34,14 @@ abstract class AbstractNotificationService extends \Lightbox\Service\AbstractSer
      */
     public function all(?array $params = null, ?array $opts = null): Collection|NotModified
     {
-        return $this->request('GET', '/v1/notifications', $params, $opts, ['page', 'limit', 'status'], false);
+        return $this->request(
+            'GET',
+            '/v1/notifications',
+            $params,
+            $opts,
+            ['page', 'cursor', 'limit', 'status'],
+            false
+        );
     }
 
     /**

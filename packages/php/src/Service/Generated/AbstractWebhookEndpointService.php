@@ -23,6 +23,7 @@ abstract class AbstractWebhookEndpointService extends \Lightbox\Service\Abstract
      *
      * @param null|array{
      *     page?: int,
+     *     cursor?: string,
      *     limit?: int
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
@@ -32,7 +33,7 @@ abstract class AbstractWebhookEndpointService extends \Lightbox\Service\Abstract
      */
     public function all(?array $params = null, ?array $opts = null): Collection|NotModified
     {
-        return $this->request('GET', '/v1/webhook_endpoints', $params, $opts, ['page', 'limit'], false);
+        return $this->request('GET', '/v1/webhook_endpoints', $params, $opts, ['page', 'cursor', 'limit'], false);
     }
 
     /**
@@ -124,6 +125,7 @@ abstract class AbstractWebhookEndpointService extends \Lightbox\Service\Abstract
      * @param string $id Webhook endpoint id (`whe_...`).
      * @param null|array{
      *     page?: int,
+     *     cursor?: string,
      *     limit?: int,
      *     status?: 'pending'|'succeeded'|'failed'
      * } $params
@@ -141,7 +143,7 @@ abstract class AbstractWebhookEndpointService extends \Lightbox\Service\Abstract
                 . '/deliveries',
             $params,
             $opts,
-            ['page', 'limit', 'status'],
+            ['page', 'cursor', 'limit', 'status'],
             false
         );
     }

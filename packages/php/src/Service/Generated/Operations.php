@@ -80,6 +80,12 @@ final class Operations
             'OPTIONS',
             '/v1/listings/{id}/uploads',
         ],
+        'getAccount' => [
+            'account',
+            'retrieve',
+            'GET',
+            '/v1/account',
+        ],
         'getClient' => [
             'clients',
             'retrieve',

@@ -8,6 +8,8 @@ from typing import Literal
 from .._models import LightboxObject, Model, list_of, model
 
 __all__ = [
+    "Account",
+    "AccountKey",
     "Client",
     "ClientCreate",
     "ClientItem",
@@ -65,6 +67,29 @@ NotificationStatus = Literal["queued", "sent", "failed", "cancelled"]
 
 WebhookDeliveryStatus = Literal["pending", "succeeded", "failed"]
 
+class Account(Model):
+    id: str
+    "The studio (`acc_`)."
+    name: str
+    "The studio's name, as emails show it."
+    email: str
+    "The owner's email address."
+    livemode: bool
+    "false when the key is a test key (its data is test data)."
+    key: AccountKey
+
+
+class AccountKey(Model):
+    id: str
+    "The key used for this request."
+    name: str
+    prefix: str
+    "The non-secret start of the key, as lists show it."
+    scope: Literal["full"] | Literal["read_only"]
+    expires_at: str | None
+    "When the key stops working; null: never."
+
+
 class Client(Model):
     id: str
     "`cli_` followed by an opaque string."
@@ -119,7 +144,8 @@ class ClientList(Model):
 
 class ClientListingList(Model):
     data: list[ListingItem]
-    pagination: WholeListPagination
+    pagination: Pagination | WholeListPagination
+    "Without `page`, `limit` and `cursor`: the whole list as one page (`next_cursor` null)."
 
 
 class ClientUpdate(Model):
@@ -309,12 +335,14 @@ class NotificationList(Model):
 
 
 class Pagination(Model):
-    page: int
-    "This page, from 1."
+    page: int | None
+    "This page, from 1; null when the page was reached by `cursor`."
     limit: int
     "Items per page, as asked (default 20)."
     total: int
     "Number of items matching the filters, over all pages."
+    next_cursor: str | None
+    "Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once."
 
 
 class WebhookDelivery(Model):
@@ -350,6 +378,8 @@ class WebhookEndpoint(Model):
     description: str | None
     enabled: bool
     "A disabled endpoint is sent nothing; its pending retries wait."
+    disabled_reason: Literal["manual"] | Literal["gone"] | None
+    "Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, `gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null."
     created_at: str
     updated_at: str
 
@@ -386,6 +416,8 @@ class WebhookEndpointWithSecret(Model):
     description: str | None
     enabled: bool
     "A disabled endpoint is sent nothing; its pending retries wait."
+    disabled_reason: Literal["manual"] | Literal["gone"] | None
+    "Why the endpoint is disabled: null while enabled, `manual` when disabled by PATCH or the dashboard, `gone` when a receiver answered 410 Gone to a delivery. Enabling it again sets it back to null."
     created_at: str
     updated_at: str
     secret: str
@@ -399,10 +431,12 @@ class WholeListPagination(Model):
     "The number of items: all of them."
     total: int
     "Number of items matching the filters, over all pages."
+    next_cursor: None
+    "Always null: nothing follows the whole list."
 
 
 class ErrorError(Model):
-    code: Literal["validation_error", "invalid_json", "unauthorized", "forbidden", "not_found", "method_not_allowed", "request_timeout", "conflict", "precondition_failed", "payload_too_large", "unsupported_media_type", "range_not_satisfiable", "rate_limited", "headers_too_large", "internal_error", "unavailable"]
+    code: Literal["validation_error", "invalid_json", "unauthorized", "forbidden", "not_found", "method_not_allowed", "request_timeout", "conflict", "precondition_failed", "payload_too_large", "unsupported_media_type", "fetch_failed", "range_not_satisfiable", "rate_limited", "headers_too_large", "internal_error", "unavailable"]
     "Machine-readable code, e.g. `validation_error`."
     message: str
     "Human-readable text."
@@ -422,6 +456,10 @@ class ErrorErrorDetail(Model):
     "Dotted path of the field or query parameter."
     message: str
 
+Account._converters = {
+    "key": model(AccountKey),
+}
+
 Client._converters = {
     "listings": list_of(model(ListingItem)),
 }
@@ -433,7 +471,6 @@ ClientList._converters = {
 
 ClientListingList._converters = {
     "data": list_of(model(ListingItem)),
-    "pagination": model(WholeListPagination),
 }
 
 Error._converters = {

@@ -10,6 +10,7 @@ from .._models import NOT_GIVEN, NotGiven, NotModified, RequestOptions
 from .._pagination import AsyncPage, SyncPage
 from .._resource import AsyncAPIResource, SyncAPIResource, _body, _seg
 from .models import (
+    Account,
     Client,
     ClientItem,
     Event,
@@ -28,12 +29,14 @@ if TYPE_CHECKING:
     from .._core import AsyncHTTP, SyncHTTP
 
 __all__ = [
+    "AccountResource",
     "ClientsResource",
     "EventsResource",
     "ListingsResource",
     "MediaResource",
     "NotificationsResource",
     "WebhookEndpointsResource",
+    "AsyncAccountResource",
     "AsyncClientsResource",
     "AsyncEventsResource",
     "AsyncListingsResource",
@@ -44,14 +47,24 @@ __all__ = [
     "AsyncGeneratedResources",
 ]
 
+class AccountResource(SyncAPIResource):
+    @overload
+    def get(self, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Account: ...
+    @overload
+    def get(self, *, if_none_match: str, request_options: RequestOptions | None = None) -> Account | NotModified: ...
+    def get(self, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Account | NotModified:
+        """The studio behind the API key, and the key used (``GET /v1/account``, getAccount)."""
+        return self._http.get_model("/v1/account", cast=Account, query=None, options=request_options, if_none_match=if_none_match)
+
+
 class ClientsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, search: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ClientItem]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ClientItem]: ...
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, search: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ClientItem] | NotModified: ...
-    def list(self, *, page: int | None = None, limit: int | None = None, search: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ClientItem] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ClientItem] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ClientItem] | NotModified:
         """List clients, newest first, optionally searching name and email (``GET /v1/clients``, listClients)."""
-        return self._http.get_page("/v1/clients", item=ClientItem, query={"page": page, "limit": limit, "search": search}, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page("/v1/clients", item=ClientItem, query={"page": page, "cursor": cursor, "limit": limit, "search": search, "created_since": created_since, "updated_since": updated_since, "sort": sort}, options=request_options, if_none_match=if_none_match)
 
     def create(self, *, name: str, email: str, phone: str | None | NotGiven = NOT_GIVEN, company: str | None | NotGiven = NOT_GIVEN, notes: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Client:
         """Create a client (``POST /v1/clients``, createClient)."""
@@ -74,12 +87,12 @@ class ClientsResource(SyncAPIResource):
         return self._http.request_none("DELETE", f"/v1/clients/{_seg(id)}", query=None, options=request_options)
 
     @overload
-    def listings(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem]: ...
+    def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem]: ...
     @overload
-    def listings(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified: ...
-    def listings(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified:
+    def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified: ...
+    def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified:
         """All galleries assigned to a client, newest first (``GET /v1/clients/{id}/listings``, listClientListings)."""
-        return self._http.get_page(f"/v1/clients/{_seg(id)}/listings", item=ListingItem, query=None, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page(f"/v1/clients/{_seg(id)}/listings", item=ListingItem, query={"page": page, "limit": limit, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
 
     def assign(self, id: str, listing_id: str, *, notify: bool | None = None, request_options: RequestOptions | None = None) -> Listing:
         """Assign a gallery to a client and email them (``POST /v1/clients/{id}/listings/{listing_id}``, assignListing)."""
@@ -96,12 +109,12 @@ class ClientsResource(SyncAPIResource):
 
 class EventsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
-    def list(self, *, page: int | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
-        return self._http.get_page("/v1/events", item=Event, query={"page": page, "limit": limit, "type": type}, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
     @overload
     def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Event: ...
@@ -114,12 +127,12 @@ class EventsResource(SyncAPIResource):
 
 class ListingsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, client_id: str | None = None, mls_number: str | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem]: ...
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified: ...
-    def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, client_id: str | None = None, mls_number: str | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, client_id: str | None = None, mls_number: str | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem] | NotModified:
         """List galleries, newest first (``GET /v1/listings``, listListings)."""
-        return self._http.get_page("/v1/listings", item=ListingItem, query={"page": page, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page("/v1/listings", item=ListingItem, query={"page": page, "cursor": cursor, "limit": limit, "status": status, "client_id": client_id, "mls_number": mls_number, "search": search, "created_since": created_since, "updated_since": updated_since, "sort": sort}, options=request_options, if_none_match=if_none_match)
 
     def create(self, *, address: str, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Create a gallery (``POST /v1/listings``, createListing)."""
@@ -178,12 +191,12 @@ class MediaResource(SyncAPIResource):
 
 class NotificationsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Notification]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Notification]: ...
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Notification] | NotModified: ...
-    def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Notification] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Notification] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Notification] | NotModified:
         """List notification emails and their delivery status, newest first (``GET /v1/notifications``, listNotifications)."""
-        return self._http.get_page("/v1/notifications", item=Notification, query={"page": page, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page("/v1/notifications", item=Notification, query={"page": page, "cursor": cursor, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
 
     @overload
     def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Notification: ...
@@ -196,12 +209,12 @@ class NotificationsResource(SyncAPIResource):
 
 class WebhookEndpointsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint]: ...
     @overload
-    def list(self, *, page: int | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint] | NotModified: ...
-    def list(self, *, page: int | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint] | NotModified:
         """List webhook endpoints, newest first (``GET /v1/webhook_endpoints``, listWebhookEndpoints)."""
-        return self._http.get_page("/v1/webhook_endpoints", item=WebhookEndpoint, query={"page": page, "limit": limit}, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page("/v1/webhook_endpoints", item=WebhookEndpoint, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
 
     def create(self, *, url: str, events: Sequence[EventSubscription] | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> WebhookEndpointWithSecret:
         """Subscribe an endpoint to events (``POST /v1/webhook_endpoints``, createWebhookEndpoint)."""
@@ -232,26 +245,36 @@ class WebhookEndpointsResource(SyncAPIResource):
         return self._http.request_model("POST", f"/v1/webhook_endpoints/{_seg(id)}/test", cast=WebhookDelivery, query=None, options=request_options)
 
     @overload
-    def deliveries(self, id: str, *, page: int | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookDelivery]: ...
+    def deliveries(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookDelivery]: ...
     @overload
-    def deliveries(self, id: str, *, page: int | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[WebhookDelivery] | NotModified: ...
-    def deliveries(self, id: str, *, page: int | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookDelivery] | NotModified:
+    def deliveries(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[WebhookDelivery] | NotModified: ...
+    def deliveries(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookDelivery] | NotModified:
         """An endpoint's deliveries, newest first (``GET /v1/webhook_endpoints/{id}/deliveries``, listWebhookDeliveries)."""
-        return self._http.get_page(f"/v1/webhook_endpoints/{_seg(id)}/deliveries", item=WebhookDelivery, query={"page": page, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
+        return self._http.get_page(f"/v1/webhook_endpoints/{_seg(id)}/deliveries", item=WebhookDelivery, query={"page": page, "cursor": cursor, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
 
     def retry(self, id: str, delivery_id: str, *, request_options: RequestOptions | None = None) -> WebhookDelivery:
         """Send a delivery again now (``POST /v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry``, retryWebhookDelivery)."""
         return self._http.request_model("POST", f"/v1/webhook_endpoints/{_seg(id)}/deliveries/{_seg(delivery_id)}/retry", cast=WebhookDelivery, query=None, options=request_options)
 
 
+class AsyncAccountResource(AsyncAPIResource):
+    @overload
+    async def get(self, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Account: ...
+    @overload
+    async def get(self, *, if_none_match: str, request_options: RequestOptions | None = None) -> Account | NotModified: ...
+    async def get(self, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Account | NotModified:
+        """The studio behind the API key, and the key used (``GET /v1/account``, getAccount)."""
+        return await self._http.get_model("/v1/account", cast=Account, query=None, options=request_options, if_none_match=if_none_match)
+
+
 class AsyncClientsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, search: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ClientItem]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ClientItem]: ...
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, search: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ClientItem] | NotModified: ...
-    async def list(self, *, page: int | None = None, limit: int | None = None, search: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ClientItem] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ClientItem] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ClientItem] | NotModified:
         """List clients, newest first, optionally searching name and email (``GET /v1/clients``, listClients)."""
-        return await self._http.get_page("/v1/clients", item=ClientItem, query={"page": page, "limit": limit, "search": search}, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page("/v1/clients", item=ClientItem, query={"page": page, "cursor": cursor, "limit": limit, "search": search, "created_since": created_since, "updated_since": updated_since, "sort": sort}, options=request_options, if_none_match=if_none_match)
 
     async def create(self, *, name: str, email: str, phone: str | None | NotGiven = NOT_GIVEN, company: str | None | NotGiven = NOT_GIVEN, notes: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Client:
         """Create a client (``POST /v1/clients``, createClient)."""
@@ -274,12 +297,12 @@ class AsyncClientsResource(AsyncAPIResource):
         return await self._http.request_none("DELETE", f"/v1/clients/{_seg(id)}", query=None, options=request_options)
 
     @overload
-    async def listings(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem]: ...
+    async def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem]: ...
     @overload
-    async def listings(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified: ...
-    async def listings(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified:
+    async def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified: ...
+    async def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified:
         """All galleries assigned to a client, newest first (``GET /v1/clients/{id}/listings``, listClientListings)."""
-        return await self._http.get_page(f"/v1/clients/{_seg(id)}/listings", item=ListingItem, query=None, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page(f"/v1/clients/{_seg(id)}/listings", item=ListingItem, query={"page": page, "limit": limit, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
 
     async def assign(self, id: str, listing_id: str, *, notify: bool | None = None, request_options: RequestOptions | None = None) -> Listing:
         """Assign a gallery to a client and email them (``POST /v1/clients/{id}/listings/{listing_id}``, assignListing)."""
@@ -296,12 +319,12 @@ class AsyncClientsResource(AsyncAPIResource):
 
 class AsyncEventsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
-    async def list(self, *, page: int | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
-        return await self._http.get_page("/v1/events", item=Event, query={"page": page, "limit": limit, "type": type}, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
     @overload
     async def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Event: ...
@@ -314,12 +337,12 @@ class AsyncEventsResource(AsyncAPIResource):
 
 class AsyncListingsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, client_id: str | None = None, mls_number: str | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem]: ...
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified: ...
-    async def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, client_id: str | None = None, mls_number: str | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["draft", "active", "archived"] | None = None, client_id: str | None = None, mls_number: str | None = None, search: str | None = None, created_since: str | None = None, updated_since: str | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem] | NotModified:
         """List galleries, newest first (``GET /v1/listings``, listListings)."""
-        return await self._http.get_page("/v1/listings", item=ListingItem, query={"page": page, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page("/v1/listings", item=ListingItem, query={"page": page, "cursor": cursor, "limit": limit, "status": status, "client_id": client_id, "mls_number": mls_number, "search": search, "created_since": created_since, "updated_since": updated_since, "sort": sort}, options=request_options, if_none_match=if_none_match)
 
     async def create(self, *, address: str, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Create a gallery (``POST /v1/listings``, createListing)."""
@@ -378,12 +401,12 @@ class AsyncMediaResource(AsyncAPIResource):
 
 class AsyncNotificationsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Notification]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Notification]: ...
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Notification] | NotModified: ...
-    async def list(self, *, page: int | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Notification] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Notification] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["queued", "sent", "failed", "cancelled"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Notification] | NotModified:
         """List notification emails and their delivery status, newest first (``GET /v1/notifications``, listNotifications)."""
-        return await self._http.get_page("/v1/notifications", item=Notification, query={"page": page, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page("/v1/notifications", item=Notification, query={"page": page, "cursor": cursor, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
 
     @overload
     async def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Notification: ...
@@ -396,12 +419,12 @@ class AsyncNotificationsResource(AsyncAPIResource):
 
 class AsyncWebhookEndpointsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint]: ...
     @overload
-    async def list(self, *, page: int | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint] | NotModified: ...
-    async def list(self, *, page: int | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint] | NotModified:
         """List webhook endpoints, newest first (``GET /v1/webhook_endpoints``, listWebhookEndpoints)."""
-        return await self._http.get_page("/v1/webhook_endpoints", item=WebhookEndpoint, query={"page": page, "limit": limit}, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page("/v1/webhook_endpoints", item=WebhookEndpoint, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
 
     async def create(self, *, url: str, events: Sequence[EventSubscription] | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> WebhookEndpointWithSecret:
         """Subscribe an endpoint to events (``POST /v1/webhook_endpoints``, createWebhookEndpoint)."""
@@ -432,12 +455,12 @@ class AsyncWebhookEndpointsResource(AsyncAPIResource):
         return await self._http.request_model("POST", f"/v1/webhook_endpoints/{_seg(id)}/test", cast=WebhookDelivery, query=None, options=request_options)
 
     @overload
-    async def deliveries(self, id: str, *, page: int | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookDelivery]: ...
+    async def deliveries(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookDelivery]: ...
     @overload
-    async def deliveries(self, id: str, *, page: int | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[WebhookDelivery] | NotModified: ...
-    async def deliveries(self, id: str, *, page: int | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookDelivery] | NotModified:
+    async def deliveries(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[WebhookDelivery] | NotModified: ...
+    async def deliveries(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, status: Literal["pending", "succeeded", "failed"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookDelivery] | NotModified:
         """An endpoint's deliveries, newest first (``GET /v1/webhook_endpoints/{id}/deliveries``, listWebhookDeliveries)."""
-        return await self._http.get_page(f"/v1/webhook_endpoints/{_seg(id)}/deliveries", item=WebhookDelivery, query={"page": page, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
+        return await self._http.get_page(f"/v1/webhook_endpoints/{_seg(id)}/deliveries", item=WebhookDelivery, query={"page": page, "cursor": cursor, "limit": limit, "status": status}, options=request_options, if_none_match=if_none_match)
 
     async def retry(self, id: str, delivery_id: str, *, request_options: RequestOptions | None = None) -> WebhookDelivery:
         """Send a delivery again now (``POST /v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry``, retryWebhookDelivery)."""
@@ -447,6 +470,7 @@ class AsyncWebhookEndpointsResource(AsyncAPIResource):
 class GeneratedResources:
     """The resources of a sync client, one attribute each (hand-written ones replace some)."""
 
+    account: AccountResource
     clients: ClientsResource
     events: EventsResource
     listings: ListingsResource
@@ -455,6 +479,7 @@ class GeneratedResources:
     webhook_endpoints: WebhookEndpointsResource
 
     def __init__(self, http: SyncHTTP) -> None:
+        self.account = AccountResource(http)
         self.clients = ClientsResource(http)
         self.events = EventsResource(http)
         self.listings = ListingsResource(http)
@@ -466,6 +491,7 @@ class GeneratedResources:
 class AsyncGeneratedResources:
     """The resources of Asyncclient, one attribute each (hand-written ones replace some)."""
 
+    account: AsyncAccountResource
     clients: AsyncClientsResource
     events: AsyncEventsResource
     listings: AsyncListingsResource
@@ -474,6 +500,7 @@ class AsyncGeneratedResources:
     webhook_endpoints: AsyncWebhookEndpointsResource
 
     def __init__(self, http: AsyncHTTP) -> None:
+        self.account = AsyncAccountResource(http)
         self.clients = AsyncClientsResource(http)
         self.events = AsyncEventsResource(http)
         self.listings = AsyncListingsResource(http)

@@ -1,0 +1,176 @@
+import type {
+  IDataObject,
+  IHookFunctions,
+  INodeType,
+  INodeTypeDescription,
+  IWebhookFunctions,
+  IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { CREDENTIAL, eventItem, lightboxRequest, verifySignature } from '../shared';
+
+// Activating the workflow creates a Lightbox webhook endpoint for this node's URL and events;
+// deactivating deletes it (docs/api.md §15, §22 and §24). Every delivery's Standard Webhooks
+// signature is checked against the endpoint's secret; one that does not verify is refused (401)
+// and starts nothing.
+
+interface TriggerState {
+  endpointId?: string;
+  secret?: string;
+}
+
+export const EVENTS = [
+  { name: 'Gallery Created', value: 'listing.created' },
+  { name: 'Gallery Updated', value: 'listing.updated' },
+  { name: 'Gallery Deleted', value: 'listing.deleted' },
+  {
+    name: 'Gallery Sent to Client',
+    value: 'listing.assigned',
+    description: 'A gallery was assigned to a client, who now has its link',
+  },
+  { name: 'Gallery Unassigned', value: 'listing.unassigned' },
+  { name: 'Gallery Viewed', value: 'client_link.viewed', description: 'A client opened their gallery link' },
+  {
+    name: 'Gallery Downloaded',
+    value: 'client_link.downloaded',
+    description: 'A client downloaded a photo or the whole gallery',
+  },
+  {
+    name: 'Selection Submitted',
+    value: 'client_link.selection_submitted',
+    description: 'A client sent their favorite photos',
+  },
+  { name: 'Media Added', value: 'media.created' },
+  { name: 'Media Updated', value: 'media.updated' },
+  { name: 'Media Deleted', value: 'media.deleted' },
+  {
+    name: 'Photos Ready',
+    value: 'media.variants_ready',
+    description: "A photo's web, thumbnail and MLS versions are ready",
+  },
+  { name: 'Client Created', value: 'client.created' },
+  { name: 'Client Updated', value: 'client.updated' },
+  { name: 'Client Deleted', value: 'client.deleted' },
+  { name: 'Email Sent', value: 'notification.sent' },
+  {
+    name: 'Email Failed',
+    value: 'notification.failed',
+    description: "A gallery email could not be delivered to the client's address",
+  },
+];
+
+const sameSet = (a: string[], b: string[]): boolean =>
+  a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
+export class LightboxTrigger implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Lightbox Trigger',
+    name: 'lightboxTrigger',
+    icon: { light: 'file:lightbox.svg', dark: 'file:lightbox.dark.svg' },
+    group: ['trigger'],
+    version: 1,
+    subtitle: '={{$parameter["events"].join(", ")}}',
+    description:
+      'Starts the workflow when something happens in your Lightbox: a new gallery, a client viewing it, photos ready...',
+    defaults: { name: 'Lightbox Trigger' },
+    inputs: [],
+    outputs: [NodeConnectionTypes.Main],
+    credentials: [{ name: CREDENTIAL, required: true }],
+    webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+    properties: [
+      {
+        displayName: 'Trigger On',
+        name: 'events',
+        type: 'multiOptions',
+        required: true,
+        default: [],
+        options: EVENTS,
+        description: 'The Lightbox events that start this workflow',
+      },
+    ],
+  };
+
+  webhookMethods = {
+    default: {
+      async checkExists(this: IHookFunctions): Promise<boolean> {
+        const state = this.getWorkflowStaticData('node') as TriggerState;
+        if (!state.endpointId) return false;
+        const answer = await lightboxRequest.call(
+          this,
+          'GET',
+          `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`,
+          {
+            allowed: [404],
+          },
+        );
+        const endpoint = answer.body;
+        const events = this.getNodeParameter('events') as string[];
+        const current =
+          answer.status === 200 &&
+          endpoint.url === this.getNodeWebhookUrl('default') &&
+          endpoint.enabled === true &&
+          sameSet((endpoint.events ?? []) as string[], events);
+        if (current) return true;
+        // Gone, disabled (a 410 or by hand) or for other events: replace it with a fresh one.
+        if (answer.status === 200) {
+          await lightboxRequest.call(this, 'DELETE', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, {
+            allowed: [404],
+          });
+        }
+        delete state.endpointId;
+        delete state.secret;
+        return false;
+      },
+
+      async create(this: IHookFunctions): Promise<boolean> {
+        const state = this.getWorkflowStaticData('node') as TriggerState;
+        const workflow = this.getWorkflow();
+        const answer = await lightboxRequest.call(this, 'POST', '/v1/webhook_endpoints', {
+          body: {
+            url: this.getNodeWebhookUrl('default') as string,
+            events: this.getNodeParameter('events') as string[],
+            description: `n8n: ${workflow.name ?? 'workflow'} (${workflow.id ?? ''})`.slice(0, 500),
+          },
+        });
+        state.endpointId = answer.body.id as string;
+        state.secret = answer.body.secret as string;
+        return true;
+      },
+
+      async delete(this: IHookFunctions): Promise<boolean> {
+        const state = this.getWorkflowStaticData('node') as TriggerState;
+        if (state.endpointId) {
+          await lightboxRequest.call(this, 'DELETE', `/v1/webhook_endpoints/${encodeURIComponent(state.endpointId)}`, {
+            allowed: [404],
+          });
+        }
+        delete state.endpointId;
+        delete state.secret;
+        return true;
+      },
+    },
+  };
+
+  async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+    const state = this.getWorkflowStaticData('node') as TriggerState;
+    const request = this.getRequestObject() as unknown as {
+      rawBody?: Buffer;
+      headers: Record<string, string | string[] | undefined>;
+    };
+    const refuse = (why: string): IWebhookResponseData => {
+      const response = this.getResponseObject();
+      response.status(401).json({ message: `Refused: ${why}` });
+      return { noWebhookResponse: true };
+    };
+    if (!state.secret) return refuse('this trigger has no signing secret; deactivate and activate the workflow');
+    if (!request.rawBody) return refuse('the delivery has no body');
+    const problem = verifySignature(state.secret, request.headers, request.rawBody.toString('utf8'));
+    if (problem) return refuse(problem);
+
+    const event = this.getBodyData();
+    const events = this.getNodeParameter('events') as string[];
+    // The dashboard's "Send test event" (webhook.test) and types not chosen start nothing.
+    if (typeof event.type !== 'string' || !events.includes(event.type)) return { webhookResponse: { received: true } };
+    return { workflowData: [this.helpers.returnJsonArray([eventItem(event as IDataObject)])] };
+  }
+}

@@ -1,0 +1,462 @@
+// n8n-nodes-lightbox run by n8n's own engine (n8n-core's WorkflowExecute, HookContext and
+// WebhookContext; the package loaded by n8n's PackageDirectoryLoader) against a real Lightbox:
+// a workflow creates a gallery, finds-or-creates the client and assigns the gallery; the Lightbox
+// Trigger, activated in another workflow, registers its endpoint, receives the signed
+// listing.assigned delivery and starts its workflow; forged deliveries are refused; deactivation
+// leaves no endpoint behind. Then every other operation, each in a workflow of its own.
+import assert from 'node:assert/strict';
+import { randomUUID, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { makeJpeg, startFileServer, startLightbox } from '../../support/lightbox.mjs';
+
+// n8n keeps its instance settings (an encryption key) in its user folder: a fresh one per run.
+const userFolder = mkdtempSync(path.join(os.tmpdir(), 'n8n-user-'));
+process.env.N8N_USER_FOLDER = userFolder;
+const host = await import('./n8n-host.mjs');
+
+const LIGHTBOX = 'n8n-nodes-lightbox.lightbox';
+const TRIGGER = 'n8n-nodes-lightbox.lightboxTrigger';
+const CREDENTIAL = { lightboxApi: { id: 'cred-1', name: 'Harbour Light' } };
+
+let lb;
+let files;
+let jpeg;
+let pkg;
+let webhooks;
+let credentials;
+
+before(async () => {
+  lb = await startLightbox();
+  jpeg = await makeJpeg();
+  files = await startFileServer({ '/shoot/front.jpg': { type: 'image/jpeg', bytes: jpeg } });
+  pkg = await host.loadPackage();
+  webhooks = await host.startWebhookServer();
+  credentials = { lightboxApi: { id: 'cred-1', data: { baseUrl: `${lb.base}/`, apiKey: lb.key } } };
+});
+
+after(async () => {
+  await webhooks?.stop();
+  await files?.stop();
+  await lb?.stop();
+  rmSync(userFolder, { recursive: true, force: true });
+});
+
+const node = (name, type, parameters, position = [0, 0]) => ({
+  id: randomUUID(),
+  name,
+  type,
+  typeVersion: 1,
+  position,
+  parameters,
+  credentials: CREDENTIAL,
+});
+
+const chain = (...names) =>
+  Object.fromEntries(
+    names.slice(0, -1).map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+  );
+
+const additional = (workflowId, creds = credentials) =>
+  host.additionalDataFor({ loader: pkg.loader, credentials: creds, webhookBaseUrl: webhooks.base, workflowId });
+
+/** Runs `nodes` (connected in order) as one manual workflow; answers the run and each node's items. */
+async function run(nodes, creds) {
+  const id = `wf-${randomUUID().slice(0, 8)}`;
+  const workflow = host.makeWorkflow({
+    id,
+    name: 'Lightbox test',
+    nodes,
+    connections: chain(...nodes.map((n) => n.name)),
+    nodeTypes: pkg.nodeTypes,
+  });
+  const result = await host.runWorkflow(workflow, additional(id, creds), nodes[0].name);
+  const items = (name) => result.data.resultData.runData[name]?.[0]?.data?.main?.[0]?.map((i) => i.json) ?? [];
+  return { result, items, error: result.data.resultData.error };
+}
+
+/** One Lightbox node in a workflow of its own: its output items, or the run's error thrown. */
+async function one(parameters) {
+  const { items, error } = await run([node('Lightbox', LIGHTBOX, parameters)]);
+  // The run's error as n8n records it (a serialisable NodeApiError or NodeOperationError).
+  if (error)
+    throw Object.assign(new Error(`${error.message}${error.description ? ` (${error.description})` : ''}`), {
+      n8n: error,
+    });
+  return items('Lightbox');
+}
+
+const endpoints = async () => (await lb.api('GET', '/v1/webhook_endpoints?limit=100')).body.data;
+
+function sign(secret, id, body, timestamp = Math.floor(Date.now() / 1000)) {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+}
+
+describe('the package as n8n loads it', () => {
+  test('PackageDirectoryLoader finds both nodes and the credential from package.json', () => {
+    assert.equal(pkg.loader.packageName, 'n8n-nodes-lightbox');
+    assert.deepEqual(Object.keys(pkg.loader.nodeTypes).sort(), ['lightbox', 'lightboxTrigger']);
+    assert.deepEqual(Object.keys(pkg.loader.credentialTypes), ['lightboxApi']);
+    const trigger = pkg.loader.getNode('lightboxTrigger').type.description;
+    assert.equal(trigger.webhooks[0].httpMethod, 'POST');
+    assert.ok(trigger.properties[0].options.some((o) => o.value === 'media.variants_ready'));
+  });
+});
+
+describe('create a gallery, assign it, and the trigger receives the verified event', () => {
+  const webhookId = randomUUID();
+  let triggerWorkflow;
+  let triggerNode;
+  let triggerData;
+  const state = {};
+
+  test('activating the trigger workflow creates one endpoint for its URL and events', async () => {
+    triggerNode = {
+      ...node('Lightbox Trigger', TRIGGER, { events: ['listing.assigned', 'client_link.viewed'] }),
+      webhookId,
+    };
+    const getGallery = node(
+      'Get Gallery',
+      LIGHTBOX,
+      { resource: 'gallery', operation: 'get', galleryId: '={{ $json.id }}' },
+      [200, 0],
+    );
+    triggerWorkflow = host.makeWorkflow({
+      id: 'wf-trigger',
+      name: 'When a gallery is sent',
+      nodes: [triggerNode, getGallery],
+      connections: chain('Lightbox Trigger', 'Get Gallery'),
+      nodeTypes: pkg.nodeTypes,
+      active: true,
+    });
+    triggerData = additional('wf-trigger');
+    assert.equal(await host.activate(triggerWorkflow, triggerNode, triggerData), 'created');
+    webhooks.register(triggerWorkflow, triggerNode, triggerData);
+    const list = await endpoints();
+    assert.equal(list.length, 1);
+    assert.equal(list[0].url, `${webhooks.base}/${webhookId}/webhook`);
+    assert.deepEqual([...list[0].events].sort(), ['client_link.viewed', 'listing.assigned']);
+    // Activating again (n8n does on every start) keeps the same endpoint.
+    assert.equal(await host.activate(triggerWorkflow, triggerNode, triggerData), 'existed');
+    assert.equal((await endpoints()).length, 1);
+  });
+
+  test('a workflow creates the gallery, finds or creates the client, and assigns it', async () => {
+    const { items, error } = await run([
+      node('Create Gallery', LIGHTBOX, {
+        resource: 'gallery',
+        operation: 'create',
+        address: '12 Harbour View, Brighton',
+        additionalFields: { beds: 3, baths: 2.5, mls_number: 'BRI-20431', status: 'active' },
+      }),
+      node('Find Client', LIGHTBOX, {
+        resource: 'client',
+        operation: 'find',
+        email: 'dana@whitfield.test',
+        createIfNotFound: true,
+        name: 'Dana Whitfield',
+        clientFields: { company: 'Whitfield Homes' },
+      }),
+      node('Assign', LIGHTBOX, {
+        resource: 'gallery',
+        operation: 'assign',
+        galleryId: "={{ $('Create Gallery').item.json.id }}",
+        clientId: '={{ $json.id }}',
+        sendEmail: false,
+      }),
+    ]);
+    assert.equal(error, undefined, error?.message);
+    const [gallery] = items('Create Gallery');
+    const [client] = items('Find Client');
+    const [assigned] = items('Assign');
+    assert.match(gallery.id, /^lst_/);
+    assert.equal(gallery.beds, 3);
+    assert.equal(client.company, 'Whitfield Homes');
+    assert.equal(assigned.id, gallery.id);
+    assert.equal(assigned.client_id, client.id);
+    assert.match(assigned.client_link.url, /\/g\//);
+    Object.assign(state, { gallery, client, assigned });
+  });
+
+  test('the trigger verifies the delivery and its workflow runs on to Get Gallery', async () => {
+    const execution = await webhooks.waitForRun(
+      (r) => r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'listing.assigned',
+    );
+    assert.equal(execution.data.resultData.error, undefined);
+    const [event] = execution.data.resultData.runData['Lightbox Trigger'][0].data.main[0].map((i) => i.json);
+    assert.equal(event.id, state.gallery.id);
+    assert.equal(event.client_id, state.client.id);
+    assert.match(event.event_id, /^evt_/);
+    const [got] = execution.data.resultData.runData['Get Gallery'][0].data.main[0].map((i) => i.json);
+    assert.equal(got.client_link.url, state.assigned.client_link.url);
+    assert.ok(webhooks.responses.some((r) => r.status === 200 && r.headers['webhook-signature']));
+  });
+
+  test('a client view reaches the trigger too', async () => {
+    await (await fetch(state.assigned.client_link.url)).text();
+    await webhooks.waitForRun(
+      (r) =>
+        r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'client_link.viewed',
+    );
+  });
+
+  test('forged, altered, stale or unsigned deliveries are refused with 401 and start nothing', async () => {
+    const runsBefore = webhooks.runs.length;
+    const [event] = (await lb.api('GET', '/v1/events?type=listing.assigned&limit=1')).body.data;
+    const body = JSON.stringify(event);
+    const url = `${webhooks.base}/${webhookId}/webhook`;
+    const post = (headers, payload = body) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload });
+    const wrongSecret = `whsec_${Buffer.from('not the endpoint secret at all!!').toString('base64')}`;
+    const secret = triggerWorkflow.staticData['node:Lightbox Trigger'].secret;
+    assert.match(secret, /^whsec_/);
+    const cases = {
+      'another secret': post(sign(wrongSecret, event.id, body)),
+      'an altered body': post(sign(secret, event.id, body), body.replace(state.gallery.id, 'lst_someoneelse')),
+      'an old timestamp': post(sign(secret, event.id, body, Math.floor(Date.now() / 1000) - 3600)),
+      'no signature': post({}),
+    };
+    for (const [what, pending] of Object.entries(cases)) {
+      const res = await pending;
+      assert.equal(res.status, 401, what);
+      assert.match((await res.json()).message, /^Refused/);
+    }
+    // The same event, rightly signed, is accepted: the refusals were for the signature alone.
+    const ok = await post(sign(secret, event.id, body));
+    assert.equal(ok.status, 200);
+    await webhooks.waitForRun((r) => webhooks.runs.indexOf(r) >= runsBefore);
+    assert.equal(webhooks.runs.length, runsBefore + 1);
+  });
+
+  test('the dashboard test event is answered and starts nothing', async () => {
+    const [endpoint] = await endpoints();
+    const runsBefore = webhooks.runs.length;
+    const responsesBefore = webhooks.responses.length;
+    assert.equal((await lb.api('POST', `/v1/webhook_endpoints/${endpoint.id}/test`)).status, 202);
+    await lb.until('the test delivery', async () => webhooks.responses.length > responsesBefore);
+    assert.equal(webhooks.responses.at(-1).status, 200);
+    assert.equal(webhooks.runs.length, runsBefore);
+  });
+
+  test("an endpoint deleted behind n8n's back is made again on the next activation", async () => {
+    const [endpoint] = await endpoints();
+    assert.equal((await lb.api('DELETE', `/v1/webhook_endpoints/${endpoint.id}`)).status, 204);
+    assert.equal(await host.activate(triggerWorkflow, triggerNode, triggerData), 'created');
+    const list = await endpoints();
+    assert.equal(list.length, 1);
+    assert.notEqual(list[0].id, endpoint.id);
+  });
+
+  test('deactivating the workflow deletes its endpoint; nothing is left behind', async () => {
+    assert.equal(await host.deactivate(triggerWorkflow, triggerNode, triggerData), true);
+    webhooks.unregister();
+    assert.deepEqual(await endpoints(), []);
+    assert.deepEqual(triggerWorkflow.staticData['node:Lightbox Trigger'], {});
+    // Deactivating twice is harmless.
+    assert.equal(await host.deactivate(triggerWorkflow, triggerNode, triggerData), true);
+  });
+});
+
+describe('every other operation, each in its own workflow', () => {
+  test('Gallery: Get, Update, Resend Email', async () => {
+    const [gallery] = await one({
+      resource: 'gallery',
+      operation: 'create',
+      address: '3 Quiet Lane',
+      additionalFields: {},
+    });
+    assert.equal(gallery.status, 'draft');
+    const [updated] = await one({
+      resource: 'gallery',
+      operation: 'update',
+      galleryId: gallery.id,
+      updateFields: { status: 'active', sqft: 1450, description: '' },
+    });
+    assert.equal(updated.status, 'active');
+    assert.equal(updated.sqft, 1450);
+    const [got] = await one({ resource: 'gallery', operation: 'get', galleryId: gallery.id });
+    assert.equal(got.updated_at, updated.updated_at);
+    await assert.rejects(
+      one({ resource: 'gallery', operation: 'update', galleryId: gallery.id, updateFields: {} }),
+      /at least one field/,
+    );
+    await assert.rejects(
+      one({ resource: 'gallery', operation: 'resendEmail', galleryId: gallery.id }),
+      /not assigned to a client yet/,
+    );
+
+    const [client] = await one({
+      resource: 'client',
+      operation: 'create',
+      email: 'quiet@lane.test',
+      name: 'Quinn Lane',
+      clientFields: { phone: '' },
+    });
+    await one({
+      resource: 'gallery',
+      operation: 'assign',
+      galleryId: gallery.id,
+      clientId: client.id,
+      sendEmail: true,
+    });
+    const [notification] = await one({ resource: 'gallery', operation: 'resendEmail', galleryId: gallery.id });
+    assert.match(notification.id, /^ntf_/);
+    assert.equal(notification.to, 'quiet@lane.test');
+    assert.equal(
+      (await lb.api('GET', `/v1/notifications?limit=100`)).body.data.filter((n) => n.listing_id === gallery.id).length,
+      2,
+    );
+  });
+
+  test('Gallery: Find by MLS number and by address, with and without Create If Not Found', async () => {
+    const [byMls] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'bri-20431',
+      createIfNotFound: false,
+    });
+    assert.equal(byMls.address, '12 Harbour View, Brighton');
+    assert.ok('description' in byMls);
+    const none = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'NOPE-1',
+      createIfNotFound: false,
+    });
+    assert.deepEqual(none, []);
+    const [made] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'NEW-777',
+      createIfNotFound: true,
+      newAddress: '7 Lucky Road',
+      newGalleryFields: { beds: 2 },
+    });
+    assert.equal(made.mls_number, 'NEW-777');
+    assert.equal(made.beds, 2);
+    const [again] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'mls_number',
+      mlsNumber: 'NEW-777',
+      createIfNotFound: true,
+      newAddress: '7 Lucky Road',
+      newGalleryFields: {},
+    });
+    assert.equal(again.id, made.id);
+    const byAddress = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'address',
+      address: '7 lucky road',
+      createIfNotFound: false,
+    });
+    assert.deepEqual(
+      byAddress.map((g) => g.id),
+      [made.id],
+    );
+    const [madeByAddress] = await one({
+      resource: 'gallery',
+      operation: 'find',
+      searchBy: 'address',
+      address: '1 New Street',
+      createIfNotFound: true,
+      newGalleryFields: {},
+    });
+    assert.equal(madeByAddress.address, '1 New Street');
+  });
+
+  test('Client: Find by email (exactly), and create when not found', async () => {
+    const [dana] = await one({
+      resource: 'client',
+      operation: 'find',
+      email: 'DANA@whitfield.test',
+      createIfNotFound: false,
+      clientFields: {},
+    });
+    assert.equal(dana.name, 'Dana Whitfield');
+    assert.ok(Array.isArray(dana.listings));
+    assert.deepEqual(
+      await one({
+        resource: 'client',
+        operation: 'find',
+        email: 'ana@whitfield.test',
+        createIfNotFound: false,
+        clientFields: {},
+      }),
+      [],
+    );
+    const [made] = await one({
+      resource: 'client',
+      operation: 'find',
+      email: 'new.agent@brokerage.test',
+      createIfNotFound: true,
+      name: 'New Agent',
+      clientFields: { company: 'Brokerage' },
+    });
+    assert.equal(made.company, 'Brokerage');
+  });
+
+  test('Media: Add From URL (docs/api.md §21)', async () => {
+    const [gallery] = await one({
+      resource: 'gallery',
+      operation: 'create',
+      address: '1 Link Street',
+      additionalFields: {},
+    });
+    const [media] = await one({
+      resource: 'media',
+      operation: 'addFromUrl',
+      galleryId: gallery.id,
+      url: `${files.url}/shoot/front.jpg`,
+      filename: 'Front elevation.jpg',
+    });
+    assert.equal(media.kind, 'photo');
+    assert.equal(media.filename, 'Front elevation.jpg');
+    assert.equal(media.size, jpeg.length);
+    await assert.rejects(
+      one({
+        resource: 'media',
+        operation: 'addFromUrl',
+        galleryId: gallery.id,
+        url: `${files.url}/missing.jpg`,
+        filename: '',
+      }),
+      /404/,
+    );
+  });
+
+  test("Lightbox's refusals reach the workflow as the node's error, and Continue On Fail keeps going", async () => {
+    await assert.rejects(
+      one({ resource: 'gallery', operation: 'create', address: 'x', additionalFields: { sqft: -1 } }),
+      (err) => {
+        assert.match(err.message, /validation|sqft|must/i);
+        return true;
+      },
+    );
+    const badKey = {
+      lightboxApi: { id: 'cred-1', data: { baseUrl: lb.base, apiKey: 'lbx_wrongwrongwrongwrongwrongwrongwrong' } },
+    };
+    const { error } = await run(
+      [node('Lightbox', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: 'lst_x' })],
+      badKey,
+    );
+    assert.ok(error);
+    assert.match(`${error.message} ${error.description}`, /API keys/);
+    const lenient = {
+      ...node('Lightbox', LIGHTBOX, { resource: 'gallery', operation: 'get', galleryId: 'lst_missing' }),
+      continueOnFail: true,
+      onError: 'continueRegularOutput',
+    };
+    const { items, error: none } = await run([lenient]);
+    assert.equal(none, undefined);
+    assert.match(items('Lightbox')[0].error, /not found|no such/i);
+  });
+});

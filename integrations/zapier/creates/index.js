@@ -1,0 +1,189 @@
+'use strict';
+// The actions of docs/api.md §24, each on one Lightbox endpoint (named in README.md).
+const { apiUrl, pickFilled, numbersIn } = require('../lib/api');
+const f = require('../lib/fields');
+const samples = require('../lib/samples');
+
+const galleryField = {
+  key: 'gallery_id',
+  label: 'Gallery',
+  required: true,
+  dynamic: 'gallery_list.id.address',
+  helpText: 'Choose a gallery, or map a Gallery ID from an earlier step.',
+};
+const clientField = {
+  key: 'client_id',
+  label: 'Client',
+  required: true,
+  dynamic: 'client_list.id.label',
+  helpText: 'Choose a client, or map a Client ID from an earlier step (for example from Find Client).',
+};
+const galleryPath = (bundle) => `/v1/listings/${encodeURIComponent(bundle.inputData.gallery_id)}`;
+
+const createGallery = {
+  key: 'create_gallery',
+  noun: 'Gallery',
+  display: {
+    label: 'Create Gallery',
+    description: 'Creates a gallery for a property shoot, ready for photos.',
+  },
+  operation: {
+    inputFields: f.galleryInput(true),
+    perform: async (z, bundle) => {
+      const body = numbersIn(z, pickFilled(bundle.inputData, f.GALLERY_FIELDS), f.GALLERY_NUMBERS);
+      const response = await z.request({ url: apiUrl(bundle, '/v1/listings'), method: 'POST', body });
+      return response.data;
+    },
+    sample: samples.gallery,
+    outputFields: f.galleryOutput,
+  },
+};
+
+const updateGallery = {
+  key: 'update_gallery',
+  noun: 'Gallery',
+  display: {
+    label: 'Update Gallery',
+    description: "Changes a gallery's details or status. Fields you leave empty stay as they are.",
+  },
+  operation: {
+    inputFields: [galleryField, ...f.galleryInput(false)],
+    perform: async (z, bundle) => {
+      const body = numbersIn(z, pickFilled(bundle.inputData, f.GALLERY_FIELDS), f.GALLERY_NUMBERS);
+      if (Object.keys(body).length === 0) {
+        throw new z.errors.Error('Fill in at least one field to change.', 'validation_error', 400);
+      }
+      const response = await z.request({ url: apiUrl(bundle, galleryPath(bundle)), method: 'PATCH', body });
+      return response.data;
+    },
+    sample: samples.gallery,
+    outputFields: f.galleryOutput,
+  },
+};
+
+const createClient = {
+  key: 'create_client',
+  noun: 'Client',
+  display: {
+    label: 'Create Client',
+    description: 'Adds a client (a homeowner, agent or agency) you deliver galleries to.',
+  },
+  operation: {
+    inputFields: [
+      { key: 'name', label: 'Name', required: true },
+      {
+        key: 'email',
+        label: 'Email',
+        required: true,
+        helpText: 'Gallery links are emailed here. Each client in Lightbox has a different email address.',
+      },
+      { key: 'phone', label: 'Phone' },
+      { key: 'company', label: 'Company', helpText: 'The agency or brokerage, if any.' },
+      { key: 'notes', label: 'Notes', type: 'text', helpText: 'For you only: your client never sees these.' },
+    ],
+    perform: async (z, bundle) => {
+      const body = pickFilled(bundle.inputData, ['name', 'email', 'phone', 'company', 'notes']);
+      const response = await z.request({ url: apiUrl(bundle, '/v1/clients'), method: 'POST', body });
+      return response.data;
+    },
+    sample: { ...samples.client, listings: [] },
+    outputFields: f.clientOutput,
+  },
+};
+
+const assignGallery = {
+  key: 'assign_gallery',
+  noun: 'Gallery',
+  display: {
+    label: 'Assign Gallery to Client',
+    description: 'Gives a client their gallery link and, unless you say otherwise, emails it to them.',
+  },
+  operation: {
+    inputFields: [
+      galleryField,
+      clientField,
+      {
+        key: 'send_email',
+        label: 'Email the Gallery Link to the Client?',
+        type: 'boolean',
+        default: 'yes',
+        helpText: 'Choose No to assign quietly, for example when you send the link yourself.',
+      },
+    ],
+    perform: async (z, bundle) => {
+      const notify = !['false', 'no', '0', 'off'].includes(String(bundle.inputData.send_email).toLowerCase());
+      const path = `/v1/clients/${encodeURIComponent(bundle.inputData.client_id)}/listings/${encodeURIComponent(bundle.inputData.gallery_id)}`;
+      const response = await z.request({
+        url: apiUrl(bundle, path),
+        method: 'POST',
+        params: notify ? {} : { notify: 'false' },
+      });
+      return response.data;
+    },
+    sample: samples.gallery,
+    outputFields: f.galleryOutput,
+  },
+};
+
+const addMediaFromUrl = {
+  key: 'add_media_from_url',
+  noun: 'Media',
+  display: {
+    label: 'Add Media from URL',
+    description:
+      'Adds a photo, video or PDF to a gallery from a web address (Dropbox, Google Drive or any public link).',
+  },
+  operation: {
+    inputFields: [
+      galleryField,
+      {
+        key: 'url',
+        label: 'File URL',
+        required: true,
+        helpText:
+          'A link Lightbox can download the file from directly. Photos (JPEG, PNG, HEIC, WebP...), videos (MP4, MOV) and PDFs.',
+      },
+      {
+        key: 'filename',
+        label: 'File Name',
+        helpText: 'Optional: the name your client sees. Lightbox otherwise uses the name the link gives.',
+      },
+    ],
+    perform: async (z, bundle) => {
+      const body = pickFilled(bundle.inputData, ['url', 'filename']);
+      const response = await z.request({ url: apiUrl(bundle, `${galleryPath(bundle)}/media`), method: 'POST', body });
+      return response.data.data[0];
+    },
+    sample: samples.media,
+    outputFields: f.mediaOutput,
+  },
+};
+
+const resendGalleryEmail = {
+  key: 'resend_gallery_email',
+  noun: 'Email',
+  display: {
+    label: 'Resend Gallery Email',
+    description: 'Emails the gallery link again to the client the gallery is assigned to.',
+  },
+  operation: {
+    inputFields: [galleryField],
+    perform: async (z, bundle) => {
+      const gallery = (await z.request({ url: apiUrl(bundle, galleryPath(bundle)) })).data;
+      if (!gallery.client_id) {
+        throw new z.errors.Error(
+          'This gallery is not assigned to a client yet: use Assign Gallery to Client first.',
+          'not_assigned',
+          409,
+        );
+      }
+      const path = `/v1/clients/${encodeURIComponent(gallery.client_id)}/listings/${encodeURIComponent(gallery.id)}/notify`;
+      const response = await z.request({ url: apiUrl(bundle, path), method: 'POST' });
+      return response.data;
+    },
+    sample: { ...samples.notification, status: 'queued', last_error: null, attempts: 0 },
+    outputFields: f.notificationOutput,
+  },
+};
+
+module.exports = [createGallery, updateGallery, createClient, assignGallery, addMediaFromUrl, resendGalleryEmail];

@@ -1,0 +1,99 @@
+'use strict';
+// Output field labels, so Zap steps read "Gallery Address" rather than "address".
+
+const galleryOutput = [
+  { key: 'id', label: 'Gallery ID' },
+  { key: 'address', label: 'Address' },
+  { key: 'status', label: 'Status' },
+  { key: 'beds', label: 'Bedrooms', type: 'number' },
+  { key: 'baths', label: 'Bathrooms', type: 'number' },
+  { key: 'sqft', label: 'Square Feet', type: 'number' },
+  { key: 'mls_number', label: 'MLS Number' },
+  { key: 'description', label: 'Description' },
+  { key: 'client_id', label: 'Client ID' },
+  { key: 'media_count', label: 'Number of Photos, Videos and Documents', type: 'integer' },
+  { key: 'client_link__url', label: 'Client Gallery Link' },
+  { key: 'client_link__views', label: 'Times Viewed', type: 'integer' },
+  { key: 'client_link__downloads', label: 'Times Downloaded', type: 'integer' },
+  { key: 'client_link__last_viewed_at', label: 'Last Viewed', type: 'datetime' },
+  { key: 'created_at', label: 'Created', type: 'datetime' },
+  { key: 'updated_at', label: 'Updated', type: 'datetime' },
+];
+
+const clientOutput = [
+  { key: 'id', label: 'Client ID' },
+  { key: 'name', label: 'Name' },
+  { key: 'email', label: 'Email' },
+  { key: 'phone', label: 'Phone' },
+  { key: 'company', label: 'Company' },
+  { key: 'notes', label: 'Notes' },
+  { key: 'created_at', label: 'Created', type: 'datetime' },
+];
+
+const mediaOutput = [
+  { key: 'id', label: 'Media ID' },
+  { key: 'listing_id', label: 'Gallery ID' },
+  { key: 'kind', label: 'Kind (photo, video or document)' },
+  { key: 'filename', label: 'File Name' },
+  { key: 'content_type', label: 'File Type' },
+  { key: 'size', label: 'Size (bytes)', type: 'integer' },
+  { key: 'width', label: 'Width (pixels)', type: 'integer' },
+  { key: 'height', label: 'Height (pixels)', type: 'integer' },
+  { key: 'position', label: 'Position in Gallery', type: 'integer' },
+  { key: 'variants__large__url', label: 'Large Version URL' },
+  { key: 'variants__mls__url', label: 'MLS Version URL' },
+  { key: 'variants__thumb__url', label: 'Thumbnail URL' },
+  { key: 'content_url', label: 'Original File URL' },
+];
+
+const notificationOutput = [
+  { key: 'id', label: 'Email ID' },
+  { key: 'to', label: 'Sent To' },
+  { key: 'client_id', label: 'Client ID' },
+  { key: 'listing_id', label: 'Gallery ID' },
+  { key: 'status', label: 'Status' },
+  { key: 'attempts', label: 'Attempts', type: 'integer' },
+  { key: 'last_error', label: 'Why It Failed' },
+];
+
+const eventOutput = [
+  { key: 'event_id', label: 'Event ID' },
+  { key: 'event_type', label: 'Event Type' },
+  { key: 'event_created_at', label: 'Happened At', type: 'datetime' },
+];
+
+/** Gallery fields a studio fills in on Create Gallery and Update Gallery. */
+const galleryInput = (addressRequired) =>
+  [
+    {
+      key: 'address',
+      label: 'Property Address',
+      required: addressRequired,
+      helpText: 'The address of the property, as you want your client to see it.',
+    },
+    {
+      key: 'status',
+      label: 'Status',
+      choices: { draft: 'Draft (not shared yet)', active: 'Active', archived: 'Archived' },
+      helpText: addressRequired ? 'New galleries start as Draft unless you choose otherwise.' : undefined,
+    },
+    { key: 'beds', label: 'Bedrooms', type: 'number' },
+    { key: 'baths', label: 'Bathrooms', type: 'number', helpText: 'Half baths are fine: 2.5.' },
+    { key: 'sqft', label: 'Square Feet', type: 'number' },
+    { key: 'mls_number', label: 'MLS Number', helpText: 'The listing number on the MLS, if the property has one.' },
+    { key: 'description', label: 'Description', type: 'text', helpText: 'Shown to your client on the gallery page.' },
+  ].map((field) => (field.helpText === undefined ? (delete field.helpText, field) : field));
+
+const GALLERY_FIELDS = ['address', 'status', 'beds', 'baths', 'sqft', 'mls_number', 'description'];
+const GALLERY_NUMBERS = ['beds', 'baths', 'sqft'];
+
+module.exports = {
+  galleryOutput,
+  clientOutput,
+  mediaOutput,
+  notificationOutput,
+  eventOutput,
+  galleryInput,
+  GALLERY_FIELDS,
+  GALLERY_NUMBERS,
+};

@@ -1,0 +1,100 @@
+'use strict';
+// Samples Zapier shows before a real event has happened: the shapes of Lightbox's objects
+// (docs/api.md §5-§7, §13-§15), with the event's own fields added by the triggers.
+
+const event = (type) => ({
+  event_id: 'evt_01JDZ8Q7C3M0S6Y3W9G2N4B5TK',
+  event_type: type,
+  event_created_at: '2026-11-22T10:15:30.123Z',
+});
+
+const gallery = {
+  id: 'lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA',
+  address: '12 Harbour View, Brighton BN1 2AB',
+  beds: 3,
+  baths: 2,
+  sqft: 1450,
+  status: 'active',
+  description: 'Bright terraced house with a sea view.',
+  mls_number: 'BRI-20431',
+  client_id: 'cli_01JDZ8Q6A1B2C3D4E5F6G7H8J9',
+  media_count: 24,
+  cover_media_id: 'med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP',
+  client_link: {
+    url: 'https://lightbox.example.com/g/4f9cJm2VqT7xZpR8sLk3Wd',
+    created_at: '2026-11-22T10:15:30.123Z',
+    views: 3,
+    first_viewed_at: '2026-11-22T11:02:10.000Z',
+    last_viewed_at: '2026-11-22T18:40:55.000Z',
+    downloads: 1,
+  },
+  created_at: '2026-11-21T09:00:00.000Z',
+  updated_at: '2026-11-22T10:15:30.123Z',
+};
+
+const client = {
+  id: 'cli_01JDZ8Q6A1B2C3D4E5F6G7H8J9',
+  name: 'Dana Whitfield',
+  email: 'dana@whitfield-homes.example',
+  phone: '+44 1273 555 012',
+  company: 'Whitfield Homes',
+  notes: null,
+  created_at: '2026-11-20T15:30:00.000Z',
+  updated_at: '2026-11-20T15:30:00.000Z',
+};
+
+const media = {
+  id: 'med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP',
+  listing_id: gallery.id,
+  kind: 'photo',
+  filename: 'living-room.jpg',
+  content_type: 'image/jpeg',
+  size: 4820113,
+  sha256: '9f2c0c3b8d8f4f8e6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071',
+  width: 6000,
+  height: 4000,
+  position: 1,
+  caption: null,
+  hidden: false,
+  variants: {
+    status: 'ready',
+    thumb: {
+      url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/thumb',
+      content_type: 'image/webp',
+      width: 480,
+      height: 320,
+      size: 31822,
+    },
+    large: {
+      url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/large',
+      content_type: 'image/jpeg',
+      width: 2048,
+      height: 1365,
+      size: 402113,
+    },
+    mls: {
+      url: 'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/variants/mls',
+      content_type: 'image/jpeg',
+      width: 2048,
+      height: 1365,
+      size: 402113,
+    },
+  },
+  created_at: '2026-11-22T09:58:00.000Z',
+  content_url:
+    'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/content',
+};
+
+const notification = {
+  id: 'ntf_01JDZ8Q7A5B6C7D8E9F0G1H2J3',
+  client_id: client.id,
+  listing_id: gallery.id,
+  to: client.email,
+  status: 'failed',
+  attempts: 1,
+  last_error: '550 5.1.1 mailbox unavailable',
+  created_at: '2026-11-22T10:15:30.123Z',
+  sent_at: null,
+};
+
+module.exports = { event, gallery, client, media, notification };

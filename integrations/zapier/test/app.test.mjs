@@ -1,0 +1,492 @@
+// The Zapier app run by zapier-platform-core's own app tester against a real Lightbox (API.md
+// section 24): the connection test, every trigger's subscribe, a real signed delivery to the
+// Zap's URL, perform, performList and unsubscribe, every action and search, and the search-or-
+// create pairs. Nothing of Zapier is mocked; the Zap's URL is a loopback receiver standing in for
+// hooks.zapier.com.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { after, before, describe, test } from 'node:test';
+import { makeJpeg, startFileServer, startLightbox, startReceiver } from '../../support/lightbox.mjs';
+
+const require = createRequire(import.meta.url);
+const zapier = require('zapier-platform-core');
+const App = require('../index.js');
+const appTester = zapier.createAppTester(App);
+
+let lb;
+let receiver;
+let files;
+let authData;
+let jpeg;
+
+before(async () => {
+  lb = await startLightbox();
+  receiver = await startReceiver();
+  jpeg = await makeJpeg();
+  files = await startFileServer({ '/shoot/front.jpg': { type: 'image/jpeg', bytes: jpeg } });
+  authData = { baseUrl: `${lb.base}/`, apiKey: lb.key };
+});
+
+after(async () => {
+  await receiver?.stop();
+  await files?.stop();
+  await lb?.stop();
+});
+
+const endpoints = async () => (await lb.api('GET', '/v1/webhook_endpoints?limit=100')).body.data;
+
+describe('connection', () => {
+  test('the test call reads GET /v1/account and the label is the studio name', async () => {
+    const account = await appTester(App.authentication.test, { authData });
+    assert.equal(account.name, 'Harbour Light Studio');
+    assert.equal(account.livemode, true);
+    const label = await appTester(App.authentication.connectionLabel, { authData, inputData: account });
+    assert.equal(label, 'Harbour Light Studio');
+    const testLabel = await appTester(App.authentication.connectionLabel, {
+      authData,
+      inputData: { ...account, livemode: false },
+    });
+    assert.equal(testLabel, 'Harbour Light Studio (test mode)');
+  });
+
+  test('a wrong key is refused with a message that says what to do', async () => {
+    await assert.rejects(
+      appTester(App.authentication.test, {
+        authData: { ...authData, apiKey: 'lbx_wrongwrongwrongwrongwrongwrongwrong' },
+      }),
+      /did not accept the API key/,
+    );
+  });
+});
+
+// Every instant trigger with the event behind it. selection_submitted needs section 25.
+const TRIGGERS = {
+  new_gallery: 'listing.created',
+  gallery_updated: 'listing.updated',
+  gallery_sent: 'listing.assigned',
+  new_client: 'client.created',
+  gallery_viewed: 'client_link.viewed',
+  gallery_downloaded: 'client_link.downloaded',
+  photos_ready: 'media.variants_ready',
+  selection_submitted: 'client_link.selection_submitted',
+  email_failed: 'notification.failed',
+};
+
+describe('a studio day through the Zap steps', () => {
+  const subscriptions = {};
+  const state = {};
+
+  test('turning each Zap on subscribes a webhook endpoint for its URL and event', async () => {
+    assert.deepEqual(
+      Object.keys(TRIGGERS).sort(),
+      Object.keys(App.triggers)
+        .filter((k) => !k.endsWith('_list'))
+        .sort(),
+    );
+    for (const [key, type] of Object.entries(TRIGGERS)) {
+      if (!(await lb.knowsEventType(type))) continue; // reported by the selection test below
+      const targetUrl = `${receiver.url}/hooks/${key}`;
+      const data = await appTester(App.triggers[key].operation.performSubscribe, {
+        authData,
+        targetUrl,
+        inputData: {},
+      });
+      assert.match(data.id, /^whe_/);
+      assert.match(data.secret, /^whsec_/);
+      subscriptions[key] = data;
+    }
+    const listed = await endpoints();
+    for (const [key, data] of Object.entries(subscriptions)) {
+      const endpoint = listed.find((e) => e.id === data.id);
+      assert.ok(endpoint, key);
+      assert.equal(endpoint.url, `${receiver.url}/hooks/${key}`);
+      assert.deepEqual(endpoint.events, [TRIGGERS[key]]);
+      assert.equal(endpoint.enabled, true);
+    }
+  });
+
+  test('Create Gallery, Update Gallery, Create Client, Assign Gallery to Client', async () => {
+    const gallery = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: {
+        address: '  12 Harbour View, Brighton ',
+        beds: '3',
+        baths: 2.5,
+        mls_number: 'BRI-20431',
+        status: 'active',
+      },
+    });
+    assert.match(gallery.id, /^lst_/);
+    assert.equal(gallery.address, '12 Harbour View, Brighton');
+    assert.equal(gallery.beds, 3);
+    assert.equal(gallery.baths, 2.5);
+    assert.equal(gallery.sqft, null);
+    state.gallery = gallery;
+
+    await assert.rejects(
+      appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: 'x', beds: 'three' } }),
+      /three.{0,4} is not a number \(beds\)/,
+    );
+    await assert.rejects(
+      appTester(App.creates.create_gallery.operation.perform, { authData, inputData: { address: 'x', sqft: -4 } }),
+      /sqft/,
+    );
+
+    const updated = await appTester(App.creates.update_gallery.operation.perform, {
+      authData,
+      inputData: { gallery_id: gallery.id, sqft: '1450', description: 'Sea view.', address: '' },
+    });
+    assert.equal(updated.sqft, 1450);
+    assert.equal(updated.address, '12 Harbour View, Brighton', 'an empty field leaves the value alone');
+    await assert.rejects(
+      appTester(App.creates.update_gallery.operation.perform, { authData, inputData: { gallery_id: gallery.id } }),
+      /at least one field/,
+    );
+
+    const client = await appTester(App.creates.create_client.operation.perform, {
+      authData,
+      inputData: { name: 'Dana Whitfield', email: 'Dana@Whitfield.test', company: 'Whitfield Homes', phone: '' },
+    });
+    assert.match(client.id, /^cli_/);
+    assert.equal(client.phone, null);
+    state.client = client;
+    await assert.rejects(
+      appTester(App.creates.create_client.operation.perform, {
+        authData,
+        inputData: { name: 'Again', email: 'dana@whitfield.test' },
+      }),
+      (err) => err.message.includes('409') || /already|exists|conflict|email/i.test(err.message),
+    );
+
+    const photo = await lb.upload(gallery.id, 'front.jpg', 'image/jpeg', jpeg);
+    assert.equal(photo.status, 201);
+    state.photo = photo.body.data[0];
+
+    const assigned = await appTester(App.creates.assign_gallery.operation.perform, {
+      authData,
+      inputData: { gallery_id: gallery.id, client_id: client.id, send_email: 'true' },
+    });
+    assert.equal(assigned.client_id, client.id);
+    assert.match(assigned.client_link.url, /\/g\//);
+    state.link = assigned.client_link.url;
+  });
+
+  test('Assign Gallery to Client without the email records no notification', async () => {
+    const quiet = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '3 Quiet Lane' },
+    });
+    const before = (await lb.api('GET', '/v1/notifications')).body.pagination.total;
+    const assigned = await appTester(App.creates.assign_gallery.operation.perform, {
+      authData,
+      inputData: { gallery_id: quiet.id, client_id: state.client.id, send_email: 'false' },
+    });
+    assert.equal(assigned.client_id, state.client.id);
+    assert.equal((await lb.api('GET', '/v1/notifications')).body.pagination.total, before);
+  });
+
+  test('the client views and downloads; the email to them fails; Resend Gallery Email tries again', async () => {
+    const page = await fetch(state.link);
+    assert.equal(page.status, 200);
+    await page.text();
+    const zip = await fetch(`${state.link}/download.zip`);
+    assert.equal(zip.status, 200);
+    await zip.arrayBuffer();
+
+    const failed = await lb.until('the first email to fail', async () => {
+      const list = (await lb.api('GET', '/v1/notifications?status=failed')).body.data;
+      return list.length > 0 && list;
+    });
+    assert.equal(failed[0].to, 'Dana@Whitfield.test');
+
+    const resent = await appTester(App.creates.resend_gallery_email.operation.perform, {
+      authData,
+      inputData: { gallery_id: state.gallery.id },
+    });
+    assert.match(resent.id, /^ntf_/);
+    assert.equal(resent.listing_id, state.gallery.id);
+
+    const loose = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '9 Loose End' },
+    });
+    await assert.rejects(
+      appTester(App.creates.resend_gallery_email.operation.perform, { authData, inputData: { gallery_id: loose.id } }),
+      /not assigned to a client yet/,
+    );
+  });
+
+  test('each trigger receives its real, signed delivery; perform turns it into one Zap item', async () => {
+    const expectations = {
+      new_gallery: (item) => item.id === state.gallery.id && item.address === '12 Harbour View, Brighton',
+      gallery_updated: (item) => item.id === state.gallery.id,
+      gallery_sent: (item) =>
+        item.id === state.gallery.id && item.client_id === state.client.id && Boolean(item.client_link),
+      new_client: (item) => item.id === state.client.id && item.email === 'Dana@Whitfield.test',
+      gallery_viewed: (item) => item.id === state.gallery.id && item.client_link.views >= 1,
+      gallery_downloaded: (item) => item.id === state.gallery.id && item.client_link.downloads >= 1,
+      photos_ready: (item) =>
+        item.id === state.photo.id && item.variants.status === 'ready' && Boolean(item.variants.large.url),
+      email_failed: (item) =>
+        item.listing_id === state.gallery.id && item.status === 'failed' && Boolean(item.last_error),
+    };
+    for (const [key, data] of Object.entries(subscriptions)) {
+      if (!expectations[key]) continue;
+      const type = TRIGGERS[key];
+      const delivery = await receiver.waitFor((body, r) => r.path === `/hooks/${key}` && body.type === type, 60_000);
+      const bundle = {
+        authData,
+        inputData: {},
+        targetUrl: `${receiver.url}/hooks/${key}`,
+        subscribeData: data,
+        cleanedRequest: JSON.parse(delivery.body),
+        rawRequest: { method: 'POST', headers: delivery.headers, content: delivery.body },
+      };
+      const items = await appTester(App.triggers[key].operation.perform, bundle);
+      assert.equal(items.length, 1, key);
+      assert.equal(items[0].event_type, type);
+      assert.match(items[0].event_id, /^evt_/);
+      assert.ok(expectations[key](items[0]), `${key}: ${JSON.stringify(items[0])}`);
+
+      // A delivery someone else signed (or altered) is refused.
+      const forged = delivery.body.replace('"type"', '"type" ');
+      await assert.rejects(
+        appTester(App.triggers[key].operation.perform, {
+          ...bundle,
+          rawRequest: { ...bundle.rawRequest, content: forged },
+        }),
+        /did not sign/,
+        key,
+      );
+      await assert.rejects(
+        appTester(App.triggers[key].operation.perform, {
+          ...bundle,
+          subscribeData: { ...data, secret: `whsec_${Buffer.from('another secret entirely!').toString('base64')}` },
+        }),
+        /did not sign/,
+        key,
+      );
+    }
+  });
+
+  test("a replay hours later still verifies, also with Zapier's Http- header names", async () => {
+    const data = subscriptions.new_client;
+    const delivery = await receiver.waitFor(
+      (body, r) => r.path === '/hooks/new_client' && body.type === 'client.created',
+    );
+    const event = JSON.parse(delivery.body);
+    const timestamp = String(Math.floor(Date.now() / 1000) - 6 * 3600);
+    const key = Buffer.from(data.secret.replace(/^whsec_/, ''), 'base64');
+    const signature = createHmac('sha256', key).update(`${event.id}.${timestamp}.${delivery.body}`).digest('base64');
+    const headers = {
+      'Http-Webhook-Id': event.id,
+      'Http-Webhook-Timestamp': timestamp,
+      'Http-Webhook-Signature': `v1,${signature}`,
+    };
+    const items = await appTester(App.triggers.new_client.operation.perform, {
+      authData,
+      subscribeData: data,
+      cleanedRequest: event,
+      rawRequest: { headers, content: delivery.body },
+    });
+    assert.equal(items[0].id, state.client.id);
+    await assert.rejects(
+      appTester(App.triggers.new_client.operation.perform, {
+        authData,
+        subscribeData: data,
+        cleanedRequest: event,
+        rawRequest: {
+          headers: { ...headers, 'Http-Webhook-Timestamp': String(Number(timestamp) + 1) },
+          content: delivery.body,
+        },
+      }),
+      /did not sign/,
+    );
+  });
+
+  test('the test event from the dashboard is not a Zap item', async () => {
+    const data = subscriptions.new_gallery;
+    assert.equal((await lb.api('POST', `/v1/webhook_endpoints/${data.id}/test`)).status, 202);
+    const delivery = await receiver.waitFor(
+      (body, r) => r.path === '/hooks/new_gallery' && body.type === 'webhook.test',
+    );
+    const items = await appTester(App.triggers.new_gallery.operation.perform, {
+      authData,
+      subscribeData: data,
+      cleanedRequest: JSON.parse(delivery.body),
+      rawRequest: { headers: delivery.headers, content: delivery.body },
+    });
+    assert.deepEqual(items, []);
+  });
+
+  test("each trigger's samples come from GET /v1/events", async () => {
+    for (const key of Object.keys(subscriptions)) {
+      if (key === 'selection_submitted') continue;
+      const items = await appTester(App.triggers[key].operation.performList, {
+        authData,
+        inputData: {},
+        meta: { isLoadingSample: true },
+      });
+      assert.ok(items.length >= 1, key);
+      for (const item of items) assert.equal(item.event_type, TRIGGERS[key]);
+    }
+  });
+
+  test('turning each Zap off deletes its endpoint, and a second unsubscribe is harmless', async () => {
+    for (const [key, data] of Object.entries(subscriptions)) {
+      await appTester(App.triggers[key].operation.performUnsubscribe, {
+        authData,
+        subscribeData: data,
+        targetUrl: `${receiver.url}/hooks/${key}`,
+      });
+    }
+    assert.deepEqual(await endpoints(), []);
+    const [key, data] = Object.entries(subscriptions)[0];
+    await appTester(App.triggers[key].operation.performUnsubscribe, { authData, subscribeData: data });
+  });
+
+  test('Selection Submitted (docs/api.md §25)', async (t) => {
+    if (!(await lb.knowsEventType('client_link.selection_submitted'))) {
+      t.skip('this Lightbox has no client_link.selection_submitted event yet (docs/api.md §25)');
+      return;
+    }
+    assert.ok(subscriptions.selection_submitted, 'subscribed above');
+  });
+});
+
+describe('a Zap that Zapier deleted answers 410 Gone', () => {
+  test('Lightbox disables the endpoint at once (docs/api.md §22), and unsubscribe still removes it', async () => {
+    const gone = await startReceiver();
+    gone.respondWith(410);
+    try {
+      const data = await appTester(App.triggers.new_client.operation.performSubscribe, {
+        authData,
+        targetUrl: `${gone.url}/hooks/dead`,
+        inputData: {},
+      });
+      await appTester(App.creates.create_client.operation.perform, {
+        authData,
+        inputData: { name: 'Ola Nordmann', email: 'ola@nordmann.test' },
+      });
+      await gone.waitFor((body) => body.type === 'client.created');
+      const endpoint = await lb.until('the endpoint to be disabled', async () => {
+        const e = (await lb.api('GET', `/v1/webhook_endpoints/${data.id}`)).body;
+        return e.enabled === false && e;
+      });
+      assert.equal(endpoint.disabled_reason, 'gone');
+      await appTester(App.triggers.new_client.operation.performUnsubscribe, { authData, subscribeData: data });
+      assert.equal((await lb.api('GET', `/v1/webhook_endpoints/${data.id}`)).status, 404);
+    } finally {
+      await gone.stop();
+    }
+  });
+});
+
+describe('searches and find-or-create', () => {
+  test('Find Gallery by MLS number and by address', async () => {
+    const a = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '40 Marine Parade', mls_number: 'MP-40' },
+    });
+    await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '40 Marine Parade, Flat 2' },
+    });
+    const byMls = await appTester(App.searches.find_gallery.operation.perform, {
+      authData,
+      inputData: { mls_number: 'mp-40' },
+    });
+    assert.deepEqual(
+      byMls.map((g) => g.id),
+      [a.id],
+    );
+    assert.equal(byMls[0].mls_number, 'MP-40');
+    assert.ok('description' in byMls[0], 'a whole gallery object, as Create Gallery gives');
+    const byAddress = await appTester(App.searches.find_gallery.operation.perform, {
+      authData,
+      inputData: { address: '40 marine parade' },
+    });
+    assert.equal(byAddress.length, 2);
+    assert.equal(byAddress[0].id, a.id, 'the exact address comes first');
+    await assert.rejects(
+      appTester(App.searches.find_gallery.operation.perform, { authData, inputData: {} }),
+      /MLS number or the address/,
+    );
+  });
+
+  test('Find or Create Gallery: nothing found, so the create step makes it, and then it is found', async () => {
+    const soc = App.searchOrCreates.find_gallery;
+    const input = { mls_number: 'NEW-777', address: '7 Lucky Road' };
+    assert.deepEqual(await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input }), []);
+    const made = await appTester(App.creates[soc.create].operation.perform, { authData, inputData: input });
+    const found = await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input });
+    assert.deepEqual(
+      found.map((g) => g.id),
+      [made.id],
+    );
+  });
+
+  test('Find Client by email, and Find or Create Client', async () => {
+    const soc = App.searchOrCreates.find_client;
+    const found = await appTester(App.searches.find_client.operation.perform, {
+      authData,
+      inputData: { email: ' DANA@whitfield.test ' },
+    });
+    assert.equal(found.length, 1);
+    assert.equal(found[0].name, 'Dana Whitfield');
+    assert.ok(Array.isArray(found[0].listings));
+    // A substring is not a match: "ana@whitfield.test" is someone else.
+    assert.deepEqual(
+      await appTester(App.searches.find_client.operation.perform, {
+        authData,
+        inputData: { email: 'ana@whitfield.test' },
+      }),
+      [],
+    );
+    const input = { email: 'new.agent@brokerage.test', name: 'New Agent' };
+    assert.deepEqual(await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input }), []);
+    const made = await appTester(App.creates[soc.create].operation.perform, { authData, inputData: input });
+    const again = await appTester(App.searches[soc.search].operation.perform, { authData, inputData: input });
+    assert.deepEqual(
+      again.map((c) => c.id),
+      [made.id],
+    );
+  });
+});
+
+describe('Add Media from URL (docs/api.md §21)', () => {
+  test('adds the photo the link points at; a link that fails says why and keeps nothing', async () => {
+    const gallery = await appTester(App.creates.create_gallery.operation.perform, {
+      authData,
+      inputData: { address: '1 Link Street' },
+    });
+    const media = await appTester(App.creates.add_media_from_url.operation.perform, {
+      authData,
+      inputData: { gallery_id: gallery.id, url: `${files.url}/shoot/front.jpg`, filename: 'Front elevation.jpg' },
+    });
+    assert.match(media.id, /^med_/);
+    assert.equal(media.kind, 'photo');
+    assert.equal(media.filename, 'Front elevation.jpg');
+    assert.equal(media.size, jpeg.length);
+    assert.equal(media.width, 64);
+    await assert.rejects(
+      appTester(App.creates.add_media_from_url.operation.perform, {
+        authData,
+        inputData: { gallery_id: gallery.id, url: `${files.url}/shoot/missing.jpg` },
+      }),
+      /404/,
+    );
+    assert.equal((await lb.api('GET', `/v1/listings/${gallery.id}/media`)).body.data.length, 1);
+  });
+});
+
+describe('dropdowns', () => {
+  test('the hidden list triggers fill the Gallery and Client dropdowns', async () => {
+    const galleries = await appTester(App.triggers.gallery_list.operation.perform, { authData, meta: { page: 0 } });
+    assert.ok(galleries.some((g) => g.address === '12 Harbour View, Brighton'));
+    const clients = await appTester(App.triggers.client_list.operation.perform, { authData, meta: { page: 0 } });
+    assert.ok(clients.some((c) => c.label === 'Dana Whitfield <Dana@Whitfield.test>'));
+    assert.deepEqual(await appTester(App.triggers.client_list.operation.perform, { authData, meta: { page: 5 } }), []);
+  });
+});

@@ -1,0 +1,73 @@
+// The offline validation (scripts/validate.js's check) accepts this app and refuses a broken
+// copy, and the definition has what docs/api.md §24 names.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+
+const require = createRequire(import.meta.url);
+const { prepareApp, validateApp } = require('zapier-platform-core/src/tools/schema');
+const App = require('../index.js');
+
+test('the app validates against Zapier schema, and a broken copy does not', () => {
+  assert.deepEqual(validateApp(prepareApp(App)), []);
+  const broken = {
+    ...App,
+    triggers: { ...App.triggers, new_gallery: { ...App.triggers.new_gallery, noun: undefined } },
+    searchOrCreates: { ...App.searchOrCreates, find_client: { ...App.searchOrCreates.find_client, create: undefined } },
+  };
+  const errors = validateApp(prepareApp(broken)).map((e) => e.property);
+  assert.ok(
+    errors.some((p) => p.includes('new_gallery')),
+    errors.join(),
+  );
+  assert.ok(
+    errors.some((p) => p.includes('find_client')),
+    errors.join(),
+  );
+});
+
+test('every trigger, action and search of section 24, with labels a studio reads', () => {
+  const labels = (o) =>
+    Object.values(o)
+      .filter((x) => !x.display.hidden)
+      .map((x) => x.display.label)
+      .sort();
+  assert.deepEqual(labels(App.triggers), [
+    'Email Failed',
+    'Gallery Downloaded',
+    'Gallery Sent to Client',
+    'Gallery Updated',
+    'Gallery Viewed',
+    'New Client',
+    'New Gallery',
+    'Photos Ready',
+    'Selection Submitted',
+  ]);
+  assert.deepEqual(labels(App.creates), [
+    'Add Media from URL',
+    'Assign Gallery to Client',
+    'Create Client',
+    'Create Gallery',
+    'Resend Gallery Email',
+    'Update Gallery',
+  ]);
+  assert.deepEqual(labels(App.searches), ['Find Client', 'Find Gallery']);
+  assert.deepEqual(
+    Object.values(App.searchOrCreates).map((s) => [s.search, s.create]),
+    [
+      ['find_gallery', 'create_gallery'],
+      ['find_client', 'create_client'],
+    ],
+  );
+  for (const trigger of Object.values(App.triggers)) {
+    if (trigger.display.hidden) continue;
+    assert.equal(trigger.operation.type, 'hook', trigger.key);
+    assert.ok(trigger.operation.sample.id, trigger.key);
+  }
+  for (const field of [
+    ...App.authentication.fields,
+    ...Object.values(App.creates).flatMap((c) => c.operation.inputFields),
+  ]) {
+    assert.ok(field.label, field.key);
+  }
+});

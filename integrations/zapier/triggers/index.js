@@ -1,0 +1,142 @@
+'use strict';
+const { hookTrigger } = require('../lib/hook-trigger');
+const { apiUrl } = require('../lib/api');
+const f = require('../lib/fields');
+const samples = require('../lib/samples');
+
+const gallery = { outputFields: f.galleryOutput, sample: samples.gallery };
+
+/** The instant triggers of docs/api.md §24, each with the Lightbox event behind it. */
+const instant = [
+  hookTrigger({
+    key: 'new_gallery',
+    noun: 'Gallery',
+    label: 'New Gallery',
+    description: 'Triggers when a gallery is created in Lightbox.',
+    events: ['listing.created'],
+    ...gallery,
+  }),
+  hookTrigger({
+    key: 'gallery_updated',
+    noun: 'Gallery',
+    label: 'Gallery Updated',
+    description: 'Triggers when any detail of a gallery changes: its address, status, cover, photos or client.',
+    events: ['listing.updated'],
+    ...gallery,
+  }),
+  hookTrigger({
+    key: 'gallery_sent',
+    noun: 'Gallery',
+    label: 'Gallery Sent to Client',
+    description: 'Triggers when a gallery is assigned to a client, which gives the client their gallery link.',
+    events: ['listing.assigned'],
+    ...gallery,
+  }),
+  hookTrigger({
+    key: 'new_client',
+    noun: 'Client',
+    label: 'New Client',
+    description: 'Triggers when a client is added to Lightbox.',
+    events: ['client.created'],
+    outputFields: f.clientOutput,
+    sample: { ...samples.client, listings: [] },
+  }),
+  hookTrigger({
+    key: 'gallery_viewed',
+    noun: 'Gallery',
+    label: 'Gallery Viewed',
+    description: 'Triggers each time a client opens their gallery link.',
+    events: ['client_link.viewed'],
+    ...gallery,
+  }),
+  hookTrigger({
+    key: 'gallery_downloaded',
+    noun: 'Gallery',
+    label: 'Gallery Downloaded',
+    description: 'Triggers when a client downloads a photo or the whole gallery from their link.',
+    events: ['client_link.downloaded'],
+    ...gallery,
+  }),
+  hookTrigger({
+    key: 'photos_ready',
+    noun: 'Photo',
+    label: 'Photos Ready',
+    description: 'Triggers when an uploaded photo has its web, thumbnail and MLS-sized versions ready to use.',
+    events: ['media.variants_ready'],
+    outputFields: f.mediaOutput,
+    sample: samples.media,
+  }),
+  hookTrigger({
+    key: 'selection_submitted',
+    noun: 'Selection',
+    label: 'Selection Submitted',
+    description: 'Triggers when a client sends you their favorite photos from a gallery.',
+    events: ['client_link.selection_submitted'],
+    ...gallery,
+  }),
+  hookTrigger({
+    key: 'email_failed',
+    noun: 'Email',
+    label: 'Email Failed',
+    description: "Triggers when Lightbox could not deliver a gallery email to a client's address.",
+    events: ['notification.failed'],
+    outputFields: f.notificationOutput,
+    sample: samples.notification,
+  }),
+];
+
+/** Hidden polling triggers that fill the "Gallery" and "Client" dropdowns of the actions. */
+const galleryList = {
+  key: 'gallery_list',
+  noun: 'Gallery',
+  display: { label: 'List Galleries', description: 'Fills the gallery dropdowns.', hidden: true },
+  operation: {
+    canPaginate: true,
+    perform: async (z, bundle) => {
+      const response = await z.request({
+        url: apiUrl(bundle, '/v1/listings'),
+        params: { page: (bundle.meta.page || 0) + 1, limit: 100 },
+      });
+      return response.data.data;
+    },
+    sample: {
+      id: samples.gallery.id,
+      address: samples.gallery.address,
+      status: 'active',
+      client_id: null,
+      created_at: samples.gallery.created_at,
+    },
+    outputFields: [
+      { key: 'id', label: 'Gallery ID' },
+      { key: 'address', label: 'Address' },
+    ],
+  },
+};
+
+const clientList = {
+  key: 'client_list',
+  noun: 'Client',
+  display: { label: 'List Clients', description: 'Fills the client dropdowns.', hidden: true },
+  operation: {
+    canPaginate: true,
+    perform: async (z, bundle) => {
+      const response = await z.request({
+        url: apiUrl(bundle, '/v1/clients'),
+        params: { page: (bundle.meta.page || 0) + 1, limit: 100 },
+      });
+      return response.data.data.map((c) => ({ ...c, label: `${c.name} <${c.email}>` }));
+    },
+    sample: {
+      id: samples.client.id,
+      name: samples.client.name,
+      email: samples.client.email,
+      label: 'Dana Whitfield <dana@whitfield-homes.example>',
+    },
+    outputFields: [
+      { key: 'id', label: 'Client ID' },
+      { key: 'label', label: 'Name and Email' },
+    ],
+  },
+};
+
+module.exports = { instant, galleryList, clientList };

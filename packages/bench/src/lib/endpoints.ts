@@ -1,0 +1,63 @@
+// What `npm run bench` measures on each size, beside the bare server: the endpoints, their
+// requests (rotating over the seeded galleries and clients), and where each one applies.
+import { SEARCH_TERM } from './data.ts';
+import type { GalleryFixture } from './paths.ts';
+import type { Seeded } from './seed.ts';
+
+export interface Endpoint {
+  name: string;
+  label: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  paths(seeded: Seeded & { gallery?: GalleryFixture }): string[];
+  body?: string;
+  /** No API key: the client's gallery, whose link's token is the credential. */
+  anonymous?: boolean;
+  /** Only with the newer paths' gallery (--no-paths leaves it out). */
+  needsGallery?: boolean;
+  /** Only where the heavy account has this many galleries (page 1000 must hold rows). */
+  minGalleries?: number;
+  /** Connections for this one, instead of --connections (latency of one caller alone). */
+  connections?: number;
+  /** Left out of --quick (its 5 minutes): measured by the full run and by --endpoints. */
+  fullRunOnly?: boolean;
+}
+
+export const ENDPOINTS: Endpoint[] = [
+  { name: 'list', label: 'list galleries p1 status=active', method: 'GET', paths: () => ['/v1/listings?status=active'] }, // prettier-ignore
+  { name: 'page1000', label: 'list galleries page 1000', method: 'GET', paths: () => ['/v1/listings?page=1000&limit=20'], minGalleries: 20_000 }, // prettier-ignore
+  { name: 'get', label: 'get one gallery', method: 'GET', paths: (s) => s.galleryIds.map((id) => `/v1/listings/${id}`) }, // prettier-ignore
+  { name: 'search', label: `list clients search=${SEARCH_TERM}`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`] }, // prettier-ignore
+  // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).
+  { name: 'search1', label: `list clients search=${SEARCH_TERM}, 1 conn`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`], connections: 1 }, // prettier-ignore
+  { name: 'client', label: 'get one client + galleries', method: 'GET', paths: (s) => s.clientIds.map((id) => `/v1/clients/${id}`) }, // prettier-ignore
+  // The account's other lists: its notification emails and its webhook endpoints.
+  { name: 'notifications', label: 'list notifications', method: 'GET', paths: () => ['/v1/notifications'], fullRunOnly: true }, // prettier-ignore
+  { name: 'webhooks', label: 'list webhook endpoints', method: 'GET', paths: () => ['/v1/webhook_endpoints'], fullRunOnly: true }, // prettier-ignore
+  // The client's gallery page (a core read for a gallery's visitors) and the API's media list of
+  // the same gallery (its own baseline), both beside the bare server: packages/bench/src/lib/paths.ts.
+  { name: 'gallery', label: 'gallery page /g/<token>', method: 'GET', paths: (s) => [s.gallery?.linkPath ?? '/'], anonymous: true, needsGallery: true }, // prettier-ignore
+  { name: 'media', label: 'list media of the gallery', method: 'GET', paths: (s) => [`/v1/listings/${s.gallery?.listingId ?? ''}/media`], needsGallery: true }, // prettier-ignore
+  {
+    name: 'create',
+    label: 'create gallery',
+    method: 'POST',
+    paths: () => ['/v1/listings'],
+    body: JSON.stringify({ address: '742 Evergreen Terrace, Springfield', beds: 4, baths: 2.5, sqft: 2100, description: 'Benchmark gallery', mls_number: 'MLS-BENCH' }), // prettier-ignore
+  },
+  {
+    name: 'update',
+    label: 'update gallery (PATCH)',
+    method: 'PATCH',
+    paths: (s) => s.galleryIds.map((id) => `/v1/listings/${id}`),
+    body: JSON.stringify({ description: 'Benchmark update', beds: 5 }),
+    fullRunOnly: true,
+  },
+  {
+    name: 'assign',
+    label: 'assign gallery to client',
+    method: 'POST',
+    // Client and gallery samples have coprime lengths, so the pairs rarely repeat: almost every
+    // request is a real reassignment that queues a notification email.
+    paths: (s) => Array.from({ length: 20_000 }, (_, i) => `/v1/clients/${s.clientIds[i % s.clientIds.length] ?? ''}/listings/${s.galleryIds[i % s.galleryIds.length] ?? ''}`), // prettier-ignore
+  },
+];

@@ -1,0 +1,26 @@
+// GET /v1/account (docs/api.md §20): the studio behind a key, and the key itself.
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, NullableTimestamp } from '../../http/schemas.ts';
+
+const AccountKey = Type.Object(
+  {
+    id: Id('key', 'The key used for this request.'),
+    name: Type.String({ maxLength: 200 }),
+    prefix: Type.String({ maxLength: 20, description: 'The non-secret start of the key, as lists show it.' }),
+    scope: Type.Union([Type.Literal('full'), Type.Literal('read_only')]),
+    expires_at: NullableTimestamp('When the key stops working; null: never.'),
+  },
+  { title: 'AccountKey', additionalProperties: false },
+);
+
+export const AccountObject = Type.Object(
+  {
+    id: Id('acc', 'The studio (`acc_`).'),
+    name: Type.String({ maxLength: 200, description: "The studio's name, as emails show it." }),
+    email: Type.String({ maxLength: 254, description: "The owner's email address." }),
+    livemode: Type.Boolean({ description: 'false when the key is a test key (its data is test data).' }),
+    key: AccountKey,
+  },
+  { title: 'Account', additionalProperties: false },
+);
+export type AccountObjectType = Static<typeof AccountObject>;

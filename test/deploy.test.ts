@@ -1,0 +1,189 @@
+// The deployment files in deploy/ (docs/deploying.md) are checked by the tools that will read
+// them: systemd-analyze (the unit), nginx -t and caddy validate (the proxies), docker compose
+// config (the compose file; without the compose plugin, its YAML and cross-references here).
+// A check whose tool is missing is skipped with the Debian package that brings it, except under
+// CI=true, where it fails: CI needs systemd, nginx-light and caddy.
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { copyFileSync, rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+
+const run = promisify(execFile);
+const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
+const has = (command: string, ...args: string[]): boolean =>
+  spawnSync(command, args.length > 0 ? args : ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** The skip reason for a missing tool (a failure under CI), or false. */
+function needs(tool: string, debianPackage: string, present: boolean): string | false {
+  if (present) return false;
+  assert.notEqual(process.env.CI, 'true', `${tool} is missing: CI needs the Debian package ${debianPackage}`);
+  return `${tool} is not installed (apt-get install ${debianPackage})`;
+}
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'lightbox-deploy-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+describe('deploy/lightbox.service', () => {
+  test(
+    'systemd-analyze verify finds nothing wrong',
+    { skip: needs('systemd-analyze', 'systemd', has('systemd-analyze', '--version')) },
+    async () => {
+      // The unit names /usr/bin/node; verify checks that the binary exists, so point it at this one.
+      const unit = (await readFile(path.join(DEPLOY, 'lightbox.service'), 'utf8')).replace(
+        'ExecStart=/usr/bin/node ',
+        `ExecStart=${process.execPath} `,
+      );
+      const file = path.join(dir, 'lightbox.service');
+      await writeFile(file, unit);
+      const result = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stderr.trim(), '', result.stderr);
+      assert.match(unit, /^KillSignal=SIGTERM$/m);
+      assert.match(unit, /^ExecStart=\S+ \/opt\/lightbox\/bin\/lightbox\.js serve$/m);
+    },
+  );
+});
+
+describe('deploy/nginx.conf', () => {
+  test(
+    'nginx -t accepts it inside an http block',
+    { skip: needs('nginx', 'nginx-light', has('nginx', '-v')) },
+    async () => {
+      // A throwaway certificate where certbot's would be.
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=galleries.example.com',
+        '-keyout',
+        path.join(dir, 'privkey.pem'),
+        '-out',
+        path.join(dir, 'fullchain.pem'),
+      ]);
+      const site = (await readFile(path.join(DEPLOY, 'nginx.conf'), 'utf8')).replaceAll(
+        '/etc/letsencrypt/live/galleries.example.com/',
+        `${dir}/`,
+      );
+      await writeFile(path.join(dir, 'site.conf'), site);
+      await writeFile(
+        path.join(dir, 'nginx.conf'),
+        `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/site.conf;\n}\n`,
+      );
+      const result = spawnSync(
+        'nginx',
+        ['-t', '-p', dir, '-e', `${dir}/error.log`, '-c', path.join(dir, 'nginx.conf')],
+        {
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(result.status, 0, result.stderr);
+      assert.match(result.stderr, /syntax is ok/);
+      assert.match(result.stderr, /test is successful/);
+      assert.doesNotMatch(result.stderr, /\[warn\]/);
+    },
+  );
+});
+
+describe('deploy/Caddyfile', () => {
+  for (const name of ['Caddyfile', 'Caddyfile.compose']) {
+    test(`caddy validate accepts ${name}`, { skip: needs('caddy', 'caddy', has('caddy', 'version')) }, () => {
+      const result = spawnSync('caddy', ['validate', '--adapter', 'caddyfile', '--config', path.join(DEPLOY, name)], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          LIGHTBOX_DOMAIN: 'galleries.example.com',
+          HOME: dir,
+          XDG_DATA_HOME: dir,
+          XDG_CONFIG_HOME: dir,
+        },
+      });
+      assert.equal(result.status, 0, result.stderr);
+      assert.match(result.stdout + result.stderr, /Valid configuration/);
+    });
+  }
+});
+
+describe('deploy/compose.yaml', () => {
+  const env = {
+    POSTGRES_PASSWORD: 'pg-secret',
+    MINIO_ROOT_PASSWORD: 'minio-secret',
+    LIGHTBOX_DOMAIN: 'galleries.example.com',
+  };
+
+  test(
+    'docker compose config accepts it',
+    {
+      skip: !has('docker', 'compose', 'version')
+        ? 'docker compose is not available here (only the docker client, or none): the YAML test below checks the file'
+        : false,
+    },
+    () => {
+      copyFileSync(path.join(DEPLOY, 'lightbox.env.example'), path.join(DEPLOY, 'lightbox.env'));
+      try {
+        const result = spawnSync('docker', ['compose', '-f', path.join(DEPLOY, 'compose.yaml'), 'config', '--quiet'], {
+          encoding: 'utf8',
+          env: { ...process.env, ...env },
+        });
+        assert.equal(result.status, 0, result.stderr);
+      } finally {
+        rmSync(path.join(DEPLOY, 'lightbox.env'), { force: true });
+      }
+    },
+  );
+
+  test('its YAML parses, every service is built or pulled, and every reference resolves', async () => {
+    const doc = parse(await readFile(path.join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as {
+      services: Record<string, Record<string, any>>;
+      volumes: Record<string, unknown>;
+    };
+    const services = doc.services;
+    assert.deepEqual(Object.keys(services).sort(), [
+      'api',
+      'caddy',
+      'minio',
+      'minio-bucket',
+      'postgres',
+      'redis',
+      'worker',
+    ]);
+    for (const [name, service] of Object.entries(services)) {
+      assert.ok(service.image !== undefined || service.build !== undefined, `${name} has neither image nor build`);
+      const depends = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+      for (const other of depends) assert.ok(other in services, `${name} depends on unknown ${other}`);
+      for (const volume of service.volumes ?? []) {
+        const source = String(volume).split(':')[0]!;
+        if (!source.startsWith('.') && !source.startsWith('/'))
+          assert.ok(source in doc.volumes, `${name}: volume ${source}`);
+        else if (source.startsWith('.')) await readFile(path.join(DEPLOY, source)); // the file exists
+      }
+    }
+    // The API nodes answer HTTP only; the worker runs the jobs; both on PostgreSQL, Redis and S3.
+    assert.equal(services.api!.environment.JOBS, 'false');
+    assert.deepEqual(services.api!.command, ['serve']);
+    assert.deepEqual(services.worker!.command, ['worker']);
+    for (const name of ['api', 'worker']) {
+      const e = services[name]!.environment;
+      assert.match(e.DATABASE_URL, /^postgres:\/\/lightbox:.*@postgres:5432\/lightbox$/);
+      assert.equal(e.REDIS_URL, 'redis://redis:6379');
+      assert.match(e.MEDIA_STORAGE, /^s3:\/\//);
+      assert.equal(e.S3_ENDPOINT, 'http://minio:9000');
+      assert.equal(services[name]!.build.dockerfile, 'deploy/Dockerfile');
+    }
+    await readFile(path.join(DEPLOY, 'Dockerfile'));
+    await readFile(path.join(DEPLOY, 'lightbox.env.example'));
+  });
+});
