@@ -1,5 +1,5 @@
 // Frozen: never import application code here, never edit once released.
-// Section 25: a client link's controls (expiry, password, downloads) and the client's favorites.
+// docs/api.md §25: a client link's controls (expiry, password, downloads) and the client's favorites.
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -27,7 +27,7 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
     },
   );
 
-  // Section 25's link controls, through the same service call as PATCH /v1/listings/:id/client_link.
+  // The link controls of docs/api.md §25, through the same service call as PATCH /v1/listings/:id/client_link.
   scope.post('/galleries/:listing_id/link', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const { listing_id: listingId } = request.params as { listing_id: string };

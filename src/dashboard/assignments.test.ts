@@ -200,7 +200,7 @@ describe('Resend', () => {
   });
 });
 
-describe('link settings in the assignments panel (section 25)', () => {
+describe('link settings in the assignments panel (docs/api.md §25)', () => {
   const linkPath = (listingId: string): string => `/dashboard/galleries/${listingId}/link`;
 
   test('the form sets expiry, password and downloads as PATCH client_link does, and clears them', async () => {

@@ -157,7 +157,7 @@ export interface ClientLinksTable {
   first_viewed_at: string | null;
   last_viewed_at: string | null;
   created_at: string;
-  /** Section 25: null, or when the link stops (410). */
+  /** docs/api.md §25: null, or when the link stops (410). */
   expires_at: string | null;
   /** scrypt of the link's password, or null when it has none. */
   password_hash: string | null;
@@ -168,7 +168,7 @@ export interface ClientLinksTable {
   favorites_updated_at: string | null;
 }
 
-/** The photos a link's client marked as favorites (section 25). */
+/** The photos a link's client marked as favorites (docs/api.md §25). */
 export interface ClientLinkFavoritesTable {
   listing_id: string;
   media_id: string;

@@ -1,4 +1,4 @@
-// Section 25's link controls over HTTP: PATCH /v1/listings/:id/client_link (expiry, password,
+// The link controls of docs/api.md §25 over HTTP: PATCH /v1/listings/:id/client_link (expiry, password,
 // downloads), and what they do to every URL of the link: an expired link answers 410 naming the
 // studio and the date, a protected one the password form, on every byte route, until the browser
 // gives the password (remembered 7 days, forgotten when the password changes); wrong answers are

@@ -1,4 +1,4 @@
-// Section 25's favorites over HTTP: the client marks and unmarks photos with plain forms (no
+// The favorites of docs/api.md §25 over HTTP: the client marks and unmarks photos with plain forms (no
 // JavaScript), sends the selection with a note and sends it again; GET /v1/listings/:id/favorites,
 // favorites_count and client_link.selection_submitted report it; the forms pass the link's gate.
 import assert from 'node:assert/strict';

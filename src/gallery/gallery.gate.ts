@@ -1,4 +1,4 @@
-// Section 25's gate in front of every byte of a client gallery: an expired link shows a page
+// The gate of docs/api.md §25 in front of every byte of a client gallery: an expired link shows a page
 // naming the studio and the date (410) and nothing else; a password-protected one shows the
 // password form until this browser gave the right password (remembered for 7 days by a cookie
 // signed with the password's own hash, so a new or removed password forgets every browser).

@@ -50,7 +50,7 @@ export function registerGalleryRoutes(
     return view;
   }
 
-  /** Section 25: no byte of the gallery (page, image, file, ZIP) passes an expired or locked link. */
+  /** docs/api.md §25: no byte of the gallery (page, image, file, ZIP) passes an expired or locked link. */
   async function gallery(request: FastifyRequest<{ Params: TokenParams }>): Promise<GalleryView> {
     const view = await behindGate(request);
     if (!remembered(request, view.link, clock.now())) {

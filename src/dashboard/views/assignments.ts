@@ -19,7 +19,7 @@ function linkState(a: RecentAssignment): SafeHtml {
   ${a.password_protected ? 'password' : 'no password'} · ${a.downloads_enabled ? 'downloads on' : 'downloads off'}`;
 }
 
-/** Section 25's controls for one link, folded away: a plain form (no JavaScript). */
+/** The controls of docs/api.md §25 for one link, folded away: a plain form (no JavaScript). */
 function linkSettings(a: RecentAssignment, csrfToken: string): SafeHtml {
   const id = `link-${a.listing_id}`;
   return html`<details class="link-settings">

@@ -1,4 +1,4 @@
-// The pages in front of a gallery (section 25): its link expired, or it asks for a password.
+// The pages in front of a gallery (docs/api.md §25): its link expired, or it asks for a password.
 // Plain HTML forms: they work without JavaScript.
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';

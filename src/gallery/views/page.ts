@@ -50,7 +50,7 @@ function facts(view: GalleryView): string[] {
   ].filter((f): f is string => f !== null);
 }
 
-/** Section 25: with downloads off, no control offers an original or the ZIP. */
+/** docs/api.md §25: with downloads off, no control offers an original or the ZIP. */
 export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
 
 /** The favorite toggle: a form of its own, a real button (keyboard and screen readers). */

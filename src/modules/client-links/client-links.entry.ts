@@ -43,7 +43,7 @@ export const rotateLink = (trx: Executor, accountId: string, listingId: string) 
 /** The gallery's link, if it is assigned. */
 export const linkOf = (db: Executor, accountId: string, listingId: string) => repo.linkOf(db, accountId, listingId);
 
-/** In the PATCH's transaction: section 25's controls. False when the gallery has no link. */
+/** In the PATCH's transaction: the controls of docs/api.md §25. False when the gallery has no link. */
 export const setLinkControls = (
   trx: Executor,
   accountId: string,

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/executor.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { ClientLinksTable } from '../../db/schema.ts';
 
-/** A link as stored, with how many photos its client marked (section 25's favorites_count). */
+/** A link as stored, with how many photos its client marked (the favorites_count of docs/api.md §25). */
 export type ClientLinkRow = Selectable<ClientLinksTable> & { favorites_count: number };
 
 /** A gallery's link for its (new) client: any earlier link of the gallery is replaced. */
@@ -83,7 +83,7 @@ const linkOfQuery = prepared((db, p: { accountId: string; listingId: string }) =
       eb
         .selectFrom('client_link_favorites')
         .select(eb.fn.countAll<number>().as('n'))
-        .whereRef('client_link_favorites.account_id', '=', 'client_links.account_id')
+        .where('client_link_favorites.account_id', '=', p.accountId)
         .whereRef('client_link_favorites.listing_id', '=', 'client_links.listing_id')
         .as('favorites_count'),
     )
@@ -113,7 +113,7 @@ export async function findByToken(db: Executor, token: string): Promise<ClientLi
   return withCount((await byTokenQuery.first(db, { token })) as StoredLink | undefined);
 }
 
-/** Section 25's controls; only the fields given change. False when the gallery has no link. */
+/** The controls of docs/api.md §25; only the fields given change. False when the gallery has no link. */
 export async function updateControls(
   db: Executor,
   accountId: string,
@@ -132,6 +132,7 @@ export async function updateControls(
 /** Wrong passwords at this link from this address since `since`. */
 export async function countPasswordFailures(
   db: Executor,
+  accountId: string,
   listingId: string,
   address: string,
   since: string,
@@ -139,6 +140,7 @@ export async function countPasswordFailures(
   const row = await db
     .selectFrom('client_link_password_failures')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('address', '=', address)
     .where('failed_at', '>', since)
@@ -154,6 +156,7 @@ export async function recordPasswordFailure(
   // Old failures go as new ones come: the table holds at most 15 minutes of them per link.
   await db
     .deleteFrom('client_link_password_failures')
+    .where('account_id', '=', row.account_id)
     .where('listing_id', '=', row.listing_id)
     .where('failed_at', '<=', before)
     .execute();
@@ -238,6 +241,7 @@ export async function setFavorite(
   const touched = await db
     .updateTable('client_links')
     .set({ favorites_updated_at: now })
+    .where('account_id', '=', link.account_id)
     .where('listing_id', '=', link.listing_id)
     .where('token', '=', link.token)
     .executeTakeFirst();
@@ -251,6 +255,7 @@ export async function setFavorite(
   } else {
     await db
       .deleteFrom('client_link_favorites')
+      .where('account_id', '=', link.account_id)
       .where('listing_id', '=', link.listing_id)
       .where('media_id', '=', mediaId)
       .execute();
@@ -261,13 +266,14 @@ export async function setFavorite(
 /** The client sends the selection: the note and when. False when the link was replaced meanwhile. */
 export async function submitFavorites(
   db: Executor,
-  link: { listing_id: string; token: string },
+  link: { listing_id: string; account_id: string; token: string },
   note: string | null,
   now: string,
 ): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
     .set({ favorites_note: note, favorites_submitted_at: now })
+    .where('account_id', '=', link.account_id)
     .where('listing_id', '=', link.listing_id)
     .where('token', '=', link.token)
     .executeTakeFirst();

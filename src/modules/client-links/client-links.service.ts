@@ -25,7 +25,7 @@ export interface RecentAssignment {
   views: number;
   downloads: number;
   last_viewed_at: string | null;
-  /** Section 25's controls, as the gallery object shows them. */
+  /** The controls of docs/api.md §25, as the gallery object shows them. */
   expires_at: string | null;
   password_protected: boolean;
   downloads_enabled: boolean;
@@ -97,14 +97,16 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
 
     /** Wrong passwords at this link from this address within the last `windowMs`. */
     passwordFailures: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<number> =>
-      repo.countPasswordFailures(db.kysely, link.listing_id, address, clock.iso(-windowMs)),
+      repo.countPasswordFailures(db.kysely, link.account_id, link.listing_id, address, clock.iso(-windowMs)),
 
     /** One more wrong password (and the ones older than the window go). */
     recordPasswordFailure: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<void> =>
-      repo.recordPasswordFailure(
-        db.kysely,
-        { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: clock.iso() },
-        clock.iso(-windowMs),
+      writes.run(link.account_id, {}, (w) =>
+        repo.recordPasswordFailure(
+          w.trx,
+          { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: w.now },
+          new Date(Date.parse(w.now) - windowMs).toISOString(),
+        ),
       ),
 
     /** The account's latest assignments, newest first, with their link's counters (the dashboard). */

@@ -132,7 +132,7 @@ export function createListingsService({
       });
     },
 
-    /** Section 25: the link's expiry, password and downloads. 409 when the gallery has no client. */
+    /** docs/api.md §25: the link's expiry, password and downloads. 409 when the gallery has no client. */
     async updateClientLink(accountId: string, id: string, input: ClientLinkUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const controls = await linkControls(input, clock.now());
@@ -150,7 +150,7 @@ export function createListingsService({
       });
     },
 
-    /** Section 25: what the client marked and sent; empty when the gallery has no client. */
+    /** docs/api.md §25: what the client marked and sent; empty when the gallery has no client. */
     async favorites(accountId: string, id: string): Promise<FavoritesType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       return db.kysely.transaction().execute(async (trx) => {
