@@ -97,6 +97,26 @@ describe('client link controls', () => {
     );
   });
 
+  test("each change of the link's controls moves the gallery's updated_at (docs/api.md §19)", async () => {
+    const g = await linkedGallery(ctx, owner);
+    const updatedAt = async () => {
+      const res = await call(ctx, 'GET', `/v1/listings/${g.listingId}`, { key: owner.key });
+      return res.json<{ updated_at: string }>().updated_at;
+    };
+    for (const change of [
+      { expires_at: new Date(clock.now() + 5 * DAY).toISOString() },
+      { password: 'a long password' },
+      { downloads_enabled: false },
+    ]) {
+      const before = await updatedAt();
+      clock.advance(1000);
+      const res = await patch(g.listingId, change);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json<{ updated_at: string }>().updated_at, new Date(clock.now()).toISOString());
+      assert.ok((await updatedAt()) > before, JSON.stringify(change));
+    }
+  });
+
   test('PATCH validates: a past expiry, a short or long password, an empty body, unknown fields are 400', async () => {
     const g = await linkedGallery(ctx, owner);
     expectError(

@@ -87,6 +87,20 @@ describe('favorites', () => {
     assert.deepEqual((await favorites(g.listingId)).media_ids, [a, c]);
   });
 
+  test("marking or unmarking a photo moves the gallery's updated_at (favorites_count, docs/api.md §19)", async () => {
+    const g = await galleryWithPhotos();
+    const updatedAt = async () => {
+      const res = await call(ctx, 'GET', `/v1/listings/${g.listingId}`, { key: owner.key });
+      return res.json<{ updated_at: string }>().updated_at;
+    };
+    for (const on of ['1', '0']) {
+      const before = await updatedAt();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal((await form(`${g.path}/favorites/${g.ids[0]!}`, { on })).statusCode, 303);
+      assert.ok((await updatedAt()) > before, `on=${on}`);
+    }
+  });
+
   test('sending the selection records client_link.selection_submitted; it can be changed and sent again', async () => {
     const g = await galleryWithPhotos();
     await form(`${g.path}/favorites/${g.ids[1]!}`, { on: '1' });
