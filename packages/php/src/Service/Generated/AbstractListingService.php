@@ -200,7 +200,7 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
      * @return LightboxObject|NotModified
      * @throws \Lightbox\Exception\ApiErrorException
      */
-    public function getListingFavorites(string $id, ?array $opts = null): LightboxObject|NotModified
+    public function favorites(string $id, ?array $opts = null): LightboxObject|NotModified
     {
         return $this->request('GET', '/v1/listings/' . self::segment($id) . '/favorites', null, $opts, [], false);
     }

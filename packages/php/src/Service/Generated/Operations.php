@@ -106,7 +106,7 @@ final class Operations
         ],
         'getListingFavorites' => [
             'listings',
-            'getListingFavorites',
+            'favorites',
             'GET',
             '/v1/listings/{id}/favorites',
         ],

@@ -164,10 +164,10 @@ class ListingsResource(SyncAPIResource):
         return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
 
     @overload
-    def get_listing_favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
+    def favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
     @overload
-    def get_listing_favorites(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
-    def get_listing_favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
+    def favorites(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
+    def favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
         """The photos the gallery's client marked as favorites (``GET /v1/listings/{id}/favorites``, getListingFavorites)."""
         return self._http.get_model(f"/v1/listings/{_seg(id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
@@ -386,10 +386,10 @@ class AsyncListingsResource(AsyncAPIResource):
         return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
 
     @overload
-    async def get_listing_favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
+    async def favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
     @overload
-    async def get_listing_favorites(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
-    async def get_listing_favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
+    async def favorites(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
+    async def favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
         """The photos the gallery's client marked as favorites (``GET /v1/listings/{id}/favorites``, getListingFavorites)."""
         return await self._http.get_model(f"/v1/listings/{_seg(id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
