@@ -154,7 +154,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // The client gallery: what a studio's client opens from the email (no key; the link is the capability).
   await app.register(
     async (gallery) => {
-      await Promise.resolve(registerGallery(gallery, { services, config: deps.config, limiter }));
+      await Promise.resolve(registerGallery(gallery, { services, config: deps.config, limiter, clock: deps.clock }));
     },
     { prefix: '/g' },
   );

@@ -64,6 +64,7 @@ const REASONS: Record<string, string[]> = {
     'toSendQuery',
     'markPendingNow',
     'pendingDeliveryIds',
+    'disableGone',
   ],
   'a tus upload found by its id in the uploads row the route already checked against the account': [
     'findUploadById',

@@ -387,6 +387,20 @@ const ROUTES: RouteCase[] = [
     prepare: async (a) => ({ url: `/v1/listings/${(await assignedPair(a)).listingId}/client_link`, status: 200 }),
   },
   {
+    method: 'GET',
+    path: '/v1/listings/:id/favorites',
+    prepare: async (a) => ({ url: `/v1/listings/${(await assignedPair(a)).listingId}/favorites`, status: 200 }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/listings/:id/client_link',
+    prepare: async (a) => ({
+      url: `/v1/listings/${(await assignedPair(a)).listingId}/client_link`,
+      body: { downloads_enabled: false },
+      status: 200,
+    }),
+  },
+  {
     method: 'POST',
     path: '/v1/clients/:id/listings/:listing_id/notify',
     prepare: async (a) => {

@@ -216,6 +216,13 @@ const CASES: Record<string, () => Request[]> = {
   ],
   'GET /v1/events/:id': () => [{ url: `/v1/events/${ofA.event}` }],
   'POST /v1/listings/:id/client_link': () => [{ url: `/v1/listings/${ofA.assignedListing}/client_link` }],
+  'GET /v1/listings/:id/favorites': () => [{ url: `/v1/listings/${ofA.assignedListing}/favorites` }],
+  'PATCH /v1/listings/:id/client_link': () => [
+    {
+      url: `/v1/listings/${ofA.assignedListing}/client_link`,
+      body: JSON.stringify({ downloads_enabled: false, password: 'intruder password' }),
+    },
+  ],
   'POST /v1/clients/:id/listings/:listing_id/notify': () => [
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}/notify` },
     { url: `/v1/clients/${ofB.assignedClient}/listings/${ofA.assignedListing}/notify` },

@@ -2,6 +2,9 @@
 // the same service call as POST /v1/clients/:id/listings/:listing_id/notify.
 import type { App } from '../http/types.ts';
 import { PAGE_ROUTE, viewerOf, type DashboardContext } from './respond.ts';
+import { AppError } from '../errors.ts';
+import { formOf } from './form.ts';
+import type { ClientLinkUpdateInput } from '../modules/listings/listings.schemas.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 
@@ -23,4 +26,36 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
       return reply.redirect('/dashboard?notice=email-resent', 303);
     },
   );
+
+  // The link controls of docs/api.md §25, through the same service call as PATCH /v1/listings/:id/client_link.
+  scope.post('/galleries/:listing_id/link', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const { listing_id: listingId } = request.params as { listing_id: string };
+    const form = formOf(request.body);
+    const input: ClientLinkUpdateInput = { downloads_enabled: form?.get('downloads_enabled') === '1' };
+    const expiresOn = form?.get('expires_on') ?? '';
+    // A day: the link works until the end of it (UTC).
+    if (expiresOn === '') input.expires_at = null;
+    else if (/^\d{4}-\d{2}-\d{2}$/.test(expiresOn)) input.expires_at = `${expiresOn}T23:59:59.999Z`;
+    else return reply.redirect('/dashboard?notice=link-refused#assignments', 303);
+    const password = form?.get('password') ?? '';
+    if (form?.get('remove_password') === '1') input.password = null;
+    else if (password !== '') {
+      if (password.length < 8 || password.length > 200) {
+        return reply.redirect('/dashboard?notice=link-refused#assignments', 303);
+      }
+      input.password = password;
+    }
+    try {
+      await services.listings.updateClientLink(account.id, listingId, input);
+    } catch (err) {
+      // Another account's gallery, or one without a client: the 404 page.
+      if (err instanceof AppError && err.code === 'conflict') throw new AppError('not_found', 'No such gallery');
+      if (err instanceof AppError && err.code === 'validation_error') {
+        return reply.redirect('/dashboard?notice=link-refused#assignments', 303);
+      }
+      throw err;
+    }
+    return reply.redirect('/dashboard?notice=link-saved#assignments', 303);
+  });
 }

@@ -199,3 +199,65 @@ describe('Resend', () => {
     assert.equal((await notificationRows(ctx, a.gallery.id)).length, 1);
   });
 });
+
+describe('link settings in the assignments panel (docs/api.md §25)', () => {
+  const linkPath = (listingId: string): string => `/dashboard/galleries/${listingId}/link`;
+
+  test('the form sets expiry, password and downloads as PATCH client_link does, and clears them', async () => {
+    const { owner, browser } = await signedIn('Link Studio');
+    const a = await assigned(owner, '7 Beacon Hill');
+    const page = await browser.get('/dashboard');
+    assert.ok(page.body.includes(`action="${linkPath(a.gallery.id)}"`), 'the settings post here');
+    assert.match(textOf(page.body), /never expires · no password · downloads on/);
+
+    const saved = await browser.post(linkPath(a.gallery.id), {
+      expires_on: '2099-03-04',
+      password: 'a long password',
+    });
+    assert.equal(saved.statusCode, 303);
+    assert.match(String(saved.headers.location), /notice=link-saved/);
+    const link = (await call(ctx, 'GET', `/v1/listings/${a.gallery.id}`, { key: owner.key })).json<{
+      client_link: { expires_at: string; password_protected: boolean; downloads_enabled: boolean };
+    }>().client_link;
+    assert.deepEqual(link.expires_at, '2099-03-04T23:59:59.999Z');
+    assert.equal(link.password_protected, true);
+    assert.equal(link.downloads_enabled, false, 'an unticked box is off');
+    assert.equal((await ctx.app.inject({ url: a.path })).statusCode, 403, 'the link now asks for the password');
+    assert.match(textOf((await browser.get('/dashboard')).body), /expires 4 \w+ 2099 · password · downloads off/);
+
+    const cleared = await browser.post(linkPath(a.gallery.id), {
+      expires_on: '',
+      remove_password: '1',
+      downloads_enabled: '1',
+    });
+    assert.equal(cleared.statusCode, 303);
+    assert.equal((await ctx.app.inject({ url: a.path })).statusCode, 200);
+  });
+
+  test('refused values save nothing; another account or a missing CSRF token changes nothing', async () => {
+    const { owner, browser } = await signedIn('Careful Studio');
+    const a = await assigned(owner, '9 Pier Road');
+    const refused: Record<string, string>[] = [
+      { expires_on: '2001-01-01' },
+      { expires_on: 'soon' },
+      { password: 'short' },
+    ];
+    for (const bad of refused) {
+      await browser.get('/dashboard');
+      const res = await browser.post(linkPath(a.gallery.id), { ...bad, downloads_enabled: '1' });
+      assert.equal(res.statusCode, 303);
+      assert.match(String(res.headers.location), /notice=link-refused/);
+    }
+    const other = await signedIn('Intruder Studio');
+    await other.browser.get('/dashboard');
+    assert.equal((await other.browser.post(linkPath(a.gallery.id), { password: 'intruder password' })).statusCode, 404);
+    assert.equal(
+      (await browser.post(linkPath(a.gallery.id), { password: 'no csrf here' }, { csrf: null })).statusCode,
+      403,
+    );
+    const link = (await call(ctx, 'GET', `/v1/listings/${a.gallery.id}`, { key: owner.key })).json<{
+      client_link: { expires_at: null; password_protected: boolean; downloads_enabled: boolean };
+    }>().client_link;
+    assert.deepEqual([link.expires_at, link.password_protected, link.downloads_enabled], [null, false, true]);
+  });
+});

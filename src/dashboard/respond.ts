@@ -82,6 +82,11 @@ const NOTICES: Record<string, Notice> = {
   'already-set-up': { kind: 'info', text: 'This Lightbox is already set up. Sign in with your studio account.' },
   'key-revoked': { kind: 'success', text: 'The key was revoked. Requests that use it are now refused.' },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
+  'link-saved': { kind: 'success', text: 'Link settings saved. The client meets them on their next visit.' },
+  'link-refused': {
+    kind: 'error',
+    text: 'Those link settings were not saved: the expiry must be a future day and a password 8 to 200 characters.',
+  },
   'email-resent': {
     kind: 'success',
     text: 'The gallery email is on its way to the client again. It is listed under Latest notification emails.',

@@ -157,6 +157,31 @@ export interface ClientLinksTable {
   first_viewed_at: string | null;
   last_viewed_at: string | null;
   created_at: string;
+  /** docs/api.md §25: null, or when the link stops (410). */
+  expires_at: string | null;
+  /** scrypt of the link's password, or null when it has none. */
+  password_hash: string | null;
+  /** 0 or 1. */
+  downloads_enabled: Generated<number>;
+  favorites_note: string | null;
+  favorites_submitted_at: string | null;
+  favorites_updated_at: string | null;
+}
+
+/** The photos a link's client marked as favorites (docs/api.md §25). */
+export interface ClientLinkFavoritesTable {
+  listing_id: string;
+  media_id: string;
+  account_id: string;
+  created_at: string;
+}
+
+/** Wrong passwords at a link, per client address (the limit of 10 in 15 minutes). */
+export interface ClientLinkPasswordFailuresTable {
+  listing_id: string;
+  account_id: string;
+  address: string;
+  failed_at: string;
 }
 
 /** docs/api.md §15: the event types, in the order the contract lists them. */
@@ -177,6 +202,7 @@ export const EVENT_TYPES = [
   'notification.failed',
   'client_link.viewed',
   'client_link.downloaded',
+  'client_link.selection_submitted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -395,6 +421,8 @@ export interface Database {
   media: MediaTable;
   media_variants: MediaVariantsTable;
   client_links: ClientLinksTable;
+  client_link_favorites: ClientLinkFavoritesTable;
+  client_link_password_failures: ClientLinkPasswordFailuresTable;
   webhook_endpoints: WebhookEndpointsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

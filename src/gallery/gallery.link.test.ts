@@ -79,8 +79,12 @@ describe('client links over HTTP', () => {
     assert.deepEqual(Object.keys(link).sort(), [
       'created_at',
       'downloads',
+      'downloads_enabled',
+      'expires_at',
+      'favorites_count',
       'first_viewed_at',
       'last_viewed_at',
+      'password_protected',
       'url',
       'views',
     ]);

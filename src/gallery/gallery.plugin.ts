@@ -13,11 +13,15 @@ import type { Services } from '../services.ts';
 import { findGalleryAsset } from './assets.ts';
 import { registerGalleryRoutes } from './gallery.routes.ts';
 import { errorPage } from './views/errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import { parseForm } from '../dashboard/form.ts';
+import { LinkExpired, PasswordNeeded } from './gallery.gate.ts';
+import { expiredPage, passwordPage } from './views/gate.ts';
 
 /** Nothing from another origin, no inline script or style; images, video and our files only. */
 const GALLERY_CSP =
   "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
-  "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const GALLERY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': GALLERY_CSP,
@@ -31,6 +35,7 @@ const GALLERY_HEADERS: Readonly<Record<string, string>> = {
 export interface GalleryContext {
   services: Services;
   config: Config;
+  clock: Clock;
 }
 
 function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
@@ -62,15 +67,46 @@ export async function galleryUnroutable(
   sendGalleryError(request, reply, status);
 }
 
-export function registerGallery(scope: App, { services, limiter }: GalleryContext & { limiter: RateLimiter }): void {
-  // Pages and downloads only: no request body is ever read here.
+export function registerGallery(
+  scope: App,
+  { services, limiter, clock, config }: GalleryContext & { limiter: RateLimiter },
+): void {
+  // Pages and downloads, and two small forms (the password, favorites): no other body is read here.
   scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 8 * 1024 },
+    (_request, body, done) => {
+      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
+    },
+  );
   scope.addHook('onRequest', async (request, reply) => {
     void reply.headers(GALLERY_HEADERS);
     const counted = limiter.chargeGallery(request.ip, reply);
     if (counted !== undefined) await counted;
   });
   scope.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof LinkExpired) {
+      return reply
+        .code(410)
+        .header('cache-control', 'private, no-store')
+        .type('text/html; charset=utf-8')
+        .send(expiredPage(error.studioName, error.expiresAt).toString());
+    }
+    if (error instanceof PasswordNeeded) {
+      return reply
+        .code(403)
+        .header('cache-control', 'private, no-store')
+        .type('text/html; charset=utf-8')
+        .send(
+          passwordPage({
+            studioName: error.studioName,
+            address: error.address,
+            token: error.token,
+            wrong: false,
+          }).toString(),
+        );
+    }
     const status = statusOf(error, request);
     if (status >= 500) request.log.error({ err: error }, 'gallery request failed');
     if (error instanceof AppError) void reply.headers(error.headers);
@@ -86,5 +122,5 @@ export function registerGallery(scope: App, { services, limiter }: GalleryContex
       .send(asset.body);
   });
 
-  registerGalleryRoutes(scope, { services });
+  registerGalleryRoutes(scope, { services, clock, secureCookies: config.publicUrl.startsWith('https:') });
 }

@@ -11,6 +11,19 @@ import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
 import type { GalleryContext } from './gallery.plugin.ts';
 import { galleryPage } from './views/page.ts';
 import { photoPage, viewablePhotos } from './views/photo.ts';
+import { addressBucket } from '../http/rate-limit.ts';
+import { verifyPassword } from '../modules/accounts/password.ts';
+import { formOf } from '../dashboard/form.ts';
+import {
+  isExpired,
+  LinkExpired,
+  PASSWORD_ATTEMPTS,
+  PASSWORD_WINDOW_MS,
+  PasswordNeeded,
+  rememberCookie,
+  remembered,
+} from './gallery.gate.ts';
+import { passwordPage } from './views/gate.ts';
 
 interface TokenParams {
   token: string;
@@ -25,12 +38,31 @@ const HIDDEN = { hide: true } as const;
 const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
   request.method === 'GET' && (range === undefined || range.start === 0);
 
-export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContext, 'services'>): void {
-  async function gallery(request: FastifyRequest<{ Params: TokenParams }>): Promise<GalleryView> {
+export function registerGalleryRoutes(
+  app: App,
+  { services, clock, secureCookies }: Pick<GalleryContext, 'services' | 'clock'> & { secureCookies: boolean },
+): void {
+  /** The link's gallery, before its gate: unknown and revoked links are the same 404. */
+  async function behindGate(request: FastifyRequest<{ Params: TokenParams }>): Promise<GalleryView> {
     const view = await loadGallery(services, request.params.token);
     if (view === undefined) throw new AppError('not_found', 'This gallery is no longer available');
+    if (isExpired(view.link, clock.now())) throw new LinkExpired(view.studioName, view.link.expires_at ?? '');
     return view;
   }
+
+  /** docs/api.md §25: no byte of the gallery (page, image, file, ZIP) passes an expired or locked link. */
+  async function gallery(request: FastifyRequest<{ Params: TokenParams }>): Promise<GalleryView> {
+    const view = await behindGate(request);
+    if (!remembered(request, view.link, clock.now())) {
+      throw new PasswordNeeded(view.studioName, view.listing.address, view.link.token);
+    }
+    return view;
+  }
+
+  /** With downloads off, originals and the ZIP are not there (404). */
+  const downloadable = (view: GalleryView): void => {
+    if (view.link.downloads_enabled === 0) throw new AppError('not_found', 'Downloads are off for this gallery');
+  };
 
   async function item(request: FastifyRequest<{ Params: ItemParams }>) {
     const view = await gallery(request);
@@ -56,7 +88,9 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
       });
     }
     const base = galleryUrl('', view.link.token);
-    return reply.type('text/html; charset=utf-8').send(galleryPage(view, base).toString());
+    const favorites = new Set(await services.clientLinks.favoriteIds(view.link));
+    const sent = (request.query as { sent?: string } | undefined)?.sent === '1';
+    return reply.type('text/html; charset=utf-8').send(galleryPage(view, base, { favorites, sent }).toString());
   });
 
   /** One photo at its large size as a page (what a thumbnail opens without JavaScript). */
@@ -107,6 +141,7 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
   /** An original, as a download (counted from byte 0). */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/download', { schema: HIDDEN }, async (request, reply) => {
     const { view, found } = await item(request);
+    downloadable(view);
     const sent = await sendStoredBytes(request, reply, {
       etag: `"${found.row.sha256}"`,
       size: found.row.size,
@@ -139,6 +174,7 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
   /** Every visible original in one ZIP: Content-Length known, resumable (Range, If-Range). */
   app.get<{ Params: TokenParams }>('/:token/download.zip', { schema: HIDDEN }, async (request, reply) => {
     const view = await gallery(request);
+    downloadable(view);
     const zip = zipOfGallery(view, services);
     if (zip === undefined) {
       throw new AppError('unavailable', 'The download is being prepared; try again in a minute', undefined, {
@@ -157,5 +193,64 @@ export function registerGalleryRoutes(app: App, { services }: Pick<GalleryContex
     // HEAD: the headers only. Fastify answers HEAD with the GET route and drains the body it is
     // given (a null body makes it throw, a string would replace our Content-Length): an empty stream.
     return reply.send(request.method === 'HEAD' ? Readable.from([]) : zip.stream(range));
+  });
+
+  /** Marks (on=1) or unmarks a photo as a favorite; a plain form, so it works without JavaScript. */
+  app.post<{ Params: ItemParams }>('/:token/favorites/:media_id', { schema: HIDDEN }, async (request, reply) => {
+    const { view, found } = await item(request);
+    if (found.row.kind !== 'photo') throw new AppError('not_found', 'Only photos can be favorites');
+    const on = formOf(request.body)?.get('on') === '1';
+    if (!(await services.clientLinks.setFavorite(view.link, found.row.id, on))) {
+      throw new AppError('not_found', 'This gallery is no longer available');
+    }
+    const base = galleryUrl('', view.link.token);
+    return reply.code(303).header('location', `${base}#photo-${found.row.id}`).send(null);
+  });
+
+  /** Sends the selection to the studio, with an optional note (<= 2,000 characters). */
+  app.post<{ Params: TokenParams }>('/:token/favorites', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    const note = (formOf(request.body)?.get('note') ?? '').trim();
+    if (note.length > 2000) throw new AppError('validation_error', 'The note is too long');
+    if (!(await services.clientLinks.submitFavorites(view.link, note === '' ? null : note))) {
+      throw new AppError('not_found', 'This gallery is no longer available');
+    }
+    const base = galleryUrl('', view.link.token);
+    return reply.code(303).header('location', `${base}?sent=1#favorites`).send(null);
+  });
+
+  /** The password form's answer: right, this browser is remembered; wrong, counted (10 in 15 minutes). */
+  app.post<{ Params: TokenParams }>('/:token/unlock', { schema: HIDDEN }, async (request, reply) => {
+    const view = await behindGate(request);
+    const base = galleryUrl('', view.link.token);
+    if (view.link.password_hash === null) return reply.code(303).header('location', base).send(null);
+    const address = addressBucket(request.ip);
+    const failures = await services.clientLinks.passwordFailures(view.link, address, PASSWORD_WINDOW_MS);
+    if (failures >= PASSWORD_ATTEMPTS) {
+      throw new AppError('rate_limited', 'Too many wrong passwords; try again later', undefined, {
+        'retry-after': String(PASSWORD_WINDOW_MS / 1000),
+      });
+    }
+    const given = formOf(request.body)?.get('password') ?? '';
+    if (given !== '' && given.length <= 200 && (await verifyPassword(given, view.link.password_hash))) {
+      return reply
+        .code(303)
+        .header('set-cookie', rememberCookie(view.link, clock.now(), secureCookies))
+        .header('location', base)
+        .send(null);
+    }
+    await services.clientLinks.recordPasswordFailure(view.link, address, PASSWORD_WINDOW_MS);
+    return reply
+      .code(403)
+      .header('cache-control', 'private, no-store')
+      .type('text/html; charset=utf-8')
+      .send(
+        passwordPage({
+          studioName: view.studioName,
+          address: view.listing.address,
+          token: view.link.token,
+          wrong: true,
+        }).toString(),
+      );
   });
 }

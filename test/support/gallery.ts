@@ -12,6 +12,10 @@ export interface ClientLinkJson {
   first_viewed_at: string | null;
   last_viewed_at: string | null;
   downloads: number;
+  expires_at: string | null;
+  password_protected: boolean;
+  downloads_enabled: boolean;
+  favorites_count: number;
 }
 
 /** The gallery's `client_link` as GET /v1/listings/:id reports it. */

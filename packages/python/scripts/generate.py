@@ -49,6 +49,8 @@ NAMES: dict[str, tuple[str, str]] = {
     "updateListing": ("listings", "update"),
     "deleteListing": ("listings", "delete"),
     "replaceClientLink": ("listings", "replace_client_link"),
+    "updateClientLink": ("listings", "update_client_link"),
+    "getListingFavorites": ("listings", "favorites"),
     "listClients": ("clients", "list"),
     "createClient": ("clients", "create"),
     "getClient": ("clients", "get"),

@@ -9,6 +9,55 @@ import { csrfField } from './layout.ts';
 const resendAction = (a: Pick<RecentAssignment, 'client_id' | 'listing_id'>): string =>
   `/dashboard/clients/${a.client_id}/galleries/${a.listing_id}/resend`;
 
+/** Where a row's link settings post: the dashboard's twin of PATCH /v1/listings/:id/client_link. */
+export const linkAction = (a: Pick<RecentAssignment, 'listing_id'>): string =>
+  `/dashboard/galleries/${a.listing_id}/link`;
+
+/** The link's state in a few words: what the client meets when they open it. */
+function linkState(a: RecentAssignment): SafeHtml {
+  return html`${a.expires_at === null ? 'never expires' : html`expires ${day(a.expires_at)}`} ·
+  ${a.password_protected ? 'password' : 'no password'} · ${a.downloads_enabled ? 'downloads on' : 'downloads off'}`;
+}
+
+/** The controls of docs/api.md §25 for one link, folded away: a plain form (no JavaScript). */
+function linkSettings(a: RecentAssignment, csrfToken: string): SafeHtml {
+  const id = `link-${a.listing_id}`;
+  return html`<details class="link-settings">
+    <summary>Link settings <span class="muted small">(${linkState(a)})</span></summary>
+    <form method="post" action="${linkAction(a)}" class="stack-form">
+      ${csrfField(csrfToken)}
+      <label for="${id}-expires">Expires on <span class="muted small">(empty: never)</span></label>
+      <input
+        id="${id}-expires"
+        name="expires_on"
+        type="date"
+        value="${a.expires_at === null ? '' : a.expires_at.slice(0, 10)}"
+      />
+      <label for="${id}-password">
+        ${a.password_protected ? 'New password' : 'Password'}
+        <span class="muted small"
+          >(8 to 200 characters${a.password_protected ? '; empty: keep it' : '; empty: none'})</span
+        >
+      </label>
+      <input id="${id}-password" name="password" type="password" autocomplete="new-password" maxlength="200" />
+      ${
+        a.password_protected
+          ? html`<label class="check"
+              ><input type="checkbox" name="remove_password" value="1" /> Remove the password</label
+            >`
+          : ''
+      }
+      <label class="check">
+        <input type="checkbox" name="downloads_enabled" value="1" ${a.downloads_enabled ? 'checked' : ''} />
+        The client can download the originals and the ZIP
+      </label>
+      <button type="submit" class="button button-small">
+        Save link settings<span class="visually-hidden"> for ${a.listing_address}</span>
+      </button>
+    </form>
+  </details>`;
+}
+
 export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): SafeHtml {
   const body =
     rows.length === 0
@@ -61,6 +110,7 @@ export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): S
                             </button>
                           </form>
                         </div>
+                        ${linkSettings(a, csrfToken)}
                       </td>
                     </tr>`,
                 )}

@@ -29,6 +29,7 @@ if (root && grid) {
             });
           },
         });
+        if (root.dataset.downloads !== 'on') return;
         lightbox.pswp.ui.registerElement({
           name: 'download',
           order: 8,

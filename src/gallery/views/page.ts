@@ -50,14 +50,28 @@ function facts(view: GalleryView): string[] {
   ].filter((f): f is string => f !== null);
 }
 
-function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
+/** docs/api.md §25: with downloads off, no control offers an original or the ZIP. */
+export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
+
+/** The favorite toggle: a form of its own, a real button (keyboard and screen readers). */
+function favoriteToggle(base: string, m: VisibleMedia, alt: string, on: boolean): SafeHtml {
+  return html`<form class="tile__favorite" method="post" action="${base}/favorites/${m.row.id}">
+    <input type="hidden" name="on" value="${on ? '0' : '1'}" />
+    <button type="submit" class="favorite${on ? ' favorite--on' : ''}" aria-pressed="${on ? 'true' : 'false'}">
+      <span aria-hidden="true">${on ? '♥' : '♡'}</span>
+      <span class="visually-hidden">Favorite: ${alt}</span>
+    </button>
+  </form>`;
+}
+
+function photo(base: string, m: VisibleMedia, index: number, downloads: boolean, favorite: boolean): SafeHtml {
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
   const alt = m.row.caption ?? `Photo ${index + 1}`;
   if (thumb === undefined || large === undefined) {
     // Not ready yet (or could not be made): the original is still there to download.
     return html`<li class="tile tile--pending">
-      <a href="${base}/media/${m.row.id}/download">${m.row.filename}</a>
+      ${downloads ? html`<a href="${base}/media/${m.row.id}/download">${m.row.filename}</a>` : html`<span>${m.row.filename}</span>`}
       <span class="tile__note">Preview coming soon</span>
     </li>`;
   }
@@ -69,7 +83,7 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
       data-pswp-src="${base}/large/${m.row.id}"
       data-pswp-width="${large.width}"
       data-pswp-height="${large.height}"
-      data-download="${base}/media/${m.row.id}/download"
+      ${downloads ? html`data-download="${base}/media/${m.row.id}/download"` : ''}
       ${m.row.caption === null ? '' : html`data-caption="${m.row.caption}"`}
     >
       <img
@@ -81,32 +95,76 @@ function photo(base: string, m: VisibleMedia, index: number): SafeHtml {
         decoding="async"
       />
     </a>
-    <a
-      class="tile__download"
-      href="${base}/media/${m.row.id}/download"
-      download
-      title="Download the original (${fileSize(m.row.size)})"
-      aria-label="Download the original of ${alt} (${fileSize(m.row.size)})"
-      >${ICON_DOWNLOAD}</a
-    >
+    ${
+      downloads
+        ? html`<a
+            class="tile__download"
+            href="${base}/media/${m.row.id}/download"
+            download
+            title="Download the original (${fileSize(m.row.size)})"
+            aria-label="Download the original of ${alt} (${fileSize(m.row.size)})"
+            >${ICON_DOWNLOAD}</a
+          >`
+        : ''
+    }
+    ${favoriteToggle(base, m, alt, favorite)}
     ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
   </li>`;
 }
 
+/** The selection: how many are marked, a note, and the button that sends it to the studio. */
+function selectionForm(view: GalleryView, base: string, count: number, sent: boolean): SafeHtml {
+  const submitted = view.link.favorites_submitted_at;
+  return html`<section class="selection" id="favorites" aria-labelledby="favorites-title">
+    <h2 id="favorites-title">Your favorites <span class="count">${number(count)}</span></h2>
+    ${
+      sent
+        ? html`<p class="selection__sent" role="status">
+            Sent to ${view.studioName}. You can change it and send again.
+          </p>`
+        : ''
+    }
+    <p class="selection__hint">
+      Mark photos with ♡, then send your selection to ${view.studioName}.
+      ${submitted === null ? '' : html`You last sent it on <time datetime="${submitted}">${submitted.slice(0, 10)}</time>.`}
+    </p>
+    <form method="post" action="${base}/favorites" class="selection__form">
+      <label for="favorites-note">A note for ${view.studioName} <span class="muted">(optional)</span></label>
+      <textarea id="favorites-note" name="note" maxlength="2000" rows="3">${view.link.favorites_note ?? ''}</textarea>
+      <button class="button" type="submit" ${count === 0 ? 'disabled' : ''}>Send my selection</button>
+    </form>
+  </section>`;
+}
+
 /** `#t=0.1`: the browser shows the first frame rather than a black box (videos have no poster). */
-function video(base: string, m: VisibleMedia): SafeHtml {
+function video(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
   return html`<li class="file file--video">
     <video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>
     <div class="file__meta">
       <span class="file__name">${m.row.caption ?? m.row.filename}</span>
-      <a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
-        >${ICON_DOWNLOAD} Download <span class="button__size">${fileSize(m.row.size)}</span></a
-      >
+      ${
+        downloads
+          ? html`<a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
+              >${ICON_DOWNLOAD} Download <span class="button__size">${fileSize(m.row.size)}</span></a
+            >`
+          : ''
+      }
     </div>
   </li>`;
 }
 
-function documentItem(base: string, m: VisibleMedia): SafeHtml {
+function documentItem(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
+  if (!downloads) {
+    return html`<li class="file file--document">
+      <span class="file__link">
+        ${ICON_DOCUMENT}
+        <span class="file__text">
+          <span class="file__name">${m.row.caption ?? m.row.filename}</span>
+          <span class="file__size">PDF · ${fileSize(m.row.size)} · not offered for download</span>
+        </span>
+      </span>
+    </li>`;
+  }
   return html`<li class="file file--document">
     <a class="file__link" href="${base}/media/${m.row.id}/download" download>
       ${ICON_DOCUMENT}
@@ -119,7 +177,11 @@ function documentItem(base: string, m: VisibleMedia): SafeHtml {
   </li>`;
 }
 
-export function galleryPage(view: GalleryView, base: string): SafeHtml {
+export function galleryPage(
+  view: GalleryView,
+  base: string,
+  selection: { favorites: ReadonlySet<string>; sent: boolean } = { favorites: new Set(), sent: false },
+): SafeHtml {
   const { listing, studioName, media, cover } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
   const videos = media.filter((m) => m.row.kind === 'video');
@@ -127,6 +189,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
   const total = media.reduce((sum, m) => sum + m.row.size, 0);
   const coverLarge = cover?.variants.find((v) => v.name === 'large');
   const details = facts(view);
+  const downloads = downloadsOn(view);
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -148,6 +211,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
           id="gallery"
           data-lightbox="${galleryAssetUrl('photoswipe-lightbox.esm.min.js')}"
           data-pswp="${galleryAssetUrl('photoswipe.esm.min.js')}"
+          data-downloads="${downloads ? 'on' : 'off'}"
         >
           <section class="hero">
             ${
@@ -168,7 +232,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                 ${listing.description === null ? '' : html`<p class="description">${listing.description}</p>`}
               </div>
               ${
-                media.length === 0
+                media.length === 0 || !downloads
                   ? ''
                   : html`<div class="intro__actions">
                       <a class="button" href="${base}/download.zip" download>${ICON_DOWNLOAD} Download all</a>
@@ -190,11 +254,12 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
             photos.length === 0
               ? ''
               : html`<section class="photos" aria-labelledby="photos-title">
-                  <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
-                  <ul class="grid" id="photo-grid">
-                    ${photos.map((m, i) => photo(base, m, i))}
-                  </ul>
-                </section>`
+                    <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
+                    <ul class="grid" id="photo-grid">
+                      ${photos.map((m, i) => photo(base, m, i, downloads, selection.favorites.has(m.row.id)))}
+                    </ul>
+                  </section>
+                  ${selectionForm(view, base, photos.filter((m) => selection.favorites.has(m.row.id)).length, selection.sent)}`
           }
           ${
             videos.length === 0
@@ -204,7 +269,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                     ${videos.length === 1 ? 'Video' : 'Videos'} <span class="count">${number(videos.length)}</span>
                   </h2>
                   <ul class="files files--videos">
-                    ${videos.map((m) => video(base, m))}
+                    ${videos.map((m) => video(base, m, downloads))}
                   </ul>
                 </section>`
           }
@@ -217,7 +282,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
                     <span class="count">${number(documents.length)}</span>
                   </h2>
                   <ul class="files files--documents">
-                    ${documents.map((m) => documentItem(base, m))}
+                    ${documents.map((m) => documentItem(base, m, downloads))}
                   </ul>
                 </section>`
           }
@@ -225,7 +290,7 @@ export function galleryPage(view: GalleryView, base: string): SafeHtml {
         <footer class="footer">
           <p>
             Shared with you by
-            ${studioName}.${media.length === 0 ? '' : ' Every download is the original file, full size.'}
+            ${studioName}.${media.length === 0 || !downloads ? '' : ' Every download is the original file, full size.'}
           </p>
         </footer>
       </body>

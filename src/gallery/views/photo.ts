@@ -6,7 +6,7 @@ import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
-import { fileSize, ICON_DOWNLOAD } from './page.ts';
+import { downloadsOn, fileSize, ICON_DOWNLOAD } from './page.ts';
 
 /** The photos a visitor can step through: visible, with a large variant, in position order. */
 export const viewablePhotos = (view: GalleryView): VisibleMedia[] =>
@@ -46,9 +46,13 @@ export function photoPage(view: GalleryView, base: string, photos: VisibleMedia[
           }
           <div class="photo-bar__middle">
             ${m.row.caption === null ? '' : html`<p class="photo-caption">${m.row.caption}</p>`}
-            <a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
-              >${ICON_DOWNLOAD} Original <span class="button__size">${fileSize(m.row.size)}</span></a
-            >
+            ${
+              downloadsOn(view)
+                ? html`<a class="button button--quiet" href="${base}/media/${m.row.id}/download" download
+                    >${ICON_DOWNLOAD} Original <span class="button__size">${fileSize(m.row.size)}</span></a
+                  >`
+                : ''
+            }
           </div>
           ${
             next === undefined

@@ -42,3 +42,15 @@ export const rotateLink = (trx: Executor, accountId: string, listingId: string) 
 
 /** The gallery's link, if it is assigned. */
 export const linkOf = (db: Executor, accountId: string, listingId: string) => repo.linkOf(db, accountId, listingId);
+
+/** In the PATCH's transaction: the controls of docs/api.md §25. False when the gallery has no link. */
+export const setLinkControls = (
+  trx: Executor,
+  accountId: string,
+  listingId: string,
+  controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number },
+) => repo.updateControls(trx, accountId, listingId, controls);
+
+/** The photos the gallery's client marked, in position order. */
+export const favoritesOf = (db: Executor, accountId: string, listingId: string): Promise<string[]> =>
+  repo.favoriteIds(db, accountId, listingId);

@@ -3,7 +3,8 @@ import type { Executor } from '../../db/executor.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { ClientLinksTable } from '../../db/schema.ts';
 
-export type ClientLinkRow = Selectable<ClientLinksTable>;
+/** A link as stored, with how many photos its client marked (the favorites_count of docs/api.md §25). */
+export type ClientLinkRow = Selectable<ClientLinksTable> & { favorites_count: number };
 
 /** A gallery's link for its (new) client: any earlier link of the gallery is replaced. */
 export async function replaceLink(
@@ -17,7 +18,16 @@ export async function replaceLink(
     .execute();
   await db
     .insertInto('client_links')
-    .values({ ...row, first_viewed_at: null, last_viewed_at: null })
+    .values({
+      ...row,
+      first_viewed_at: null,
+      last_viewed_at: null,
+      expires_at: null,
+      password_hash: null,
+      favorites_note: null,
+      favorites_submitted_at: null,
+      favorites_updated_at: null,
+    })
     .execute();
 }
 
@@ -30,19 +40,14 @@ export async function deleteLinksOfClient(db: Executor, accountId: string, clien
 }
 
 /** A new token for the gallery's link (the counters are kept); undefined when it has none. */
-export async function rotateToken(
-  db: Executor,
-  accountId: string,
-  listingId: string,
-  token: string,
-): Promise<ClientLinkRow | undefined> {
-  return db
+export async function rotateToken(db: Executor, accountId: string, listingId: string, token: string): Promise<boolean> {
+  const result = await db
     .updateTable('client_links')
     .set({ token })
     .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
-    .returningAll()
     .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 // Every column, named, as listings.repository.ts explains: a named statement must not select `*`.
@@ -56,26 +61,106 @@ const LINK_COLUMNS = Object.keys({
   first_viewed_at: true,
   last_viewed_at: true,
   created_at: true,
+  expires_at: true,
+  password_hash: true,
+  downloads_enabled: true,
+  favorites_note: true,
+  favorites_submitted_at: true,
+  favorites_updated_at: true,
 } satisfies Record<keyof ClientLinksTable, true>) as (keyof ClientLinksTable)[];
+
+type StoredLink = Selectable<ClientLinksTable> & { favorites_count: number | string | bigint };
+
+/** Counts come back as strings from PostgreSQL. */
+const withCount = (row: StoredLink | undefined): ClientLinkRow | undefined =>
+  row === undefined ? undefined : { ...row, favorites_count: Number(row.favorites_count) };
 
 const linkOfQuery = prepared((db, p: { accountId: string; listingId: string }) =>
   db
     .selectFrom('client_links')
     .select(LINK_COLUMNS)
+    .select((eb) =>
+      eb
+        .selectFrom('client_link_favorites')
+        .select(eb.fn.countAll<number>().as('n'))
+        .where('client_link_favorites.account_id', '=', p.accountId)
+        .whereRef('client_link_favorites.listing_id', '=', 'client_links.listing_id')
+        .as('favorites_count'),
+    )
     .where('account_id', '=', p.accountId)
     .where('listing_id', '=', p.listingId),
 );
 
 export async function linkOf(db: Executor, accountId: string, listingId: string): Promise<ClientLinkRow | undefined> {
-  return linkOfQuery.first(db, { accountId, listingId });
+  return withCount((await linkOfQuery.first(db, { accountId, listingId })) as StoredLink | undefined);
 }
 
 const byTokenQuery = prepared((db, p: { token: string }) =>
-  db.selectFrom('client_links').select(LINK_COLUMNS).where('token', '=', p.token),
+  db
+    .selectFrom('client_links')
+    .select(LINK_COLUMNS)
+    .select((eb) =>
+      eb
+        .selectFrom('client_link_favorites')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('client_link_favorites.listing_id', '=', 'client_links.listing_id')
+        .as('favorites_count'),
+    )
+    .where('token', '=', p.token),
 );
 
 export async function findByToken(db: Executor, token: string): Promise<ClientLinkRow | undefined> {
-  return byTokenQuery.first(db, { token });
+  return withCount((await byTokenQuery.first(db, { token })) as StoredLink | undefined);
+}
+
+/** The controls of docs/api.md §25; only the fields given change. False when the gallery has no link. */
+export async function updateControls(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('client_links')
+    .set(controls)
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Wrong passwords at this link from this address since `since`. */
+export async function countPasswordFailures(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  address: string,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('client_link_password_failures')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('address', '=', address)
+    .where('failed_at', '>', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function recordPasswordFailure(
+  db: Executor,
+  row: { listing_id: string; account_id: string; address: string; failed_at: string },
+  before: string,
+): Promise<void> {
+  // Old failures go as new ones come: the table holds at most 15 minutes of them per link.
+  await db
+    .deleteFrom('client_link_password_failures')
+    .where('account_id', '=', row.account_id)
+    .where('listing_id', '=', row.listing_id)
+    .where('failed_at', '<=', before)
+    .execute();
+  await db.insertInto('client_link_password_failures').values(row).execute();
 }
 
 /** A page load: one more view. Fenced by the token, so a link replaced meanwhile counts nothing. */
@@ -116,7 +201,11 @@ export async function countDownload(
   return Number(result.numUpdatedRows) > 0;
 }
 
-export type LatestLinkRow = ClientLinkRow & { client_name: string; client_email: string; listing_address: string };
+export type LatestLinkRow = Selectable<ClientLinksTable> & {
+  client_name: string;
+  client_email: string;
+  listing_address: string;
+};
 
 /**
  * The newest links of an account with their client and gallery (the dashboard): newest
@@ -138,4 +227,70 @@ export async function latestLinks(db: Executor, accountId: string, limit: number
     .orderBy('client_links.listing_id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** Marks or unmarks a photo as a favorite of the link's client; the selection's updated_at moves. */
+export async function setFavorite(
+  db: Executor,
+  link: { listing_id: string; account_id: string; token: string },
+  mediaId: string,
+  on: boolean,
+  now: string,
+): Promise<boolean> {
+  // Fenced by the token: a link replaced meanwhile changes nothing.
+  const touched = await db
+    .updateTable('client_links')
+    .set({ favorites_updated_at: now })
+    .where('account_id', '=', link.account_id)
+    .where('listing_id', '=', link.listing_id)
+    .where('token', '=', link.token)
+    .executeTakeFirst();
+  if (Number(touched.numUpdatedRows) === 0) return false;
+  if (on) {
+    await db
+      .insertInto('client_link_favorites')
+      .values({ listing_id: link.listing_id, media_id: mediaId, account_id: link.account_id, created_at: now })
+      .onConflict((oc) => oc.columns(['listing_id', 'media_id']).doNothing())
+      .execute();
+  } else {
+    await db
+      .deleteFrom('client_link_favorites')
+      .where('account_id', '=', link.account_id)
+      .where('listing_id', '=', link.listing_id)
+      .where('media_id', '=', mediaId)
+      .execute();
+  }
+  return true;
+}
+
+/** The client sends the selection: the note and when. False when the link was replaced meanwhile. */
+export async function submitFavorites(
+  db: Executor,
+  link: { listing_id: string; account_id: string; token: string },
+  note: string | null,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('client_links')
+    .set({ favorites_note: note, favorites_submitted_at: now })
+    .where('account_id', '=', link.account_id)
+    .where('listing_id', '=', link.listing_id)
+    .where('token', '=', link.token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The marked photos of a gallery's link, in position order (scoped by the account). */
+export async function favoriteIds(db: Executor, accountId: string, listingId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('client_link_favorites')
+    .innerJoin('media', (join) =>
+      join.onRef('media.id', '=', 'client_link_favorites.media_id').on('media.account_id', '=', accountId),
+    )
+    .select('media.id')
+    .where('client_link_favorites.account_id', '=', accountId)
+    .where('client_link_favorites.listing_id', '=', listingId)
+    .orderBy('media.position')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -4,6 +4,7 @@
 import type { Deps } from '../../deps.ts';
 import { createWrites } from '../../db/write.ts';
 import { loadListing } from '../listings/listings.service.ts';
+import { touchListing } from '../listings/listings.repository.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
@@ -24,6 +25,10 @@ export interface RecentAssignment {
   views: number;
   downloads: number;
   last_viewed_at: string | null;
+  /** The controls of docs/api.md §25, as the gallery object shows them. */
+  expires_at: string | null;
+  password_protected: boolean;
+  downloads_enabled: boolean;
 }
 
 export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
@@ -57,6 +62,53 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     /** A download that starts at byte 0 of an original or the ZIP. */
     countDownload: (link: repo.ClientLinkRow): Promise<boolean> => count(link, 'download'),
 
+    /**
+     * The client marks or unmarks a visible photo. favorites_count is a field of the gallery object,
+     * so the gallery's updated_at moves (docs/api.md §19); the gallery is locked first, as every
+     * write that touches it. False when the link stopped working meanwhile.
+     */
+    async setFavorite(link: repo.ClientLinkRow, mediaId: string, on: boolean): Promise<boolean> {
+      return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
+        if (w.listing === undefined) return false;
+        if (!(await repo.setFavorite(w.trx, link, mediaId, on, w.now))) return false;
+        await touchListing(w.trx, link.account_id, link.listing_id, w.now);
+        return true;
+      });
+    },
+
+    /**
+     * The client sends the selection (with an optional note): client_link.selection_submitted with
+     * the gallery object, in the same transaction. False when the link stopped working meanwhile.
+     */
+    async submitFavorites(link: repo.ClientLinkRow, note: string | null): Promise<boolean> {
+      return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
+        if (w.listing === undefined) return false;
+        if (!(await repo.submitFavorites(w.trx, link, note, w.now))) return false;
+        const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
+        if (listing === undefined) return false;
+        w.announce('client_link.selection_submitted', listing);
+        return true;
+      });
+    },
+
+    /** The marked photos' ids, in position order. */
+    favoriteIds: (link: repo.ClientLinkRow): Promise<string[]> =>
+      repo.favoriteIds(db.kysely, link.account_id, link.listing_id),
+
+    /** Wrong passwords at this link from this address within the last `windowMs`. */
+    passwordFailures: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<number> =>
+      repo.countPasswordFailures(db.kysely, link.account_id, link.listing_id, address, clock.iso(-windowMs)),
+
+    /** One more wrong password (and the ones older than the window go). */
+    recordPasswordFailure: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<void> =>
+      writes.run(link.account_id, {}, (w) =>
+        repo.recordPasswordFailure(
+          w.trx,
+          { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: w.now },
+          new Date(Date.parse(w.now) - windowMs).toISOString(),
+        ),
+      ),
+
     /** The account's latest assignments, newest first, with their link's counters (the dashboard). */
     async latest(accountId: string, limit: number): Promise<RecentAssignment[]> {
       const rows = await repo.latestLinks(db.kysely, accountId, limit);
@@ -71,6 +123,9 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
         views: r.views,
         downloads: r.downloads,
         last_viewed_at: r.last_viewed_at,
+        expires_at: r.expires_at,
+        password_protected: r.password_hash !== null,
+        downloads_enabled: r.downloads_enabled !== 0,
       }));
     },
   };

@@ -7,6 +7,8 @@ import {
   ListingListQuery,
   ListingParams,
   ListingUpdateBody,
+  ClientLinkUpdateBody,
+  Favorites,
 } from './listings.schemas.ts';
 import type { ListingsService } from './listings.service.ts';
 
@@ -112,5 +114,45 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
       },
     },
     (request) => listings.rotateClientLink(request.auth.accountId, request.params.id),
+  );
+
+  app.patch(
+    '/listings/:id/client_link',
+    {
+      schema: {
+        operationId: 'updateClientLink',
+        summary: "Set the client link's expiry, password and downloads",
+        description:
+          'Any of `expires_at` (a future time, or null), `password` (8..200 characters, or null to remove it; ' +
+          'never returned) and `downloads_enabled`. Changing or removing the password makes every browser ask ' +
+          'again. 409 `conflict` when the gallery has no client.',
+        tags,
+        params: ListingParams,
+        body: ClientLinkUpdateBody,
+        response: {
+          200: Answer(Listing, 'The gallery, with its link as it now is.'),
+          409: ErrorAnswer('The gallery has no client, so no link (`conflict`).'),
+          ...errorResponses(400, 401, 403, 404, 413, 415),
+        },
+      },
+    },
+    (request) => listings.updateClientLink(request.auth.accountId, request.params.id, request.body),
+  );
+
+  app.get(
+    '/listings/:id/favorites',
+    {
+      schema: {
+        operationId: 'getListingFavorites',
+        summary: "The photos the gallery's client marked as favorites",
+        description:
+          'The selection as the client left it on the gallery page: `media_ids` in position order, the note sent ' +
+          'with it, when it was last sent and last changed. Empty when the gallery has no client.',
+        tags,
+        params: ListingParams,
+        response: { 200: Answer(Favorites, "The client's selection."), ...errorResponses(401, 404) },
+      },
+    },
+    (request) => listings.favorites(request.auth.accountId, request.params.id),
   );
 }

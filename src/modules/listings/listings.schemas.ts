@@ -88,9 +88,48 @@ const ClientLink = Type.Object(
     first_viewed_at: NullableTimestamp('The first page load, or null.'),
     last_viewed_at: NullableTimestamp('The latest page load, or null.'),
     downloads: Int64({ minimum: 0, description: 'Downloads of an original or of the ZIP (from byte 0).' }),
+    expires_at: NullableTimestamp('When the link stops working (its page then answers 410), or null: never.'),
+    password_protected: Type.Boolean({ description: 'The link asks for a password (which is never returned).' }),
+    downloads_enabled: Type.Boolean({
+      description: 'Originals and the ZIP can be downloaded; when false the page only shows the photos.',
+    }),
+    favorites_count: Int32({ minimum: 0, description: 'Photos the client marked as favorites.' }),
   },
   { title: 'ClientLink', additionalProperties: false },
 );
+
+export const ClientLinkUpdateBody = Type.Object(
+  {
+    expires_at: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time', maxLength: 64 }), Type.Null()], {
+        description: 'A future time when the link stops working, or null: never.',
+      }),
+    ),
+    password: Type.Optional(
+      Type.Union([Type.String({ minLength: 8, maxLength: 200 }), Type.Null()], {
+        description:
+          'The password the client must give (8..200 characters), or null to remove it. Never returned; ' +
+          'changing or removing it makes every browser ask again.',
+      }),
+    ),
+    downloads_enabled: Type.Optional(
+      Type.Boolean({ description: 'Whether originals and the ZIP can be downloaded (default true).' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'ClientLinkUpdate' },
+);
+export type ClientLinkUpdateInput = Static<typeof ClientLinkUpdateBody>;
+
+export const Favorites = Type.Object(
+  {
+    media_ids: Type.Array(Id('med'), { description: 'The photos the client marked, in position order.' }),
+    note: NullableText(2000),
+    submitted_at: NullableTimestamp('When the client last sent the selection, or null.'),
+    updated_at: NullableTimestamp('When the client last changed the selection, or null.'),
+  },
+  { title: 'Favorites', additionalProperties: false },
+);
+export type FavoritesType = Static<typeof Favorites>;
 
 export const Listing = Type.Object(
   {

@@ -12,6 +12,8 @@ import type {
   ListingListQueryType,
   ListingType,
   ListingUpdateInput,
+  ClientLinkUpdateInput,
+  FavoritesType,
 } from './listings.schemas.ts';
 import { cancelQueuedNotifications } from '../notifications/notifications.entry.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
@@ -20,7 +22,8 @@ import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/c
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
-import { linkOf, rotateLink } from '../client-links/client-links.entry.ts';
+import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
+import { hashPassword } from '../accounts/password.ts';
 import type { Executor } from '../../db/executor.ts';
 import { createWrites } from '../../db/write.ts';
 import type { Log } from '../../lib/log.ts';
@@ -39,6 +42,31 @@ export async function loadListing(
   const row = await repo.findListing(db, accountId, id);
   if (row === undefined) return undefined;
   return serialize(row, row.client_id === null ? undefined : await linkOf(db, accountId, id));
+}
+
+/**
+ * The stored form of a PATCH of the link: a future expiry (else 400), the password hashed (before
+ * the transaction: scrypt takes tens of milliseconds), downloads as 0 or 1.
+ */
+async function linkControls(
+  input: ClientLinkUpdateInput,
+  now: number,
+): Promise<{ expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number }> {
+  const controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number } = {};
+  if (input.expires_at !== undefined) {
+    const at = input.expires_at === null ? null : Date.parse(input.expires_at);
+    if (at !== null && !(at > now)) {
+      throw new AppError('validation_error', 'expires_at must be in the future', [
+        { field: 'expires_at', message: 'must be a time in the future, or null' },
+      ]);
+    }
+    controls.expires_at = at === null ? null : new Date(at).toISOString();
+  }
+  if (input.password !== undefined) {
+    controls.password_hash = input.password === null ? null : await hashPassword(input.password);
+  }
+  if (input.downloads_enabled !== undefined) controls.downloads_enabled = input.downloads_enabled ? 1 : 0;
+  return controls;
 }
 
 export type ListingsService = ReturnType<typeof createListingsService>;
@@ -93,7 +121,7 @@ export function createListingsService({
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || (await rotateLink(w.trx, accountId, id)) === undefined) {
+        if (current.client_id === null || !(await rotateLink(w.trx, accountId, id))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
         // The link's url is a field of the gallery object: its updated_at moves (docs/api.md §19).
@@ -101,6 +129,43 @@ export function createListingsService({
         const listing = await load(w.trx, accountId, id);
         w.announce('listing.updated', listing);
         return listing;
+      });
+    },
+
+    /** docs/api.md §25: the link's expiry, password and downloads. 409 when the gallery has no client. */
+    async updateClientLink(accountId: string, id: string, input: ClientLinkUpdateInput): Promise<ListingType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      const controls = await linkControls(input, clock.now());
+      return writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        const current = w.listing;
+        if (current === undefined) throw notFound('Gallery');
+        if (current.client_id === null || !(await setLinkControls(w.trx, accountId, id, controls))) {
+          throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
+        }
+        // The link's controls are fields of the gallery object: its updated_at moves (docs/api.md §19).
+        await repo.touchListing(w.trx, accountId, id, w.now);
+        const listing = await load(w.trx, accountId, id);
+        w.announce('listing.updated', listing);
+        return listing;
+      });
+    },
+
+    /** docs/api.md §25: what the client marked and sent; empty when the gallery has no client. */
+    async favorites(accountId: string, id: string): Promise<FavoritesType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      return db.kysely.transaction().execute(async (trx) => {
+        const row = await repo.findListing(trx, accountId, id);
+        if (row === undefined) throw notFound('Gallery');
+        const link = row.client_id === null ? undefined : await linkOf(trx, accountId, id);
+        if (link === undefined || link.client_id !== row.client_id) {
+          return { media_ids: [], note: null, submitted_at: null, updated_at: null };
+        }
+        return {
+          media_ids: await favoritesOf(trx, accountId, id),
+          note: link.favorites_note,
+          submitted_at: link.favorites_submitted_at,
+          updated_at: link.favorites_updated_at,
+        };
       });
     },
 

@@ -2,6 +2,8 @@
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { at, iteratePages, segment } from '../pagination.ts';
 import type {
+  ClientLinkUpdate,
+  Favorites,
   Listing,
   ListingCreate,
   ListingItem,
@@ -56,5 +58,18 @@ export class Listings {
   /** POST /v1/listings/:id/client_link: a new link for the assigned client (the old one stops). */
   replaceClientLink(id: string, options?: RequestOptions): Promise<WithResponse<Listing>> {
     return this.#http.json({ method: 'POST', path: `/v1/listings/${segment(id)}/client_link`, options });
+  }
+
+  /**
+   * PATCH /v1/listings/:id/client_link: the link's `expires_at`, `password` (null removes it; never
+   * returned) and `downloads_enabled`. 409 when the gallery has no client.
+   */
+  updateClientLink(id: string, body: ClientLinkUpdate, options?: RequestOptions): Promise<WithResponse<Listing>> {
+    return this.#http.json({ method: 'PATCH', path: `/v1/listings/${segment(id)}/client_link`, json: body, options });
+  }
+
+  /** GET /v1/listings/:id/favorites: the photos the client marked (position order), the note, when sent. */
+  favorites<O extends GetOptions | undefined = undefined>(id: string, options?: O): Promise<Conditional<O, Favorites>> {
+    return this.#http.get<Favorites, O>(`/v1/listings/${segment(id)}/favorites`, undefined, options as O);
   }
 }

@@ -94,6 +94,22 @@ describe('client: every operation against a real server', () => {
     const linkBefore = assigned.client_link?.url;
     const replaced = await lb.listings.replaceClientLink(listing.id);
     assert.notEqual(replaced.client_link?.url, linkBefore);
+    const controlled = await lb.listings.updateClientLink(listing.id, {
+      expires_at: '2099-01-01T00:00:00.000Z',
+      password: 'a client password',
+      downloads_enabled: false,
+    });
+    assert.deepEqual(
+      {
+        expires_at: controlled.client_link?.expires_at,
+        password_protected: controlled.client_link?.password_protected,
+        downloads_enabled: controlled.client_link?.downloads_enabled,
+      },
+      { expires_at: '2099-01-01T00:00:00.000Z', password_protected: true, downloads_enabled: false },
+    );
+    const picked = await lb.listings.favorites(listing.id);
+    assert.deepEqual(picked.media_ids, []);
+    assert.equal(picked.submitted_at, null);
 
     const theirs = await lb.clients.listings(client.id);
     assert.deepEqual(

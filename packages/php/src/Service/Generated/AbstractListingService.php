@@ -134,6 +134,40 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
     }
 
     /**
+     * Set the client link's expiry, password and downloads.
+     *
+     * Any of `expires_at` (a future time, or null), `password` (8..200 characters, or null to remove it;
+     * never returned) and `downloads_enabled`. Changing or removing the password makes every browser ask
+     * again. 409 `conflict` when the gallery has no client.
+     *
+     * PATCH /v1/listings/{id}/client_link (operationId `updateClientLink`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array{
+     *     expires_at?: string|null,
+     *     password?: string|null,
+     *     downloads_enabled?: bool
+     * } $params
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function updateClientLink(string $id, ?array $params = null, ?array $opts = null): LightboxObject
+    {
+        return $this->request(
+            'PATCH',
+            '/v1/listings/'
+                . self::segment($id)
+                . '/client_link',
+            $params,
+            $opts,
+            [],
+            true
+        );
+    }
+
+    /**
      * Replace the gallery's client link.
      *
      * A new token: the old link stops working at once; the views and downloads are kept. 409 `conflict` when
@@ -150,5 +184,24 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
     public function replaceClientLink(string $id, ?array $opts = null): LightboxObject
     {
         return $this->request('POST', '/v1/listings/' . self::segment($id) . '/client_link', null, $opts, [], false);
+    }
+
+    /**
+     * The photos the gallery's client marked as favorites.
+     *
+     * The selection as the client left it on the gallery page: `media_ids` in position order, the note sent
+     * with it, when it was last sent and last changed. Empty when the gallery has no client.
+     *
+     * GET /v1/listings/{id}/favorites (operationId `getListingFavorites`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return LightboxObject|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function favorites(string $id, ?array $opts = null): LightboxObject|NotModified
+    {
+        return $this->request('GET', '/v1/listings/' . self::segment($id) . '/favorites', null, $opts, [], false);
     }
 }

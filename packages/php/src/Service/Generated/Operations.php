@@ -104,6 +104,12 @@ final class Operations
             'GET',
             '/v1/listings/{id}',
         ],
+        'getListingFavorites' => [
+            'listings',
+            'favorites',
+            'GET',
+            '/v1/listings/{id}/favorites',
+        ],
         'getMedia' => [
             'media',
             'retrieve',
@@ -247,6 +253,12 @@ final class Operations
             'update',
             'PATCH',
             '/v1/clients/{id}',
+        ],
+        'updateClientLink' => [
+            'listings',
+            'updateClientLink',
+            'PATCH',
+            '/v1/listings/{id}/client_link',
         ],
         'updateListing' => [
             'listings',

@@ -14,6 +14,7 @@ __all__ = [
     "ClientCreate",
     "ClientItem",
     "ClientLink",
+    "ClientLinkUpdate",
     "ClientList",
     "ClientListingList",
     "ClientUpdate",
@@ -25,6 +26,7 @@ __all__ = [
     "EventList",
     "EventSubscription",
     "EventType",
+    "Favorites",
     "HealthStatus",
     "Listing",
     "ListingCreate",
@@ -55,9 +57,9 @@ __all__ = [
     "WholeListPagination",
 ]
 
-EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "*"]
+EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "*"]
 
-EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"]
+EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"]
 
 ListingStatus = Literal["draft", "active", "archived"]
 
@@ -135,6 +137,23 @@ class ClientLink(Model):
     "The latest page load, or null."
     downloads: int
     "Downloads of an original or of the ZIP (from byte 0)."
+    expires_at: str | None
+    "When the link stops working (its page then answers 410), or null: never."
+    password_protected: bool
+    "The link asks for a password (which is never returned)."
+    downloads_enabled: bool
+    "Originals and the ZIP can be downloaded; when false the page only shows the photos."
+    favorites_count: int
+    "Photos the client marked as favorites."
+
+
+class ClientLinkUpdate(Model):
+    expires_at: str | None
+    "A future time when the link stops working, or null: never."
+    password: str | None
+    "The password the client must give (8..200 characters), or null to remove it. Never returned; changing or removing it makes every browser ask again."
+    downloads_enabled: bool
+    "Whether originals and the ZIP can be downloaded (default true)."
 
 
 class ClientList(Model):
@@ -173,6 +192,16 @@ class Event(Model):
 class EventList(Model):
     data: list[Event]
     pagination: Pagination
+
+
+class Favorites(Model):
+    media_ids: list[str]
+    "The photos the client marked, in position order."
+    note: str | None
+    submitted_at: str | None
+    "When the client last sent the selection, or null."
+    updated_at: str | None
+    "When the client last changed the selection, or null."
 
 
 class HealthStatus(Model):

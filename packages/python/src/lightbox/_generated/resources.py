@@ -15,6 +15,7 @@ from .models import (
     ClientItem,
     Event,
     EventSubscription,
+    Favorites,
     Listing,
     ListingItem,
     ListingStatus,
@@ -109,10 +110,10 @@ class ClientsResource(SyncAPIResource):
 
 class EventsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -157,6 +158,18 @@ class ListingsResource(SyncAPIResource):
     def replace_client_link(self, id: str, *, request_options: RequestOptions | None = None) -> Listing:
         """Replace the gallery's client link (``POST /v1/listings/{id}/client_link``, replaceClientLink)."""
         return self._http.request_model("POST", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, options=request_options)
+
+    def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+        """Set the client link's expiry, password and downloads (``PATCH /v1/listings/{id}/client_link``, updateClientLink)."""
+        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
+
+    @overload
+    def favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
+    @overload
+    def favorites(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
+    def favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
+        """The photos the gallery's client marked as favorites (``GET /v1/listings/{id}/favorites``, getListingFavorites)."""
+        return self._http.get_model(f"/v1/listings/{_seg(id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
 
 class MediaResource(SyncAPIResource):
@@ -319,10 +332,10 @@ class AsyncClientsResource(AsyncAPIResource):
 
 class AsyncEventsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return await self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -367,6 +380,18 @@ class AsyncListingsResource(AsyncAPIResource):
     async def replace_client_link(self, id: str, *, request_options: RequestOptions | None = None) -> Listing:
         """Replace the gallery's client link (``POST /v1/listings/{id}/client_link``, replaceClientLink)."""
         return await self._http.request_model("POST", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, options=request_options)
+
+    async def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+        """Set the client link's expiry, password and downloads (``PATCH /v1/listings/{id}/client_link``, updateClientLink)."""
+        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
+
+    @overload
+    async def favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
+    @overload
+    async def favorites(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
+    async def favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
+        """The photos the gallery's client marked as favorites (``GET /v1/listings/{id}/favorites``, getListingFavorites)."""
+        return await self._http.get_model(f"/v1/listings/{_seg(id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
 
 class AsyncMediaResource(AsyncAPIResource):
