@@ -136,6 +136,8 @@ describe('README examples, run as written', { timeout: 180_000 }, () => {
       prelude,
       ...run.map((b) => `echo '### README line ${b.line}' >&2\n${b.code.replaceAll(README_BASE, base)}`),
     ].join('\n');
+    // The incremental sync example pipes through jq; a machine without it cannot run the README.
+    await runBash('command -v jq', dir, {}).catch(() => assert.fail('jq is not installed (apt-get install jq)'));
     const before = await api('/listings?limit=100');
     assert.equal(before.status, 200);
     await runBash(script, dir, {});
