@@ -7,24 +7,15 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccount, createTestContext } from '../test/support/test-app.ts';
+import { installPackedClient, run } from '../test/support/packed-client.ts';
 import { freePort } from '../test/support/process-helpers.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  return execFileSync(cmd, args, {
-    cwd,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
 
 const INTEGRATION_JS = `
 import { Lightbox, NotFoundError, WebhookVerificationError } from '@lightbox/client/node';
@@ -64,16 +55,7 @@ export async function f(): Promise<Listing | NotModified> {
 const dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-client-pack-'));
 let ctx: Awaited<ReturnType<typeof createTestContext>> | undefined;
 try {
-  run(npm, ['pack', '--workspace', '@lightbox/client', '--pack-destination', dir], root);
-  const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
-  if (tarball === undefined) throw new Error('npm pack made no tarball');
-  const project = path.join(dir, 'project');
-  await import('node:fs/promises').then((fs) => fs.mkdir(project));
-  await writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'integration', private: true, type: 'module' }),
-  );
-  run(npm, ['install', '--no-audit', '--no-fund', path.join(dir, tarball)], project);
+  const { project, tarball } = await installPackedClient(dir);
   process.stdout.write(`installed ${tarball} into an empty project\n`);
 
   await writeFile(path.join(project, 'integration.ts'), INTEGRATION_TS);

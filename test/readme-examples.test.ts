@@ -1,0 +1,211 @@
+// The README's examples run as written (issue 25): a real `lightbox serve` on a free port of
+// 127.0.0.1 with a fresh data folder, the account and key made by the README's own commands, every
+// shell block that talks to the API run in order in one bash, and the TypeScript walkthrough run in
+// a fresh `npm init -y` project with the packed client installed from its tarball. The only change
+// made to the text is the server's address (`http://127.0.0.1:3000` becomes the test's port).
+// A block that is not meant to run here says so on the line before it:
+// `<!-- readme-test: skip REASON -->`.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { jpeg, mp4, pdf } from './support/media-fixtures.ts';
+import { installPackedClient } from './support/packed-client.ts';
+import { freePort, serveOn, startProcessSuite, type ProcessSuite } from './support/process-helpers.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const README_BASE = 'http://127.0.0.1:3000';
+
+interface Block {
+  lang: string;
+  code: string;
+  line: number;
+  skip: string | undefined;
+}
+
+/** Every fenced block of the README, with the skip marker on the line before it, if any. */
+function blocks(): Block[] {
+  const found: Block[] = [];
+  const fence = /^( *)```(\w*)\n([\s\S]*?)^\1```$/gm;
+  for (const m of readme.matchAll(fence)) {
+    const before = readme.slice(0, m.index);
+    const previous = before.trimEnd().split('\n').at(-1) ?? '';
+    const skip = /^\s*<!-- readme-test: skip (.+?) -->$/.exec(previous)?.[1];
+    const indent = m[1] ?? '';
+    const code = (m[3] ?? '')
+      .split('\n')
+      .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
+      .join('\n');
+    found.push({ lang: m[2] ?? '', code, line: before.split('\n').length, skip });
+  }
+  return found;
+}
+
+const shell = (b: Block): boolean => b.lang === 'sh' || b.lang === 'bash';
+/** A shell block talks to the API when it calls curl. */
+const talksToApi = (b: Block): boolean => shell(b) && /\bcurl\b/.test(b.code);
+const firstAccount = (): Block => {
+  const b = blocks().find((x) => shell(x) && x.code.includes('npx lightbox keys create'));
+  assert.ok(b, 'the README has no block that makes the first account and key');
+  return b;
+};
+
+const bash = promisify(execFile);
+let suite: ProcessSuite;
+let base = '';
+let key = '';
+let work = '';
+
+/** Runs `script` in one bash in `cwd`; resolves with its output, rejects (with it) on a non-zero exit. */
+async function runBash(script: string, cwd: string, env: Record<string, string>): Promise<string> {
+  try {
+    const { stdout } = await bash('bash', ['-c', script], {
+      cwd,
+      env: { ...suite.env(), HOME: work, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 90_000,
+    });
+    return stdout;
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    assert.fail(`bash exited ${e.code}\n--- stdout\n${e.stdout}\n--- stderr\n${e.stderr}`);
+  }
+}
+
+/** A 9 MiB MP4 (the tus example sends it in two pieces): the fixture and a `free` box of padding. */
+function bigMp4(): Buffer {
+  const padding = Buffer.alloc(9 * 1024 * 1024);
+  padding.writeUInt32BE(padding.length, 0);
+  padding.write('free', 4, 'latin1');
+  return Buffer.concat([mp4(), padding]);
+}
+
+async function api(route: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/v1${route}`, { headers: { authorization: `Bearer ${key}` } });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+before(async () => {
+  suite = await startProcessSuite('lightbox-readme-', 'warn');
+  work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-readme-work-'));
+  const port = await freePort();
+  ({ base } = await serveOn(port, suite.env({ PUBLIC_URL: `http://127.0.0.1:${port}` }), 20_000));
+  // The README's own commands make the account and the key, in the project folder (npx lightbox).
+  const out = await runBash(`set -e\n${firstAccount().code}\necho "KEY=$LIGHTBOX_KEY"`, root, {});
+  key = /^KEY=(lbx_\S+)$/m.exec(out)?.[1] ?? '';
+  assert.ok(key !== '', `no key from the README's commands: ${out}`);
+});
+
+after(async () => {
+  await suite.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('README examples, run as written', { timeout: 180_000 }, () => {
+  test('every shell block that talks to the API runs, or says why not; few are skipped', () => {
+    const api = blocks().filter(talksToApi);
+    assert.ok(api.length >= 5, `only ${api.length} API blocks found`);
+    const skipped = api.filter((b) => b.skip !== undefined);
+    for (const b of skipped) assert.ok(b.skip!.length >= 10, `README line ${b.line}: the skip needs a reason`);
+    assert.ok(
+      skipped.length <= 1,
+      `${skipped.length} API blocks are skipped: ${skipped.map((b) => b.line).join(', ')}`,
+    );
+    assert.ok(api.length - skipped.length >= 3, 'fewer than three API blocks run');
+  });
+
+  test('the curl blocks run in order in one bash, and leave what they say', async () => {
+    const dir = path.join(work, 'sh');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'front.jpg'), await jpeg(640, 480));
+    await writeFile(path.join(dir, 'floorplan.pdf'), pdf('Floor plan'));
+    await writeFile(path.join(dir, 'tour.mp4'), bigMp4());
+    const run = blocks().filter((b) => talksToApi(b) && b.skip === undefined);
+    // Every curl fails on an HTTP error (its body still shown), so a refused request fails the run.
+    const prelude = ['set -e', `curl() { command curl --fail-with-body "$@"; }`, `export LIGHTBOX_KEY='${key}'`].join(
+      '\n',
+    );
+    const script = [
+      prelude,
+      ...run.map((b) => `echo '### README line ${b.line}' >&2\n${b.code.replaceAll(README_BASE, base)}`),
+    ].join('\n');
+    // The incremental sync example pipes through jq; a machine without it cannot run the README.
+    await runBash('command -v jq', dir, {}).catch(() => assert.fail('jq is not installed (apt-get install jq)'));
+    const before = await api('/listings?limit=100');
+    assert.equal(before.status, 200);
+    await runBash(script, dir, {});
+
+    // The walkthrough made a gallery and a client, assigned, emailed and deleted them again.
+    const events = await api('/events?limit=100');
+    assert.equal(events.status, 200);
+    const types = new Set(events.body.data.map((e: { type: string }) => e.type));
+    for (const t of [
+      'listing.created',
+      'listing.updated',
+      'media.created',
+      'client.created',
+      'listing.deleted',
+      'client.deleted',
+    ]) {
+      assert.ok(types.has(t), `no ${t} event: ${[...types].join(', ')}`);
+    }
+    const notifications = await api('/notifications');
+    assert.ok(notifications.body.data.length >= 1, 'the assignment queued no email');
+    const clients = await api('/clients?search=byron');
+    assert.equal(clients.body.data.length, 0, 'the walkthrough deletes its client');
+    const galleries = await api('/listings?mls_number=PX-2291');
+    assert.equal(galleries.body.data.length, 0, 'the walkthrough deletes its gallery');
+    // The link section assigned a gallery and gave it a new link.
+    const quay3 = (await api('/listings?search=3%20Quay%20St')).body.data[0];
+    assert.ok(quay3?.client_id, 'the client_link example left no assigned gallery');
+    const linked = (await api(`/listings/${quay3.id}`)).body;
+    assert.match(linked.client_link.url, /\/g\//);
+    // The order example captioned the photo and made it the cover; the variants example fetched its thumb.
+    const quay5 = (await api('/listings?search=5%20Quay%20St')).body.data[0];
+    const gallery5 = (await api(`/listings/${quay5.id}`)).body;
+    const media5 = (await api(`/listings/${quay5.id}/media`)).body.data;
+    assert.equal(media5[0].caption, 'Living room, south light');
+    assert.equal(gallery5.cover_media_id, media5[0].id);
+    const thumb = await readFile(path.join(dir, 'thumb.webp'));
+    assert.equal(thumb.subarray(8, 12).toString('latin1'), 'WEBP');
+    // The tus example made a video of the whole file.
+    const quay7 = (await api('/listings?search=7%20Quay%20St')).body.data[0];
+    const media7 = (await api(`/listings/${quay7.id}/media`)).body.data;
+    assert.equal(media7.length, 1, 'the tus example made no media');
+    assert.equal(media7[0].kind, 'video');
+    assert.equal(media7[0].size, bigMp4().length);
+    // The bytes it downloaded are the photo it uploaded.
+    assert.deepEqual(
+      await readFile(path.join(dir, 'downloads', 'front.jpg')),
+      await readFile(path.join(dir, 'front.jpg')),
+    );
+  });
+
+  test('the TypeScript walkthrough runs in a fresh npm init -y project with the packed client', async () => {
+    const ts = blocks().filter((b) => b.lang === 'ts' && b.code.startsWith('// walkthrough.mts'));
+    assert.equal(ts.length, 1, 'the README has one walkthrough.mts');
+    const dir = path.join(work, 'ts');
+    await mkdir(dir);
+    const { project } = await installPackedClient(dir, 'npm init -y');
+    const mls = async (): Promise<number> =>
+      (await api('/listings?mls_number=PX-2291')).body.pagination.total as number;
+    const before = await mls();
+    await writeFile(path.join(project, 'walkthrough.mts'), ts[0]!.code.replaceAll(README_BASE, base));
+    await writeFile(path.join(project, 'front.jpg'), await jpeg(640, 480));
+    await writeFile(path.join(project, 'floorplan.pdf'), pdf('Floor plan'));
+    await writeFile(path.join(project, 'tour.mp4'), mp4());
+    const out = await runBash('node walkthrough.mts', project, { LIGHTBOX_KEY: key });
+    assert.match(out, /12 Harbour Rd, Portsmouth/);
+    assert.match(out, /404 not_found/);
+    assert.equal(await mls(), before, 'the walkthrough deletes its gallery');
+    const grace = await api('/clients?search=hopper');
+    assert.equal(grace.body.data[0]?.company, 'Hopper & Co');
+  });
+});
