@@ -169,7 +169,7 @@ export interface ClientLinksTable {
 }
 
 /** The photos a link's client marked as favorites (docs/api.md §25). */
-export interface ClientLinkFavoritesTable {
+interface ClientLinkFavoritesTable {
   listing_id: string;
   media_id: string;
   account_id: string;
@@ -177,7 +177,7 @@ export interface ClientLinkFavoritesTable {
 }
 
 /** Wrong passwords at a link, per client address (the limit of 10 in 15 minutes). */
-export interface ClientLinkPasswordFailuresTable {
+interface ClientLinkPasswordFailuresTable {
   listing_id: string;
   account_id: string;
   address: string;

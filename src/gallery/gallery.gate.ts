@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ClientLinkRow } from '../modules/client-links/client-links.entry.ts';
 
 /** How long a browser is remembered after the right password. */
-export const REMEMBER_MS = 7 * 24 * 60 * 60 * 1000;
+const REMEMBER_MS = 7 * 24 * 60 * 60 * 1000;
 /** Wrong answers allowed per link and client address in the window, then 429. */
 export const PASSWORD_ATTEMPTS = 10;
 export const PASSWORD_WINDOW_MS = 15 * 60 * 1000;
