@@ -23,9 +23,12 @@ def test_iterating_a_page_walks_all_250_items(keys: Keys) -> None:
         pages = list(lb.listings.list(status="active", limit=100).iter_pages())
         assert [len(p.data) for p in pages][:3] == [100, 100, 50] or sum(len(p.data) for p in pages) >= 250
 
-        # A later page keeps the filters and the limit.
+        # A later page is reached by the server's cursor and keeps the filters and the limit.
         second = page.next_page()
-        assert second is not None and second.pagination.page == 2 and len(second.data) == 100
+        assert second is not None and len(second.data) == 100
+        assert second.pagination.page is None and second.pagination.next_cursor is not None
+        assert all(g.status == "active" for g in second.data)
+        assert not set(g.id for g in second.data) & set(g.id for g in page.data)
 
 
 def test_a_whole_list_is_one_page(lb: Lightbox) -> None:

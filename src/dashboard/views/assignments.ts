@@ -10,8 +10,7 @@ const resendAction = (a: Pick<RecentAssignment, 'client_id' | 'listing_id'>): st
   `/dashboard/clients/${a.client_id}/galleries/${a.listing_id}/resend`;
 
 /** Where a row's link settings post: the dashboard's twin of PATCH /v1/listings/:id/client_link. */
-const linkAction = (a: Pick<RecentAssignment, 'listing_id'>): string =>
-  `/dashboard/galleries/${a.listing_id}/link`;
+const linkAction = (a: Pick<RecentAssignment, 'listing_id'>): string => `/dashboard/galleries/${a.listing_id}/link`;
 
 /** The link's state in a few words: what the client meets when they open it. */
 function linkState(a: RecentAssignment): SafeHtml {

@@ -26,13 +26,7 @@ export function closeAgents(): void {
   agents.clear();
 }
 
-async function api(
-  port: number,
-  key: string,
-  method: string,
-  pathname: string,
-  body?: unknown,
-): Promise<JsonReply> {
+async function api(port: number, key: string, method: string, pathname: string, body?: unknown): Promise<JsonReply> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const { status, text } = await send(port, method, pathname, { key, body: payload, agent: agentFor(port) });
   let parsed: unknown = undefined;
