@@ -104,6 +104,8 @@ export async function startLightbox({ name = 'Harbour Light Studio', email = 'ow
     PUBLIC_URL: base,
     WEBHOOK_ALLOW_PRIVATE: 'true',
     SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    // A local mail catcher on loopback (the start refuses a loopback PUBLIC_URL with real SMTP).
+    MAIL_ALLOW_LOCAL: 'true',
   };
   await cli(['accounts', 'create', '--name', name, '--email', email], env, 'correct horse battery\n');
   const key = (await cli(['keys', 'create', '--account', email, '--name', 'integration tests'], env)).trim();

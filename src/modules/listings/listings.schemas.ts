@@ -122,7 +122,10 @@ export type ClientLinkUpdateInput = Static<typeof ClientLinkUpdateBody>;
 
 export const Favorites = Type.Object(
   {
-    media_ids: Type.Array(Id('med'), { description: 'The photos the client marked, in position order.' }),
+    media_ids: Type.Array(Id('med'), {
+      maxItems: 100_000,
+      description: 'The photos the client marked, in position order.',
+    }),
     note: NullableText(2000),
     submitted_at: NullableTimestamp('When the client last sent the selection, or null.'),
     updated_at: NullableTimestamp('When the client last changed the selection, or null.'),

@@ -45,7 +45,18 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
             '/v1/listings',
             $params,
             $opts,
-            ['page', 'cursor', 'limit', 'status', 'client_id', 'mls_number', 'search', 'created_since', 'updated_since', 'sort'],
+            [
+                'page',
+                'cursor',
+                'limit',
+                'status',
+                'client_id',
+                'mls_number',
+                'search',
+                'created_since',
+                'updated_since',
+                'sort',
+            ],
             false
         );
     }
