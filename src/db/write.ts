@@ -80,15 +80,38 @@ class WriteState implements Write {
   }
 }
 
+// Every column of a gallery, named (a prepared statement never selects *), checked against the table.
+const LISTING_COLUMNS = Object.keys({
+  id: true,
+  account_id: true,
+  client_id: true,
+  address: true,
+  beds: true,
+  baths: true,
+  sqft: true,
+  status: true,
+  description: true,
+  mls_number: true,
+  media_count: true,
+  cover_media_id: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<keyof ListingsTable, true>) as (keyof ListingsTable)[];
+
 // A gallery read to be changed, locked until the transaction ends on PostgreSQL (SQLite has one
 // writer at a time): one compiled statement per dialect. Only the unit of work takes it
 // (`lock: { listing }`), in its canonical lock order.
 const lockQueries = {
   postgres: prepared((db, p: { accountId: string; id: string }) =>
-    db.selectFrom('listings').selectAll().where('account_id', '=', p.accountId).where('id', '=', p.id).forUpdate(),
+    db
+      .selectFrom('listings')
+      .select(LISTING_COLUMNS)
+      .where('account_id', '=', p.accountId)
+      .where('id', '=', p.id)
+      .forUpdate(),
   ),
   sqlite: prepared((db, p: { accountId: string; id: string }) =>
-    db.selectFrom('listings').selectAll().where('account_id', '=', p.accountId).where('id', '=', p.id),
+    db.selectFrom('listings').select(LISTING_COLUMNS).where('account_id', '=', p.accountId).where('id', '=', p.id),
   ),
 };
 
