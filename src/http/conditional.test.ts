@@ -74,6 +74,7 @@ const READS: Record<string, () => string> = {
   '/v1/listings': () => '/v1/listings?status=draft&limit=5',
   '/v1/listings/:id': () => `/v1/listings/${ids.listing}`,
   '/v1/listings/:id/media': () => `/v1/listings/${ids.listing}/media`,
+  '/v1/listings/:id/favorites': () => `/v1/listings/${ids.listing}/favorites`,
   '/v1/listings/:id/media/:media_id': () => `/v1/listings/${ids.listing}/media/${ids.media}`,
   '/v1/clients': () => '/v1/clients?search=ada',
   '/v1/clients/:id': () => `/v1/clients/${ids.client}`,
