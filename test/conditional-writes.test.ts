@@ -429,7 +429,9 @@ describe('the version trigger covers every table the reads show', () => {
       : (
           await sql<{ name: string }>`
             select name from sqlite_master where type = 'table' and name not like 'sqlite_%'
-              and sql not like 'CREATE VIRTUAL TABLE%' and name not like 'clients_fts_%' and name not like 'listings_fts_%'`.execute(db)
+              and sql not like 'CREATE VIRTUAL TABLE%' and name not like 'clients_fts_%' and name not like 'listings_fts_%'`.execute(
+            db,
+          )
         ).rows.map((r) => r.name);
     const triggers = isPostgres
       ? (
