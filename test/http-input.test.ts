@@ -82,8 +82,8 @@ describe('unknown query parameters', () => {
     assert.deepEqual(error.details, [{ field: 'client_id', message: 'is not a known query parameter' }]);
     assert.match(error.message, /^client_id /);
 
-    const two = await call(ctx, 'GET', '/v1/listings?status=draft&sort=price&q=x', { key: account.key });
-    assert.deepEqual(detailFields(expectError(two, 400, 'validation_error')), ['sort', 'q']);
+    const two = await call(ctx, 'GET', '/v1/listings?status=draft&order=price&q=x', { key: account.key });
+    assert.deepEqual(detailFields(expectError(two, 400, 'validation_error')), ['order', 'q']);
   });
 
   test('are refused on every route, including those that declare none', async () => {

@@ -140,7 +140,7 @@ void test(
       assert.equal(ready[0]!.level, 30);
       assert.equal(ready[0]!.dashboard, `${base}/dashboard`);
       assert.equal(ready[0]!.docs, `${base}/docs`);
-      assert.equal(ready[0]!.outbox, path.join(suite.dataDir, 'outbox'));
+      assert.match(String(ready[0]!.mailer), new RegExp(`^outbox ${path.join(suite.dataDir, 'outbox')} `));
       assert.match(String(ready[0]!.msg), new RegExp(`dashboard ${base}/dashboard.*${base}/docs`));
     } finally {
       server.child.kill('SIGKILL');

@@ -80,8 +80,12 @@ const UNKNOWN_QUERY = fc.oneof(
 
 function queryArb(params: Param[], arm: 'valid' | 'invalid'): fc.Arbitrary<[string, string | string[]][]> {
   const query = params.filter((p) => p.in === 'query');
+  // A cursor is opaque and signed by the server (docs/api.md §19): no generated one is valid, so
+  // the valid arm leaves it out and the invalid arm sends made-up ones.
   const validEntries = fc.tuple(
-    ...query.map((p) => fc.option(valid(p.schema).map((v): [string, string] => [p.name, stringify(v)]))),
+    ...query
+      .filter((p) => p.name !== 'cursor')
+      .map((p) => fc.option(valid(p.schema).map((v): [string, string] => [p.name, stringify(v)]))),
   );
   const valids = validEntries.map((entries) => entries.filter((e): e is [string, string] => e !== null));
   if (arm === 'valid') return valids;
@@ -249,7 +253,10 @@ export function planArb(op: Operation): fc.Arbitrary<Plan> {
       {
         weight: 1,
         arbitrary: plan('content-type', {
-          body: fc.constant({ kind: 'raw' as const, text: '{}', type: 'application/json' }),
+          // Not JSON: an upload route may also take a JSON body (media from a URL, docs/api.md §21).
+          body: fc
+            .constantFrom('text/plain', 'application/xml')
+            .map((type) => ({ kind: 'raw' as const, text: '{}', type })),
         }),
       },
       {
