@@ -102,8 +102,7 @@ const STATUS_TEXT: Partial<Record<number, string>> = {
   431: 'Request Header Fields Too Large',
 };
 
-const isUpload = (request: FastifyRequest): boolean =>
-  (request.routeOptions.schema?.body as Record<string, unknown> | undefined)?.['x-multipart'] === true;
+const isUpload = (request: FastifyRequest): boolean => request.routeOptions.config.streamedBody === true;
 
 const expectsContinue = (request: FastifyRequest): boolean => request.headers.expect?.toLowerCase() === '100-continue';
 

@@ -33,13 +33,19 @@ const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
 
 const acceptAll = (() => true) as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  // A multipart body is documented by its schema but streamed and checked by its handler.
-  if (httpPart === 'body' && (schema as Record<string, unknown>)['x-multipart'] === true) return acceptAll;
-  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<
-    FastifySchemaCompiler<unknown>
-  >;
-};
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+
+/**
+ * The route options of a route whose body its handler streams (a multipart upload, tus bytes):
+ * the body schema documents it in OpenAPI but validates nothing, and `config.streamedBody` tells
+ * the connection and idempotency hooks (src/http/connections.ts, idempotency.hooks.ts).
+ */
+export const STREAMED_BODY = {
+  config: { streamedBody: true },
+  validatorCompiler: ((route) =>
+    route.httpPart === 'body' ? acceptAll : validatorCompiler(route)) as FastifySchemaCompiler<unknown>,
+} as const;
 
 function dotted(instancePath: string): string {
   return instancePath

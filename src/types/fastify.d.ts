@@ -24,5 +24,7 @@ declare module 'fastify' {
     dashboard?: Access;
     /** Health checks: exempt from every limit (requests in progress, rate limits), docs/api.md §10. */
     unlimited?: boolean;
+    /** The handler streams the body (an upload): set by STREAMED_BODY in src/http/validation.ts. */
+    streamedBody?: boolean;
   }
 }

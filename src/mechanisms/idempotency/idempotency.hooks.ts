@@ -178,8 +178,8 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
       route.preHandler = [...hooksOf(route.preHandler), checkOther] as preHandlerHookHandler[];
       return;
     }
-    // A multipart body is streamed by its handler (see src/http/validation.ts).
-    const upload = (route.schema?.body as Record<string, unknown> | undefined)?.['x-multipart'] === true;
+    // A multipart body is streamed by its handler (STREAMED_BODY in src/http/validation.ts).
+    const upload = route.config?.streamedBody === true;
     route.preHandler = [...hooksOf(route.preHandler), beginFor(upload)] as preHandlerHookHandler[];
     route.onSend = [...hooksOf(route.onSend), record] as onSendHookHandler[];
     route.onResponse = [...hooksOf(route.onResponse), backstop] as onResponseHookHandler[];

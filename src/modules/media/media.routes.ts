@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { continueBody } from '../../http/connections.ts';
+import { STREAMED_BODY } from '../../http/validation.ts';
 import type { App } from '../../http/types.ts';
 import { Answer, ErrorAnswer, errorResponses, NoContent, READ_ERRORS, WRITE_ERRORS } from '../../http/schemas.ts';
 import { sendStoredBytes } from '../../http/send-bytes.ts';
@@ -100,6 +101,7 @@ function registerUploadRoute(
   app.post(
     '/listings/:id/media',
     {
+      ...STREAMED_BODY,
       schema: {
         operationId: 'uploadMedia',
         summary: 'Upload photos, videos or documents to a gallery',

@@ -99,18 +99,15 @@ export function uploadSchemas({ maxFileBytes, maxFiles }: UploadLimits) {
       { title: 'MediaUploaded', additionalProperties: false },
     ),
     /** Documents the multipart body; the parts are streamed by the handler, not validated here. */
-    MediaUploadBody: Type.Object(
-      {
-        files: Type.Array(Type.String({ format: 'binary', maxLength: maxFileBytes }), {
-          minItems: 1,
-          maxItems: maxFiles,
-          description:
-            `One or more files (any field name works; \`files\` is conventional). At most ${maxFiles} files ` +
-            `of at most ${maxFileBytes} bytes each (MEDIA_MAX_FILES, MEDIA_MAX_FILE_BYTES); over a limit is 413.`,
-        }),
-      },
-      { 'x-multipart': true },
-    ),
+    MediaUploadBody: Type.Object({
+      files: Type.Array(Type.String({ format: 'binary', maxLength: maxFileBytes }), {
+        minItems: 1,
+        maxItems: maxFiles,
+        description:
+          `One or more files (any field name works; \`files\` is conventional). At most ${maxFiles} files ` +
+          `of at most ${maxFileBytes} bytes each (MEDIA_MAX_FILES, MEDIA_MAX_FILE_BYTES); over a limit is 413.`,
+      }),
+    }),
     Binary: Type.String({
       format: 'binary',
       maxLength: maxFileBytes,

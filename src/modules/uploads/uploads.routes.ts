@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError, notFound } from '../../errors.ts';
 import { continueBody } from '../../http/connections.ts';
+import { STREAMED_BODY } from '../../http/validation.ts';
 import { ErrorAnswer, errorResponses, IdParam } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { TUS_EXTENSIONS } from './uploads.store.ts';
@@ -191,7 +192,6 @@ const Chunk = (maxFileBytes: number) =>
     format: 'binary',
     maxLength: maxFileBytes,
     description: `Bytes of the file from Upload-Offset on (${OCTETS}).`,
-    'x-multipart': true,
   });
 const Empty = (description: string) => Type.Null({ description });
 
@@ -310,6 +310,7 @@ export async function registerUploadRoutes(
     app.post(
       '/listings/:id/uploads',
       {
+        ...STREAMED_BODY,
         onError: closeOnError,
         schema: {
           operationId: 'createUpload',
@@ -403,6 +404,7 @@ export async function registerUploadRoutes(
     app.patch(
       '/listings/:id/uploads/:upload_id',
       {
+        ...STREAMED_BODY,
         onError: closeOnError,
         schema: {
           operationId: 'appendUpload',
