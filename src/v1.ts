@@ -7,6 +7,7 @@ import { AppError } from './errors.ts';
 import { authHook } from './http/auth.ts';
 import { createHash } from 'node:crypto';
 import { registerConditionalGets } from './http/conditional.ts';
+import { attachRouteHooks } from './http/route-hooks.ts';
 import { openApiText, registerOpenApiDocument } from './http/openapi.ts';
 import type { InFlightLimiter } from './http/in-flight.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
@@ -67,15 +68,16 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
     if (schema?.body === undefined && request.body !== undefined && isEmptyBody(request.body)) request.body = undefined;
     done();
   });
-  registerIdempotency(v1, services.idempotency);
-  // After the Idempotency-Key check (its route hooks are attached first): a precondition is
-  // evaluated once every other check has passed (docs/api.md §17).
-  registerConditionalGets(v1, {
+  const idempotencyHooks = registerIdempotency(v1, services.idempotency);
+  const conditionalHooks = registerConditionalGets(v1, {
     version: services.versions.current,
     salt: () =>
       createHash('sha256').update(openApiText(v1).etag).update('\n').update(deps.config.publicUrl).digest('base64url'),
     cacheBytes: deps.config.http.responseCacheBytes,
   });
+  // The mechanisms' route hooks, in the order they run: the Idempotency-Key check first, then the
+  // preconditions, evaluated once every other check has passed (docs/api.md §17).
+  attachRouteHooks(v1, [idempotencyHooks, conditionalHooks]);
 
   registerOpenApiDocument(v1);
   registerAccountRoutes(v1, services);

@@ -11,8 +11,9 @@
 // the database on every request, so a write through any node, path or job makes every older
 // entry unreachable at once; entries are never served by age, only by an exact tag.
 import { hash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import type { RouteHooksFor } from './route-hooks.ts';
 import type { App } from './types.ts';
 
 export interface ConditionalOptions {
@@ -118,10 +119,7 @@ export function isConditionalRoute(route: Pick<RouteOptions, 'method' | 'schema'
   return route.config?.auth !== false;
 }
 
-/** A route's own hooks of one kind, as a list (Fastify takes one function or an array). */
-const hooksOf = (hooks: unknown): unknown[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
-
-export function registerConditionalGets(v1: App, options: ConditionalOptions): void {
+export function registerConditionalGets(v1: App, options: ConditionalOptions): RouteHooksFor {
   v1.decorateRequest('conditional', null);
   let salt: string | undefined;
   const digests = new Map<string, string>();
@@ -192,9 +190,5 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): v
     done(null, payload);
   };
 
-  v1.addHook('onRoute', (route: RouteOptions) => {
-    if (!isConditionalRoute(route)) return;
-    route.preHandler = [...hooksOf(route.preHandler), check] as preHandlerHookHandler[];
-    route.onSend = [...hooksOf(route.onSend), stamp] as onSendHookHandler[];
-  });
+  return (route) => (isConditionalRoute(route) ? { preHandler: check, onSend: stamp } : undefined);
 }

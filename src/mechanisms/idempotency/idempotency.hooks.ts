@@ -8,7 +8,6 @@ import type {
   onResponseHookHandler,
   onSendHookHandler,
   preHandlerHookHandler,
-  RouteOptions,
 } from 'fastify';
 import { AppError } from '../../errors.ts';
 import {
@@ -16,6 +15,7 @@ import {
   keptForReplay,
   VALID_IDEMPOTENCY_KEY as VALID_KEY,
 } from '../../http/idempotency-policy.ts';
+import type { RouteHooksFor } from '../../http/route-hooks.ts';
 import type { App } from '../../http/types.ts';
 import { fingerprint, JSON_LEASE_MS, UPLOAD_LEASE_MS, type IdempotencyService } from './idempotency.service.ts';
 
@@ -55,9 +55,8 @@ function withRequestId(body: string, requestId: string): string {
 }
 
 /** A route's own hooks of one kind, as a list (Fastify takes one function or an array). */
-const hooksOf = (hooks: unknown): unknown[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
-export function registerIdempotency(v1: App, idempotency: IdempotencyService): void {
+export function registerIdempotency(v1: App, idempotency: IdempotencyService): RouteHooksFor {
   v1.decorateRequest('idempotency', null);
 
   const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> => {
@@ -172,16 +171,11 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): v
     );
   };
 
-  v1.addHook('onRoute', (route: RouteOptions) => {
+  return (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST')) {
-      route.preHandler = [...hooksOf(route.preHandler), checkOther] as preHandlerHookHandler[];
-      return;
-    }
+    if (!methods.includes('POST')) return { preHandler: checkOther };
     // A multipart body is streamed by its handler (STREAMED_BODY in src/http/validation.ts).
     const upload = route.config?.streamedBody === true;
-    route.preHandler = [...hooksOf(route.preHandler), beginFor(upload)] as preHandlerHookHandler[];
-    route.onSend = [...hooksOf(route.onSend), record] as onSendHookHandler[];
-    route.onResponse = [...hooksOf(route.onResponse), backstop] as onResponseHookHandler[];
-  });
+    return { preHandler: beginFor(upload), onSend: record, onResponse: backstop };
+  };
 }
