@@ -20,10 +20,8 @@ import { parseOrExit, wholeNumberOrExit } from './lib/options.ts';
 import { openDatabase, type Db } from '../src/db/database.ts';
 import { createSmtpMailer } from '../src/mail/smtp.ts';
 import type { Mailer } from '../src/mail/mailer.ts';
-import {
-  createNotificationWorker,
-  type NotificationWorker,
-} from '../src/modules/notifications/notifications.worker.ts';
+import { notificationHandler } from '../src/modules/notifications/notifications.worker.ts';
+import { createJobRunner, type JobRunner } from '../src/mechanisms/queue/queue.runner.ts';
 import { createAccount, createTestContext, type TestContext } from '../test/support/test-app.ts';
 import { assign, captureLog, newClient, newGallery } from '../test/support/notification-helpers.ts';
 import { startSmtpServer, type TestSmtpServer } from '../test/support/smtp-server.ts';
@@ -108,7 +106,7 @@ async function main(): Promise<number> {
   const ctx = await createTestContext({ SMTP_URL: smtp.url, MAIL_RETRY_BASE_SECONDS: '1', LOG_LEVEL: 'warn' });
   const extraDbs: Db[] = [];
   const extraMailers: Mailer[] = [];
-  const workers: NotificationWorker[] = [];
+  const workers: JobRunner[] = [];
   const log = captureLog();
   try {
     say(`${ctx.deps.db.dialect}, SMTP server on port ${smtp.port} refusing connections; ${opts.workers} worker(s)`);
@@ -120,7 +118,8 @@ async function main(): Promise<number> {
         extraDbs.push(db);
         extraMailers.push(mailer);
       }
-      const worker = createNotificationWorker({ ...ctx.deps, db, mailer }, log, { pollMs: 200 });
+      const deps = { ...ctx.deps, db, mailer };
+      const worker = createJobRunner(deps, log, notificationHandler(deps, log), { pollMs: 200 });
       worker.start();
       workers.push(worker);
     }

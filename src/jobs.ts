@@ -10,7 +10,7 @@ import { checksumHandler } from './modules/media/media.checksum.job.ts';
 import { uploadExpiryHandler } from './modules/uploads/uploads.expire.job.ts';
 import { variantsHandler } from './modules/variants/variants.job.ts';
 import { configureSharp } from './modules/variants/variants.images.ts';
-import { createNotificationWorker } from './modules/notifications/notifications.worker.ts';
+import { notificationHandler } from './modules/notifications/notifications.worker.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.job.ts';
 import { createJobRunner, type JobRunner } from './mechanisms/queue/queue.runner.ts';
 import type { Services } from './services.ts';
@@ -40,7 +40,7 @@ export interface Jobs {
 /** The runner of every kind of job on the queue. */
 function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
   return [
-    createNotificationWorker(deps, log),
+    createJobRunner(deps, log, notificationHandler(deps, log)),
     createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),
     createJobRunner(deps, log, checksumHandler(deps, log)),
     createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),

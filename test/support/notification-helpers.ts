@@ -4,16 +4,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../src/deps.ts';
-import {
-  createNotificationWorker,
-  type NotificationWorker,
-  type WorkerOptions,
-} from '../../src/modules/notifications/notifications.worker.ts';
+import { notificationHandler } from '../../src/modules/notifications/notifications.worker.ts';
 import type { NotificationRow } from '../../src/modules/notifications/notifications.repository.ts';
 import { call, createTestContext, type TestAccount, type TestContext } from './test-app.ts';
 import { startSmtpServer, type TestSmtpServer } from './smtp-server.ts';
 import { clockOf, type Clock } from '../../src/lib/clock.ts';
 import type { Log } from '../../src/lib/log.ts';
+import { createJobRunner, type JobRunner } from '../../src/mechanisms/queue/queue.runner.ts';
 
 export interface LogLine {
   level: 'info' | 'warn' | 'error';
@@ -62,14 +59,20 @@ export function fakeClock(start = Date.now()): FakeClock {
 /** A worker on the context's database and mailer, and on the given clock (real time by default). */
 export function workerOf(
   ctx: TestContext,
-  options: { clock?: FakeClock; log?: Log; deps?: Partial<Deps>; worker?: WorkerOptions } = {},
-): NotificationWorker {
-  return createNotificationWorker(
-    { ...ctx.deps, ...(options.clock === undefined ? {} : { clock: options.clock.clock }), ...options.deps },
-    options.log ?? captureLog(),
-    // A fixed jitter keeps the steps of a test the same on every run.
-    { random: () => 0.5, ...options.worker },
-  );
+  options: {
+    clock?: FakeClock;
+    log?: Log;
+    deps?: Partial<Deps>;
+    worker?: { pollMs?: number; random?: () => number };
+  } = {},
+): JobRunner {
+  const deps = { ...ctx.deps, ...(options.clock === undefined ? {} : { clock: options.clock.clock }), ...options.deps };
+  const log = options.log ?? captureLog();
+  // A fixed jitter keeps the steps of a test the same on every run.
+  const handler = notificationHandler(deps, log, options.worker?.random ?? (() => 0.5));
+  return createJobRunner(deps, log, handler, {
+    ...(options.worker?.pollMs === undefined ? {} : { pollMs: options.worker.pollMs }),
+  });
 }
 
 let serial = 0;

@@ -10,7 +10,7 @@ import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
 import { loadNotification } from './notifications.service.ts';
 import { createWrites, type Write } from '../../db/write.ts';
 import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
-import { createJobRunner, type JobHandler, type JobRunner } from '../../mechanisms/queue/queue.runner.ts';
+import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
 import { galleryUrl } from '../listings/listings.serializer.ts';
 
@@ -25,15 +25,8 @@ const SEND_MARGIN_MS = 2 * 60_000;
 const BATCH = 10;
 const MAX_DELAY_MS = 60 * 60_000;
 
-export interface WorkerOptions {
-  pollMs?: number;
-  /** Random in [0, 1); tests pass a fixed one. */
-  random?: () => number;
-}
-
-export type NotificationWorker = JobRunner;
-
-function notificationHandler(
+/** The handler of `notification.send` jobs; `random` (in [0, 1), the retries' jitter) is fixed in tests. */
+export function notificationHandler(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
   log: Log,
   random: () => number = Math.random,
@@ -166,15 +159,4 @@ function notificationHandler(
     run,
     faultDelayMs: backoff,
   };
-}
-
-/** The outbox's runner on the durable queue (the serve process starts it; tests drive it). */
-export function createNotificationWorker(
-  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
-  log: Log,
-  options: WorkerOptions = {},
-): NotificationWorker {
-  return createJobRunner(deps, log, notificationHandler(deps, log, options.random), {
-    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-  });
 }
