@@ -153,13 +153,20 @@ export class World {
           .limit(recent)
           .execute()
       ).map((r) => r.id);
-    const media = await db
+    const recentMedia = db
       .selectFrom('media')
       .select(['id', 'listing_id'])
       .where('account_id', '=', account.accountId)
       .orderBy('id', 'desc')
-      .limit(recent)
-      .execute();
+      .limit(recent);
+    // Photos whose variants are made first, as many as the rest: the fuzz of uploads adds media
+    // whose variants nobody makes, and a pool of those alone leaves the variant route no success.
+    const ready = await recentMedia.where('variants_status', '=', 'ready').execute();
+    const others = await recentMedia.execute();
+    const media = [
+      ...ready,
+      ...others.filter((m) => !ready.some((r) => r.id === m.id)).slice(0, Math.max(ready.length, 3)),
+    ];
     const assigned = await db
       .selectFrom('listings')
       .select(['id', 'client_id'])
