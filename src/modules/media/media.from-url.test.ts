@@ -15,6 +15,7 @@ import {
   type TestContext,
 } from '../../../test/support/test-app.ts';
 import { jpeg, pdf } from '../../../test/support/media-fixtures.ts';
+import { openUrl } from './media.from-url.ts';
 import { cleanupRows, mediaRows, storedKeys, type MediaJson } from '../../../test/support/media-helpers.ts';
 import {
   blockedConnections,
@@ -63,6 +64,15 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
       return;
     case '/text':
       res.writeHead(200).end('just some text, not a photo, video or document');
+      return;
+    case '/stall-headers':
+      // Answers nothing for 2 s (the stall test gives up after 300 ms), then a file.
+      setTimeout(() => res.writeHead(200).end(doc), 2000);
+      return;
+    case '/stall-body':
+      res.writeHead(200, { 'content-length': String(doc.length) });
+      res.write(doc.subarray(0, 10));
+      setTimeout(() => res.end(doc.subarray(10)), 2000);
       return;
     case '/cut':
       res.writeHead(200, { 'content-length': String(doc.length * 4) });
@@ -254,5 +264,48 @@ describe('the address rules of docs/api.md §15 (WEBHOOK_ALLOW_PRIVATE=false)', 
     }
     assert.equal(hits, before, 'the loopback server was never reached');
     assert.deepEqual(blockedConnections, []);
+  });
+});
+
+describe('a stalled fetch (docs/api.md §21: 30 s without a byte, here 300 ms)', () => {
+  const options = {
+    allowPrivate: true,
+    maxBytes: MAX,
+    stallMs: 300,
+    resolve: (): never => {
+      throw new Error('an IP literal is not looked up');
+    },
+  };
+  const read = async (stream: NodeJS.ReadableStream): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+
+  test('no answer within the stall time is fetch_failed', async () => {
+    const started = Date.now();
+    await assert.rejects(
+      openUrl(at('/stall-headers'), undefined, options),
+      (err: { code?: string; message: string }) => {
+        assert.equal(err.code, 'fetch_failed');
+        assert.match(err.message, /no answer within 0.3 s/);
+        return true;
+      },
+    );
+    assert.ok(Date.now() - started < 1900, 'gave up before the server answered');
+  });
+
+  test('a body that stops for the stall time fails its stream with fetch_failed', async () => {
+    const file = await openUrl(at('/stall-body'), undefined, options);
+    await assert.rejects(read(file.stream), (err: { code?: string; message: string }) => {
+      assert.equal(err.code, 'fetch_failed');
+      assert.match(err.message, /no byte for 0.3 s/);
+      return true;
+    });
+  });
+
+  test('a body that keeps coming within the stall time is whole', async () => {
+    const file = await openUrl(at('/files/plan.pdf'), undefined, options);
+    assert.deepEqual(await read(file.stream), doc);
   });
 });

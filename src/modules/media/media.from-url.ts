@@ -162,10 +162,14 @@ function request(
 function guarded(response: IncomingMessage, stallMs: number): Readable {
   const out = new PassThrough();
   let timer: NodeJS.Timeout | undefined;
+  let failed = false;
+  // The first cause is the one told: destroying the answer after a stall also reports a cut.
   const fail = (why: string): void => {
     clearTimeout(timer);
-    response.destroy();
+    if (failed) return;
+    failed = true;
     out.destroy(fetchFailed(why));
+    response.destroy();
   };
   const arm = (): void => {
     clearTimeout(timer);
