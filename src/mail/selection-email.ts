@@ -49,7 +49,7 @@ export function renderSelectionEmail(email: SelectionEmail): { subject: string; 
   const rows = email.files
     .map(
       (f, i) =>
-        `<tr><td valign="top" style="padding:7px 10px 7px 0;border-top:1px solid ${RULE};font-family:${FONT};font-size:13px;line-height:20px;color:${MUTED};white-space:nowrap">${i + 1}.</td>` +
+        `<tr><td width="32" valign="top" style="width:32px;padding:7px 8px 7px 0;border-top:1px solid ${RULE};font-family:${FONT};font-size:13px;line-height:20px;color:${MUTED};white-space:nowrap">${i + 1}.</td>` +
         `<td style="padding:7px 0;border-top:1px solid ${RULE};font-family:${FONT};font-size:15px;line-height:20px;color:${INK};word-break:break-all">${e(f.filename)}` +
         (f.caption === null || f.caption.trim() === ''
           ? ''
