@@ -12,7 +12,7 @@ import path from 'node:path';
 import PostalMime from 'postal-mime';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
-import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
+import { eventually, makeVariantsNow, uploaded } from '../support/media-helpers.ts';
 import { freePort } from '../support/process-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { linkedGallery, readZip, type LinkedGallery } from '../support/gallery.ts';
@@ -71,6 +71,14 @@ async function galleryWithPhotos(address: string): Promise<LinkedGallery & { ids
 }
 
 const text = (p: Page, selector: string) => p.locator(selector).first().innerText();
+
+/**
+ * Waits until `expression` is true in the page. Not page.waitForFunction: its polling evaluates a
+ * string, which the gallery's CSP (no 'unsafe-eval') refuses once a page script has run.
+ */
+async function until(p: Page, expression: string): Promise<void> {
+  await eventually(async () => assert.equal(await inPage(p, `String(${expression})`), 'true', expression));
+}
 
 describe('link controls and favorites in a browser', { skip: skipWithoutChromium }, () => {
   before(async () => {
@@ -199,10 +207,10 @@ describe('link controls and favorites in a browser', { skip: skipWithoutChromium
       await page.locator('.tile__favorite button').nth(3).focus();
       await page.keyboard.press('Space');
       if (!js) await page.waitForLoadState('load');
-      await page.waitForFunction(
-        'document.querySelectorAll(\'.tile__favorite button[aria-pressed="true"]\').length === 2',
-      );
-      assert.equal((await text(page, '[data-favorites-count]')).trim(), '2', name);
+      // Both answers in: no heart waits, and the count says 2.
+      await until(page, "document.querySelector('[data-favorites-count]').textContent.trim() === '2'");
+      await until(page, "document.querySelectorAll('.tile__favorite button[aria-busy]').length === 0");
+      assert.equal(await page.locator('.tile__favorite button[aria-pressed="true"]').count(), 2, name);
       if (js) assert.equal(await inPage(page, 'String(window.__notReloaded === true)'), 'true', `${name}: no reload`);
       assert.equal(await page.locator('.tile__favorite button').nth(1).getAttribute('aria-pressed'), 'true');
       assert.equal(
@@ -217,10 +225,10 @@ describe('link controls and favorites in a browser', { skip: skipWithoutChromium
       // Unmark and mark again: the count follows.
       await page.locator('.tile__favorite button').nth(3).click();
       if (!js) await page.waitForLoadState('load');
-      await page.waitForFunction("document.querySelector('[data-favorites-count]').textContent.trim() === '1'");
+      await until(page, "document.querySelector('[data-favorites-count]').textContent.trim() === '1'");
       await page.locator('.tile__favorite button').nth(3).click();
       if (!js) await page.waitForLoadState('load');
-      await page.waitForFunction("document.querySelector('[data-favorites-count]').textContent.trim() === '2'");
+      await until(page, "document.querySelector('[data-favorites-count]').textContent.trim() === '2'");
 
       const zip = page.locator('[data-favorites-zip] a');
       await zip.waitFor({ state: 'visible' });

@@ -38,6 +38,8 @@ function showCount(count) {
 }
 
 if (grid && section && typeof window.fetch === 'function') {
+  // Answers can arrive out of order when hearts are tapped quickly: the count is the newest one's.
+  let requests = 0;
   grid.addEventListener('submit', (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.classList.contains('tile__favorite')) return;
@@ -47,6 +49,8 @@ if (grid && section && typeof window.fetch === 'function') {
     if (!button || !next || button.getAttribute('aria-busy') === 'true') return;
     const wanted = next.value === '1';
     button.setAttribute('aria-busy', 'true');
+    requests += 1;
+    const mine = requests;
     // At once, as a tap expects; put back if the server says otherwise.
     show(form, wanted);
     fetch(form.action, {
@@ -61,7 +65,7 @@ if (grid && section && typeof window.fetch === 'function') {
       })
       .then((answer) => {
         show(form, answer.on === true);
-        showCount(Number(answer.favorites_count) || 0);
+        if (mine === requests) showCount(Number(answer.favorites_count) || 0);
         button.removeAttribute('aria-busy');
       })
       .catch(() => {
