@@ -4,7 +4,7 @@
 // downloads off (no download control at all), marking favorites (with the script: no reload, the
 // heart's aria-pressed, the count and the favorites ZIP link change in place; by keyboard too),
 // sending the selection with a note, the studio's email, and the favorites ZIP downloaded. Any
-// console error or CSP violation fails. Screenshots: /work/shots/favorites/ (FAVORITES_SHOTS).
+// console error or CSP violation fails.
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
@@ -16,11 +16,18 @@ import { eventually, makeVariantsNow, uploaded } from '../support/media-helpers.
 import { freePort } from '../support/process-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { linkedGallery, readZip, type LinkedGallery } from '../support/gallery.ts';
-import { inPage, launchChromium, skipWithoutChromium, watchConsole } from '../support/e2e-browser.ts';
+import {
+  SHOTS as SHARED_SHOTS,
+  inPage,
+  launchChromium,
+  skipWithoutChromium,
+  watchConsole,
+} from '../support/e2e-browser.ts';
 import { createJobRunner } from '../../src/mechanisms/queue/queue.runner.ts';
 import { selectionEmailHandler } from '../../src/modules/client-links/selection-email.job.ts';
 
-const SHOTS = process.env.FAVORITES_SHOTS ?? '/work/shots/favorites';
+/** Screenshots: test-results/screenshots/favorites/ (git-ignored), or FAVORITES_SHOTS. */
+const SHOTS = process.env.FAVORITES_SHOTS ?? path.join(SHARED_SHOTS, 'favorites');
 const VIEWPORTS = [
   { name: 'phone', size: { width: 390, height: 844 }, mobile: true },
   { name: 'desktop', size: { width: 1280, height: 900 }, mobile: false },
