@@ -1,5 +1,5 @@
 // Every background job of the serve process, started and stopped here and nowhere else: a runner
-// per kind of job on the durable queue (notification emails, photo variants, checksums, webhook
+// per kind of job on the durable queue (notification emails, selection emails to studios, photo variants, checksums, webhook
 // deliveries, the expiry of resumable uploads), the pruning of 30-day-old events, the media cleanup
 // (a full sweep at start, then deletions as they fall due, and at once when a large deletion
 // wakes it) and the pruning of expired idempotency records.
@@ -10,6 +10,7 @@ import { checksumHandler } from './modules/media/media.checksum.job.ts';
 import { uploadExpiryHandler } from './modules/uploads/uploads.expire.job.ts';
 import { variantsHandler } from './modules/variants/variants.job.ts';
 import { configureSharp } from './modules/variants/variants.images.ts';
+import { selectionEmailHandler } from './modules/client-links/selection-email.job.ts';
 import { notificationHandler } from './modules/notifications/notifications.worker.ts';
 import { deliveryHandler } from './modules/webhooks/webhooks.delivery.job.ts';
 import { createJobRunner, type JobRunner } from './mechanisms/queue/queue.runner.ts';
@@ -41,6 +42,8 @@ export interface Jobs {
 function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
   return [
     createJobRunner(deps, log, notificationHandler(deps, log)),
+    // docs/api.md §25: the studio's email when a client sends a selection.
+    createJobRunner(deps, log, selectionEmailHandler(deps, log)),
     createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),
     createJobRunner(deps, log, checksumHandler(deps, log)),
     createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),

@@ -82,7 +82,8 @@ export interface NotificationsTable {
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
-export type JobKind = 'notification.send' | 'media.variants' | 'media.checksum' | 'webhook.deliver' | 'upload.expire';
+export type JobKind =
+  'notification.send' | 'media.variants' | 'media.checksum' | 'webhook.deliver' | 'upload.expire' | 'selection.email';
 
 /** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {

@@ -20,6 +20,11 @@ const SOURCES: Record<string, { file: string; type: string }> = {
     file: new URL('./assets/gallery.js', import.meta.url).pathname,
     type: 'text/javascript; charset=utf-8',
   },
+  // docs/api.md §25: marking favorites without a reload (the forms work without it).
+  'favorites.js': {
+    file: new URL('./assets/favorites.js', import.meta.url).pathname,
+    type: 'text/javascript; charset=utf-8',
+  },
   // Linked from every page: without it every fresh browser asks for /favicon.ico and logs a 404.
   'favicon.svg': { file: new URL('./assets/favicon.svg', import.meta.url).pathname, type: 'image/svg+xml' },
   'photoswipe.css': { file: path.join(photoswipeDir, 'photoswipe.css'), type: 'text/css; charset=utf-8' },

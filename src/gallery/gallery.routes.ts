@@ -6,7 +6,7 @@ import { AppError } from '../errors.ts';
 import { matchesAny, requestedRange, sendStoredBytes } from '../http/send-bytes.ts';
 import type { App } from '../http/types.ts';
 import { galleryUrl } from '../modules/listings/listings.serializer.ts';
-import { zipOfGallery } from './gallery.zip.ts';
+import { zipOfGallery, type GalleryZip } from './gallery.zip.ts';
 import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
 import type { GalleryContext } from './gallery.plugin.ts';
 import { galleryPage } from './views/page.ts';
@@ -171,11 +171,8 @@ export function registerGalleryRoutes(
     return sent.reply;
   });
 
-  /** Every visible original in one ZIP: Content-Length known, resumable (Range, If-Range). */
-  app.get<{ Params: TokenParams }>('/:token/download.zip', { schema: HIDDEN }, async (request, reply) => {
-    const view = await gallery(request);
-    downloadable(view);
-    const zip = zipOfGallery(view, services);
+  /** A ZIP as a download: Content-Length known, resumable (Range, If-Range), counted from byte 0. */
+  async function sendZip(request: FastifyRequest, reply: FastifyReply, view: GalleryView, zip: GalleryZip | undefined) {
     if (zip === undefined) {
       throw new AppError('unavailable', 'The download is being prepared; try again in a minute', undefined, {
         'retry-after': '60',
@@ -193,6 +190,24 @@ export function registerGalleryRoutes(
     // HEAD: the headers only. Fastify answers HEAD with the GET route and drains the body it is
     // given (a null body makes it throw, a string would replace our Content-Length): an empty stream.
     return reply.send(request.method === 'HEAD' ? Readable.from([]) : zip.stream(range));
+  }
+
+  /** Every visible original in one ZIP. */
+  app.get<{ Params: TokenParams }>('/:token/download.zip', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    downloadable(view);
+    return sendZip(request, reply, view, zipOfGallery(view, services));
+  });
+
+  /** docs/api.md §25: the favorites alone, the same ZIP filtered; 404 while none is marked. */
+  app.get<{ Params: TokenParams }>('/:token/favorites.zip', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    downloadable(view);
+    const favorites = new Set(await services.clientLinks.favoriteIds(view.link));
+    if (!view.media.some((m) => favorites.has(m.row.id))) {
+      throw new AppError('not_found', 'No photo is marked as a favorite');
+    }
+    return sendZip(request, reply, view, zipOfGallery(view, services, favorites));
   });
 
   /** Marks (on=1) or unmarks a photo as a favorite; a plain form, so it works without JavaScript. */
@@ -202,6 +217,12 @@ export function registerGalleryRoutes(
     const on = formOf(request.body)?.get('on') === '1';
     if (!(await services.clientLinks.setFavorite(view.link, found.row.id, on))) {
       throw new AppError('not_found', 'This gallery is no longer available');
+    }
+    // The page's script (gallery.js) asks for JSON: the heart and the count change without a reload.
+    if (/\bapplication\/json\b/.test(request.headers.accept ?? '')) {
+      const marked = new Set(await services.clientLinks.favoriteIds(view.link));
+      const count = view.media.filter((m) => m.row.kind === 'photo' && marked.has(m.row.id)).length;
+      return reply.header('cache-control', 'no-store').send({ on, favorites_count: count });
     }
     const base = galleryUrl('', view.link.token);
     return reply.code(303).header('location', `${base}#photo-${found.row.id}`).send(null);

@@ -15,19 +15,27 @@ export interface GalleryZip {
 }
 
 /** The name of the download: the gallery's address, made safe for a file name. */
-function zipName(address: string): string {
+function zipName(address: string, suffix = ''): string {
   const cleaned = Array.from(address, (c) => ((c.codePointAt(0) ?? 0) < 0x20 || c === '\u007f' ? ' ' : c))
     .join('')
     .replace(/[\\/:*?"<>|]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 120);
-  return `${cleaned === '' ? 'gallery' : cleaned}.zip`;
+  return `${cleaned === '' ? 'gallery' : cleaned}${suffix}.zip`;
 }
 
-/** The gallery's ZIP, or undefined while an original's CRC-32 is still being computed (pre-0008 uploads). */
-export function zipOfGallery(view: GalleryView, services: Pick<Services, 'media'>): GalleryZip | undefined {
-  const originals = view.media.map((m) => m.row);
+/**
+ * The gallery's ZIP, or undefined while an original's CRC-32 is still being computed (pre-0008
+ * uploads). `only`: the favorites ZIP (docs/api.md §25), the same ZIP of just those media, in the
+ * same order, named "<address> - favorites.zip".
+ */
+export function zipOfGallery(
+  view: GalleryView,
+  services: Pick<Services, 'media'>,
+  only?: ReadonlySet<string>,
+): GalleryZip | undefined {
+  const originals = view.media.map((m) => m.row).filter((row) => only === undefined || only.has(row.id));
   if (originals.some((row) => row.crc32 === null)) return undefined;
   const original = (index: number) => {
     const row = originals[index];
@@ -46,7 +54,9 @@ export function zipOfGallery(view: GalleryView, services: Pick<Services, 'media'
   return {
     size: plan.size,
     etag: plan.etag,
-    disposition: contentDisposition(zipName(view.listing.address), { type: 'attachment' }),
+    disposition: contentDisposition(zipName(view.listing.address, only === undefined ? '' : ' - favorites'), {
+      type: 'attachment',
+    }),
     stream: (range) =>
       zipStream(
         plan,

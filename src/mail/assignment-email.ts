@@ -37,12 +37,12 @@ const COVER_MAX_HEIGHT = 720;
 /** The gallery page shows the whole description; the email gives its opening. */
 export const DESCRIPTION_MAX = 600;
 
-const FONT = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-const SERIF = "Georgia,'Times New Roman',Times,serif";
-const INK = '#1f1d1a';
-const MUTED = '#6b655d';
-const PAPER = '#f3f0eb';
-const RULE = '#e6e1d8';
+export const FONT = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+export const SERIF = "Georgia,'Times New Roman',Times,serif";
+export const INK = '#1f1d1a';
+export const MUTED = '#6b655d';
+export const PAPER = '#f3f0eb';
+export const RULE = '#e6e1d8';
 
 /** Header values are single lines: a line break in a field must not start a new header. */
 export const oneLine = (value: string): string => value.replace(/[\r\n\u2028\u2029]+/g, ' ').trim();
@@ -136,7 +136,7 @@ ${cells}
 }
 
 /** Text, escaped, its line breaks kept as <br>. */
-const paragraphs = (text: string, e: (v: string) => string): string => e(text).replace(/\n/g, '<br>');
+export const paragraphs = (text: string, e: (v: string) => string): string => e(text).replace(/\n/g, '<br>');
 
 export function renderAssignmentEmail(email: AssignmentEmail): { subject: string; text: string; html: string } {
   const e = escapeHtml;

@@ -112,11 +112,16 @@ function photo(base: string, m: VisibleMedia, index: number, downloads: boolean,
   </li>`;
 }
 
-/** The selection: how many are marked, a note, and the button that sends it to the studio. */
+/**
+ * The selection: how many are marked, the favorites' ZIP once any are (docs/api.md §25), a note, and
+ * the button that sends it to the studio. favorites.js keeps the count, the ZIP link and the button
+ * current as hearts change without a reload (data-favorites-*).
+ */
 function selectionForm(view: GalleryView, base: string, count: number, sent: boolean): SafeHtml {
   const submitted = view.link.favorites_submitted_at;
+  const downloads = downloadsOn(view);
   return html`<section class="selection" id="favorites" aria-labelledby="favorites-title">
-    <h2 id="favorites-title">Your favorites <span class="count">${number(count)}</span></h2>
+    <h2 id="favorites-title">Your favorites <span class="count" data-favorites-count>${number(count)}</span></h2>
     ${
       sent
         ? html`<p class="selection__sent" role="status">
@@ -128,10 +133,22 @@ function selectionForm(view: GalleryView, base: string, count: number, sent: boo
       Mark photos with ♡, then send your selection to ${view.studioName}.
       ${submitted === null ? '' : html`You last sent it on <time datetime="${submitted}">${submitted.slice(0, 10)}</time>.`}
     </p>
+    ${
+      downloads
+        ? // No href while none is marked (it would be a 404): favorites.js sets it (the form's action + .zip).
+          html`<p class="selection__download" data-favorites-zip ${count === 0 ? 'hidden' : ''}>
+            <a class="button button--quiet" ${count === 0 ? '' : html`href="${base}/favorites.zip"`} download
+              >${ICON_DOWNLOAD} Download favorites <span class="button__size">ZIP</span></a
+            >
+          </p>`
+        : ''
+    }
     <form method="post" action="${base}/favorites" class="selection__form">
       <label for="favorites-note">A note for ${view.studioName} <span class="muted">(optional)</span></label>
       <textarea id="favorites-note" name="note" maxlength="2000" rows="3">${view.link.favorites_note ?? ''}</textarea>
-      <button class="button" type="submit" ${count === 0 ? 'disabled' : ''}>Send my selection</button>
+      <button class="button" type="submit" data-favorites-send ${count === 0 ? 'disabled' : ''}>
+        Send my selection
+      </button>
     </form>
   </section>`;
 }
@@ -202,6 +219,7 @@ export function galleryPage(
         <link rel="stylesheet" href="${galleryAssetUrl('gallery.css')}" />
         <link rel="stylesheet" href="${galleryAssetUrl('photoswipe.css')}" />
         <script type="module" src="${galleryAssetUrl('gallery.js')}"></script>
+        <script type="module" src="${galleryAssetUrl('favorites.js')}"></script>
       </head>
       <body>
         <header class="masthead">

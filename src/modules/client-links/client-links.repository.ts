@@ -294,3 +294,48 @@ export async function favoriteIds(db: Executor, accountId: string, listingId: st
     .execute();
   return rows.map((r) => r.id);
 }
+
+/**
+ * What the studio's selection email says (docs/api.md §25): the studio, the client, the gallery's
+ * address, the note, and the marked visible photos in position order. Undefined when the gallery,
+ * its link or its client is gone.
+ */
+export async function selectionForEmail(db: Executor, accountId: string, listingId: string) {
+  const [link, account, files] = await Promise.all([
+    db
+      .selectFrom('client_links')
+      .innerJoin('listings', (join) =>
+        join
+          .onRef('listings.id', '=', 'client_links.listing_id')
+          .onRef('listings.client_id', '=', 'client_links.client_id')
+          .on('listings.account_id', '=', accountId),
+      )
+      .innerJoin('clients', (join) =>
+        join.onRef('clients.id', '=', 'client_links.client_id').on('clients.account_id', '=', accountId),
+      )
+      .select([
+        'listings.address',
+        'clients.name as client_name',
+        'clients.email as client_email',
+        'client_links.favorites_note',
+        'client_links.favorites_submitted_at',
+      ])
+      .where('client_links.account_id', '=', accountId)
+      .where('client_links.listing_id', '=', listingId)
+      .executeTakeFirst(),
+    db.selectFrom('accounts').select(['name', 'email']).where('id', '=', accountId).executeTakeFirst(),
+    db
+      .selectFrom('client_link_favorites')
+      .innerJoin('media', (join) =>
+        join.onRef('media.id', '=', 'client_link_favorites.media_id').on('media.account_id', '=', accountId),
+      )
+      .select(['media.filename', 'media.caption'])
+      .where('client_link_favorites.account_id', '=', accountId)
+      .where('client_link_favorites.listing_id', '=', listingId)
+      .where('media.hidden', '=', 0)
+      .orderBy('media.position')
+      .execute(),
+  ]);
+  if (link === undefined || account === undefined || link.favorites_submitted_at === null) return undefined;
+  return { ...link, favorites_submitted_at: link.favorites_submitted_at, account, files };
+}

@@ -78,7 +78,7 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
 
     /**
      * The client sends the selection (with an optional note): client_link.selection_submitted with
-     * the gallery object, in the same transaction. False when the link stopped working meanwhile.
+     * the gallery object, and the studio's email (a selection.email job), in the same transaction. False when the link stopped working meanwhile.
      */
     async submitFavorites(link: repo.ClientLinkRow, note: string | null): Promise<boolean> {
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
@@ -87,6 +87,8 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
         const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
         if (listing === undefined) return false;
         w.announce('client_link.selection_submitted', listing);
+        // The studio's email, sent in the background from the same transaction (never lost).
+        w.enqueue({ kind: 'selection.email', accountId: link.account_id, subjectId: link.listing_id, runAt: w.now });
         return true;
       });
     },
