@@ -5,7 +5,7 @@
 // same ones (variants.job.ts runs both).
 //
 // ffmpeg is the one the project installs (@ffmpeg-installer/ffmpeg: a static build carried by a
-// per-platform npm package, docs/decisions/0031). It has no ffprobe, so the original is probed
+// per-platform npm package, docs/decisions/0020). It has no ffprobe, so the original is probed
 // with `ffmpeg -i` (its stream lines on stderr), and whether the index is at the front is read
 // from the MP4's own top-level boxes (`moov` before `mdat`).
 //
