@@ -122,7 +122,7 @@ export interface MediaTable {
   caption: Generated<string | null>;
   /** 0 or 1: hidden media are never shown to the client. */
   hidden: Generated<number>;
-  /** Photos only: whether their variants are made yet; null for videos and documents. */
+  /** Photos and videos (docs/api.md §25): whether their variants are made yet; null for documents. */
   variants_status: VariantsStatus | null;
   /** CRC-32 of the bytes (the ZIP names it before them); null until a pre-0008 file is checksummed. */
   crc32: number | null;

@@ -4,8 +4,9 @@
 //
 // - bare: the installed ffmpeg, run directly, twice (the poster, then the web rendition) with the
 //   encoder settings variants.video.ts uses: what the work costs with nothing around it.
-// - job: the real job on a throwaway service (SQLite, local storage): the video uploaded, then
-//   the queue drained, timed from the claim to the recorded rows. It adds the probe (`ffmpeg -i`),
+// - job: the real `lightbox serve` (SQLite, local storage, the shipped VARIANT_* defaults but
+//   --threads): the video uploaded through the API, timed from the upload's 201 until GET says its
+//   variants are ready (polled every 20 ms). It adds the queue's pick-up, the probe (`ffmpeg -i`),
 //   the faststart check, the bounding shell (ulimit, watchdog), the copy into storage and the
 //   transaction that records the rows.
 // The two alternate round by round (bare first in odd rounds); the figures are medians. The
@@ -14,19 +15,21 @@
 //
 //   npm run bench:video -- [--seconds 10] [--size 1920x1080] [--codec hevc|mpeg4] [--rounds 3] [--threads 1]
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { ffmpegPath } from '../../../src/modules/variants/variants.video.ts';
-import { createAccount, createTestContext } from '../../../test/support/test-app.ts';
-import { makeVariantsNow, newGallery, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
 import { makeVideo } from '../../../test/support/videos.ts';
-import { ROOT } from './lib/procs.ts';
+import { accountWithKey, benchEnv, cleanup, HOST, onCleanup, ROOT, startServe } from './lib/procs.ts';
+import { apiOk } from './lib/api.ts';
 import { fixed, machine, median, table } from './lib/report.ts';
 import { parseOrExit, wholeNumber } from './lib/options.ts';
 
 const run = promisify(execFile);
+/** The ffmpeg the project installs, the one the job runs. */
+const FFMPEG = (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
 
 const HELP = `Usage: npm run bench:video -- [options]    (node packages/bench/src/video-variants.ts [options])
 
@@ -75,7 +78,7 @@ async function bare(source: string, out: string): Promise<{ seconds: number; byt
   const web = fit({ width: 1920, height: 1080 }, true);
   const t = String(threads);
   const started = process.hrtime.bigint();
-  const ffmpeg = ffmpegPath();
+  const ffmpeg = FFMPEG;
   await run(ffmpeg, ['-nostdin', '-hide_banner', '-loglevel', 'error', '-threads', t, '-ss', '1', '-i', source, '-map', '0:v:0', '-frames:v', '1', '-vf', `scale=${poster.width}:${poster.height},setsar=1`, '-q:v', '3', '-f', 'image2', '-y', path.join(out, 'poster.jpg')]); // prettier-ignore
   await run(ffmpeg, ['-nostdin', '-hide_banner', '-loglevel', 'error', '-threads', t, '-i', source, '-map', '0:v:0', '-map', '0:a:0?', '-sn', '-dn', '-vf', `scale=${web.width}:${web.height},setsar=1`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-threads', t, '-c:a', 'aac', '-b:a', '128k', '-ac', '2', '-max_muxing_queue_size', '1024', '-movflags', '+faststart', '-map_metadata', '-1', '-f', 'mp4', '-y', path.join(out, 'web.mp4')]); // prettier-ignore
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
@@ -83,32 +86,49 @@ async function bare(source: string, out: string): Promise<{ seconds: number; byt
   return { seconds: elapsed, bytes };
 }
 
-async function job(data: Buffer): Promise<{ seconds: number; bytes: number }> {
-  const ctx = await createTestContext({ VARIANT_THREADS: String(threads) });
-  try {
-    const account = await createAccount(ctx);
-    const listing = await newGallery(ctx, account);
-    const [video] = (await uploaded(ctx, account.key, listing, [
-      { filename: 'bench.mp4', contentType: 'video/mp4', data },
-    ])) as [MediaJson];
-    const started = process.hrtime.bigint();
-    await makeVariantsNow(ctx);
-    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-    const rows = await ctx.deps.db.kysely
-      .selectFrom('media_variants')
-      .select(['name', 'size'])
-      .where('media_id', '=', video.id)
-      .execute();
-    if (rows.length !== 2) throw new Error(`the job made ${rows.map((r) => r.name).join(', ') || 'nothing'}`);
-    return { seconds: elapsed, bytes: rows.reduce((sum, r) => sum + Number(r.size), 0) };
-  } finally {
-    await ctx.close();
+interface VariantsJson {
+  status: string;
+  poster: { size: number } | null;
+  web: { size: number } | null;
+}
+
+/** Uploads the video to the running service and waits for its variants; seconds from the 201 to ready. */
+async function job(
+  port: number,
+  key: string,
+  listingId: string,
+  data: Buffer,
+): Promise<{ seconds: number; bytes: number }> {
+  const form = new FormData();
+  form.append('files', new Blob([new Uint8Array(data)], { type: 'video/mp4' }), 'bench.mp4');
+  const res = await fetch(`http://${HOST}:${port}/v1/listings/${listingId}/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  const started = process.hrtime.bigint();
+  const [video] = ((await res.json()) as { data: { id: string }[] }).data;
+  if (video === undefined) throw new Error('upload: no media');
+  for (;;) {
+    const m = await apiOk<{ variants: VariantsJson }>(port, key, 'GET', `/v1/listings/${listingId}/media/${video.id}`, undefined, 200); // prettier-ignore
+    if (m.variants.status === 'failed') throw new Error('the video variants failed');
+    if (m.variants.status === 'ready') {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      return { seconds, bytes: (m.variants.poster?.size ?? 0) + (m.variants.web?.size ?? 0) };
+    }
+    await sleep(20);
   }
 }
 
 const loadBefore = os.loadavg();
 const work = await mkdtemp(path.join(os.tmpdir(), 'lightbox-bench-video-'));
+onCleanup(() => rm(work, { recursive: true, force: true }));
 try {
+  const env = benchEnv(work, path.join(work, 'data'), 'warn', { VARIANT_THREADS: String(threads) });
+  const key = await accountWithKey(env, 'Video Bench');
+  const { port } = await startServe(env, path.join(work, 'serve.log'));
+  const listing = await apiOk<{ id: string }>(port, key, 'POST', '/v1/listings', { address: '1 Bench Road' }, 201);
   console.log(`generating a ${seconds} s ${codec} video of ${width}x${height} ...`);
   const data = await makeVideo(codec, { width, height, seconds });
   const source = path.join(work, 'source.mp4');
@@ -119,26 +139,24 @@ try {
   for (let round = 1; round <= rounds; round++) {
     const out = path.join(work, `bare-${round}`);
     await mkdir(out, { recursive: true });
-    const measured: Partial<Record<'bare' | 'job', { seconds: number; bytes: number }>> = {};
+    const measured = new Map<'bare' | 'job', { seconds: number; bytes: number }>();
     for (const kind of round % 2 === 1 ? (['bare', 'job'] as const) : (['job', 'bare'] as const)) {
-      measured[kind] = kind === 'bare' ? await bare(source, out) : await job(await readFile(source));
-      console.log(`  round ${round} ${kind.padEnd(4)} ${fixed(measured[kind].seconds, 2)} s`);
+      const m = kind === 'bare' ? await bare(source, out) : await job(port, key, listing.id, data);
+      measured.set(kind, m);
+      console.log(`  round ${round} ${kind.padEnd(4)} ${fixed(m.seconds, 2)} s`);
     }
-    results.push({
-      round,
-      bare: measured.bare!.seconds,
-      job: measured.job!.seconds,
-      bareBytes: measured.bare!.bytes,
-      jobBytes: measured.job!.bytes,
-    });
+    const b = measured.get('bare');
+    const j = measured.get('job');
+    if (b === undefined || j === undefined) throw new Error('a measurement is missing');
+    results.push({ round, bare: b.seconds, job: j.seconds, bareBytes: b.bytes, jobBytes: j.bytes });
     await rm(out, { recursive: true, force: true });
   }
   const bareS = median(results.map((r) => r.bare));
   const jobS = median(results.map((r) => r.job));
   const rows = [
     ['method', 'seconds (median)', 'video s per s', 'output KB'],
-    ['bare ffmpeg (poster + web)', fixed(bareS, 2), fixed(seconds / bareS, 2), fixed(results[0]!.bareBytes / 1000, 0)],
-    ['media.variants job', fixed(jobS, 2), fixed(seconds / jobS, 2), fixed(results[0]!.jobBytes / 1000, 0)],
+    ['bare ffmpeg (poster + web)', fixed(bareS, 2), fixed(seconds / bareS, 2), fixed(median(results.map((r) => r.bareBytes)) / 1000, 0)], // prettier-ignore
+    ['media.variants job (serve)', fixed(jobS, 2), fixed(seconds / jobS, 2), fixed(median(results.map((r) => r.jobBytes)) / 1000, 0)], // prettier-ignore
   ];
   const overhead = (jobS / bareS - 1) * 100;
   console.log(`\n${table(rows)}\njob / bare: ${fixed(jobS / bareS, 3)} (${fixed(overhead, 1)} % over the bare run)`);
@@ -169,5 +187,5 @@ try {
   );
   console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md`);
 } finally {
-  await rm(work, { recursive: true, force: true });
+  await cleanup();
 }
