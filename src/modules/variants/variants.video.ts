@@ -33,8 +33,8 @@ import { fitInside, VariantError, type Box } from './variants.images.ts';
 export const VIDEO_VARIANT_NAMES = ['poster', 'web'] as const;
 export type VideoVariantName = (typeof VIDEO_VARIANT_NAMES)[number];
 
-export const POSTER_BOX: Box = { width: 1280, height: 1280 };
-export const WEB_BOX: Box = { width: 1920, height: 1080 };
+const POSTER_BOX: Box = { width: 1280, height: 1280 };
+const WEB_BOX: Box = { width: 1920, height: 1080 };
 
 export interface MadeVideoVariant {
   name: VideoVariantName;
@@ -131,7 +131,7 @@ export async function isFastStart(file: string): Promise<boolean> {
 }
 
 /** Whether browsers play the original as it is: H.264 (8-bit 4:2:0) and AAC or no audio in MP4, index first, within the box. */
-export async function playsAsIs(file: string, contentType: string, probe: VideoProbe): Promise<boolean> {
+async function playsAsIs(file: string, contentType: string, probe: VideoProbe): Promise<boolean> {
   return (
     contentType === 'video/mp4' &&
     probe.videoCodec === 'h264' &&
@@ -220,7 +220,7 @@ export function runFfmpeg(
 }
 
 /** Probes an original; VariantError when ffmpeg finds no video stream in it. */
-export async function probeVideo(file: string, limits: VideoLimits, binary?: string): Promise<VideoProbe> {
+async function probeVideo(file: string, limits: VideoLimits, binary?: string): Promise<VideoProbe> {
   // With no output named, ffmpeg prints the input's streams and exits 1.
   let stderr: string;
   try {
