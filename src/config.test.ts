@@ -156,7 +156,14 @@ describe('media settings', () => {
       maxFileBytes: 2 * 1024 ** 3,
       maxFiles: 100,
       maxImagePixels: 268_402_689,
-      variants: { mlsBox: { width: 2048, height: 1536 }, concurrency: 1, threads: 1, leaseMs: 60_000 },
+      variants: {
+        mlsBox: { width: 2048, height: 1536 },
+        concurrency: 1,
+        threads: 1,
+        leaseMs: 60_000,
+        videoTimeoutMs: 1_800_000,
+        videoMemoryBytes: 2048 * 1024 ** 2,
+      },
       uploadExpiryMs: 24 * 3_600_000,
     });
   });
@@ -311,19 +318,26 @@ describe('media settings', () => {
       concurrency: 1,
       threads: 1,
       leaseMs: 60_000,
+      videoTimeoutMs: 1_800_000,
+      videoMemoryBytes: 2048 * 1024 ** 2,
     });
     const set = loadConfig({
       VARIANT_MLS_SIZE: '1600x1200',
       VARIANT_CONCURRENCY: '2',
       VARIANT_THREADS: '4',
       VARIANT_LEASE_MS: '5000',
+      VIDEO_VARIANT_TIMEOUT_SECONDS: '60',
+      VIDEO_VARIANT_MEMORY_MB: '512',
     });
     assert.deepEqual(set.media.variants, {
       mlsBox: { width: 1600, height: 1200 },
       concurrency: 2,
       threads: 4,
       leaseMs: 5000,
+      videoTimeoutMs: 60_000,
+      videoMemoryBytes: 512 * 1024 ** 2,
     });
+    assertConfigError({ VIDEO_VARIANT_TIMEOUT_SECONDS: '0' }, 'VIDEO_VARIANT_TIMEOUT_SECONDS');
     for (const value of ['2048', '0x10', '2048x', 'x1536', '20000x100', '2048X1536', '-1x5', '2048 x 1536']) {
       assertConfigError({ VARIANT_MLS_SIZE: value }, 'VARIANT_MLS_SIZE');
     }

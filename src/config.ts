@@ -133,6 +133,13 @@ export interface VariantsConfig {
    * node that dies leaves its photos to another node once this has passed.
    */
   readonly leaseMs: number;
+  /**
+   * Each ffmpeg run of a video's variants is killed after this (VIDEO_VARIANT_TIMEOUT_SECONDS,
+   * 1800); the video's variants then end failed (docs/api.md §25).
+   */
+  readonly videoTimeoutMs: number;
+  /** Address space each ffmpeg run may take (VIDEO_VARIANT_MEMORY_MB, 2048), in bytes. */
+  readonly videoMemoryBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -328,6 +335,8 @@ function media(env: Env, dataDir: string): MediaConfig {
       concurrency: positiveInteger(env, 'VARIANT_CONCURRENCY', 1, 64),
       threads: positiveInteger(env, 'VARIANT_THREADS', 1, 64),
       leaseMs: positiveInteger(env, 'VARIANT_LEASE_MS', 60_000, 3_600_000),
+      videoTimeoutMs: positiveInteger(env, 'VIDEO_VARIANT_TIMEOUT_SECONDS', 1800, 86_400) * 1000,
+      videoMemoryBytes: positiveInteger(env, 'VIDEO_VARIANT_MEMORY_MB', 2048, 1_048_576) * 1024 ** 2,
     }),
     uploadExpiryMs: Math.round(positiveHours(env, 'UPLOAD_EXPIRY_HOURS', 24) * 3_600_000),
   });

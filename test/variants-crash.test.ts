@@ -2,7 +2,8 @@
 // pending"): a real `lightbox serve` is killed with SIGKILL while photos are still pending, a new
 // one starts on the same data, every photo ends `ready`, and storage then holds exactly the
 // originals and the variants the database records (no duplicate, no orphan from the killed try),
-// which `lightbox doctor` confirms.
+// which `lightbox doctor` confirms. Videos (docs/api.md §25) go through the same job: killed mid-
+// encode, the node's ffmpeg stops with it, and a restart makes every poster and web rendition.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
@@ -17,6 +18,9 @@ import {
   type ProcessSuite,
 } from './support/process-helpers.ts';
 import { cameraJpeg } from './support/photos.ts';
+import { makeVideo } from './support/videos.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 let suite: ProcessSuite;
 
@@ -130,5 +134,93 @@ void test(
     const doctor = startLightbox(['doctor'], env());
     const { code } = await doctor.exited;
     assert.equal(code, 0, `doctor: ${doctor.stdout()}${doctor.stderr()}`);
+  },
+);
+
+void test(
+  'SIGKILL while videos are encoding: ffmpeg stops with the node, a restart makes every poster and web rendition',
+  { timeout: 180_000 },
+  async () => {
+    const email = 'owner@video-crash.test';
+    const key = await createAccountKey(env(), { email, name: 'Video Crash Studio' }, 'video-crash');
+    const VIDEOS = 3;
+    const first = await serve(await freePort());
+    const created = await fetch(`${first.base}/v1/listings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ address: '10 Crash Lane' }),
+    });
+    assert.equal(created.status, 201);
+    const listingId = ((await created.json()) as { id: string }).id;
+    // Long enough that a kill lands inside an encode (MPEG-4 Part 2: each needs a web rendition).
+    const data = await makeVideo('mpeg4', { width: 1280, height: 720, seconds: 8 });
+    const form = new FormData();
+    for (let i = 0; i < VIDEOS; i++) form.append('files', new Blob([data], { type: 'video/mp4' }), `tour-${i}.mp4`);
+    const uploaded = await fetch(`${first.base}/v1/listings/${listingId}/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    assert.equal(uploaded.status, 201, await uploaded.clone().text());
+
+    const ffmpegOfSuite = async (): Promise<string[]> => {
+      const { stdout } = await promisify(execFile)('ps', ['-eo', 'pid,args']);
+      return stdout.split('\n').filter((line) => line.includes('ffmpeg') && line.includes(suite.dataDir));
+    };
+    // Kill it once one video is done and ffmpeg is at work on the next.
+    const deadline = Date.now() + 90_000;
+    let seen: string[] = [];
+    while (Date.now() < deadline) {
+      seen = await statuses(first.base, key, listingId);
+      if (seen.includes('ready') && (await ffmpegOfSuite()).length > 0) break;
+      await sleep(20);
+    }
+    assert.ok(seen.includes('ready') && seen.includes('pending'), `no kill point: ${seen.join(',')}`);
+    first.server.child.kill('SIGKILL');
+    await first.server.exited;
+    // Its ffmpeg does not encode on for nobody: the watchdog kills it when the node's pipe closes.
+    const gone = Date.now() + 10_000;
+    while ((await ffmpegOfSuite()).length > 0 && Date.now() < gone) await sleep(100);
+    assert.deepEqual(await ffmpegOfSuite(), [], 'ffmpeg outlived the killed node');
+
+    const second = await serve(await freePort());
+    try {
+      const until = Date.now() + 150_000;
+      while (Date.now() < until) {
+        seen = await statuses(second.base, key, listingId);
+        if (seen.every((s) => s === 'ready')) break;
+        await sleep(200);
+      }
+      assert.deepEqual(seen, Array<string>(VIDEOS).fill('ready'));
+    } finally {
+      second.server.child.kill('SIGTERM');
+      await second.server.exited;
+    }
+
+    const deps = createDeps(loadConfig(env()));
+    try {
+      const rows = await deps.db.kysely
+        .selectFrom('media_variants')
+        .innerJoin('media', 'media.id', 'media_variants.media_id')
+        .select(['media_variants.name', 'media_variants.storage_key'])
+        .where('media.listing_id', '=', listingId)
+        .execute();
+      assert.deepEqual(rows.map((r) => r.name).sort(), [...Array<string>(VIDEOS).fill('poster'), ...Array<string>(VIDEOS).fill('web')].sort()); // prettier-ignore
+      const owned = new Set<string>();
+      for (const r of await deps.db.kysely.selectFrom('media').select('storage_key').execute())
+        owned.add(r.storage_key);
+      for (const r of await deps.db.kysely.selectFrom('media_variants').select('storage_key').execute()) {
+        owned.add(r.storage_key);
+      }
+      const ledger = new Set(
+        (await deps.db.kysely.selectFrom('media_cleanup').select('storage_key').execute()).map((r) => r.storage_key),
+      );
+      const stored: string[] = [];
+      for await (const object of deps.storage.list('')) stored.push(object.key);
+      for (const k of stored) assert.ok(owned.has(k) || ledger.has(k), `stray object ${k}`);
+      for (const k of owned) assert.ok(stored.includes(k), `missing object ${k}`);
+    } finally {
+      await closeDeps(deps);
+    }
   },
 );

@@ -28,17 +28,17 @@ const WHICH = ['missing', 'failed', 'all'] as const;
 
 export const mediaVariantsCommand: Command = {
   name: 'media variants',
-  summary: "Make photos' variants (thumb, large, mls) again",
+  summary: "Make photos' variants (thumb, large, mls) and videos' (poster, web) again",
   help: `Usage: lightbox media variants [--missing | --failed | --all]
 
-Queues photos to have their variants made again by the running service (or by the
-next one to start): a backfill, or a remake after changing VARIANT_MLS_SIZE.
+Queues photos and videos to have their variants made again by the running service
+(or by the next one to start): a backfill, or a remake after changing VARIANT_MLS_SIZE.
 
-  --missing   photos whose variants are not ready (pending or failed): the default
-  --failed    only photos whose variants failed
-  --all       every photo; ready variants stay until the new ones replace them
+  --missing   those whose variants are not ready (pending or failed): the default
+  --failed    only those whose variants failed
+  --all       every photo and video; ready variants stay until the new ones replace them
 
-A photo already queued is left alone. Prints how many were queued on stdout.
+One already queued is left alone. Prints how many were queued on stdout.
 
 Options:
   -h, --help   show this help

@@ -123,7 +123,7 @@ export interface MediaTable {
   caption: Generated<string | null>;
   /** 0 or 1: hidden media are never shown to the client. */
   hidden: Generated<number>;
-  /** Photos only: whether their variants are made yet; null for videos and documents. */
+  /** Photos and videos (docs/api.md §25): whether their variants are made yet; null for documents. */
   variants_status: VariantsStatus | null;
   /** CRC-32 of the bytes (the ZIP names it before them); null until a pre-0008 file is checksummed. */
   crc32: number | null;
@@ -135,7 +135,8 @@ export type VariantsStatus = 'pending' | 'ready' | 'failed';
 /** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
-  name: 'thumb' | 'large' | 'mls';
+  /** A photo's thumb, large and mls (docs/api.md §13); a video's poster and web (§25). */
+  name: 'thumb' | 'large' | 'mls' | 'poster' | 'web';
   account_id: string;
   listing_id: string;
   storage_key: string;

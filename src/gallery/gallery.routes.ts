@@ -103,9 +103,10 @@ export function registerGalleryRoutes(
     return reply.type('text/html; charset=utf-8').send(photoPage(view, base, photos, index).toString());
   });
 
-  /** An image the page shows: a photo's thumb or large variant, shown inline. */
+  /** An image the page shows: a photo's thumb or large variant, or a video's poster, shown inline. */
   const image =
-    (name: 'thumb' | 'large') => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) => {
+    (name: 'thumb' | 'large' | 'poster') =>
+    async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) => {
       const { found } = await item(request);
       const variant = found.variants.find((v) => v.name === name);
       if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
@@ -121,6 +122,7 @@ export function registerGalleryRoutes(
     };
   app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
   app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
+  app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
 
   /** The cover as a JPEG (the email shows it: every mail client reads JPEG). */
   app.get<{ Params: TokenParams }>('/:token/cover.jpg', { schema: HIDDEN }, async (request, reply) => {
@@ -156,10 +158,25 @@ export function registerGalleryRoutes(
     return sent.reply;
   });
 
-  /** A video, played in the page (Range); not a download. */
+  /**
+   * A video, played in the page (Range); not a download. Its web rendition when it has one, else
+   * the original (docs/api.md §25: `web` is null when the original plays as it is).
+   */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
     const { found } = await item(request);
     if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
+    const web = found.variants.find((v) => v.name === 'web');
+    if (web !== undefined) {
+      const sent = await sendStoredBytes(request, reply, {
+        etag: `"${web.media_id}-web-${Date.parse(web.created_at).toString(36)}"`,
+        size: web.size,
+        contentType: web.content_type,
+        filename: `${found.row.id}-web.mp4`,
+        disposition: 'inline',
+        open: (range) => services.media.openVariant(web, range),
+      });
+      return sent.reply;
+    }
     const sent = await sendStoredBytes(request, reply, {
       etag: `"${found.row.sha256}"`,
       size: found.row.size,

@@ -109,7 +109,8 @@ const BINARY: Record<string, string[]> = {
 
 /** The content types each binary response may carry. */
 const BINARY_TYPES: Record<string, string[]> = {
-  [MEDIA_VARIANT]: ['image/jpeg', 'image/webp'],
+  // A photo's variants (docs/api.md §13) and a video's poster and web rendition (§25).
+  [MEDIA_VARIANT]: ['image/jpeg', 'image/webp', 'video/mp4'],
 };
 
 /** Responses without a body: 204 everywhere, and 304 Not Modified. */

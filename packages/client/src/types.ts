@@ -39,6 +39,8 @@ export type Media = Schemas['Media'];
 export type MediaKind = Schemas['MediaKind'];
 export type MediaUpdate = Schemas['MediaUpdate'];
 export type MediaVariants = Schemas['MediaVariants'];
+/** A video's poster and web rendition (docs/api.md §25). */
+export type MediaVideoVariants = Schemas['MediaVideoVariants'];
 export type MediaVariant = Schemas['MediaVariant'];
 export type Notification = Schemas['Notification'];
 export type NotificationStatus = Schemas['NotificationStatus'];

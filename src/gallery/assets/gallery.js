@@ -16,6 +16,9 @@ if (root && grid) {
         bgOpacity: 1,
         showHideAnimationType: 'fade',
       });
+      // The page behind turns black and still while the viewer is open (gallery.css).
+      lightbox.on('beforeOpen', () => document.documentElement.classList.add('viewer-open'));
+      lightbox.on('destroy', () => document.documentElement.classList.remove('viewer-open'));
       lightbox.on('uiRegister', () => {
         lightbox.pswp.ui.registerElement({
           name: 'custom-caption',

@@ -153,10 +153,26 @@ function selectionForm(view: GalleryView, base: string, count: number, sent: boo
   </section>`;
 }
 
-/** `#t=0.1`: the browser shows the first frame rather than a black box (videos have no poster). */
+/**
+ * The poster (docs/api.md §25) while the video is not playing, and `play` serves the web rendition
+ * when there is one. Before the poster is made, `#t=0.1` has the browser show the first frame
+ * rather than a black box.
+ */
 function video(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
+  const poster = m.variants.find((v) => v.name === 'poster');
   return html`<li class="file file--video">
-    <video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>
+    ${
+      poster === undefined
+        ? html`<video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>`
+        : html`<video
+            controls
+            preload="none"
+            poster="${base}/poster/${m.row.id}"
+            width="${poster.width}"
+            height="${poster.height}"
+            src="${base}/media/${m.row.id}/play"
+          ></video>`
+    }
     <div class="file__meta">
       <span class="file__name">${m.row.caption ?? m.row.filename}</span>
       ${

@@ -52,13 +52,13 @@ export async function commitMedia(
     storage_key: file.key,
     caption: null,
     hidden: 0,
-    variants_status: file.sniffed.kind === 'photo' ? ('pending' as const) : null,
+    variants_status: file.sniffed.kind === 'document' ? null : ('pending' as const),
     created_at: now,
   }));
   await repo.insertMedia(trx, inserted);
-  // Each photo's variants are made in the background (variants.job.ts).
+  // Each photo's and video's variants are made in the background (variants.job.ts, docs/api.md §25).
   for (const m of inserted) {
-    if (m.kind === 'photo') w.enqueue({ kind: 'media.variants', accountId, subjectId: m.id, runAt: now });
+    if (m.kind !== 'document') w.enqueue({ kind: 'media.variants', accountId, subjectId: m.id, runAt: now });
   }
   const created = inserted.map((row) => serialize(row, []));
   for (const object of created) w.announce('media.created', object);

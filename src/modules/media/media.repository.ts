@@ -195,7 +195,7 @@ export async function setVariantsStatus(db: Executor, mediaId: string, status: V
     .updateTable('media')
     .set({ variants_status: status })
     .where('id', '=', mediaId)
-    .where('kind', '=', 'photo')
+    .where('kind', 'in', ['photo', 'video'])
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

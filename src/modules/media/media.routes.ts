@@ -51,7 +51,7 @@ const variantEtag = (v: VariantRow): string =>
 
 const variantResponse = (description: string, Binary: TSchema) => ({
   description,
-  content: Object.fromEntries(['image/webp', 'image/jpeg'].map((type) => [type, { schema: Binary }])),
+  content: Object.fromEntries(['image/webp', 'image/jpeg', 'video/mp4'].map((type) => [type, { schema: Binary }])),
 });
 
 /**
@@ -64,6 +64,9 @@ function variantMaxBytes(mlsBox: Box): number {
   const pixels = Math.max(...[THUMB_BOX, LARGE_BOX, mlsBox].map((box) => box.width * box.height));
   return pixels * 4 + 64 * 1024;
 }
+
+const variantExtension = (contentType: string): string =>
+  contentType === 'image/webp' ? 'webp' : contentType === 'video/mp4' ? 'mp4' : 'jpg';
 
 /**
  * Multipart parsing exists only in this scope, where uploads are taken; every other /v1 route
@@ -179,10 +182,12 @@ function registerMediaRouteTable(
   { Binary }: ReturnType<typeof uploadSchemas>,
   mlsBox: Box,
 ): void {
+  // A photo's variants are bounded by their boxes; a video's web rendition by its length, so no
+  // tighter than an upload (docs/api.md §25).
   const VariantBinary = Type.String({
     format: 'binary',
-    maxLength: variantMaxBytes(mlsBox),
-    description: "The variant's bytes (its box bounds its size).",
+    maxLength: Math.max(variantMaxBytes(mlsBox), Binary.maxLength ?? 0),
+    description: "The variant's bytes (a photo's box bounds its size; a video's web rendition, its length).",
   });
   app.get(
     '/listings/:id/media',
@@ -295,15 +300,16 @@ function registerMediaRouteTable(
     {
       schema: {
         operationId: 'getMediaVariant',
-        summary: "Download one of a photo's variants (thumb, large, mls)",
+        summary: "Download one of a photo's variants (thumb, large, mls) or a video's (poster, web)",
         description:
           'Served like the content (attachment, `nosniff`, sandbox, `ETag`/304, one `Range`). 404 unless the ' +
-          'variant is ready (pending or failed); another name than thumb, large or mls is 400.',
+          'variant is ready (pending or failed, or a video whose original plays as it is has no web); ' +
+          'another name than thumb, large, mls, poster or web is 400.',
         tags,
         params: VariantParams,
         headers: MediaContentHeaders,
         response: {
-          200: variantResponse('The variant: WebP (thumb) or JPEG (large, mls).', VariantBinary),
+          200: variantResponse('The variant: WebP (thumb), JPEG (large, mls, poster) or MP4 (web).', VariantBinary),
           206: variantResponse('The requested byte range of the variant (`Content-Range`).', VariantBinary),
           304: Type.Null({ description: 'Not modified: the ETag matches.' }),
           416: ErrorAnswer('Range not satisfiable (`range_not_satisfiable`): the range is outside the file.'),
@@ -318,7 +324,7 @@ function registerMediaRouteTable(
         etag: variantEtag(variant),
         size: variant.size,
         contentType: variant.content_type,
-        filename: `${mediaId}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
+        filename: `${mediaId}-${name}.${variantExtension(variant.content_type)}`,
         open: (range) => media.openVariant(variant, range),
       });
       return sent.reply;

@@ -24,12 +24,12 @@ const HEADER_MAX = 1024;
 
 const CAPTION_MAX = 2000;
 
-export const VARIANT_NAMES = ['thumb', 'large', 'mls'] as const;
+export const VARIANT_NAMES = ['thumb', 'large', 'mls', 'poster', 'web'] as const;
 
 const Variant = Type.Object(
   {
     url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes (needs the API key).' }),
-    content_type: StringEnum(['image/webp', 'image/jpeg'] as const),
+    content_type: StringEnum(['image/webp', 'image/jpeg', 'video/mp4'] as const),
     width: Int32({ minimum: 1 }),
     height: Int32({ minimum: 1 }),
     size: Int64({ minimum: 0, description: 'Bytes.' }),
@@ -48,6 +48,20 @@ const Variants = Type.Object(
     mls: NullableVariant('JPEG within VARIANT_MLS_SIZE (2048x1536 by default); null until ready.'),
   },
   { title: 'MediaVariants', additionalProperties: false },
+);
+
+/** A video's variants (docs/api.md §25). */
+const VideoVariants = Type.Object(
+  {
+    status: StringEnum(['pending', 'ready', 'failed'] as const, {
+      description: 'Made in the background after upload; `failed` when the video cannot be decoded.',
+    }),
+    poster: NullableVariant('A JPEG frame within 1280x1280; null until ready.'),
+    web: NullableVariant(
+      'H.264/AAC MP4, index at the front, within 1920x1080; null until ready, and null when ready if the original already is such a file.',
+    ),
+  },
+  { title: 'MediaVideoVariants', additionalProperties: false },
 );
 
 export const Media = Type.Object(
@@ -80,8 +94,8 @@ export const Media = Type.Object(
     }),
     caption: NullableText(CAPTION_MAX, 'Shown under the photo in the client gallery; null when unset.'),
     hidden: Type.Boolean({ description: 'Hidden media are never shown to the client.' }),
-    variants: Type.Union([Variants, Type.Null()], {
-      description: 'The derived sizes of a photo (null for videos and documents).',
+    variants: Type.Union([Variants, VideoVariants, Type.Null()], {
+      description: "A photo's derived sizes, a video's poster and web rendition; null for documents.",
     }),
     created_at: Timestamp(),
     content_url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes.' }),
@@ -141,7 +155,9 @@ export const MediaOrderBody = Type.Object(
 export const VariantParams = Type.Object({
   id: IdParam('Gallery id (`lst_...`).'),
   media_id: IdParam('Media id (`med_...`).'),
-  name: StringEnum(VARIANT_NAMES, { description: 'Which size: `thumb`, `large` or `mls`.' }),
+  name: StringEnum(VARIANT_NAMES, {
+    description: 'Which variant: `thumb`, `large` or `mls` of a photo, `poster` or `web` of a video.',
+  }),
 });
 
 export const ListingMediaParams = Type.Object({ id: IdParam('Gallery id (`lst_...`).') });

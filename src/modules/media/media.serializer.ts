@@ -9,13 +9,13 @@ export function mediaSerializer(publicUrl: string): MediaSerializer {
   return (row, variants) => {
     const base = `${publicUrl}/v1/listings/${row.listing_id}/media/${row.id}`;
     const variant = (name: VariantRow['name']) => {
-      // Each size is null until the photo's variants are ready (docs/api.md §13).
+      // Each is null until the media's variants are ready (docs/api.md §13, §25).
       const v = row.variants_status === 'ready' ? variants.find((x) => x.name === name) : undefined;
       return v === undefined
         ? null
         : {
             url: `${base}/variants/${name}`,
-            content_type: v.content_type as 'image/webp' | 'image/jpeg',
+            content_type: v.content_type as 'image/webp' | 'image/jpeg' | 'video/mp4',
             width: v.width,
             height: v.height,
             size: v.size,
@@ -37,12 +37,15 @@ export function mediaSerializer(publicUrl: string): MediaSerializer {
       variants:
         row.variants_status === null
           ? null
-          : {
-              status: row.variants_status,
-              thumb: variant('thumb'),
-              large: variant('large'),
-              mls: variant('mls'),
-            },
+          : row.kind === 'video'
+            ? // `web` stays null when ready if the original plays as it is (docs/api.md §25).
+              { status: row.variants_status, poster: variant('poster'), web: variant('web') }
+            : {
+                status: row.variants_status,
+                thumb: variant('thumb'),
+                large: variant('large'),
+                mls: variant('mls'),
+              },
       created_at: row.created_at,
       content_url: `${base}/content`,
     };

@@ -1,5 +1,6 @@
 // The `media.variants` job on the durable queue: makes a photo's thumb, large and mls variants
-// (variants.images.ts does the image work) and records them. Every variant object is owned at all
+// (variants.images.ts does the image work), or a video's poster and web rendition
+// (variants.video.ts, docs/api.md §25), and records them: one job, one set of guarantees. Every variant object is owned at all
 // times: by a cleanup-ledger lease while it is written, by its media_variants row once recorded
 // (the lease goes in the same transaction), so a crash leaves nothing the sweep does not remove.
 // Each making writes new keys; a remake replaces the rows and schedules the old keys' deletion.
@@ -7,6 +8,8 @@
 // the job's lease and the keys' ledger lease are renewed while the photo is made
 // (VARIANT_LEASE_MS), so a slow photo is neither taken over by another node nor swept.
 import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import type { Log } from '../../lib/log.ts';
@@ -18,7 +21,8 @@ import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
 import { createWrites, type Write } from '../../db/write.ts';
-import { makeVariants, variantSpecs, VariantError, type MadeVariant } from './variants.images.ts';
+import { makeVariants, variantSpecs, VariantError } from './variants.images.ts';
+import { makeVideoVariants, VIDEO_VARIANT_NAMES, type VideoLimits } from './variants.video.ts';
 
 type Photo = repo.MediaRow;
 
@@ -36,6 +40,11 @@ export function variantsHandler(
   const serialize = mediaSerializer(config.publicUrl);
   const writes = createWrites({ db, clock });
   const tmpDir = path.join(config.dataDir, 'tmp');
+  const videoLimits: VideoLimits = {
+    timeoutMs: config.media.variants.videoTimeoutMs,
+    memoryBytes: config.media.variants.videoMemoryBytes,
+    threads: config.media.variants.threads,
+  };
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
 
   /** Announces the media's event (as its GET returns it now) in the job's write. */
@@ -64,8 +73,8 @@ export function variantsHandler(
     await cleanup.dueNow(keys);
     await cleanup.purge(keys, log);
     const details = { media_id: mediaId, attempts: job.attempts + 1, reason };
-    if (failed === false) log.warn(details, 'remaking photo variants failed; the previous ones are kept');
-    else log.warn(details, 'photo variants failed');
+    if (failed === false) log.warn(details, `remaking ${photo.kind} variants failed; the previous ones are kept`);
+    else log.warn(details, `${photo.kind} variants failed`);
   }
 
   /**
@@ -112,17 +121,22 @@ export function variantsHandler(
     }
     const generation = randomBytes(6).toString('base64url');
     const keyOf = (name: string): string => `${photo.storage_key}-${name}-${generation}`;
-    const keys = specs.map((s) => keyOf(s.name));
+    const names: readonly string[] = photo.kind === 'video' ? VIDEO_VARIANT_NAMES : specs.map((s) => s.name);
+    const keys = names.map(keyOf);
     // The ledger first: no byte is written before a row accounts for it.
     await cleanup.lease(keys, leaseMs);
     const beat = heartbeat(job, keys);
-    let made: MadeVariant[];
+    let made: { name: repo.VariantRow['name']; contentType: string; width: number; height: number; size: number }[];
     try {
-      made = await withLocalFile(storage, photo.storage_key, tmpDir, (file) =>
-        makeVariants(file, specs, (name, body, contentType) => storage.put(keyOf(name), body, { contentType }), {
-          maxPixels: config.media.maxImagePixels,
-        }),
-      );
+      made = await withLocalFile(storage, photo.storage_key, tmpDir, async (file) => {
+        const put = (name: string, body: Readable, contentType: string) =>
+          storage.put(keyOf(name), body, { contentType });
+        if (photo.kind === 'video') {
+          await mkdir(tmpDir, { recursive: true });
+          return makeVideoVariants(file, photo.content_type, tmpDir, put, videoLimits);
+        }
+        return makeVariants(file, specs, put, { maxPixels: config.media.maxImagePixels });
+      });
     } catch (err) {
       await beat.stop();
       if (err instanceof VariantError) {
@@ -136,7 +150,7 @@ export function variantsHandler(
       }
       await retryJob(db.kysely, job, clock.iso(delay(job.attempts + 1)), reason.slice(0, 500), clock.iso());
       await cleanup.dueNow(keys);
-      log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo variants will be retried');
+      log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, `${photo.kind} variants will be retried`);
       return;
     }
     await beat.stop();

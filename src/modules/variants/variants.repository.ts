@@ -6,9 +6,17 @@ import type { Executor } from '../../db/executor.ts';
 import { forUpdate } from '../../db/locking.ts';
 import type { MediaRow } from '../media/media.repository.ts';
 
-/** A photo for its variants job (the job carries the ids). */
+/** The kinds that have variants: photos (docs/api.md §13) and videos (§25). */
+const WITH_VARIANTS = ['photo', 'video'] as const;
+
+/** A photo or video for its variants job (the job carries the ids). */
 export async function findPhotoForVariants(db: Executor, mediaId: string): Promise<MediaRow | undefined> {
-  return db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo').executeTakeFirst();
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('id', '=', mediaId)
+    .where('kind', 'in', WITH_VARIANTS)
+    .executeTakeFirst();
 }
 
 /**
@@ -31,29 +39,29 @@ export async function lockPhotoForVariants(
       .updateTable('media')
       .set((eb) => ({ id: eb.ref('id') }))
       .where('id', '=', mediaId)
-      .where('kind', '=', 'photo')
+      .where('kind', 'in', WITH_VARIANTS)
       .returningAll()
       .executeTakeFirst();
   }
   return forUpdate(
     dialect,
-    db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', '=', 'photo'),
+    db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', 'in', WITH_VARIANTS),
   ).executeTakeFirst();
 }
 
-/** A photo's variants end failed, unless it has ready ones (a remake failed: they stay). */
+/** A photo's or video's variants end failed, unless it has ready ones (a remake failed: they stay). */
 export async function failVariants(db: Executor, mediaId: string): Promise<boolean> {
   const result = await db
     .updateTable('media')
     .set({ variants_status: 'failed' })
     .where('id', '=', mediaId)
-    .where('kind', '=', 'photo')
+    .where('kind', 'in', WITH_VARIANTS)
     .where('variants_status', '<>', 'ready')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Photos whose variants match `which`, oldest first, a page at a time (`lightbox media variants`). */
+/** Photos and videos whose variants match `which`, oldest first, a page at a time (`lightbox media variants`). */
 export async function photosForRemake(
   db: Executor,
   which: 'missing' | 'failed' | 'all',
@@ -63,7 +71,7 @@ export async function photosForRemake(
   let q = db
     .selectFrom('media')
     .select(['id', 'account_id', 'variants_status'])
-    .where('kind', '=', 'photo')
+    .where('kind', 'in', WITH_VARIANTS)
     .where('id', '>', after);
   if (which === 'failed') q = q.where('variants_status', '=', 'failed');
   if (which === 'missing') q = q.where('variants_status', '<>', 'ready');
@@ -99,7 +107,7 @@ export async function stalledPhotosPage(
         .whereRef('media_variants.media_id', '=', 'media.id')
         .as('variants'),
     ])
-    .where('media.kind', '=', 'photo')
+    .where('media.kind', 'in', WITH_VARIANTS)
     .where('media.id', '>', after)
     // A photo with a job queued or running is on its way.
     .where((eb) =>
@@ -116,7 +124,9 @@ export async function stalledPhotosPage(
     .where((eb) =>
       eb.or([
         eb('media.variants_status', '=', 'pending'),
+        // A ready video has a poster, and a web rendition only when the original needs one.
         eb.and([
+          eb('media.kind', '=', 'photo'),
           eb('media.variants_status', '=', 'ready'),
           eb(
             eb

@@ -530,8 +530,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Download one of a photo's variants (thumb, large, mls)
-     * @description Served like the content (attachment, `nosniff`, sandbox, `ETag`/304, one `Range`). 404 unless the variant is ready (pending or failed); another name than thumb, large or mls is 400.
+     * Download one of a photo's variants (thumb, large, mls) or a video's (poster, web)
+     * @description Served like the content (attachment, `nosniff`, sandbox, `ETag`/304, one `Range`). 404 unless the variant is ready (pending or failed, or a video whose original plays as it is has no web); another name than thumb, large, mls, poster or web is 400.
      */
     get: operations['getMediaVariant'];
     put?: never;
@@ -981,8 +981,8 @@ export interface components {
       caption: string | null;
       /** @description Hidden media are never shown to the client. */
       hidden: boolean;
-      /** @description The derived sizes of a photo (null for videos and documents). */
-      variants: components['schemas']['MediaVariants'] | null;
+      /** @description A photo's derived sizes, a video's poster and web rendition; null for documents. */
+      variants: components['schemas']['MediaVariants'] | components['schemas']['MediaVideoVariants'] | null;
       /** Format: date-time */
       created_at: string;
       /**
@@ -1030,7 +1030,7 @@ export interface components {
        */
       url: string;
       /** @enum {string} */
-      content_type: 'image/webp' | 'image/jpeg';
+      content_type: 'image/webp' | 'image/jpeg' | 'video/mp4';
       /** Format: int32 */
       width: number;
       /** Format: int32 */
@@ -1054,6 +1054,18 @@ export interface components {
       large: components['schemas']['MediaVariant'] | null;
       /** @description JPEG within VARIANT_MLS_SIZE (2048x1536 by default); null until ready. */
       mls: components['schemas']['MediaVariant'] | null;
+    };
+    /** MediaVideoVariants */
+    MediaVideoVariants: {
+      /**
+       * @description Made in the background after upload; `failed` when the video cannot be decoded.
+       * @enum {string}
+       */
+      status: 'pending' | 'ready' | 'failed';
+      /** @description A JPEG frame within 1280x1280; null until ready. */
+      poster: components['schemas']['MediaVariant'] | null;
+      /** @description H.264/AAC MP4, index at the front, within 1920x1080; null until ready, and null when ready if the original already is such a file. */
+      web: components['schemas']['MediaVariant'] | null;
     };
     /** Notification */
     Notification: {
@@ -8036,14 +8048,14 @@ export interface operations {
         id: string;
         /** @description Media id (`med_...`). */
         media_id: string;
-        /** @description Which size: `thumb`, `large` or `mls`. */
-        name: 'thumb' | 'large' | 'mls';
+        /** @description Which variant: `thumb`, `large` or `mls` of a photo, `poster` or `web` of a video. */
+        name: 'thumb' | 'large' | 'mls' | 'poster' | 'web';
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description The variant: WebP (thumb) or JPEG (large, mls). */
+      /** @description The variant: WebP (thumb), JPEG (large, mls, poster) or MP4 (web). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8058,6 +8070,7 @@ export interface operations {
         content: {
           'image/webp': string;
           'image/jpeg': string;
+          'video/mp4': string;
         };
       };
       /** @description The requested byte range of the variant (`Content-Range`). */
@@ -8075,6 +8088,7 @@ export interface operations {
         content: {
           'image/webp': string;
           'image/jpeg': string;
+          'video/mp4': string;
         };
       };
       /** @description Not modified: the ETag matches. */

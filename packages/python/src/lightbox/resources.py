@@ -30,7 +30,7 @@ from ._uploads import (
 
 __all__ = ["Media", "AsyncMedia"]
 
-VariantName = Literal["thumb", "large", "mls"]
+VariantName = Literal["thumb", "large", "mls", "poster", "web"]
 Destination = str | os.PathLike[str] | IO[bytes]
 
 
@@ -174,7 +174,9 @@ class Media(MediaResource):
         *,
         request_options: RequestOptions | None = None,
     ) -> bytes:
-        """A photo's ``thumb``, ``large`` or ``mls`` variant (NotFoundError until it is ready)."""
+        """A photo's ``thumb``, ``large`` or ``mls`` variant, a video's ``poster`` or ``web``.
+
+        NotFoundError until it is ready."""
         path = f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}/variants/{_seg(name)}"
         return self._http.send("GET", path, options=request_options).content
 
@@ -299,6 +301,6 @@ class AsyncMedia(AsyncMediaResource):
         *,
         request_options: RequestOptions | None = None,
     ) -> bytes:
-        """A photo's ``thumb``, ``large`` or ``mls`` variant."""
+        """A photo's ``thumb``, ``large`` or ``mls`` variant, a video's ``poster`` or ``web``."""
         path = f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}/variants/{_seg(name)}"
         return (await self._http.send("GET", path, options=request_options)).content

@@ -42,6 +42,7 @@ __all__ = [
     "MediaUploaded",
     "MediaVariant",
     "MediaVariants",
+    "MediaVideoVariants",
     "Notification",
     "NotificationList",
     "NotificationStatus",
@@ -292,8 +293,8 @@ class Media(Model):
     "Shown under the photo in the client gallery; null when unset."
     hidden: bool
     "Hidden media are never shown to the client."
-    variants: MediaVariants | None
-    "The derived sizes of a photo (null for videos and documents)."
+    variants: MediaVariants | MediaVideoVariants | None
+    "A photo's derived sizes, a video's poster and web rendition; null for documents."
     created_at: str
     content_url: str
     "Absolute URL of the bytes."
@@ -324,7 +325,7 @@ class MediaUploaded(Model):
 class MediaVariant(Model):
     url: str
     "Absolute URL of the bytes (needs the API key)."
-    content_type: Literal["image/webp", "image/jpeg"]
+    content_type: Literal["image/webp", "image/jpeg", "video/mp4"]
     width: int
     height: int
     size: int
@@ -340,6 +341,15 @@ class MediaVariants(Model):
     "JPEG within 2048x2048; null until ready."
     mls: MediaVariant | None
     "JPEG within VARIANT_MLS_SIZE (2048x1536 by default); null until ready."
+
+
+class MediaVideoVariants(Model):
+    status: Literal["pending", "ready", "failed"]
+    "Made in the background after upload; `failed` when the video cannot be decoded."
+    poster: MediaVariant | None
+    "A JPEG frame within 1280x1280; null until ready."
+    web: MediaVariant | None
+    "H.264/AAC MP4, index at the front, within 1920x1080; null until ready, and null when ready if the original already is such a file."
 
 
 class Notification(Model):
@@ -524,10 +534,6 @@ ListingList._converters = {
     "pagination": model(Pagination),
 }
 
-Media._converters = {
-    "variants": model(MediaVariants),
-}
-
 MediaList._converters = {
     "data": list_of(model(Media)),
     "pagination": model(WholeListPagination),
@@ -541,6 +547,11 @@ MediaVariants._converters = {
     "thumb": model(MediaVariant),
     "large": model(MediaVariant),
     "mls": model(MediaVariant),
+}
+
+MediaVideoVariants._converters = {
+    "poster": model(MediaVariant),
+    "web": model(MediaVariant),
 }
 
 NotificationList._converters = {
