@@ -19,6 +19,7 @@ import {
   createAccount,
   createKey,
   createTestContext,
+  testModeOf,
   type CallOptions,
   type Response,
   type TestAccount,
@@ -176,6 +177,8 @@ interface Prepared {
   headers?: Record<string, string>;
   /** Status of this request with the owner's full key. */
   status: number;
+  /** The baseline's key when the owner's full live key is not the one (DELETE /v1/test_data: a test key). */
+  key?: string;
 }
 
 interface RouteCase {
@@ -188,6 +191,12 @@ interface RouteCase {
 
 const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/account', prepare: () => Promise.resolve({ url: '/v1/account', status: 200 }) },
+  // docs/api.md §20: a full test key deletes the test data; the owner's live key is refused.
+  {
+    method: 'DELETE',
+    path: '/v1/test_data',
+    prepare: async (a) => ({ url: '/v1/test_data', key: (await testModeOf(ctx, a)).key, status: 202 }),
+  },
   { method: 'GET', path: '/v1/listings', prepare: () => Promise.resolve({ url: '/v1/listings', status: 200 }) },
   {
     method: 'POST',
@@ -522,7 +531,7 @@ for (const route of ROUTES) {
   describe(name, () => {
     test('a valid request with a full key succeeds (the baseline for every refusal below)', async () => {
       const request = await prepareFor(route, owner);
-      const res = await send(request, { key: owner.key });
+      const res = await send(request, { key: request.key ?? owner.key });
       assert.equal(res.statusCode, request.status, res.body);
     });
 

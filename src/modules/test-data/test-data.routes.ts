@@ -1,7 +1,8 @@
 // DELETE /v1/test_data (docs/api.md §20): a full test key deletes every test object of its studio.
 import type { App } from '../../http/types.ts';
 import { AppError } from '../../errors.ts';
-import { errorResponses, NoContent } from '../../http/schemas.ts';
+import { Answer, errorResponses } from '../../http/schemas.ts';
+import { TestDataDeletion } from './test-data.schemas.ts';
 import type { TestDataService } from './test-data.service.ts';
 
 export function registerTestDataRoutes(app: App, { testData }: { testData: TestDataService }): void {
@@ -17,7 +18,7 @@ export function registerTestDataRoutes(app: App, { testData }: { testData: TestD
           'Live data is never touched. A live key answers 403.',
         tags: ['Account'],
         response: {
-          202: NoContent('Accepted: the test data is deleted; its stored bytes follow shortly.'),
+          202: Answer(TestDataDeletion, 'Accepted: the test data is deleted; its stored bytes follow shortly.'),
           ...errorResponses(401, 403),
         },
       },
@@ -26,7 +27,7 @@ export function registerTestDataRoutes(app: App, { testData }: { testData: TestD
       // A live key must not look like it could reach this (docs/api.md §20).
       if (request.auth.livemode) throw new AppError('forbidden', 'Only a test key (lbx_test_...) can delete test data');
       await testData.removeAll(request.auth.liveAccountId, request.log);
-      return reply.code(202).send(null);
+      return reply.code(202).send({ deleted: true as const });
     },
   );
 }
