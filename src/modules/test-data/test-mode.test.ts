@@ -19,6 +19,7 @@ import {
 import { jpeg } from '../../../test/support/media-fixtures.ts';
 import { makeVariantsNow, storedKeys, uploaded } from '../../../test/support/media-helpers.ts';
 import { takeSnapshot } from '../../../test/support/snapshot.ts';
+import { linkedGallery, visit } from '../../../test/support/gallery.ts';
 import { deliveryRunner, until, verifyingReceiver, type DeliveryRunner } from '../../../test/support/webhooks.ts';
 
 let env: SmtpTestContext;
@@ -137,6 +138,33 @@ describe('test mode', () => {
     const eml = await readFile(path.join(dir, files[0] ?? ''), 'utf8');
     assert.match(eml, /^To: test\.client@example\.test$/m);
     assert.match(eml, /Harbour Studio/);
+  });
+
+  test('a client gallery page of test data shows a Test mode banner; a live one does not', async () => {
+    const { ctx } = env;
+    const photo = await jpeg();
+    const pages: Record<string, string> = {};
+    for (const [name, account] of [
+      ['test', testMode],
+      ['live', live],
+    ] as const) {
+      const gallery = await linkedGallery(ctx, account, { address: `12 ${name} Road` });
+      const [media] = await uploaded(ctx, account.key, gallery.listingId, [
+        { filename: 'a.jpg', contentType: 'image/jpeg', data: photo },
+      ]);
+      await makeVariantsNow(ctx);
+      const page = await visit(ctx, gallery.path);
+      assert.equal(page.statusCode, 200, page.body);
+      pages[name] = page.body;
+      const photoPage = await visit(ctx, `${gallery.path}/photo/${media?.id ?? ''}`);
+      assert.equal(photoPage.statusCode, 200, photoPage.body);
+      pages[`${name} photo`] = photoPage.body;
+    }
+    const banner = /<p class="test-mode" role="note">\s*<strong>Test mode<\/strong>/;
+    assert.match(pages.test ?? '', banner);
+    assert.match(pages['test photo'] ?? '', banner);
+    assert.doesNotMatch(pages.live ?? '', /Test mode/);
+    assert.doesNotMatch(pages['live photo'] ?? '', /Test mode/);
   });
 
   test('DELETE /v1/test_data: a live key and a read-only test key are refused (403), nothing changes', async () => {
