@@ -20,6 +20,7 @@ import { jpeg } from '../../../test/support/media-fixtures.ts';
 import { makeVariantsNow, storedKeys, uploaded } from '../../../test/support/media-helpers.ts';
 import { takeSnapshot } from '../../../test/support/snapshot.ts';
 import { linkedGallery, visit } from '../../../test/support/gallery.ts';
+import { Browser } from '../../../test/support/dashboard-browser.ts';
 import { deliveryRunner, until, verifyingReceiver, type DeliveryRunner } from '../../../test/support/webhooks.ts';
 
 let env: SmtpTestContext;
@@ -175,6 +176,29 @@ describe('test mode', () => {
     expectError(await call(ctx, 'DELETE', '/v1/test_data', { key: readOnly.key }), 403, 'forbidden');
     expectError(await call(ctx, 'DELETE', '/v1/test_data', {}), 401, 'unauthorized');
     assert.deepEqual(await takeSnapshot(ctx), before);
+  });
+
+  test("the dashboard's Delete all test data: a form with the CSRF token, after a confirmation page", async () => {
+    const { ctx } = env;
+    await newGallery(ctx, testMode, { address: 'Dashboard test' });
+    const liveBefore = (await call(ctx, 'GET', '/v1/listings?limit=100', { key: live.key })).body;
+    const count = async () =>
+      (await call(ctx, 'GET', '/v1/listings', { key: testMode.key })).json<{ data: unknown[] }>().data.length;
+    const browser = new Browser(ctx.app);
+    await browser.signIn(live.email, 'correct horse battery');
+    const confirm = await browser.get('/dashboard/settings/api/test-data/delete');
+    assert.equal(confirm.statusCode, 200);
+    assert.match(confirm.body, /<form method="post" action="\/dashboard\/settings\/api\/test-data\/delete"/);
+    // Without the form's token (a page of another site): refused, nothing deleted.
+    const forged = await browser.post('/dashboard/settings/api/test-data/delete', {}, { csrf: null });
+    assert.equal(forged.statusCode, 403);
+    assert.ok((await count()) > 0);
+    await browser.get('/dashboard/settings/api/test-data/delete');
+    const done = await browser.post('/dashboard/settings/api/test-data/delete', {});
+    assert.equal(done.statusCode, 303);
+    assert.equal(done.headers.location, '/dashboard/settings/api?mode=test&notice=test-data-deleted');
+    assert.equal(await count(), 0);
+    assert.equal((await call(ctx, 'GET', '/v1/listings?limit=100', { key: live.key })).body, liveBefore);
   });
 
   test('DELETE /v1/test_data removes every test row and byte, and leaves live data as it was', async () => {
