@@ -18,12 +18,6 @@ export async function testAccountOf(db: Executor, liveAccountId: string, now: st
   return (await repo.findTestAccount(db, liveAccountId))?.id;
 }
 
-/** The studio a test account belongs to (itself for a live account); undefined when it is gone. */
-export async function liveAccountOf(db: Executor, accountId: string): Promise<string | undefined> {
-  const row = await repo.findAccount(db, accountId);
-  return row === undefined ? undefined : (row.live_account_id ?? row.id);
-}
-
 /** The studio's test account id, without making one. */
 export async function findTestAccountId(db: Executor, liveAccountId: string): Promise<string | undefined> {
   return (await repo.findTestAccount(db, liveAccountId))?.id;
