@@ -177,8 +177,7 @@ interface Prepared {
   headers?: Record<string, string>;
   /** Status of this request with the owner's full key. */
   status: number;
-  /** The baseline's key when the owner's full live key is not the one (DELETE /v1/test_data: a test key). */
-  key?: string;
+  key?: string; // The baseline's key if not the owner's live key (docs/api.md §20: a test key).
 }
 
 interface RouteCase {
@@ -191,7 +190,6 @@ interface RouteCase {
 
 const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/account', prepare: () => Promise.resolve({ url: '/v1/account', status: 200 }) },
-  // docs/api.md §20: a full test key deletes the test data; the owner's live key is refused.
   {
     method: 'DELETE',
     path: '/v1/test_data',

@@ -73,7 +73,9 @@ describe('test mode in a browser', { skip }, () => {
   test('a gallery of test data shows the Test mode banner at every width', async () => {
     const photo = await jpeg();
     const gallery = await linkedGallery(ctx, testMode, { address: '14 Test Harbour Road', beds: 3 });
-    await uploaded(ctx, testMode.key, gallery.listingId, [{ filename: 'a.jpg', contentType: 'image/jpeg', data: photo }]);
+    await uploaded(ctx, testMode.key, gallery.listingId, [
+      { filename: 'a.jpg', contentType: 'image/jpeg', data: photo },
+    ]);
     await makeVariantsNow(ctx);
     for (const width of WIDTHS) {
       const context = await browser.newContext({ viewport: { width, height: 860 } });
@@ -99,13 +101,17 @@ describe('test mode in a browser', { skip }, () => {
       await call(ctx, 'POST', '/v1/listings', { key: testMode.key, body: { address: `Test ${width}` } });
 
       await page.goto(`${base}/dashboard/settings/api`);
-      const rows = () => inPage(page, `[...document.querySelectorAll('main tbody tr')].map(r => r.innerText).join('|')`);
+      const rows = () =>
+        inPage(page, `[...document.querySelectorAll('main tbody tr')].map(r => r.innerText).join('|')`);
       // Live: the live key only.
       assert.match(await rows(), /lbx_/);
       assert.doesNotMatch(await rows(), /lbx_test_/);
       await page.getByRole('link', { name: 'Test mode', exact: true }).click();
       await page.waitForURL(`${base}/dashboard/settings/api?mode=test`);
-      assert.equal(await page.getByRole('link', { name: 'Test mode', exact: true }).getAttribute('aria-current'), 'page');
+      assert.equal(
+        await page.getByRole('link', { name: 'Test mode', exact: true }).getAttribute('aria-current'),
+        'page',
+      );
       await page.getByLabel('Name').fill(`Sandbox ${width}`);
       await page.getByRole('button', { name: 'Generate test key' }).click();
       await page.getByText('you will not see it again').waitFor();

@@ -257,7 +257,9 @@ export function deleteTestDataPage(o: { viewer: Viewer }): SafeHtml {
           Every gallery, photo, video, document, client, email, client link, webhook endpoint, delivery and event made
           with test keys is deleted, with the stored files. Client links of test galleries stop working.
         </p>
-        <p>Your live data is not touched. Test keys are kept and carry on, on empty test data. This cannot be undone.</p>
+        <p>
+          Your live data is not touched. Test keys are kept and carry on, on empty test data. This cannot be undone.
+        </p>
         <form method="post" action="/dashboard/settings/api/test-data/delete" class="actions">
           ${csrfField(o.viewer.csrfToken)}
           <button type="submit" class="button button-danger">Delete all test data</button>

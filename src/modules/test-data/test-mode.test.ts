@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { call, createAccount, createKey, expectError, testModeOf, type TestAccount } from '../../../test/support/test-app.ts';
+import {
+  call,
+  createAccount,
+  createKey,
+  expectError,
+  testModeOf,
+  type TestAccount,
+} from '../../../test/support/test-app.ts';
 import {
   assign,
   freshMail,
@@ -56,7 +63,13 @@ describe('test mode', () => {
     const asTest = await call(ctx, 'GET', '/v1/account', { key: testMode.key });
     assert.equal(asTest.statusCode, 200, asTest.body);
     const asLive = await call(ctx, 'GET', '/v1/account', { key: live.key });
-    const t = asTest.json<{ id: string; name: string; email: string; livemode: boolean; key: { id: string; prefix: string } }>();
+    const t = asTest.json<{
+      id: string;
+      name: string;
+      email: string;
+      livemode: boolean;
+      key: { id: string; prefix: string };
+    }>();
     const l = asLive.json<{ id: string; name: string; email: string; livemode: boolean }>();
     assert.deepEqual([t.id, t.name, t.email, t.livemode], [live.accountId, 'Harbour Studio', live.email, false]);
     assert.deepEqual([l.id, l.livemode], [live.accountId, true]);
@@ -87,12 +100,13 @@ describe('test mode', () => {
       const testGallery = await newGallery(ctx, testMode, { address: '9 Test Street' });
       const liveGallery = await newGallery(ctx, live, { address: '9 Live Street' });
 
-      const testEvents = (await call(ctx, 'GET', '/v1/events', { key: testMode.key })).json<{ data: EventJson[] }>().data;
+      const testEvents = (await call(ctx, 'GET', '/v1/events', { key: testMode.key })).json<{ data: EventJson[] }>()
+        .data;
       const liveEvents = (await call(ctx, 'GET', '/v1/events', { key: live.key })).json<{ data: EventJson[] }>().data;
       assert.ok(testEvents.some((e) => e.type === 'listing.created' && e.data.object.id === testGallery.id));
-      assert.ok(testEvents.every((e) => e.livemode === false));
+      assert.ok(testEvents.every((e) => !e.livemode));
       assert.ok(liveEvents.some((e) => e.data.object.id === liveGallery.id));
-      assert.ok(liveEvents.every((e) => e.livemode === true));
+      assert.ok(liveEvents.every((e) => e.livemode));
       assert.ok(!liveEvents.some((e) => e.data.object.id === testGallery.id));
       const one = testEvents.find((e) => e.data.object.id === testGallery.id);
       const read = await call(ctx, 'GET', `/v1/events/${one?.id ?? ''}`, { key: testMode.key });
@@ -218,13 +232,14 @@ describe('test mode', () => {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('account_id', '=', testMode.accountId)
         .executeTakeFirstOrThrow();
-      assert.ok(Number(n.n) > 0, `test ${table} to delete`);
+      assert.ok(n.n > 0, `test ${table} to delete`);
     }
     const mine = (key: string): boolean => key.startsWith(`${testMode.accountId}/`);
     const storedBefore = await storedKeys(ctx);
     assert.ok(storedBefore.some(mine) && storedBefore.some((k) => !mine(k)));
     const liveBytes = new Map<string, Buffer>();
-    for (const key of storedBefore.filter((k) => !mine(k))) liveBytes.set(key, await buffer(await ctx.deps.storage.get(key)));
+    for (const key of storedBefore.filter((k) => !mine(k)))
+      liveBytes.set(key, await buffer(await ctx.deps.storage.get(key)));
     const before = await takeSnapshot(ctx);
 
     const res = await call(ctx, 'DELETE', '/v1/test_data', { key: testMode.key });
@@ -251,7 +266,10 @@ describe('test mode', () => {
     for (const [key, bytes] of liveBytes) assert.deepEqual(await buffer(await ctx.deps.storage.get(key)), bytes);
     // The cleanup ledger holds nothing due for them any more.
     const ledger = await ctx.deps.db.kysely.selectFrom('media_cleanup').select('storage_key').execute();
-    assert.deepEqual(ledger.filter((r) => mine(r.storage_key)), []);
+    assert.deepEqual(
+      ledger.filter((r) => mine(r.storage_key)),
+      [],
+    );
 
     // The test key still works, on an empty test mode; the live key sees its data.
     const lists = await call(ctx, 'GET', '/v1/listings', { key: testMode.key });

@@ -28,7 +28,9 @@ export interface DeliveryHandlerOptions {
 }
 
 /** The event as delivered: its stored data, verbatim, in the event object (as GET /v1/events/:id reads it). */
-const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'> & { livemode: boolean }): string =>
+const eventPayload = (
+  event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'> & { livemode: boolean },
+): string =>
   `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"livemode":${event.livemode},"data":${event.data}}`;
 
 export function deliveryHandler(
