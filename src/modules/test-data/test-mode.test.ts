@@ -218,14 +218,38 @@ describe('test mode', () => {
   test('DELETE /v1/test_data removes every test row and byte, and leaves live data as it was', async () => {
     const { ctx } = env;
     const photo = await jpeg();
+    let liveGallery = '';
     for (const account of [testMode, live]) {
       const gallery = await newGallery(ctx, account, { address: 'With photos' });
+      if (account === live) liveGallery = gallery.id;
       await uploaded(ctx, account.key, gallery.id, [{ filename: 'a.jpg', contentType: 'image/jpeg', data: photo }]);
       const client = await newClient(ctx, account);
       await assign(ctx, account, client.id, gallery.id);
     }
     await makeVariantsNow(ctx);
-    const tables = ['listings', 'media', 'media_variants', 'clients', 'client_links', 'notifications'] as const;
+    // An unfinished resumable upload of test data, with some bytes stored.
+    const unfinished = await newGallery(ctx, testMode, { address: 'Half uploaded' });
+    const tus = { 'tus-resumable': '1.0.0' };
+    const created = await call(ctx, 'POST', `/v1/listings/${unfinished.id}/uploads`, {
+      key: testMode.key,
+      headers: { ...tus, 'upload-length': '1000' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const patched = await call(ctx, 'PATCH', new URL(String(created.headers.location), 'http://x').pathname, {
+      key: testMode.key,
+      body: 'partial bytes',
+      headers: { ...tus, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+    });
+    assert.equal(patched.statusCode, 204, patched.body);
+    const tables = [
+      'uploads',
+      'listings',
+      'media',
+      'media_variants',
+      'clients',
+      'client_links',
+      'notifications',
+    ] as const;
     for (const table of tables) {
       const n = await ctx.deps.db.kysely
         .selectFrom(table)
@@ -237,6 +261,12 @@ describe('test mode', () => {
     const mine = (key: string): boolean => key.startsWith(`${testMode.accountId}/`);
     const storedBefore = await storedKeys(ctx);
     assert.ok(storedBefore.some(mine) && storedBefore.some((k) => !mine(k)));
+    const partial = await ctx.deps.db.kysely
+      .selectFrom('uploads')
+      .select('storage_key')
+      .where('account_id', '=', testMode.accountId)
+      .executeTakeFirstOrThrow();
+    assert.ok(storedBefore.includes(partial.storage_key), 'the unfinished upload has bytes stored');
     const liveBytes = new Map<string, Buffer>();
     for (const key of storedBefore.filter((k) => !mine(k)))
       liveBytes.set(key, await buffer(await ctx.deps.storage.get(key)));
@@ -277,7 +307,8 @@ describe('test mode', () => {
     assert.deepEqual(lists.json<{ data: unknown[] }>().data, []);
     const again = await newGallery(ctx, testMode, { address: 'After the reset' });
     assert.match(again.id, /^lst_/);
-    const liveLists = await call(ctx, 'GET', '/v1/listings?limit=100', { key: live.key });
-    assert.ok(liveLists.json<{ data: unknown[] }>().data.length >= 3);
+    const kept = await call(ctx, 'GET', `/v1/listings/${liveGallery}`, { key: live.key });
+    assert.equal(kept.statusCode, 200);
+    assert.equal(kept.json<{ media_count: number }>().media_count, 1);
   });
 });
