@@ -24,7 +24,7 @@ export function registerTestDataRoutes(app: App, { testData }: { testData: TestD
       },
     },
     async (request, reply) => {
-      // A live key must not look like it could reach this (docs/api.md §20).
+      // A live key is refused, not answered with an empty success (docs/api.md §20).
       if (request.auth.livemode) throw new AppError('forbidden', 'Only a test key (lbx_test_...) can delete test data');
       await testData.removeAll(request.auth.liveAccountId, request.log);
       return reply.code(202).send({ deleted: true as const });

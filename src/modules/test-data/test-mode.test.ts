@@ -272,7 +272,10 @@ describe('test mode', () => {
       liveBytes.set(key, await buffer(await ctx.deps.storage.get(key)));
     const before = await takeSnapshot(ctx);
 
-    const res = await call(ctx, 'DELETE', '/v1/test_data', { key: testMode.key });
+    // With an Idempotency-Key, like any write: its record goes with the test data, and a retry
+    // (the same key) deletes again, harmlessly.
+    const idem = { 'idempotency-key': 'delete-test-data-1' };
+    const res = await call(ctx, 'DELETE', '/v1/test_data', { key: testMode.key, headers: idem });
     assert.equal(res.statusCode, 202, res.body);
     assert.deepEqual(res.json(), { deleted: true });
 
@@ -301,6 +304,8 @@ describe('test mode', () => {
       [],
     );
 
+    const retried = await call(ctx, 'DELETE', '/v1/test_data', { key: testMode.key, headers: idem });
+    assert.equal(retried.statusCode, 202, retried.body);
     // The test key still works, on an empty test mode; the live key sees its data.
     const lists = await call(ctx, 'GET', '/v1/listings', { key: testMode.key });
     assert.equal(lists.statusCode, 200);
