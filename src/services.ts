@@ -21,6 +21,7 @@ import {
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
 import { createVersionsService, type VersionsService } from './mechanisms/versions/versions.service.ts';
+import { createTestDataService, type TestDataService } from './modules/test-data/test-data.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 export interface Services {
@@ -42,6 +43,8 @@ export interface Services {
   notifications: NotificationsService;
   counts: CountsService;
   webhooks: WebhooksService;
+  /** Test mode's DELETE /v1/test_data and the dashboard's button (docs/api.md §20). */
+  testData: TestDataService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -65,6 +68,7 @@ export function createServices(deps: Deps): Services {
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),
     webhooks: createWebhooksService(deps),
+    testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
   };
 }

@@ -22,6 +22,7 @@ import { registerMediaRoutes } from './modules/media/media.routes.ts';
 import { registerUploadRoutes } from './modules/uploads/uploads.routes.ts';
 import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { registerWebhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { registerTestDataRoutes } from './modules/test-data/test-data.routes.ts';
 import type { Services } from './services.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -85,6 +86,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerClientsRoutes(v1, services);
   registerNotificationsRoutes(v1, services);
   registerWebhooksRoutes(v1, services);
+  registerTestDataRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
   await registerUploadRoutes(v1, services, deps.config.media);
 }

@@ -188,6 +188,13 @@ interface RouteCase {
 
 const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/account', prepare: () => Promise.resolve({ url: '/v1/account', status: 200 }) },
+  // docs/api.md §20: only a full test key deletes test data (src/modules/test-data/test-mode.test.ts);
+  // the owner's live key, this suite's baseline, is refused with 403, and every refusal below holds.
+  {
+    method: 'DELETE',
+    path: '/v1/test_data',
+    prepare: () => Promise.resolve({ url: '/v1/test_data', status: 403 }),
+  },
   { method: 'GET', path: '/v1/listings', prepare: () => Promise.resolve({ url: '/v1/listings', status: 200 }) },
   {
     method: 'POST',

@@ -3,6 +3,8 @@
 // cannot be left out): account B, with a full-access key, calls each of them with account A's
 // ids, in every combination of A's and B's own ids. Every call is 404 not_found, exactly as for
 // an id that does not exist, and nothing anywhere changes: no row of any table, no stored object.
+// The same suite sets a studio's test mode apart from its live mode (docs/api.md §20): the twins
+// test/mode-isolation*.test.ts run it with B the studio's own other mode (PAIR below).
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,7 @@ import {
   createAccount,
   createTestContext,
   expectError,
+  testModeOf,
   type TestAccount,
   type TestContext,
 } from './support/test-app.ts';
@@ -44,6 +47,9 @@ interface Request {
 
 /** A well-formed id that no account has. */
 const MISSING = { lst: 'lst_0000000000000000000000ZZZZ', cli: 'cli_0000000000000000000000ZZZZ' } as const;
+
+/** Who B is: another studio, or A's studio in the other mode (a test key at live ids, or the reverse). */
+const PAIR = process.env.LIGHTBOX_ISOLATION_PAIR ?? 'studios';
 
 let ctx: TestContext;
 let a: TestAccount;
@@ -252,8 +258,14 @@ function withoutRequestId(body: string): unknown {
 before(async () => {
   ctx = await createTestContext({ RATE_LIMIT_PER_MINUTE: '1000000000' });
   photo = await jpeg();
-  a = await createAccount(ctx, 'Studio A');
-  b = await createAccount(ctx, 'Studio B');
+  if (PAIR === 'studios') {
+    a = await createAccount(ctx, 'Studio A');
+    b = await createAccount(ctx, 'Studio B');
+  } else {
+    const live = await createAccount(ctx, 'Studio A');
+    const test = await testModeOf(ctx, live);
+    [a, b] = PAIR === 'test-key-on-live' ? [live, test] : [test, live];
+  }
   ofA = await hold(a);
   ofB = await hold(b);
   // The photos' variants are made before any snapshot, so the variant route has bytes to refuse.
@@ -264,7 +276,7 @@ after(async () => {
   await ctx.close();
 });
 
-describe('tenant isolation', () => {
+describe(PAIR === 'studios' ? 'tenant isolation' : `mode isolation (${PAIR})`, () => {
   test('the suite covers every id-bearing /v1 route the app registered', () => {
     const idRoutes = appRoutes(ctx.app)
       // OPTIONS of the uploads (docs/api.md §16) needs no key and reads nothing: it is the same for any id.
@@ -311,7 +323,13 @@ describe('tenant isolation', () => {
       [ofA.assignedListing],
     );
     const aIds = new Set(Object.values(ofA));
-    for (const url of ['/v1/listings?limit=100', '/v1/clients?limit=100', '/v1/notifications?limit=100']) {
+    for (const url of [
+      '/v1/listings?limit=100',
+      '/v1/clients?limit=100',
+      '/v1/notifications?limit=100',
+      '/v1/webhook_endpoints?limit=100',
+      '/v1/events?limit=100',
+    ]) {
       const res = await call(ctx, 'GET', url, { key: b.key });
       assert.equal(res.statusCode, 200);
       for (const item of res.json<{ data: { id: string }[] }>().data) assert.ok(!aIds.has(item.id), url);

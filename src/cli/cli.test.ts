@@ -231,6 +231,33 @@ void describe('accounts, keys and the database', () => {
     assert.match(run.stderr, /read_only/);
   });
 
+  void test('keys create --test makes a test key (docs/api.md §20), listed beside the live ones', async () => {
+    const run = await lightbox(['keys', 'create', '--account', email, '--name', 'sandbox', '--test']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^lbx_test_[0-9A-Za-z]{40}\n$/);
+    assert.match(run.stderr, /created test API key key_/);
+    const testKey = run.stdout.trimEnd();
+    const db = openDatabase(loadConfig(baseEnv()).database);
+    try {
+      const row = await db.kysely
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('key_hash', '=', sha256(testKey))
+        .executeTakeFirstOrThrow();
+      assert.equal(row.test, 1);
+      assert.equal(row.prefix, testKey.slice(0, 'lbx_test_'.length + 6));
+    } finally {
+      await db.destroy();
+    }
+    const list = await lightbox(['keys', 'list', '--account', email]);
+    assert.match(list.stdout, /sandbox +lbx_test_[0-9A-Za-z]{6} /);
+    const wrong = await lightbox(['keys', 'create', '--account', email, '--name', 'x', '--test=yes']);
+    assert.equal(wrong.code, 2);
+    // The tests below count the account's keys as they left them.
+    const revoked = await lightbox(['keys', 'revoke', /key_[0-9A-Za-z]+/.exec(run.stderr)?.[0] ?? '']);
+    assert.equal(revoked.code, 0, revoked.stderr);
+  });
+
   void test('keys create for an unknown account exits 1', async () => {
     const run = await lightbox(['keys', 'create', '--account', 'nobody@studio.test', '--name', 'ci']);
     assert.equal(run.code, 1);

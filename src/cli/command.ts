@@ -69,9 +69,16 @@ export interface ParsedArgs {
  * Strict parsing: the named string options, and either no positional argument or exactly the
  * one named by `positional` (`KEY_ID`). Every parse error becomes a one-line UsageError.
  */
-export function parseCommandArgs(args: string[], optionNames: readonly string[] = [], positional?: string): ParsedArgs {
+export function parseCommandArgs(
+  args: string[],
+  optionNames: readonly string[] = [],
+  positional?: string,
+  /** Options that take no value (`--test`): present means `values[name] === 'true'`. */
+  flagNames: readonly string[] = [],
+): ParsedArgs {
   const options: ParseArgsOptionsConfig = {};
   for (const name of optionNames) options[name] = { type: 'string' };
+  for (const name of flagNames) options[name] = { type: 'boolean' };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
@@ -81,6 +88,7 @@ export function parseCommandArgs(args: string[], optionNames: readonly string[] 
   const values: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(parsed.values)) {
     if (typeof value === 'string') values[name] = value;
+    else if (value === true) values[name] = 'true';
   }
   const given = parsed.positionals;
   const allowed = positional === undefined ? 0 : 1;

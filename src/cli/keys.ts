@@ -24,7 +24,7 @@ const MAX_EXPIRY_DAYS = 3650;
 export const keysCreateCommand: Command = {
   name: 'keys create',
   summary: 'Create an API key and print it, and only it, on stdout',
-  help: `Usage: lightbox keys create --account EMAIL --name NAME [--scope full|read_only] [--expires-in DAYS]
+  help: `Usage: lightbox keys create --account EMAIL --name NAME [--scope full|read_only] [--expires-in DAYS] [--test]
 
 Creates an API key for the account whose owner email is EMAIL and prints the key,
 and nothing else, on one line of stdout. It is shown only this once: only its
@@ -35,13 +35,15 @@ Options:
   --name NAME         a label to recognise the key by (1 to 100 characters)
   --scope SCOPE       full (the default) or read_only (GET requests only)
   --expires-in DAYS   expire the key after DAYS days (1 to ${MAX_EXPIRY_DAYS}); default: never
+  --test              a test key (lbx_test_...): it sees and changes only the account's
+                      test data, and no email it causes leaves the service
   -h, --help          show this help
 
 Example:
   API_KEY=$(npx lightbox keys create --account ana@example.com --name ci --scope read_only)
 `,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, ['account', 'name', 'scope', 'expires-in']);
+    const { values } = parseCommandArgs(args, ['account', 'name', 'scope', 'expires-in'], undefined, ['test']);
     const email = required(values, 'account', 'EMAIL');
     const name = required(values, 'name', 'NAME');
     const scope = parseScope(values.scope);
@@ -53,6 +55,7 @@ Example:
           name,
           scope,
           ...(expiresInDays === undefined ? {} : { expiresInDays }),
+          test: values.test === 'true',
         });
         return { ...created, account: owner };
       } catch (err) {
@@ -62,7 +65,7 @@ Example:
     });
     io.stdout.write(`${key}\n`);
     io.stderr.write(
-      `created API key ${apiKey.id} (${apiKey.prefix}..., ${apiKey.scope}, ` +
+      `created ${apiKey.test ? 'test ' : ''}API key ${apiKey.id} (${apiKey.prefix}..., ${apiKey.scope}, ` +
         `${apiKey.expires_at === null ? 'never expires' : `expires ${apiKey.expires_at}`}) for ${account.email}; ` +
         'it is shown only once\n',
     );

@@ -81,6 +81,10 @@ const NOTICES: Record<string, Notice> = {
   'session-ended': { kind: 'info', text: 'Your session has ended. Sign in again to continue.' },
   'already-set-up': { kind: 'info', text: 'This Lightbox is already set up. Sign in with your studio account.' },
   'key-revoked': { kind: 'success', text: 'The key was revoked. Requests that use it are now refused.' },
+  'test-data-deleted': {
+    kind: 'success',
+    text: 'All test data was deleted. Your live data is as it was; test keys carry on, on empty test data.',
+  },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
   'link-saved': { kind: 'success', text: 'Link settings saved. The client meets them on their next visit.' },
   'link-refused': {

@@ -19,11 +19,26 @@ import {
   type DashboardContext,
 } from './respond.ts';
 import { setSessionCookie } from './security.ts';
-import { EXPIRY_CHOICES, keysPage, revokePage, type KeyFormValues } from './views/keys.ts';
+import {
+  deleteTestDataPage,
+  EXPIRY_CHOICES,
+  keysPage,
+  keysPath,
+  revokePage,
+  type KeyFormValues,
+  type KeyMode,
+} from './views/keys.ts';
 import type { FieldErrors } from './views/layout.ts';
 import { studioPage } from './views/studio.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
+
+/** The keys page's Test mode switch (docs/api.md §20): `?mode=test`, else live. */
+const modeOf = (request: FastifyRequest): KeyMode =>
+  (request.query as Record<string, unknown> | undefined)?.mode === 'test' ? 'test' : 'live';
+
+/** The keys of one mode: the switch shows test keys apart from live ones. */
+const ofMode = (keys: ApiKey[], mode: KeyMode): ApiKey[] => keys.filter((k) => k.test === (mode === 'test'));
 
 export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
@@ -51,7 +66,8 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
 
   scope.get('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
-    const keys = await services.apiKeys.list(account.id);
+    const mode = modeOf(request);
+    const keys = ofMode(await services.apiKeys.list(account.id), mode);
     let notice = noticeOf(request);
     let created: { key: string; apiKey: ApiKey } | undefined;
     if (notice === KEY_CREATED) {
@@ -61,11 +77,12 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       created = held === undefined || apiKey === undefined ? undefined : { key: held.key, apiKey };
       notice = created === undefined ? KEY_SHOWN_ONCE : null;
     }
-    return sendPage(reply, keysPage({ viewer, keys, now: now(), notice, created }));
+    return sendPage(reply, keysPage({ viewer, keys, mode, now: now(), notice, created }));
   });
 
   scope.post('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
+    const mode = modeOf(request);
     const form = formFields(request.body);
     const values: KeyFormValues = {
       name: form.get('name').trim(),
@@ -80,7 +97,14 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     const render = async (e: FieldErrors) =>
       sendPage(
         reply,
-        keysPage({ viewer, keys: await services.apiKeys.list(account.id), now: now(), values, errors: e }),
+        keysPage({
+          viewer,
+          keys: ofMode(await services.apiKeys.list(account.id), mode),
+          mode,
+          now: now(),
+          values,
+          errors: e,
+        }),
         400,
       );
     if (Object.keys(errors).length > 0) return render(errors);
@@ -90,6 +114,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         name: values.name,
         scope: values.scope as KeyScope,
         ...(values.expires === '' ? {} : { expiresInDays: Number(values.expires) }),
+        test: mode === 'test',
       });
     } catch (err) {
       const refused = fieldErrors(err, { expires_in_days: 'expires' });
@@ -102,7 +127,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       request.dashboard.token,
       JSON.stringify({ id: created.apiKey.id, key: created.key }),
     );
-    return reply.redirect('/dashboard/settings/api?notice=key-created', 303);
+    return reply.redirect(keysPath(mode, 'notice=key-created'), 303);
   });
 
   scope.get('/settings/api/:id/revoke', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -115,7 +140,18 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     const key = await ownKey(request, account.id);
     // Refused from the next request on this node at once, and on every other within seconds.
     await services.apiKeys.revoke(key.id, account.id);
-    return reply.redirect('/dashboard/settings/api?notice=key-revoked', 303);
+    return reply.redirect(keysPath(key.test ? 'test' : 'live', 'notice=key-revoked'), 303);
+  });
+
+  // docs/api.md §20: "Delete all test data", after a confirmation page (a form: no script needed).
+  scope.get('/settings/api/test-data/delete', { config: MEMBER, schema: PAGE_ROUTE }, (request, reply) =>
+    sendPage(reply, deleteTestDataPage({ viewer: viewerOf(request).viewer })),
+  );
+
+  scope.post('/settings/api/test-data/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    await services.testData.removeAll(account.id, request.log);
+    return reply.redirect(keysPath('test', 'notice=test-data-deleted'), 303);
   });
 
   scope.get('/settings/studio', { config: MEMBER, schema: PAGE_ROUTE }, (request, reply) => {

@@ -11,6 +11,8 @@ export interface AccountsTable {
   sender_name: string | null;
   created_at: string;
   updated_at: string;
+  /** Set on a studio's test account (docs/api.md §20): the live account it belongs to. */
+  live_account_id: string | null;
 }
 
 export type KeyScope = 'full' | 'read_only';
@@ -25,6 +27,8 @@ export interface ApiKeysTable {
   expires_at: string | null;
   last_used_at: string | null;
   created_at: string;
+  /** 1: a test key (`lbx_test_`), whose data is the account's test data (docs/api.md §20). */
+  test: Generated<number>;
 }
 
 export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const;

@@ -9,6 +9,8 @@ export interface GalleryView {
   link: ClientLinkRow;
   listing: ListingType;
   studioName: string;
+  /** false for a gallery of the studio's test data (docs/api.md §20): its pages say "Test mode". */
+  livemode: boolean;
   /** Visible media in position order. */
   media: VisibleMedia[];
   /** The cover: the chosen photo if visible and ready, else the first visible photo with variants. */
@@ -27,7 +29,7 @@ export async function loadGallery(services: Services, token: string): Promise<Ga
   if (listing === undefined || account === undefined || listing.client_id !== link.client_id) return undefined;
   const withVariants = media.filter((m) => m.row.kind === 'photo' && m.variants.length > 0);
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
-  return { link, listing, studioName: account.name, media, cover };
+  return { link, listing, studioName: account.name, livemode: account.livemode, media, cover };
 }
 
 /** One visible media item of the gallery, or undefined (hidden, another gallery's, gone). */

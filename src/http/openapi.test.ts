@@ -179,6 +179,7 @@ const ACTIONS: Record<string, string> = {
   'POST /v1/webhook_endpoints/{id}/rotate_secret': '200',
   'POST /v1/webhook_endpoints/{id}/test': '202',
   'POST /v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': '202',
+  'DELETE /v1/test_data': '202',
 };
 
 function expectedSuccess(method: string, path: string): string {

@@ -86,8 +86,9 @@ async function send(op: Operation, plan: Plan, world: World): Promise<Response> 
   // replays are the idempotency suites' business.
   const key = headers['idempotency-key'];
   if (key !== undefined) headers['idempotency-key'] = `${key}-${sent}`;
-  if (plan.arm !== 'no-key')
-    headers.authorization = `Bearer ${plan.arm === 'read-only' ? world.readOnlyKey : world.owner.key}`;
+  // The owner's full key, but for DELETE /v1/test_data: a test key (a live key is 403 there, by design).
+  const full = op.operationId === 'deleteTestData' ? world.testKey : world.owner.key;
+  if (plan.arm !== 'no-key') headers.authorization = `Bearer ${plan.arm === 'read-only' ? world.readOnlyKey : full}`;
   let payload: string | Buffer | undefined;
   if (plan.body?.kind === 'json') {
     payload = JSON.stringify(plan.body.value);

@@ -44,16 +44,25 @@ export class World {
   readonly owner: TestAccount;
   readonly other: TestAccount;
   readonly readOnlyKey: string;
+  /** The owner's full test key: only a test key deletes test data (docs/api.md §20). */
+  readonly testKey: string;
   readonly files: Files;
   own: Pool = emptyPool();
   foreign: Pool = emptyPool();
   #serial = 0;
 
-  private constructor(ctx: TestContext, owner: TestAccount, other: TestAccount, readOnlyKey: string, files: Files) {
+  private constructor(
+    ctx: TestContext,
+    owner: TestAccount,
+    other: TestAccount,
+    keys: { readOnly: string; test: string },
+    files: Files,
+  ) {
     this.ctx = ctx;
     this.owner = owner;
     this.other = other;
-    this.readOnlyKey = readOnlyKey;
+    this.readOnlyKey = keys.readOnly;
+    this.testKey = keys.test;
     this.files = files;
   }
 
@@ -61,7 +70,8 @@ export class World {
     const owner = await createAccount(ctx, 'Fuzz studio');
     const other = await createAccount(ctx, 'Other studio');
     const { key } = await createKey(ctx, owner.accountId, { scope: 'read_only' });
-    const world = new World(ctx, owner, other, key, { jpeg: await jpeg(), pdf: pdf('fuzz') });
+    const test = (await createKey(ctx, owner.accountId, { test: true })).key;
+    const world = new World(ctx, owner, other, { readOnly: key, test }, { jpeg: await jpeg(), pdf: pdf('fuzz') });
     await world.replenish(other);
     await world.replenish(owner);
     return world;

@@ -134,6 +134,17 @@ export async function createAccount(ctx: TestContext, name = 'Studio'): Promise<
   return { accountId: account.id, email, key, keyId: apiKey.id };
 }
 
+/**
+ * The studio's test mode (docs/api.md §20), as an account of its own: a full test key
+ * (`lbx_test_`), and `accountId` the id its data is kept under (the studio's test account).
+ */
+export async function testModeOf(ctx: TestContext, live: TestAccount): Promise<TestAccount> {
+  const { key, apiKey } = await ctx.services.apiKeys.create(live.accountId, { name: 'test mode', test: true });
+  const auth = await ctx.services.apiKeys.authenticate(key);
+  if (auth === null || auth.livemode) throw new Error('a test key did not authenticate to test mode');
+  return { accountId: auth.accountId, email: live.email, key, keyId: apiKey.id };
+}
+
 /** A test context (`env` as in createTestContext) listening on 127.0.0.1, and an account of it. */
 export async function listeningAccount(
   env: Record<string, string> = {},
@@ -147,7 +158,7 @@ export async function listeningAccount(
 export async function createKey(
   ctx: TestContext,
   accountId: string,
-  options: { scope?: KeyScope; expiresInDays?: number } = {},
+  options: { scope?: KeyScope; expiresInDays?: number; test?: boolean } = {},
 ): Promise<{ key: string; keyId: string }> {
   const { key, apiKey } = await ctx.services.apiKeys.create(accountId, { name: 'extra', ...options });
   return { key, keyId: apiKey.id };

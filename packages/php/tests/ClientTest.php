@@ -6,6 +6,8 @@ namespace Lightbox\Tests;
 
 use Lightbox\Collection;
 use Lightbox\Exception\InvalidArgumentException;
+use Lightbox\Exception\NotFoundException;
+use Lightbox\Exception\PermissionException;
 use Lightbox\LightboxClient;
 use Lightbox\LightboxObject;
 use Lightbox\NotModified;
@@ -57,6 +59,33 @@ final class ClientTest extends LiveTestCase
         self::assertSame($events->data[0]->id, $lb->events->retrieve($events->data[0]->id)->id);
         self::assertSame(['data', 'pagination'], array_slice($events->keys(), 0, 2));
         self::assertIsArray($events->toArray()['data']);
+    }
+
+    public function testTestModeAndDeleteTestData(): void
+    {
+        // docs/api.md §20: a test key sees only test data; deleteTestData() empties it.
+        $lb = self::client();
+        $sandbox = self::client(['api_key' => self::server()->testKey]);
+        self::assertStringStartsWith('lbx_test_', self::server()->testKey);
+        self::assertFalse($sandbox->account->retrieve()->livemode);
+        $gallery = $sandbox->listings->create(['address' => '1 Sandbox Road']);
+        self::assertFalse($sandbox->events->all(['limit' => 5])->data[0]->livemode);
+        $kept = $lb->listings->create(['address' => '1 Kept Road']);
+        try {
+            $lb->account->deleteTestData();
+            self::fail('a live key deleted test data');
+        } catch (PermissionException $e) {
+            self::assertSame(403, $e->getHttpStatus());
+        }
+        $deleted = $sandbox->account->deleteTestData();
+        self::assertTrue($deleted->deleted);
+        self::assertSame(202, $deleted->getLastResponse()?->status);
+        try {
+            $sandbox->listings->retrieve($gallery->id);
+            self::fail('test data outlived its deletion');
+        } catch (NotFoundException) {
+        }
+        self::assertSame('1 Kept Road', $lb->listings->retrieve($kept->id)->address);
     }
 
     public function testConditionalGetAnswersNotModified(): void

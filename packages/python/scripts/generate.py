@@ -78,9 +78,9 @@ NAMES: dict[str, tuple[str, str]] = {
     "updateMedia": ("media", "update"),
     "deleteMedia": ("media", "delete"),
     "reorderMedia": ("media", "reorder"),
-    # Sections 20-21 (not in the document yet): the names they will get.
+    # Section 20: the account behind the key, and test mode (as lb.account in TypeScript and PHP).
     "getAccount": ("account", "get"),
-    "deleteTestData": ("test_data", "delete"),
+    "deleteTestData": ("account", "delete_test_data"),
 }
 
 # Operations written by hand: operationId -> "resource.method" (or "client.method" for a method

@@ -101,8 +101,10 @@ class Server:
     def account(self, email: str) -> None:
         self.cli("accounts", "create", "--name", f"Studio {email}", "--email", email, stdin="a long studio password\n")
 
-    def key(self, email: str, scope: str = "full") -> str:
-        return self.cli("keys", "create", "--account", email, "--name", f"pytest {scope}", "--scope", scope)
+    def key(self, email: str, scope: str = "full", test: bool = False) -> str:
+        """A key of the studio; ``test``: a test key (``lbx_test_``), which sees only its test data."""
+        extra = ("--test",) if test else ()
+        return self.cli("keys", "create", "--account", email, "--name", f"pytest {scope}", "--scope", scope, *extra)
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -71,7 +71,7 @@ def test_a_new_operation_is_generated_sync_and_async() -> None:
     gen = generate.Generator(_with_account(json.loads(generate.DOCUMENT.read_text())))
     models = gen.models()
     resources, methods = gen.resources()
-    assert methods["account"] == ["get"]
+    assert methods["account"] == ["get", "delete_test_data"]
     assert "class Account(Model):" in models and "class AccountKey(Model):" in models
     assert "class AccountResource(SyncAPIResource):" in resources
     assert "class AsyncAccountResource(AsyncAPIResource):" in resources

@@ -3,8 +3,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import lightbox
+from conftest import Keys
 from lightbox import Lightbox, AsyncLightbox, NotModified
+from support import Server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,6 +76,25 @@ def test_events_and_webhook_endpoints(lb: Lightbox) -> None:
     assert isinstance(event, lightbox.Event) and event.type == "listing.created"
     assert event.data.object.address == "9 Event Lane"  # an untyped object, by attribute
     assert lb.events.get(event.id).id == event.id
+
+
+def test_test_mode_and_delete_test_data(lb: Lightbox, server: Server, keys: Keys) -> None:
+    """docs/api.md §20: a test key sees only test data, its events say livemode false, and
+    account.delete_test_data() empties it (a live key is refused with 403)."""
+    test_key = server.key("owner@harbour.example", test=True)
+    assert test_key.startswith("lbx_test_")
+    with Lightbox(api_key=test_key, base_url=keys.url) as sandbox:
+        assert sandbox.account.get().livemode is False
+        gallery = sandbox.listings.create(address="1 Sandbox Road")
+        assert all(e.livemode is False for e in sandbox.events.list(limit=10).data)
+        kept = lb.listings.create(address="1 Kept Road")
+        with pytest.raises(lightbox.PermissionError):
+            lb.account.delete_test_data()
+        deleted = sandbox.account.delete_test_data()
+        assert isinstance(deleted, lightbox.TestDataDeletion) and deleted.deleted is True
+        with pytest.raises(lightbox.NotFoundError):
+            sandbox.listings.get(gallery.id)
+        assert lb.listings.get(kept.id).address == "1 Kept Road"
 
 
 def test_media_reorder_update_and_download(lb: Lightbox, jpeg: bytes) -> None:

@@ -1,4 +1,6 @@
-// Settings > API: generate a key (shown once), list the keys, revoke one after confirming.
+// Settings > API: generate a key (shown once), list the keys, revoke one after confirming. A Test
+// mode switch (docs/api.md §20) shows the test keys instead, generates test keys, and offers to
+// delete all test data after a confirmation. Plain links and forms: it all works without JavaScript.
 import type { ApiKey } from '../../modules/api-keys/api-keys.service.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { day, when } from './format.ts';
@@ -16,6 +18,42 @@ export interface KeyFormValues {
   name: string;
   scope: string;
   expires: string;
+}
+
+/** Which keys the page shows and makes: the studio's live keys, or its test keys. */
+export type KeyMode = 'live' | 'test';
+
+/** The keys page in a mode: the live page keeps its plain address. */
+export const keysPath = (mode: KeyMode, query = ''): string => {
+  const params = [mode === 'test' ? 'mode=test' : '', query].filter((p) => p !== '').join('&');
+  return `/dashboard/settings/api${params === '' ? '' : `?${params}`}`;
+};
+
+/** The switch: two links, the current one marked for screen readers and by its look. */
+function modeSwitch(mode: KeyMode): SafeHtml {
+  const option = (value: KeyMode, label: string) =>
+    html`<a
+      class="mode-switch__option${mode === value ? ' mode-switch__option--on' : ''}"
+      href="${keysPath(value)}"
+      ${mode === value ? html`aria-current="page"` : ''}
+      >${label}</a
+    >`;
+  return html`<nav class="mode-switch" aria-label="Live or test mode">
+    ${option('live', 'Live')} ${option('test', 'Test mode')}
+  </nav>`;
+}
+
+function testDataCard(): SafeHtml {
+  return html`<section class="card" aria-labelledby="test-data-title">
+    <h2 id="test-data-title">Test data</h2>
+    <p>
+      Test keys see and change only test data: galleries, media, clients, emails, links, webhooks and events of their
+      own. Emails of test data are never sent; they are kept on the server in <code>outbox/test</code>.
+    </p>
+    <div class="actions">
+      <a class="button button-danger" href="/dashboard/settings/api/test-data/delete">Delete all test data</a>
+    </div>
+  </section>`;
 }
 
 const LABELS = { name: 'Name', scope: 'Access', expires: 'Expires' };
@@ -100,7 +138,9 @@ function keysTable(keys: ApiKey[], now: number): SafeHtml {
 
 export function keysPage(o: {
   viewer: Viewer;
+  /** The keys of `mode`. */
   keys: ApiKey[];
+  mode: KeyMode;
   now: number;
   created?: { key: string; apiKey: ApiKey } | undefined;
   values?: KeyFormValues | undefined;
@@ -109,6 +149,7 @@ export function keysPage(o: {
 }): SafeHtml {
   const values = o.values ?? { name: '', scope: 'full', expires: '' };
   const errors = o.errors ?? {};
+  const test = o.mode === 'test';
   return page({
     title: 'API keys',
     viewer: o.viewer,
@@ -116,11 +157,20 @@ export function keysPage(o: {
     notice: o.notice,
     body: html`<h1>API keys</h1>
       <p class="lead">Keys let your website or apps use the Lightbox API on behalf of ${o.viewer.studioName}.</p>
+      ${modeSwitch(o.mode)}
+      ${
+        test
+          ? html`<p class="test-mode-note" role="note">
+              <strong>Test mode.</strong> Test keys start with <code>lbx_test_</code> and work only on test data: try
+              the API without touching real galleries or emailing real clients.
+            </p>`
+          : ''
+      }
       ${o.created === undefined ? '' : newKeyPanel(o.created)}
       <section class="card" aria-labelledby="generate-title">
-        <h2 id="generate-title">Generate a key</h2>
+        <h2 id="generate-title">${test ? 'Generate a test key' : 'Generate a key'}</h2>
         ${errorSummary(errors, LABELS)}
-        <form method="post" action="/dashboard/settings/api">
+        <form method="post" action="${keysPath(o.mode)}">
           ${csrfField(o.viewer.csrfToken)}
           ${field({ name: 'name', label: LABELS.name, value: values.name, error: errors.name, maxlength: 100, hint: 'What uses it, so you recognise it later: “Website”, “Booking app”.', autocomplete: 'off', autofocus: errors.name !== undefined })}
           <div class="form-grid">
@@ -152,13 +202,16 @@ export function keysPage(o: {
               </select>
             </div>
           </div>
-          <div class="actions"><button type="submit" class="button">Generate key</button></div>
+          <div class="actions">
+            <button type="submit" class="button">${test ? 'Generate test key' : 'Generate key'}</button>
+          </div>
         </form>
       </section>
       <section class="card" aria-labelledby="keys-title">
-        <h2 id="keys-title">Your keys</h2>
+        <h2 id="keys-title">${test ? 'Your test keys' : 'Your keys'}</h2>
         ${keysTable(o.keys, o.now)}
-      </section>`,
+      </section>
+      ${test ? testDataCard() : ''}`,
   });
 }
 
@@ -186,7 +239,31 @@ export function revokePage(o: { viewer: Viewer; key: ApiKey }): SafeHtml {
         <form method="post" action="/dashboard/settings/api/${o.key.id}/revoke" class="actions">
           ${csrfField(o.viewer.csrfToken)}
           <button type="submit" class="button button-danger">Revoke key</button>
-          <a class="button button-secondary" href="/dashboard/settings/api">Cancel</a>
+          <a class="button button-secondary" href="${keysPath(o.key.test ? 'test' : 'live')}">Cancel</a>
+        </form>
+      </section>`,
+  });
+}
+
+/** The confirmation step of "Delete all test data" (docs/api.md §20). */
+export function deleteTestDataPage(o: { viewer: Viewer }): SafeHtml {
+  return page({
+    title: 'Delete all test data',
+    viewer: o.viewer,
+    section: 'keys',
+    body: html`<h1>Delete all test data?</h1>
+      <section class="card">
+        <p>
+          Every gallery, photo, video, document, client, email, client link, webhook endpoint, delivery and event made
+          with test keys is deleted, with the stored files. Client links of test galleries stop working.
+        </p>
+        <p>
+          Your live data is not touched. Test keys are kept and carry on, on empty test data. This cannot be undone.
+        </p>
+        <form method="post" action="/dashboard/settings/api/test-data/delete" class="actions">
+          ${csrfField(o.viewer.csrfToken)}
+          <button type="submit" class="button button-danger">Delete all test data</button>
+          <a class="button button-secondary" href="${keysPath('test')}">Cancel</a>
         </form>
       </section>`,
   });

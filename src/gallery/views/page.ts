@@ -50,6 +50,14 @@ function facts(view: GalleryView): string[] {
   ].filter((f): f is string => f !== null);
 }
 
+/** docs/api.md §20: a page of test data says so, first thing, in words (not colour alone). */
+export const testModeBanner = (view: GalleryView): SafeHtml | '' =>
+  view.livemode
+    ? ''
+    : html`<p class="test-mode" role="note">
+        <strong>Test mode</strong> · This gallery is test data: no client was sent it.
+      </p>`;
+
 /** docs/api.md §25: with downloads off, no control offers an original or the ZIP. */
 export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
 
@@ -238,6 +246,7 @@ export function galleryPage(
         <script type="module" src="${galleryAssetUrl('favorites.js')}"></script>
       </head>
       <body>
+        ${testModeBanner(view)}
         <header class="masthead">
           <p class="studio">${studioName}</p>
         </header>

@@ -6,7 +6,7 @@ import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
-import { downloadsOn, fileSize, ICON_DOWNLOAD } from './page.ts';
+import { downloadsOn, fileSize, ICON_DOWNLOAD, testModeBanner } from './page.ts';
 
 /** The photos a visitor can step through: visible, with a large variant, in position order. */
 export const viewablePhotos = (view: GalleryView): VisibleMedia[] =>
@@ -31,6 +31,7 @@ export function photoPage(view: GalleryView, base: string, photos: VisibleMedia[
         <link rel="stylesheet" href="${galleryAssetUrl('gallery.css')}" />
       </head>
       <body class="photo-page">
+        ${testModeBanner(view)}
         <header class="photo-bar">
           <a class="photo-bar__back" href="${base}#photo-${m.row.id}">← ${view.listing.address}</a>
           <span class="photo-bar__count">${index + 1} / ${photos.length}</span>

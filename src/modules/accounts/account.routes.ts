@@ -35,13 +35,14 @@ export function registerAccountRoutes(
       },
     },
     async (request, reply) => {
-      const { accountId, keyId } = request.auth;
-      const [account, key] = await Promise.all([accounts.get(accountId), apiKeys.get(accountId, keyId)]);
+      // A test key answers with its studio, the key's own account (docs/api.md §20).
+      const { liveAccountId, keyId, livemode } = request.auth;
+      const [account, key] = await Promise.all([accounts.get(liveAccountId), apiKeys.get(liveAccountId, keyId)]);
       const body: AccountObjectType = {
         id: account.id,
         name: account.name,
         email: account.email,
-        livemode: true,
+        livemode,
         key: { id: key.id, name: key.name, prefix: key.prefix, scope: key.scope, expires_at: key.expires_at },
       };
       const json = JSON.stringify(body);

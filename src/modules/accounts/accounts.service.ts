@@ -18,6 +18,8 @@ export interface Account {
   sender_name: string | null;
   created_at: string;
   updated_at: string;
+  /** false for a studio's test account (docs/api.md §20). */
+  livemode: boolean;
 }
 
 export interface CreateAccountInput {
@@ -42,6 +44,7 @@ const toAccount = (row: repo.AccountRow): Account => ({
   sender_name: row.sender_name,
   created_at: row.created_at,
   updated_at: row.updated_at,
+  livemode: row.live_account_id === null,
 });
 
 export interface StudioSettingsInput {
@@ -96,6 +99,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       sender_name: null,
       created_at: now,
       updated_at: now,
+      live_account_id: null,
     };
   }
 

@@ -147,6 +147,7 @@ export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
       sender_name: row.sender_name,
       created_at: row.created_at,
       updated_at: row.updated_at,
+      livemode: true,
     };
   }
 

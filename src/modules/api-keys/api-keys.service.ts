@@ -1,23 +1,32 @@
-// API keys: `lbx_` + 40 base62 characters (about 238 bits). Only the SHA-256 of a key is stored,
-// with a short non-secret prefix to recognise it in lists.
+// API keys: `lbx_` + 40 base62 characters (about 238 bits); a test key is `lbx_test_` + 40 (docs/api.md
+// §20). Only the SHA-256 of a key is stored, with a short non-secret prefix to recognise it in lists.
 import { hash, randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyScope } from '../../db/schema.ts';
+import { testAccountOf } from '../accounts/test-mode.entry.ts';
 import * as repo from './api-keys.repository.ts';
 
 /** Who is calling: set by the auth hook on every authenticated /v1 request. */
 export interface AuthContext {
+  /**
+   * Whose data the key sees and changes: the studio's for a live key, the studio's test account's
+   * for a test key (docs/api.md §20), so every query scoped by it is scoped by mode too.
+   */
   accountId: string;
+  /** The studio the key belongs to (the same as accountId for a live key). */
+  liveAccountId: string;
+  livemode: boolean;
   keyId: string;
   scope: KeyScope;
 }
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 40;
-const KEY_SHAPE = /^lbx_[0-9A-Za-z]{32,64}$/;
-const PREFIX_LENGTH = 'lbx_'.length + 6;
+const KEY_SHAPE = /^lbx_(?:test_)?[0-9A-Za-z]{32,64}$/;
+/** The non-secret start kept to recognise a key: its kind and 6 random characters. */
+const PREFIX_RANDOM = 6;
 /** A key revoked on another node stops working within this long (the contract allows 5 s). */
 const CACHE_TTL_MS = 3000;
 const CACHE_MAX_ENTRIES = 10_000;
@@ -32,11 +41,15 @@ export interface ApiKey {
   expires_at: string | null;
   last_used_at: string | null;
   created_at: string;
+  /** A test key: it sees and changes only the studio's test data (docs/api.md §20). */
+  test: boolean;
 }
 
 export interface CreateKeyInput {
   name: string;
   scope?: KeyScope;
+  /** A test key (`lbx_test_`); a live key by default. */
+  test?: boolean;
   /** Whole days from now; omitted means the key does not expire. */
   expiresInDays?: number;
 }
@@ -71,6 +84,7 @@ const toApiKey = (row: repo.ApiKeyRow): ApiKey => ({
   expires_at: row.expires_at,
   last_used_at: row.last_used_at,
   created_at: row.created_at,
+  test: row.test === 1,
 });
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
@@ -97,17 +111,19 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
         ]);
       }
       const now = clock.date();
-      const key = `lbx_${randomSecret(SECRET_LENGTH)}`;
+      const kind = input.test === true ? 'lbx_test_' : 'lbx_';
+      const key = `${kind}${randomSecret(SECRET_LENGTH)}`;
       const row = {
         id: newId('key'),
         account_id: accountId,
         name,
-        prefix: key.slice(0, PREFIX_LENGTH),
+        prefix: key.slice(0, kind.length + PREFIX_RANDOM),
         key_hash: hashKey(key),
         scope: input.scope ?? 'full',
         expires_at: days === undefined ? null : new Date(now.getTime() + days * 86_400_000).toISOString(),
         last_used_at: null,
         created_at: now.toISOString(),
+        test: input.test === true ? 1 : 0,
       };
       await repo.insertApiKey(db.kysely, row);
       return { key, apiKey: toApiKey(row) };
@@ -144,9 +160,19 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
           cache.delete(keyHash);
           return null;
         }
+        // A test key's data is its studio's test account's, made on first use (docs/api.md §20).
+        const dataAccount =
+          row.test === 1 ? await testAccountOf(db.kysely, row.account_id, new Date(now).toISOString()) : row.account_id;
+        if (dataAccount === undefined) return null;
         if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
         entry = {
-          auth: { accountId: row.account_id, keyId: row.id, scope: row.scope },
+          auth: {
+            accountId: dataAccount,
+            liveAccountId: row.account_id,
+            livemode: row.test !== 1,
+            keyId: row.id,
+            scope: row.scope,
+          },
           expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
           cachedAt: now,
           lastTouched: entry?.lastTouched ?? (row.last_used_at === null ? 0 : Date.parse(row.last_used_at)),

@@ -92,6 +92,16 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
     },
 
     /**
+     * In the caller's transaction, which deletes every row of the account's data (test data's
+     * deletion, docs/api.md §20, holding the account's row locked): the bytes of all its media,
+     * variants and unfinished uploads are to go as soon as it commits. Returns their keys, for
+     * afterDelete() once it has committed.
+     */
+    async scheduleAccount(w: Write): Promise<string[]> {
+      return repo.scheduleAccountCleanup(w.trx, w.accountId, clock.iso(), clock.iso());
+    },
+
+    /**
      * Before bytes are written outside an upload (photo variants): a lease on their keys, so they
      * are removed unless release() is committed first (a crash mid-write leaves nothing).
      */

@@ -273,6 +273,54 @@ export async function scheduleGalleryCleanup(
   return rows.map((r) => r.storage_key);
 }
 
+/**
+ * Every stored object of an account's media and variants is to go (test data's deletion, docs/api.md
+ * §20), with the bytes of its unfinished uploads (their cleanup rows, due later, are due now).
+ * Returns the keys, for the purge after commit.
+ */
+export async function scheduleAccountCleanup(
+  db: Executor,
+  accountId: string,
+  deleteAfter: string,
+  now: string,
+): Promise<string[]> {
+  const rows = await db
+    .insertInto('media_cleanup')
+    .columns(['storage_key', 'delete_after', 'created_at'])
+    .expression(
+      db
+        .selectFrom('media')
+        .select((eb) => [
+          'storage_key',
+          eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
+          eb.cast<string>(eb.val(now), 'text').as('created_at'),
+        ])
+        .where('account_id', '=', accountId)
+        .unionAll(
+          db
+            .selectFrom('media_variants')
+            .select((eb) => [
+              'storage_key',
+              eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
+              eb.cast<string>(eb.val(now), 'text').as('created_at'),
+            ])
+            .where('account_id', '=', accountId),
+        ),
+    )
+    .onConflict((oc) => oc.column('storage_key').doUpdateSet({ delete_after: deleteAfter }))
+    .returning('storage_key')
+    .execute();
+  const unfinished = await db
+    .updateTable('media_cleanup')
+    .set({ delete_after: deleteAfter })
+    .where('storage_key', 'in', (eb) =>
+      eb.selectFrom('uploads').select('storage_key').where('account_id', '=', accountId).where('media_id', 'is', null),
+    )
+    .returning('storage_key')
+    .execute();
+  return [...rows, ...unfinished].map((r) => r.storage_key);
+}
+
 export async function extendCleanup(db: Executor, keys: string[], deleteAfter: string): Promise<void> {
   if (keys.length === 0) return;
   await db.updateTable('media_cleanup').set({ delete_after: deleteAfter }).where('storage_key', 'in', keys).execute();

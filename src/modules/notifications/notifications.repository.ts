@@ -110,7 +110,7 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       .executeTakeFirst(),
     db
       .selectFrom('accounts')
-      .select(['name', 'sender_name', 'email'])
+      .select(['name', 'sender_name', 'email', 'live_account_id'])
       .where('id', '=', row.account_id)
       .executeTakeFirst(),
     db

@@ -5,6 +5,8 @@ import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
+import { createFileMailer } from '../../mail/file.ts';
+import { testOutboxPath } from '../../mail/index.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
 import { loadNotification } from './notifications.service.ts';
@@ -34,6 +36,7 @@ export function notificationHandler(
   const retryWindowMs = config.mail.retryHours * 3_600_000;
   const baseMs = config.mail.retryBaseSeconds * 1000;
   const writes = createWrites({ db, clock });
+  const testMailer = createFileMailer(testOutboxPath(config));
 
   /** Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, then 50-100% of it. */
   const backoff = (attempts: number): number => {
@@ -107,7 +110,9 @@ export function notificationHandler(
     });
     let detail: string;
     try {
-      ({ detail } = await mailer.send({
+      // Test mode (docs/api.md §20): no email leaves the service; it is written to outbox/test.
+      const sender = ctx.account.live_account_id === null ? mailer : testMailer;
+      ({ detail } = await sender.send({
         messageId: row.message_id,
         // A header value is one line, whatever the studio name holds (accounts create allows breaks).
         from: { name: oneLine(senderName), address: config.mail.from.address },

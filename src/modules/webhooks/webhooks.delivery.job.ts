@@ -27,9 +27,11 @@ export interface DeliveryHandlerOptions {
   random?: () => number;
 }
 
-/** The event as delivered: its stored data, verbatim, in the event object. */
-const eventPayload = (event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'>): string =>
-  `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"data":${event.data}}`;
+/** The event as delivered: its stored data, verbatim, in the event object (as GET /v1/events/:id reads it). */
+const eventPayload = (
+  event: Pick<repo.EventRow, 'id' | 'type' | 'created_at' | 'data'> & { livemode: boolean },
+): string =>
+  `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"livemode":${event.livemode},"data":${event.data}}`;
 
 export function deliveryHandler(
   { db, clock, config, resolve }: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>,
@@ -67,6 +69,7 @@ export function deliveryHandler(
       id: delivery.event_id,
       type: delivery.event_type,
       created_at: delivery.event_created_at,
+      livemode: delivery.live_account_id === null,
       data: delivery.event_data,
     });
     const secrets = [delivery.secret];

@@ -242,6 +242,7 @@ const toSendQuery = prepared((db, p: { id: string }) =>
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('accounts as a', 'a.id', 'e.account_id')
     .select([
       'd.id',
       'd.status',
@@ -256,6 +257,8 @@ const toSendQuery = prepared((db, p: { id: string }) =>
       'e.type as event_type',
       'e.data as event_data',
       'e.created_at as event_created_at',
+      // A test account's events are test events (docs/api.md §20).
+      'a.live_account_id',
     ])
     .where('d.id', '=', p.id),
 );
@@ -275,6 +278,8 @@ export interface DeliveryToSend {
   event_type: EventRow['type'];
   event_data: string;
   event_created_at: string;
+  /** Set when the event is of test data. */
+  live_account_id: string | null;
 }
 
 /** Undefined when the delivery is gone (its endpoint deleted, its event pruned: they cascade). */

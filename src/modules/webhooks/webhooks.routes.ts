@@ -190,7 +190,7 @@ export function registerWebhooksRoutes(app: App, { webhooks }: { webhooks: Webho
         response: { 200: Answer(EventList, 'A page of events.'), ...errorResponses(400, 401) },
       },
     },
-    (request) => webhooks.events(request.auth.accountId, request.query),
+    (request) => webhooks.events(request.auth.accountId, request.query, request.auth.livemode),
   );
 
   app.get(
@@ -204,6 +204,6 @@ export function registerWebhooksRoutes(app: App, { webhooks }: { webhooks: Webho
         response: { 200: Answer(Event, 'The event.'), ...errorResponses(...READ_ERRORS) },
       },
     },
-    (request) => webhooks.event(request.auth.accountId, request.params.id),
+    (request) => webhooks.event(request.auth.accountId, request.params.id, request.auth.livemode),
   );
 }

@@ -108,6 +108,7 @@ export const Event = Type.Object(
     id: Id('evt', '`evt_` followed by an opaque string: also the `webhook-id` of its deliveries.'),
     type: EventTypeSchema,
     created_at: Timestamp(),
+    livemode: Type.Boolean({ description: 'false for an event of test data (docs/api.md §20).' }),
     data: Type.Object(
       {
         object: Type.Object(

@@ -49,10 +49,12 @@ const toEndpoint = (row: repo.EndpointRow): WebhookEndpointType => ({
   updated_at: row.updated_at,
 });
 
-const toEvent = (row: repo.EventRow): EventObjectType => ({
+/** `livemode`: the mode of the key that reads it, which is the mode of its data (docs/api.md §20). */
+const toEvent = (row: repo.EventRow, livemode: boolean): EventObjectType => ({
   id: row.id,
   type: row.type as EventType,
   created_at: row.created_at,
+  livemode,
   data: JSON.parse(row.data) as EventObjectType['data'],
 });
 
@@ -258,7 +260,8 @@ export function createWebhooksService({
       return toDelivery(row);
     },
 
-    async events(accountId: string, query: EventListQueryType): Promise<Page<EventObjectType>> {
+    /** `livemode`: the mode of the caller's key, which is the mode of `accountId`'s data. */
+    async events(accountId: string, query: EventListQueryType, livemode: boolean): Promise<Page<EventObjectType>> {
       const codec = await listCursors(db);
       const createdSince = sinceValue('created_since', query.created_since);
       const scope = { list: 'events', accountId, params: { type: query.type, created_since: createdSince } };
@@ -274,7 +277,7 @@ export function createWebhooksService({
           ? readCount(db.kysely, accountId, query.type === undefined ? 'events' : `events:${query.type}`)
           : repo.countEventsSince(db.kysely, accountId, query.type, createdSince),
       ]);
-      return cursorPage(rows, request, total, codec, scope, byCreation, toEvent);
+      return cursorPage(rows, request, total, codec, scope, byCreation, (row) => toEvent(row, livemode));
     },
 
     /** Deletes events older than 30 days (their deliveries go with them), a batch at a time. */
@@ -304,10 +307,10 @@ export function createWebhooksService({
       }
     },
 
-    async event(accountId: string, id: string): Promise<EventObjectType> {
+    async event(accountId: string, id: string, livemode: boolean): Promise<EventObjectType> {
       const row = hasIdShape('evt', id) ? await repo.findEvent(db.kysely, accountId, id) : undefined;
       if (row === undefined) throw notFound('Event');
-      return toEvent(row);
+      return toEvent(row, livemode);
     },
   };
 }

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
-import { NotFoundError, NotModified, ValidationError, Lightbox, type Listing, type WithResponse } from '../node.ts';
+import {
+  NotFoundError,
+  NotModified,
+  PermissionError,
+  ValidationError,
+  Lightbox,
+  type Listing,
+  type WithResponse,
+} from '../node.ts';
+import { testModeOf } from '../../../../test/support/test-app.ts';
 import {
   documentOperations,
   matches,
@@ -270,6 +279,20 @@ describe('client: every operation against a real server', () => {
     assert.equal(account.livemode, true);
     assert.equal(account.key.scope, 'full');
     assert.equal(account.key.id, s.account.keyId);
+  });
+
+  test('account.deleteTestData: a test key empties its test mode; a live key is refused', async () => {
+    const test = await testModeOf(s.ctx, s.account);
+    const sandbox = s.client({ apiKey: test.key });
+    assert.equal((await sandbox.account.get()).livemode, false);
+    const gallery = await sandbox.listings.create({ address: 'Sandbox Road' });
+    const kept = await lb.listings.create({ address: 'Kept Road' });
+    await assert.rejects(lb.account.deleteTestData(), PermissionError);
+    const deleted = await sandbox.account.deleteTestData();
+    assert.deepEqual(deleted, { deleted: true });
+    assert.equal(deleted.lastResponse.status, 202);
+    await assert.rejects(sandbox.listings.get(gallery.id), NotFoundError);
+    assert.equal((await lb.listings.get(kept.id)).address, 'Kept Road');
   });
 
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {

@@ -14,6 +14,8 @@ final class TestServer
     public string $baseUrl;
     public string $apiKey;
     public string $readOnlyKey = '';
+    /** A full test key (`lbx_test_`) of the same studio (docs/api.md §20), on the main server. */
+    public string $testKey = '';
     public int $port;
     public string $dataDir;
     /** @var resource|null */
@@ -45,6 +47,10 @@ final class TestServer
             $this->readOnlyKey = trim(self::cli(
                 $this->fullEnv(),
                 ['keys', 'create', '--account', $email, '--name', 'php-ro', '--scope', 'read_only']
+            ));
+            $this->testKey = trim(self::cli(
+                $this->fullEnv(),
+                ['keys', 'create', '--account', $email, '--name', 'php-test', '--test']
             ));
         }
         $this->start();

@@ -33,4 +33,23 @@ abstract class AbstractAccountService extends \Lightbox\Service\AbstractService
     {
         return $this->request('GET', '/v1/account', null, $opts, [], false);
     }
+
+    /**
+     * Delete all test data.
+     *
+     * A full test key only: removes every test object of the account (galleries, media and their bytes,
+     * clients, notifications, client links, webhook endpoints, deliveries, events, uploads). Live data is
+     * never touched. A live key answers 403.
+     *
+     * DELETE /v1/test_data (operationId `deleteTestData`).
+     *
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function deleteTestData(?array $opts = null): LightboxObject
+    {
+        return $this->request('DELETE', '/v1/test_data', null, $opts, [], false);
+    }
 }

@@ -68,6 +68,12 @@ final class Operations
             'DELETE',
             '/v1/listings/{id}/media/{media_id}',
         ],
+        'deleteTestData' => [
+            'account',
+            'deleteTestData',
+            'DELETE',
+            '/v1/test_data',
+        ],
         'deleteWebhookEndpoint' => [
             'webhookEndpoints',
             'delete',

@@ -47,6 +47,7 @@ __all__ = [
     "NotificationList",
     "NotificationStatus",
     "Pagination",
+    "TestDataDeletion",
     "WebhookDelivery",
     "WebhookDeliveryList",
     "WebhookDeliveryStatus",
@@ -187,6 +188,8 @@ class Event(Model):
     "`evt_` followed by an opaque string: also the `webhook-id` of its deliveries."
     type: EventType
     created_at: str
+    livemode: bool
+    "false for an event of test data (docs/api.md \u00a720)."
     data: EventData
 
 
@@ -382,6 +385,11 @@ class Pagination(Model):
     "Number of items matching the filters, over all pages."
     next_cursor: str | None
     "Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once."
+
+
+class TestDataDeletion(Model):
+    deleted: bool
+    "The account's test objects are deleted; their bytes follow shortly."
 
 
 class WebhookDelivery(Model):

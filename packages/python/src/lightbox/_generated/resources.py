@@ -21,6 +21,7 @@ from .models import (
     ListingStatus,
     Media,
     Notification,
+    TestDataDeletion,
     WebhookDelivery,
     WebhookEndpoint,
     WebhookEndpointWithSecret,
@@ -56,6 +57,10 @@ class AccountResource(SyncAPIResource):
     def get(self, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Account | NotModified:
         """The studio behind the API key, and the key used (``GET /v1/account``, getAccount)."""
         return self._http.get_model("/v1/account", cast=Account, query=None, options=request_options, if_none_match=if_none_match)
+
+    def delete_test_data(self, *, request_options: RequestOptions | None = None) -> TestDataDeletion:
+        """Delete all test data (``DELETE /v1/test_data``, deleteTestData)."""
+        return self._http.request_model("DELETE", "/v1/test_data", cast=TestDataDeletion, query=None, options=request_options)
 
 
 class ClientsResource(SyncAPIResource):
@@ -278,6 +283,10 @@ class AsyncAccountResource(AsyncAPIResource):
     async def get(self, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Account | NotModified:
         """The studio behind the API key, and the key used (``GET /v1/account``, getAccount)."""
         return await self._http.get_model("/v1/account", cast=Account, query=None, options=request_options, if_none_match=if_none_match)
+
+    async def delete_test_data(self, *, request_options: RequestOptions | None = None) -> TestDataDeletion:
+        """Delete all test data (``DELETE /v1/test_data``, deleteTestData)."""
+        return await self._http.request_model("DELETE", "/v1/test_data", cast=TestDataDeletion, query=None, options=request_options)
 
 
 class AsyncClientsResource(AsyncAPIResource):

@@ -1,0 +1,47 @@
+// The accounts feature's entry point for test mode (docs/api.md §20): a studio's test data belongs
+// to its test account, a second account row made on first need (docs/decisions/0020-test-mode.md).
+// A test key authenticates to the studio, and its data scope is this account, so every query
+// scoped by account is scoped by mode too.
+import type { Dialect } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
+import { newId } from '../../lib/ids.ts';
+import * as repo from './accounts.repository.ts';
+
+/** The studio's test account id, made now if it has none yet; undefined when the studio is gone. */
+export async function testAccountOf(db: Executor, liveAccountId: string, now: string): Promise<string | undefined> {
+  const existing = await repo.findTestAccount(db, liveAccountId);
+  if (existing !== undefined) return existing.id;
+  const live = await repo.findAccount(db, liveAccountId);
+  if (live === undefined || live.live_account_id !== null) return undefined;
+  await repo.insertTestAccount(db, live, newId('acc'), now);
+  // Another request may have made it first: its row is the one.
+  return (await repo.findTestAccount(db, liveAccountId))?.id;
+}
+
+/** The studio's test account id, without making one. */
+export async function findTestAccountId(db: Executor, liveAccountId: string): Promise<string | undefined> {
+  return (await repo.findTestAccount(db, liveAccountId))?.id;
+}
+
+/**
+ * In test data's deletion: the test account's row, locked until the transaction ends
+ * (PostgreSQL), so no insert referencing it (an upload's media, say) commits meanwhile.
+ */
+export async function lockTestAccount(
+  trx: Executor,
+  dialect: Dialect,
+  id: string,
+): Promise<repo.AccountRow | undefined> {
+  return repo.lockAccount(trx, dialect, id);
+}
+
+/**
+ * Deletes the test account with every row of its data (foreign keys cascade) and makes it again
+ * under the same id, empty, so test keys (whose data scope is cached for a few seconds) carry on.
+ * The caller has scheduled the bytes first.
+ */
+export async function emptyTestAccount(trx: Executor, row: repo.AccountRow): Promise<void> {
+  if (row.live_account_id === null) throw new Error('emptyTestAccount: a live account');
+  await repo.deleteTestAccount(trx, row.id);
+  await repo.insertAccount(trx, row);
+}

@@ -1,0 +1,33 @@
+// Test data's deletion (docs/api.md §20): every test object of a studio goes, bytes included; live
+// data is never touched. The test data is the studio's test account's (docs/decisions/0020), so
+// this is one write of that account: its stored bytes are put on the cleanup ledger, then its row
+// goes with every row of its data (foreign keys cascade) and comes back empty under the same id.
+import type { Deps } from '../../deps.ts';
+import { createWrites } from '../../db/write.ts';
+import type { Log } from '../../lib/log.ts';
+import { emptyTestAccount, findTestAccountId, lockTestAccount } from '../accounts/test-mode.entry.ts';
+import type { MediaCleanup } from '../media/media.cleanup.ts';
+
+export type TestDataService = ReturnType<typeof createTestDataService>;
+
+export function createTestDataService({ db, clock, cleanup }: Pick<Deps, 'db' | 'clock'> & { cleanup: MediaCleanup }) {
+  const writes = createWrites({ db, clock });
+  return {
+    /**
+     * Deletes every test object of the studio `liveAccountId`. Returns once the rows are gone;
+     * the bytes are purged before it returns, or by the cleanup job when there are many.
+     */
+    async removeAll(liveAccountId: string, log?: Log): Promise<void> {
+      const testAccountId = await findTestAccountId(db.kysely, liveAccountId);
+      if (testAccountId === undefined) return;
+      await writes.run(testAccountId, {}, async (w) => {
+        // Locked first: an upload committing into a test gallery waits, then finds it gone.
+        const row = await lockTestAccount(w.trx, db.dialect, testAccountId);
+        if (row === undefined) return;
+        const storageKeys = await cleanup.scheduleAccount(w);
+        await emptyTestAccount(w.trx, row);
+        w.afterCommit(() => cleanup.afterDelete(storageKeys, log));
+      });
+    },
+  };
+}
