@@ -323,7 +323,11 @@ export async function selectionForEmail(db: Executor, accountId: string, listing
       .where('client_links.account_id', '=', accountId)
       .where('client_links.listing_id', '=', listingId)
       .executeTakeFirst(),
-    db.selectFrom('accounts').select(['name', 'email']).where('id', '=', accountId).executeTakeFirst(),
+    db
+      .selectFrom('accounts')
+      .select(['name', 'email', 'live_account_id'])
+      .where('id', '=', accountId)
+      .executeTakeFirst(),
     db
       .selectFrom('client_link_favorites')
       .innerJoin('media', (join) =>

@@ -6,6 +6,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
+import { mailerForMode, mailRetryDelay } from '../../mail/index.ts';
 import { oneLine } from '../../mail/templates.ts';
 import { renderSelectionEmail } from '../../mail/selection-email.ts';
 import { finishJob, holdsLease, retryJob, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
@@ -15,7 +16,6 @@ import { selectionForEmail } from './client-links.repository.ts';
 
 const LEASE_MS = 5 * 60_000;
 const SEND_MARGIN_MS = 2 * 60_000;
-const MAX_DELAY_MS = 60 * 60_000;
 
 export function selectionEmailHandler(
   { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
@@ -23,12 +23,9 @@ export function selectionEmailHandler(
   random: () => number = Math.random,
 ): JobHandler {
   const retryWindowMs = config.mail.retryHours * 3_600_000;
-  const baseMs = config.mail.retryBaseSeconds * 1000;
   const host = new URL(config.publicUrl).hostname || 'lightbox.local';
-  const backoff = (attempts: number): number => {
-    const ceiling = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_DELAY_MS);
-    return Math.round(ceiling * (0.5 + random() / 2));
-  };
+  const senderFor = mailerForMode(config, mailer);
+  const backoff = mailRetryDelay(config, random);
 
   async function run(job: ClaimedJob): Promise<void> {
     const accountId = job.account_id ?? '';
@@ -51,7 +48,8 @@ export function selectionEmailHandler(
       dashboardUrl: `${config.publicUrl.replace(/\/+$/, '')}/dashboard#assignments`,
     });
     try {
-      await mailer.send({
+      // Test mode (docs/api.md §20): the studio's copy of a test selection goes to outbox/test.
+      await senderFor(selection.account).send({
         messageId: `<selection-${job.id}@${host}>`,
         // Lightbox writing to its user, as the password reset does; replies reach the client.
         from: {

@@ -3,7 +3,9 @@
 // same Message-ID and the email is never lost. Text and HTML parts; every value escaped.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createAccount, type TestAccount } from '../../../test/support/test-app.ts';
+import { createAccount, testModeOf, type TestAccount } from '../../../test/support/test-app.ts';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { jpeg } from '../../../test/support/media-fixtures.ts';
 import { makeVariantsNow, uploaded } from '../../../test/support/media-helpers.ts';
 import {
@@ -54,9 +56,9 @@ describe('the studio is emailed a selection', () => {
   const selectionJobs = () =>
     ctx.deps.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'selection.email').execute();
 
-  async function sentSelection(note: string) {
-    const g = await linkedGallery(ctx, owner, { address: '12 <b>Quay</b> Street' });
-    const photos = await uploaded(ctx, owner.key, g.listingId, [
+  async function sentSelection(note: string, account: TestAccount = owner) {
+    const g = await linkedGallery(ctx, account, { address: '12 <b>Quay</b> Street' });
+    const photos = await uploaded(ctx, account.key, g.listingId, [
       { filename: 'kitchen.jpg', contentType: 'image/jpeg', data: await jpeg(40, 30) },
       { filename: 'hall<script>.jpg', contentType: 'image/jpeg', data: await jpeg(30, 40) },
       { filename: 'garden.jpg', contentType: 'image/jpeg', data: await jpeg(50, 30) },
@@ -137,5 +139,19 @@ describe('the studio is emailed a selection', () => {
     await runner().drain();
     assert.equal((await selectionJobs()).length, 0);
     assert.equal(env.smtp.received.length, 0);
+  });
+
+  test("in test mode the studio's copy is written to outbox/test and never reaches SMTP (docs/api.md §20)", async () => {
+    const testMode = await testModeOf(ctx, owner);
+    await sentSelection('from a test link', testMode);
+    await runner().drain();
+    assert.equal((await selectionJobs()).length, 0, 'the job is done');
+    assert.equal(env.smtp.received.length, 0);
+    const dir = path.join(ctx.dataDir, 'outbox', 'test');
+    const files = await readdir(dir);
+    const emails = await Promise.all(files.map((f) => readFile(path.join(dir, f), 'utf8')));
+    const copy = emails.find((eml) => eml.includes('from a test link'));
+    assert.ok(copy !== undefined, files.join());
+    assert.match(copy, /sent a selection of 2 photos/);
   });
 });

@@ -5,8 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
 import { classifySendError } from '../../mail/mailer.ts';
-import { createFileMailer } from '../../mail/file.ts';
-import { testOutboxPath } from '../../mail/index.ts';
+import { mailerForMode, mailRetryDelay } from '../../mail/index.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
 import { loadNotification } from './notifications.service.ts';
@@ -25,7 +24,6 @@ const CLAIM_LEASE_MS = 5 * 60_000;
  */
 const SEND_MARGIN_MS = 2 * 60_000;
 const BATCH = 10;
-const MAX_DELAY_MS = 60 * 60_000;
 
 /** The handler of `notification.send` jobs; `random` (in [0, 1), the retries' jitter) is fixed in tests. */
 export function notificationHandler(
@@ -34,15 +32,9 @@ export function notificationHandler(
   random: () => number = Math.random,
 ): JobHandler {
   const retryWindowMs = config.mail.retryHours * 3_600_000;
-  const baseMs = config.mail.retryBaseSeconds * 1000;
   const writes = createWrites({ db, clock });
-  const testMailer = createFileMailer(testOutboxPath(config));
-
-  /** Exponential backoff with jitter: attempt n waits base·2^(n-1), capped, then 50-100% of it. */
-  const backoff = (attempts: number): number => {
-    const ceiling = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), MAX_DELAY_MS);
-    return Math.round(ceiling * (0.5 + random() / 2));
-  };
+  const senderFor = mailerForMode(config, mailer);
+  const backoff = mailRetryDelay(config, random);
 
   /** The notification's event, as its GET returns it now, in `trx` (docs/api.md §15). */
   async function announce(w: Write, row: repo.NotificationRow, type: 'notification.sent' | 'notification.failed') {
@@ -111,7 +103,7 @@ export function notificationHandler(
     let detail: string;
     try {
       // Test mode (docs/api.md §20): no email leaves the service; it is written to outbox/test.
-      const sender = ctx.account.live_account_id === null ? mailer : testMailer;
+      const sender = senderFor(ctx.account);
       ({ detail } = await sender.send({
         messageId: row.message_id,
         // A header value is one line, whatever the studio name holds (accounts create allows breaks).
