@@ -92,8 +92,12 @@ describe('maintained counts under concurrency', () => {
     const results = await Promise.all(requests);
     for (const res of results) {
       statuses.push(String(res.statusCode));
-      assert.ok([200, 201, 204, 404].includes(res.statusCode), `${res.statusCode} ${res.body}`);
+      // 503: no database connection came within its wait (160 requests on a pool of 10, on a
+      // loaded machine). It must change nothing, which the counts below check with the rest.
+      assert.ok([200, 201, 204, 404, 503].includes(res.statusCode), `${res.statusCode} ${res.body}`);
     }
+    const unavailable = statuses.filter((s) => s === '503').length;
+    assert.ok(unavailable <= results.length / 10, `${unavailable} of ${results.length} answered 503`);
     assert.ok(statuses.includes('200') && statuses.includes('204'));
     assert.deepEqual(await checkCounts(ctx.deps.db), clean);
     const list = await call(ctx, 'GET', '/v1/listings', { key });
