@@ -11,7 +11,7 @@ import type {
 import type { App } from './types.ts';
 
 /** What a mechanism adds to one route; nothing where it does not apply. */
-export interface RouteHooks {
+interface RouteHooks {
   preHandler?: preHandlerHookHandler | preHandlerAsyncHookHandler;
   onSend?: onSendHookHandler;
   onResponse?: onResponseHookHandler;

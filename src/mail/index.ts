@@ -8,7 +8,7 @@ import { createSmtpMailer } from './smtp.ts';
 export const outboxPath = (config: Config): string => path.join(config.dataDir, 'outbox');
 
 /** Where test mode's emails go, whatever the mailer (docs/api.md §20): never to SMTP. */
-export const testOutboxPath = (config: Config): string => path.join(outboxPath(config), 'test');
+const testOutboxPath = (config: Config): string => path.join(outboxPath(config), 'test');
 
 export function createMailer(config: Config): Mailer {
   const { smtpUrl } = config.mail;
