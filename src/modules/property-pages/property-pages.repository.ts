@@ -24,12 +24,8 @@ const pageOfQuery = prepared((db, p: { accountId: string; listingId: string }) =
     .where('listing_id', '=', p.listingId),
 );
 
-/** Counts come back as strings from some drivers. */
-const asRow = (row: PropertyPageRow | undefined): PropertyPageRow | undefined =>
-  row === undefined ? undefined : { ...row, views: Number(row.views) };
-
 export async function pageOf(db: Executor, accountId: string, listingId: string): Promise<PropertyPageRow | undefined> {
-  return asRow(await pageOfQuery.first(db, { accountId, listingId }));
+  return pageOfQuery.first(db, { accountId, listingId });
 }
 
 const byTokenQuery = prepared((db, p: { token: string }) =>
@@ -41,7 +37,7 @@ const byTokenQuery = prepared((db, p: { token: string }) =>
 
 /** The page a token opens (branded or unbranded), or undefined. */
 export async function findByToken(db: Executor, token: string): Promise<PropertyPageRow | undefined> {
-  return asRow(await byTokenQuery.first(db, { token }));
+  return byTokenQuery.first(db, { token });
 }
 
 export async function insertPage(db: Executor, row: Omit<PropertyPageRow, 'views'>): Promise<void> {

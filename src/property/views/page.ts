@@ -184,7 +184,6 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
           class="${studioName === null ? 'property__main property__main--plain' : 'property__main'}"
           data-lightbox="${viewer.lightbox}"
           data-pswp="${viewer.pswp}"
-          data-downloads="off"
         >
           <section class="hero">
             ${hero(view, base)}
@@ -257,13 +256,7 @@ export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
     <html lang="en">
       ${pageHead({ title: pageTitle(view), indexable: false, styles: ['property.css'] })}
       <body class="property property--embed">
-        <main
-          id="gallery"
-          class="embed"
-          data-lightbox="${viewer.lightbox}"
-          data-pswp="${viewer.pswp}"
-          data-downloads="off"
-        >
+        <main id="gallery" class="embed" data-lightbox="${viewer.lightbox}" data-pswp="${viewer.pswp}">
           <div class="embed__cover">${hero(view, base)}</div>
           <div class="embed__text">
             ${studioName === null ? '' : html`<p class="studio">${studioName}</p>`}
