@@ -401,6 +401,21 @@ const ROUTES: RouteCase[] = [
     }),
   },
   {
+    method: 'PUT',
+    path: '/v1/listings/:id/property_page',
+    prepare: async (a) => {
+      const id = await newListing(a);
+      const active = await call(ctx, 'PATCH', `/v1/listings/${id}`, { key: a.key, body: { status: 'active' } });
+      assert.equal(active.statusCode, 200, active.body);
+      return { url: `/v1/listings/${id}/property_page`, status: 200 };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/listings/:id/property_page',
+    prepare: async (a) => ({ url: `/v1/listings/${await newListing(a)}/property_page`, status: 204 }),
+  },
+  {
     method: 'POST',
     path: '/v1/clients/:id/listings/:listing_id/notify',
     prepare: async (a) => {

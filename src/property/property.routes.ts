@@ -8,7 +8,7 @@ import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { loadProperty, visibleItem, type PropertyView } from './property.load.ts';
 import { allowFraming } from './property.headers.ts';
-import { embedView, propertyPage } from './views/page.ts';
+import { embedView, photoPage, propertyPage, viewablePhotos } from './views/page.ts';
 
 interface TokenParams {
   token: string;
@@ -56,6 +56,15 @@ export function registerPropertyRoutes(
     await countView(view, request);
     allowFraming(reply);
     return reply.type('text/html; charset=utf-8').send(embedView(view, { publicUrl }).toString());
+  });
+
+  /** One photo at its large size as a page (what a photo opens without JavaScript). */
+  app.get<{ Params: ItemParams }>('/:token/photo/:media_id', { schema: HIDDEN }, async (request, reply) => {
+    const view = await property(request);
+    const photos = viewablePhotos(view);
+    const index = photos.findIndex((m) => m.row.id === request.params.media_id);
+    if (index === -1) throw new AppError('not_found', 'No such photo on this page');
+    return reply.type('text/html; charset=utf-8').send(photoPage(view, photos, index).toString());
   });
 
   /** A photo's thumb or large variant, shown inline (the WordPress plugin uses these URLs too). */

@@ -256,7 +256,8 @@ describe('property pages', () => {
         `${base}/media/${tour!.id}/download`,
         `${base}/media/${plan!.id}/play`,
         `${base}/media/${front!.id}/play`,
-        `${base}/photo/${front!.id}`,
+        `${base}/photo/${p.hidden.id}`,
+        `${base}/photo/${plan!.id}`,
         `${base}/large/${p.hidden.id}`,
         `${base}/thumb/${p.hidden.id}`,
         `${base}/large/${other.media[0]!.id}`,
@@ -268,6 +269,12 @@ describe('property pages', () => {
     }
     const page = (await visit(ctx, branded)).body;
     assert.ok(!page.includes(other.media[0]!.id));
+    // A photo's own page (what it opens without JavaScript) offers no original either.
+    const photo = await visit(ctx, `${unbranded}/photo/${front!.id}`);
+    assert.equal(photo.statusCode, 200);
+    assertPropertyHeaders(photo, 'photo page');
+    assert.ok(photo.body.includes(`src="${unbranded}/large/${front!.id}"`));
+    assert.ok(!/download/i.test(photo.body));
   });
 
   test('DELETE takes both pages down at once; publishing again gives new URLs', async () => {

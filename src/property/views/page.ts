@@ -77,7 +77,7 @@ function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
     }`;
 }
 
-/** A photo: its thumbnail on a phone, its large variant on a wide screen; opens the large size. */
+/** A photo: its thumbnail on a phone, its large variant on a wide screen; opens its own page or the viewer. */
 function photo(base: string, m: VisibleMedia, index: number, eager: number): SafeHtml | '' {
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
@@ -87,7 +87,7 @@ function photo(base: string, m: VisibleMedia, index: number, eager: number): Saf
   return html`<li class="tile" id="photo-${m.row.id}">
     <a
       class="tile__link"
-      href="${base}/large/${m.row.id}"
+      href="${base}/photo/${m.row.id}"
       data-pswp-src="${base}/large/${m.row.id}"
       data-pswp-width="${large.width}"
       data-pswp-height="${large.height}"
@@ -299,6 +299,53 @@ export function propertyErrorPage(status: number): SafeHtml {
           <h1>${title}</h1>
           <p>${message}</p>
         </main>
+      </body>
+    </html> `;
+}
+
+/** The photos a visitor can step through: visible, with a large variant, in position order. */
+export const viewablePhotos = (view: PropertyView): VisibleMedia[] =>
+  view.media.filter((m) => m.row.kind === 'photo' && m.variants.some((v) => v.name === 'large'));
+
+/**
+ * One photo at its large size, as a page: what a photo opens without JavaScript (the browser's own
+ * image viewer styles itself inline, which the CSP refuses). The client gallery's photo page, with
+ * no original to offer and nothing naming anyone.
+ */
+export function photoPage(view: PropertyView, photos: VisibleMedia[], index: number): SafeHtml {
+  const base = `/p/${view.token}`;
+  const m = photos[index];
+  const large = m?.variants.find((v) => v.name === 'large');
+  if (m === undefined || large === undefined) throw new Error('photoPage needs a viewable photo');
+  const previous = photos[index - 1];
+  const next = photos[index + 1];
+  const alt = m.row.caption ?? `Photo ${index + 1}`;
+  return html`<!doctype html>
+    <html lang="en">
+      ${pageHead({ title: `${alt} · ${view.listing.address}`, indexable: false })}
+      <body class="photo-page">
+        <header class="photo-bar">
+          <a class="photo-bar__back" href="${base}#photo-${m.row.id}">← ${view.listing.address}</a>
+          <span class="photo-bar__count">${index + 1} / ${photos.length}</span>
+        </header>
+        <main class="photo-stage">
+          <img src="${base}/large/${m.row.id}" width="${large.width}" height="${large.height}" alt="${alt}" />
+        </main>
+        <footer class="photo-bar photo-bar--bottom">
+          ${
+            previous === undefined
+              ? html`<span class="photo-nav photo-nav--off" aria-hidden="true">← Previous</span>`
+              : html`<a class="photo-nav" href="${base}/photo/${previous.row.id}" rel="prev">← Previous</a>`
+          }
+          <div class="photo-bar__middle">
+            ${m.row.caption === null ? '' : html`<p class="photo-caption">${m.row.caption}</p>`}
+          </div>
+          ${
+            next === undefined
+              ? html`<span class="photo-nav photo-nav--off" aria-hidden="true">Next →</span>`
+              : html`<a class="photo-nav" href="${base}/photo/${next.row.id}" rel="next">Next →</a>`
+          }
+        </footer>
       </body>
     </html> `;
 }
