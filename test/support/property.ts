@@ -169,3 +169,24 @@ export function assertPropertyHeaders(res: Response, label: string, framable = f
     assert.equal(res.headers['x-frame-options'], 'DENY', where);
   }
 }
+
+/**
+ * The property page operations as the security suite's route table takes them: each prepares a
+ * valid request in the account (publishing needs an active gallery).
+ */
+export const propertyPageRouteCases = (newListing: (account: TestAccount, status?: string) => Promise<string>) =>
+  [
+    {
+      method: 'PUT',
+      path: '/v1/listings/:id/property_page',
+      prepare: async (a: TestAccount) => ({
+        url: `/v1/listings/${await newListing(a, 'active')}/property_page`,
+        status: 200,
+      }),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/listings/:id/property_page',
+      prepare: async (a: TestAccount) => ({ url: `/v1/listings/${await newListing(a)}/property_page`, status: 204 }),
+    },
+  ] as const;
