@@ -155,6 +155,7 @@ describe('property pages in a browser', { skip: skipWithoutChromium }, () => {
             await p.evaluate('window.scrollTo(0, document.body.scrollHeight)');
             await p.waitForLoadState('networkidle');
             await p.evaluate('window.scrollTo(0, 0)');
+            await p.evaluate('Promise.all([...document.images].map((i) => i.decode().catch(() => undefined)))');
             const broken = await inPage(
               p,
               `JSON.stringify([...document.images].filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src))`,
