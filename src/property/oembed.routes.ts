@@ -11,6 +11,7 @@ import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { loadProperty } from './property.load.ts';
 import { summaryOf } from './views/page.ts';
+import { propertyPageUrl } from '../modules/listings/listings.serializer.ts';
 
 /** The iframe's size unless the consumer asks for less (maxwidth, maxheight). */
 const DEFAULT_WIDTH = 640;
@@ -24,9 +25,9 @@ interface OEmbedQuery {
 }
 
 /** The token of a property page URL of this deployment (the page or its embeddable view), or undefined. */
-export function propertyTokenOf(publicUrl: string, url: string): string | undefined {
+function propertyTokenOf(publicUrl: string, url: string): string | undefined {
   const bare = url.split(/[?#]/, 1)[0] ?? '';
-  const prefix = `${publicUrl}/p/`;
+  const prefix = propertyPageUrl(publicUrl, '');
   if (!bare.startsWith(prefix)) return undefined;
   const match = /^([A-Za-z0-9_-]{32})(?:\/|\/embed\/?)?$/.exec(bare.slice(prefix.length));
   return match?.[1];
@@ -63,7 +64,8 @@ export function registerOEmbed(
     if (token === undefined || view === undefined) throw new AppError('not_found', 'Not a published property page');
     const width = limitOf(query.maxwidth, DEFAULT_WIDTH);
     const height = limitOf(query.maxheight, DEFAULT_HEIGHT);
-    const src = `${publicUrl}/p/${token}/embed`;
+    const page = propertyPageUrl(publicUrl, token);
+    const src = `${page}/embed`;
     const title = view.listing.address;
     const large = view.cover?.variants.find((v) => v.name === 'large');
     return reply
@@ -82,7 +84,7 @@ export function registerOEmbed(
         ...(large === undefined
           ? {}
           : {
-              thumbnail_url: `${publicUrl}/p/${token}/cover.jpg`,
+              thumbnail_url: `${page}/cover.jpg`,
               thumbnail_width: large.width,
               thumbnail_height: large.height,
             }),

@@ -9,6 +9,7 @@ import { pageHead } from '../../gallery/views/head.ts';
 import { fileSize } from '../../gallery/views/page.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import type { PropertyView } from '../property.load.ts';
+import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
 
 const number = (n: number): string => n.toLocaleString('en-US');
 const plural = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
@@ -27,7 +28,7 @@ const ICON_OPEN = html`<svg class="icon" viewBox="0 0 24 24" width="18" height="
 </svg>`;
 
 /** Beds, baths, square feet: what is known, in that order. */
-export function factsOf(view: Pick<PropertyView, 'listing'>): string[] {
+function factsOf(view: Pick<PropertyView, 'listing'>): string[] {
   const { beds, baths, sqft } = view.listing;
   return [
     beds === null ? null : plural(beds, 'bed', 'beds'),
@@ -53,7 +54,7 @@ const pageTitle = (view: PropertyView): string =>
   view.studioName === null ? view.listing.address : `${view.listing.address} · ${view.studioName}`;
 
 function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
-  const url = `${publicUrl}/p/${view.token}`;
+  const url = propertyPageUrl(publicUrl, view.token);
   const summary = summaryOf(view);
   const large = view.cover?.variants.find((v) => v.name === 'large');
   const oembed = `${publicUrl}/oembed?url=${encodeURIComponent(url)}&format=json`;
@@ -251,7 +252,7 @@ export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const photos = media.filter((m) => m.row.kind === 'photo' && m.variants.some((v) => v.name === 'large'));
   const rest = photos.filter((m) => m.row.id !== view.cover?.row.id);
   const viewer = viewerData();
-  const pageUrl = `${urls.publicUrl}/p/${view.token}`;
+  const pageUrl = propertyPageUrl(urls.publicUrl, view.token);
   return html`<!doctype html>
     <html lang="en">
       ${pageHead({ title: pageTitle(view), indexable: false, styles: ['property.css'] })}
