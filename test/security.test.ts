@@ -12,6 +12,7 @@ import type { App } from '../src/http/types.ts';
 import { appRoutes, routeKey } from './support/app-routes.ts';
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
+import { propertyPageRouteCases } from './support/property.ts';
 import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
 import {
   expectError,
@@ -50,8 +51,11 @@ after(async () => {
 
 let serial = 0;
 
-async function newListing(account: TestAccount): Promise<string> {
-  const res = await call(ctx, 'POST', '/v1/listings', { key: account.key, body: { address: '1 Harbour Road' } });
+async function newListing(account: TestAccount, status = 'draft'): Promise<string> {
+  const res = await call(ctx, 'POST', '/v1/listings', {
+    key: account.key,
+    body: { address: '1 Harbour Road', status },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json<{ id: string }>().id;
 }
@@ -407,6 +411,7 @@ const ROUTES: RouteCase[] = [
       status: 200,
     }),
   },
+  ...propertyPageRouteCases((a, status) => newListing(a, status)),
   {
     method: 'POST',
     path: '/v1/clients/:id/listings/:listing_id/notify',

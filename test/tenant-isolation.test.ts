@@ -223,6 +223,8 @@ const CASES: Record<string, () => Request[]> = {
   'GET /v1/events/:id': () => [{ url: `/v1/events/${ofA.event}` }],
   'POST /v1/listings/:id/client_link': () => [{ url: `/v1/listings/${ofA.assignedListing}/client_link` }],
   'GET /v1/listings/:id/favorites': () => [{ url: `/v1/listings/${ofA.assignedListing}/favorites` }],
+  'PUT /v1/listings/:id/property_page': () => [{ url: `/v1/listings/${ofA.listing}/property_page` }],
+  'DELETE /v1/listings/:id/property_page': () => [{ url: `/v1/listings/${ofA.listing}/property_page` }],
   'PATCH /v1/listings/:id/client_link': () => [
     {
       url: `/v1/listings/${ofA.assignedListing}/client_link`,

@@ -19,6 +19,7 @@ export const GALLERY_KEYS = [
   'id',
   'media_count',
   'mls_number',
+  'property_page',
   'sqft',
   'status',
   'updated_at',

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Lightbox\Tests;
 
 use Lightbox\Collection;
+use Lightbox\Exception\ConflictException;
 use Lightbox\Exception\InvalidArgumentException;
 use Lightbox\Exception\NotFoundException;
 use Lightbox\Exception\PermissionException;
@@ -86,6 +87,32 @@ final class ClientTest extends LiveTestCase
         } catch (NotFoundException) {
         }
         self::assertSame('1 Kept Road', $lb->listings->retrieve($kept->id)->address);
+    }
+
+    public function testPropertyPagesPublishAndUnpublish(): void
+    {
+        $lb = self::client();
+        $draft = $lb->listings->create(['address' => '4 Draft Lane']);
+        try {
+            $lb->listings->publishPropertyPage($draft->id);
+            self::fail('a draft gallery was published');
+        } catch (ConflictException $e) {
+            self::assertSame(409, $e->getHttpStatus());
+        }
+
+        $gallery = $lb->listings->create(['address' => '5 Lantern Row', 'status' => 'active']);
+        self::assertNull($gallery->property_page);
+        $published = $lb->listings->publishPropertyPage($gallery->id);
+        $page = $published->property_page;
+        self::assertSame(0, $page->views);
+        self::assertStringContainsString('/p/', $page->url);
+        self::assertStringContainsString('/p/', $page->unbranded_url);
+        self::assertNotSame($page->url, $page->unbranded_url);
+
+        self::assertNull($lb->listings->unpublishPropertyPage($gallery->id));
+        self::assertNull($lb->listings->retrieve($gallery->id)->property_page);
+        $again = $lb->listings->publishPropertyPage($gallery->id);
+        self::assertNotSame($page->url, $again->property_page->url);
     }
 
     public function testConditionalGetAnswersNotModified(): void

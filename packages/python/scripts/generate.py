@@ -51,6 +51,8 @@ NAMES: dict[str, tuple[str, str]] = {
     "replaceClientLink": ("listings", "replace_client_link"),
     "updateClientLink": ("listings", "update_client_link"),
     "getListingFavorites": ("listings", "favorites"),
+    "publishPropertyPage": ("listings", "publish_property_page"),
+    "unpublishPropertyPage": ("listings", "unpublish_property_page"),
     "listClients": ("clients", "list"),
     "createClient": ("clients", "create"),
     "getClient": ("clients", "get"),

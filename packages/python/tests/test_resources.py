@@ -159,3 +159,26 @@ def test_every_operation_has_a_method_on_both_clients(keys: object) -> None:
                 missing.append(f"{type(client).__name__}: {op_id} -> {target}")
     assert missing == []
     assert len(gen.operations()) >= 40
+
+
+def test_publish_and_unpublish_a_property_page(lb: Lightbox) -> None:
+    draft = lb.listings.create(address="4 Draft Lane")
+    try:
+        lb.listings.publish_property_page(draft.id)
+    except lightbox.ConflictError as err:
+        assert err.status == 409 and err.code == "conflict"
+    else:
+        raise AssertionError("a draft gallery was published")
+
+    gallery = lb.listings.create(address="5 Lantern Row", status="active")
+    assert gallery.property_page is None
+    published = lb.listings.publish_property_page(gallery.id)
+    page = published.property_page
+    assert page is not None and page.views == 0
+    assert "/p/" in page.url and "/p/" in page.unbranded_url and page.url != page.unbranded_url
+    assert lb.listings.get(gallery.id).to_dict() == published.to_dict()
+
+    assert lb.listings.unpublish_property_page(gallery.id) is None
+    assert lb.listings.get(gallery.id).property_page is None
+    again = lb.listings.publish_property_page(gallery.id).property_page
+    assert again is not None and again.url != page.url

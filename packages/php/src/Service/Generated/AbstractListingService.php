@@ -215,4 +215,54 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
     {
         return $this->request('GET', '/v1/listings/' . self::segment($id) . '/favorites', null, $opts, [], false);
     }
+
+    /**
+     * Take the gallery's property pages down.
+     *
+     * Both URLs stop working at once; publishing again gives new ones. Answers 204 whether or not the gallery
+     * was published.
+     *
+     * DELETE /v1/listings/{id}/property_page (operationId `unpublishPropertyPage`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return null
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function unpublishPropertyPage(string $id, ?array $opts = null): mixed
+    {
+        $this->request(
+            'DELETE',
+            '/v1/listings/'
+                . self::segment($id)
+                . '/property_page',
+            null,
+            $opts,
+            [],
+            false
+        );
+        return null;
+    }
+
+    /**
+     * Publish the gallery as its public property pages.
+     *
+     * Two public pages of the property: `url` names the studio, `unbranded_url` shows nothing that names or
+     * links to the studio, for listing services that forbid branding. Neither offers originals or a ZIP.
+     * Publishing a published gallery changes nothing. 409 `conflict` unless the gallery is `active`;
+     * archiving or deleting it takes the pages down.
+     *
+     * PUT /v1/listings/{id}/property_page (operationId `publishPropertyPage`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function publishPropertyPage(string $id, ?array $opts = null): LightboxObject
+    {
+        return $this->request('PUT', '/v1/listings/' . self::segment($id) . '/property_page', null, $opts, [], false);
+    }
 }

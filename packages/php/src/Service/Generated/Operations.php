@@ -212,6 +212,12 @@ final class Operations
             'POST',
             '/v1/clients/{id}/listings/{listing_id}/notify',
         ],
+        'publishPropertyPage' => [
+            'listings',
+            'publishPropertyPage',
+            'PUT',
+            '/v1/listings/{id}/property_page',
+        ],
         'reorderMedia' => [
             'media',
             'reorder',
@@ -253,6 +259,12 @@ final class Operations
             'unassign',
             'DELETE',
             '/v1/clients/{id}/listings/{listing_id}',
+        ],
+        'unpublishPropertyPage' => [
+            'listings',
+            'unpublishPropertyPage',
+            'DELETE',
+            '/v1/listings/{id}/property_page',
         ],
         'updateClient' => [
             'clients',

@@ -47,6 +47,7 @@ __all__ = [
     "NotificationList",
     "NotificationStatus",
     "Pagination",
+    "PropertyPage",
     "TestDataDeletion",
     "WebhookDelivery",
     "WebhookDeliveryList",
@@ -229,6 +230,8 @@ class Listing(Model):
     "A photo of this gallery chosen as its cover, or null."
     client_link: ClientLink | None
     "The link the assigned client opens, with what they did with it; null when unassigned."
+    property_page: PropertyPage | None
+    "The public property pages while the gallery is published; null when it is not."
     created_at: str
     updated_at: str
 
@@ -387,6 +390,16 @@ class Pagination(Model):
     "Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once."
 
 
+class PropertyPage(Model):
+    url: str
+    "PUBLIC_URL/p/<token>: the public property page, with the studio's name."
+    unbranded_url: str
+    "PUBLIC_URL/p/<token>: the same property with nothing naming or linking to the studio, and no contact details, for listing services that forbid branding."
+    published_at: str
+    views: int
+    "Page loads of either page (its embeddable view included)."
+
+
 class TestDataDeletion(Model):
     deleted: bool
     "The account's test objects are deleted; their bytes follow shortly."
@@ -535,6 +548,7 @@ EventList._converters = {
 
 Listing._converters = {
     "client_link": model(ClientLink),
+    "property_page": model(PropertyPage),
 }
 
 ListingList._converters = {

@@ -168,6 +168,14 @@ class ListingsResource(SyncAPIResource):
         """Set the client link's expiry, password and downloads (``PATCH /v1/listings/{id}/client_link``, updateClientLink)."""
         return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
 
+    def publish_property_page(self, id: str, *, request_options: RequestOptions | None = None) -> Listing:
+        """Publish the gallery as its public property pages (``PUT /v1/listings/{id}/property_page``, publishPropertyPage)."""
+        return self._http.request_model("PUT", f"/v1/listings/{_seg(id)}/property_page", cast=Listing, query=None, options=request_options)
+
+    def unpublish_property_page(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Take the gallery's property pages down (``DELETE /v1/listings/{id}/property_page``, unpublishPropertyPage)."""
+        return self._http.request_none("DELETE", f"/v1/listings/{_seg(id)}/property_page", query=None, options=request_options)
+
     @overload
     def favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
     @overload
@@ -393,6 +401,14 @@ class AsyncListingsResource(AsyncAPIResource):
     async def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Set the client link's expiry, password and downloads (``PATCH /v1/listings/{id}/client_link``, updateClientLink)."""
         return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
+
+    async def publish_property_page(self, id: str, *, request_options: RequestOptions | None = None) -> Listing:
+        """Publish the gallery as its public property pages (``PUT /v1/listings/{id}/property_page``, publishPropertyPage)."""
+        return await self._http.request_model("PUT", f"/v1/listings/{_seg(id)}/property_page", cast=Listing, query=None, options=request_options)
+
+    async def unpublish_property_page(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Take the gallery's property pages down (``DELETE /v1/listings/{id}/property_page``, unpublishPropertyPage)."""
+        return await self._http.request_none("DELETE", f"/v1/listings/{_seg(id)}/property_page", query=None, options=request_options)
 
     @overload
     async def favorites(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
