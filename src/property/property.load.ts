@@ -1,6 +1,7 @@
 // What a property page shows (docs/api.md §25): resolved from its token through the services,
 // never SQL. An unknown token, a page taken down, a gallery no longer active or gone: all nothing.
-// The unbranded page never reads the account, so nothing of the studio can reach it.
+// The unbranded page takes only one fact of the account, whether it is test data (docs/api.md
+// §20), so nothing of the studio can reach it.
 import type { Services } from '../services.ts';
 import type { PropertyPageRow } from '../modules/property-pages/property-pages.entry.ts';
 import type { ListingType } from '../modules/listings/listings.schemas.ts';
@@ -13,6 +14,8 @@ export interface PropertyView {
   listing: ListingType;
   /** The studio's name on the branded page; null on the unbranded one. */
   studioName: string | null;
+  /** False for test data: the page says so (docs/api.md §20). */
+  livemode: boolean;
   /** Visible media in position order. */
   media: VisibleMedia[];
   /** The cover: the chosen photo if visible and ready, else the first visible photo with variants. */
@@ -25,13 +28,13 @@ export async function loadProperty(services: Services, token: string): Promise<P
   const { page, branded } = found;
   const [listing, account, media] = await Promise.all([
     services.listings.get(page.account_id, page.listing_id).catch(() => undefined),
-    branded ? services.accounts.get(page.account_id).catch(() => undefined) : Promise.resolve(null),
+    services.accounts.get(page.account_id).catch(() => undefined),
     services.media.visible(page.account_id, page.listing_id),
   ]);
   if (listing === undefined || account === undefined || listing.status !== 'active') return undefined;
   const withVariants = media.filter((m) => m.row.kind === 'photo' && m.variants.length > 0);
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
-  return { page, token, listing, studioName: account?.name ?? null, media, cover };
+  return { page, token, listing, studioName: branded ? account.name : null, livemode: account.livemode, media, cover };
 }
 
 /** One visible media item of the property, or undefined (hidden, another gallery's, gone). */

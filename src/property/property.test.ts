@@ -4,7 +4,7 @@
 // under /p serves an original or a ZIP.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { call, createTestContext, type TestContext } from '../../test/support/test-app.ts';
+import { call, createTestContext, testModeOf, type TestContext } from '../../test/support/test-app.ts';
 import { jpeg } from '../../test/support/media-fixtures.ts';
 import { makeVariantsNow, uploaded } from '../../test/support/media-helpers.ts';
 import { visit } from '../../test/support/gallery.ts';
@@ -354,5 +354,19 @@ describe('property pages', () => {
     await uploaded(ctx, me.key, id, [{ filename: 'later.jpg', contentType: 'image/jpeg', data: await jpeg(40, 30) }]);
     await makeVariantsNow(ctx);
     assert.ok((await visit(ctx, pathOf(url))).body.includes('og:image'));
+  });
+
+  test('pages of test data say Test mode (docs/api.md §20), still naming no studio when unbranded', async () => {
+    const live = await brandedAccount(ctx);
+    const test = await publishedProperty(ctx, await testModeOf(ctx, live));
+    const banner = /<p class="test-mode" role="note"><strong>Test mode<\/strong>/;
+    for (const url of [test.page.url, test.page.unbranded_url, `${test.page.url}/embed`]) {
+      const res = await visit(ctx, pathOf(url));
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.body, banner, url);
+    }
+    const unbrandedTest = (await visit(ctx, pathOf(test.page.unbranded_url))).body;
+    for (const needle of brandNeedles()) assert.ok(!unbrandedTest.includes(needle), needle);
+    for (const url of [branded, unbranded]) assert.doesNotMatch((await visit(ctx, url)).body, /Test mode/);
   });
 });

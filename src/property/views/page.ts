@@ -160,6 +160,12 @@ function viewerData(): { lightbox: string; pswp: string } {
   };
 }
 
+/** docs/api.md §20: a page of test data says so, first thing, in words (not colour alone). */
+const testModeBanner = (view: PropertyView): SafeHtml | '' =>
+  view.livemode
+    ? ''
+    : html`<p class="test-mode" role="note"><strong>Test mode</strong> · This property page is test data.</p>`;
+
 /** The full page, branded (the studio's name) or unbranded (`view.studioName` null). */
 export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const base = `/p/${view.token}`;
@@ -173,6 +179,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
     <html lang="en">
       ${pageHead({ title: pageTitle(view), indexable: true, styles: ['property.css'], extra: openGraph(view, urls) })}
       <body class="property">
+        ${testModeBanner(view)}
         ${
           studioName === null
             ? ''
@@ -257,6 +264,7 @@ export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
     <html lang="en">
       ${pageHead({ title: pageTitle(view), indexable: false, styles: ['property.css'] })}
       <body class="property property--embed">
+        ${testModeBanner(view)}
         <main id="gallery" class="embed" data-lightbox="${viewer.lightbox}" data-pswp="${viewer.pswp}">
           <div class="embed__cover">${hero(view, base)}</div>
           <div class="embed__text">
@@ -325,6 +333,7 @@ export function photoPage(view: PropertyView, photos: VisibleMedia[], index: num
     <html lang="en">
       ${pageHead({ title: `${alt} · ${view.listing.address}`, indexable: false })}
       <body class="photo-page">
+        ${testModeBanner(view)}
         <header class="photo-bar">
           <a class="photo-bar__back" href="${base}#photo-${m.row.id}">← ${view.listing.address}</a>
           <span class="photo-bar__count">${index + 1} / ${photos.length}</span>
