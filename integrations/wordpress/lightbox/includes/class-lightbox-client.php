@@ -16,10 +16,10 @@ if ( ! defined( 'ABSPATH' ) ) {
 final class Lightbox_Client {
 
 	/** Prefix of the transients holding cached answers (uninstall.php removes lightbox_*). */
-	const CACHE_PREFIX = 'lightbox_c_';
+	public const CACHE_PREFIX = 'lightbox_c_';
 
 	/** How long a cached answer is kept for revalidation. */
-	const CACHE_KEEP = DAY_IN_SECONDS;
+	public const CACHE_KEEP = DAY_IN_SECONDS;
 
 	/**
 	 * Base URL, without a trailing slash.

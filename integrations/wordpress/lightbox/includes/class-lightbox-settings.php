@@ -15,7 +15,7 @@ if ( ! defined( 'ABSPATH' ) ) {
  */
 final class Lightbox_Settings {
 
-	const PAGE = 'lightbox';
+	public const PAGE = 'lightbox';
 
 	/**
 	 * Hooks the page in.
