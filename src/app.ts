@@ -7,6 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { registerDashboard } from './dashboard/dashboard.plugin.ts';
 import { galleryUnroutable, registerGallery } from './gallery/gallery.plugin.ts';
+import { propertyUnroutable, registerProperty } from './property/property.plugin.ts';
+import { registerOEmbed } from './property/oembed.routes.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { connectionOptions, guardConnections } from './http/connections.ts';
@@ -83,6 +85,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     onConstructorPoisoning: 'error',
     frameworkErrors: createFrameworkErrors(limiter, [
       { prefix: '/g', notFound: (request, reply) => galleryUnroutable(limiter, request, reply) },
+      { prefix: '/p', notFound: (request, reply) => propertyUnroutable(limiter, request, reply) },
     ]),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
     // Timeouts, and the answers Node makes below the app (src/http/connections.ts).
@@ -158,6 +161,15 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
     { prefix: '/g' },
   );
+
+  // The property pages: a published gallery for anyone (docs/api.md §25), and oEmbed for sites embedding them.
+  await app.register(
+    async (property) => {
+      await Promise.resolve(registerProperty(property, { services, config: deps.config, limiter }));
+    },
+    { prefix: '/p' },
+  );
+  registerOEmbed(app, { services, publicUrl: deps.config.publicUrl, limiter });
 
   // The admin dashboard: its own scope (forms, cookies, HTML errors), hidden from the OpenAPI document.
   await app.register(

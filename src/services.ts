@@ -20,6 +20,10 @@ import {
   createNotificationsService,
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
+import {
+  createPropertyPagesService,
+  type PropertyPagesService,
+} from './modules/property-pages/property-pages.service.ts';
 import { createVersionsService, type VersionsService } from './mechanisms/versions/versions.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
@@ -32,6 +36,8 @@ export interface Services {
   listings: ListingsService;
   clients: ClientsService;
   clientLinks: ClientLinksService;
+  /** The public property pages' tokens and views (docs/api.md §25). */
+  propertyPages: PropertyPagesService;
   idempotency: IdempotencyService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
@@ -57,6 +63,7 @@ export function createServices(deps: Deps): Services {
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),
     clientLinks: createClientLinksService(deps),
+    propertyPages: createPropertyPagesService(deps),
     idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,

@@ -168,6 +168,18 @@ export interface ClientLinksTable {
   favorites_updated_at: string | null;
 }
 
+/** A gallery's published property pages (docs/api.md §25): one row while published. */
+export interface PropertyPagesTable {
+  listing_id: string;
+  account_id: string;
+  /** The branded page's capability: PUBLIC_URL/p/<token>. */
+  token: string;
+  /** The unbranded page's, another unguessable token. */
+  unbranded_token: string;
+  published_at: string;
+  views: Generated<number>;
+}
+
 /** The photos a link's client marked as favorites (docs/api.md §25). */
 interface ClientLinkFavoritesTable {
   listing_id: string;
@@ -423,6 +435,7 @@ export interface Database {
   client_links: ClientLinksTable;
   client_link_favorites: ClientLinkFavoritesTable;
   client_link_password_failures: ClientLinkPasswordFailuresTable;
+  property_pages: PropertyPagesTable;
   webhook_endpoints: WebhookEndpointsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -20,6 +20,11 @@ const SOURCES: Record<string, { file: string; type: string }> = {
     file: new URL('./assets/gallery.js', import.meta.url).pathname,
     type: 'text/javascript; charset=utf-8',
   },
+  // The property pages' additions (docs/api.md §25), served beside the gallery's.
+  'property.css': {
+    file: new URL('../property/assets/property.css', import.meta.url).pathname,
+    type: 'text/css; charset=utf-8',
+  },
   // Linked from every page: without it every fresh browser asks for /favicon.ico and logs a 404.
   'favicon.svg': { file: new URL('./assets/favicon.svg', import.meta.url).pathname, type: 'image/svg+xml' },
   'photoswipe.css': { file: path.join(photoswipeDir, 'photoswipe.css'), type: 'text/css; charset=utf-8' },

@@ -3,6 +3,7 @@
 // Every value is escaped (html``); every URL is this site's own, relative to /g/<token>.
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';
+import { pageHead } from './head.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 
@@ -192,17 +193,7 @@ export function galleryPage(
   const downloads = downloadsOn(view);
   return html`<!doctype html>
     <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${listing.address} · ${studioName}</title>
-        <link rel="icon" href="${galleryAssetUrl('favicon.svg')}" type="image/svg+xml" />
-        <link rel="stylesheet" href="${galleryAssetUrl('gallery.css')}" />
-        <link rel="stylesheet" href="${galleryAssetUrl('photoswipe.css')}" />
-        <script type="module" src="${galleryAssetUrl('gallery.js')}"></script>
-      </head>
+      ${pageHead({ title: `${listing.address} · ${studioName}` })}
       <body>
         <header class="masthead">
           <p class="studio">${studioName}</p>

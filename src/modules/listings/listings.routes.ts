@@ -139,6 +139,52 @@ export function registerListingsRoutes(app: App, { listings }: { listings: Listi
     (request) => listings.updateClientLink(request.auth.accountId, request.params.id, request.body),
   );
 
+  app.put(
+    '/listings/:id/property_page',
+    {
+      schema: {
+        operationId: 'publishPropertyPage',
+        summary: 'Publish the gallery as its public property pages',
+        description:
+          'Two public pages of the property: `url` names the studio, `unbranded_url` shows nothing that names or ' +
+          'links to the studio, for listing services that forbid branding. Neither offers originals or a ZIP. ' +
+          'Publishing a published gallery changes nothing. 409 `conflict` unless the gallery is `active`; ' +
+          'archiving or deleting it takes the pages down.',
+        tags,
+        params: ListingParams,
+        response: {
+          200: Answer(Listing, 'The gallery, with its `property_page`.'),
+          409: ErrorAnswer('The gallery is not active (`conflict`).'),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    (request) => listings.publishPropertyPage(request.auth.accountId, request.params.id),
+  );
+
+  app.delete(
+    '/listings/:id/property_page',
+    {
+      schema: {
+        operationId: 'unpublishPropertyPage',
+        summary: "Take the gallery's property pages down",
+        description:
+          'Both URLs stop working at once; publishing again gives new ones. Answers 204 whether or not the gallery ' +
+          'was published.',
+        tags,
+        params: ListingParams,
+        response: {
+          204: NoContent('No content: the gallery is not published.'),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      await listings.unpublishPropertyPage(request.auth.accountId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
   app.get(
     '/listings/:id/favorites',
     {

@@ -98,6 +98,26 @@ const ClientLink = Type.Object(
   { title: 'ClientLink', additionalProperties: false },
 );
 
+const PropertyPage = Type.Object(
+  {
+    url: Type.String({
+      format: 'uri',
+      maxLength: 4096,
+      description: "PUBLIC_URL/p/<token>: the public property page, with the studio's name.",
+    }),
+    unbranded_url: Type.String({
+      format: 'uri',
+      maxLength: 4096,
+      description:
+        'PUBLIC_URL/p/<token>: the same property with nothing naming or linking to the studio, and no contact ' +
+        'details, for listing services that forbid branding.',
+    }),
+    published_at: Timestamp(),
+    views: Int64({ minimum: 0, description: 'Page loads of either page (its embeddable view included).' }),
+  },
+  { title: 'PropertyPage', additionalProperties: false },
+);
+
 export const ClientLinkUpdateBody = Type.Object(
   {
     expires_at: Type.Optional(
@@ -149,6 +169,9 @@ export const Listing = Type.Object(
     cover_media_id: NullableId('med', 'A photo of this gallery chosen as its cover, or null.'),
     client_link: Type.Union([ClientLink, Type.Null()], {
       description: 'The link the assigned client opens, with what they did with it; null when unassigned.',
+    }),
+    property_page: Type.Union([PropertyPage, Type.Null()], {
+      description: 'The public property pages while the gallery is published; null when it is not.',
     }),
     created_at: Timestamp(),
     updated_at: Timestamp(),

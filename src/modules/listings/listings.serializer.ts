@@ -1,16 +1,24 @@
-// The one serializer of the gallery object (docs/api.md §5, §13 and §14): the API, webhook events and
-// pages build it here, from the stored row and its client link.
+// The one serializer of the gallery object (docs/api.md §5, §13, §14 and §25): the API, webhook events
+// and pages build it here, from the stored row, its client link and its property pages.
 import type { ClientLinkRow } from '../client-links/client-links.entry.ts';
+import type { PropertyPageRow } from '../property-pages/property-pages.entry.ts';
 import type { ListingItemType, ListingType } from './listings.schemas.ts';
 import type { ListingItemRow, ListingRow } from './listings.repository.ts';
 
-export type ListingSerializer = (row: ListingRow, link: ClientLinkRow | undefined) => ListingType;
+export type ListingSerializer = (
+  row: ListingRow,
+  link: ClientLinkRow | undefined,
+  page: PropertyPageRow | undefined,
+) => ListingType;
 
 /** The client gallery's address for a link token. */
 export const galleryUrl = (publicUrl: string, token: string): string => `${publicUrl}/g/${token}`;
 
+/** A property page's address for one of its tokens (docs/api.md §25). */
+export const propertyPageUrl = (publicUrl: string, token: string): string => `${publicUrl}/p/${token}`;
+
 export function listingSerializer(publicUrl: string): ListingSerializer {
-  return (row, link) => ({
+  return (row, link, page) => ({
     id: row.id,
     address: row.address,
     beds: row.beds,
@@ -37,6 +45,15 @@ export function listingSerializer(publicUrl: string): ListingSerializer {
             password_protected: link.password_hash !== null,
             downloads_enabled: link.downloads_enabled !== 0,
             favorites_count: link.favorites_count,
+          },
+    property_page:
+      page === undefined
+        ? null
+        : {
+            url: propertyPageUrl(publicUrl, page.token),
+            unbranded_url: propertyPageUrl(publicUrl, page.unbranded_token),
+            published_at: page.published_at,
+            views: page.views,
           },
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -24,6 +24,7 @@ import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
 import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
 import { hashPassword } from '../accounts/password.ts';
+import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
 import type { Executor } from '../../db/executor.ts';
 import { createWrites } from '../../db/write.ts';
 import type { Log } from '../../lib/log.ts';
@@ -41,7 +42,8 @@ export async function loadListing(
 ): Promise<ListingType | undefined> {
   const row = await repo.findListing(db, accountId, id);
   if (row === undefined) return undefined;
-  return serialize(row, row.client_id === null ? undefined : await linkOf(db, accountId, id));
+  const link = row.client_id === null ? undefined : await linkOf(db, accountId, id);
+  return serialize(row, link, await pageOf(db, accountId, id));
 }
 
 /**
@@ -103,7 +105,7 @@ export function createListingsService({
           created_at: now,
           updated_at: now,
         });
-        const listing = serialize(inserted, undefined);
+        const listing = serialize(inserted, undefined, undefined);
         w.announce('listing.created', listing);
         w.count(listingsAdded(status));
         return listing;
@@ -147,6 +149,41 @@ export function createListingsService({
         const listing = await load(w.trx, accountId, id);
         w.announce('listing.updated', listing);
         return listing;
+      });
+    },
+
+    /**
+     * docs/api.md §25: publishes the gallery as its two property pages (409 unless it is active).
+     * Publishing a published gallery changes nothing and answers it as it is.
+     */
+    async publishPropertyPage(accountId: string, id: string): Promise<ListingType> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      return writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        const current = w.listing;
+        if (current === undefined) throw notFound('Gallery');
+        if (current.status !== 'active') {
+          throw new AppError(
+            'conflict',
+            `Only an active gallery can be published; this one is ${current.status}. Set its status to active first`,
+          );
+        }
+        if (!(await publishPage(w.trx, { accountId, listingId: id, now: w.now }))) return load(w.trx, accountId, id);
+        // The page is a field of the gallery object: its updated_at moves (docs/api.md §19).
+        await repo.touchListing(w.trx, accountId, id, w.now);
+        const listing = await load(w.trx, accountId, id);
+        w.announce('listing.updated', listing);
+        return listing;
+      });
+    },
+
+    /** docs/api.md §25: both URLs stop at once (publishing again gives new ones). */
+    async unpublishPropertyPage(accountId: string, id: string): Promise<void> {
+      if (!hasIdShape('lst', id)) throw notFound('Gallery');
+      await writes.run(accountId, { lock: { listing: id } }, async (w) => {
+        if (w.listing === undefined) throw notFound('Gallery');
+        if (!(await takeDownPage(w.trx, accountId, id))) return;
+        await repo.touchListing(w.trx, accountId, id, w.now);
+        w.announce('listing.updated', await load(w.trx, accountId, id));
       });
     },
 
@@ -243,6 +280,8 @@ export function createListingsService({
           ]);
         }
         await repo.updateListing(trx, accountId, id, changes);
+        // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
+        if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(trx, accountId, id);
         const listing = await load(trx, accountId, id);
         w.announce('listing.updated', listing);
         if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));

@@ -1,4 +1,4 @@
-// lb.listings: galleries (docs/api.md §5), and their client link (docs/api.md §14).
+// lb.listings: galleries (docs/api.md §5), their client link (docs/api.md §14) and property pages (docs/api.md §25).
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { at, iteratePages, segment } from '../pagination.ts';
 import type {
@@ -66,6 +66,19 @@ export class Listings {
    */
   updateClientLink(id: string, body: ClientLinkUpdate, options?: RequestOptions): Promise<WithResponse<Listing>> {
     return this.#http.json({ method: 'PATCH', path: `/v1/listings/${segment(id)}/client_link`, json: body, options });
+  }
+
+  /**
+   * PUT /v1/listings/:id/property_page: publishes an active gallery as its two public pages
+   * (`property_page.url`, `property_page.unbranded_url`); 409 unless the gallery is active.
+   */
+  publishPropertyPage(id: string, options?: RequestOptions): Promise<WithResponse<Listing>> {
+    return this.#http.json({ method: 'PUT', path: `/v1/listings/${segment(id)}/property_page`, options });
+  }
+
+  /** DELETE /v1/listings/:id/property_page: both pages stop at once (publishing again gives new URLs). */
+  unpublishPropertyPage(id: string, options?: RequestOptions): Promise<ResponseInfo> {
+    return this.#http.empty({ method: 'DELETE', path: `/v1/listings/${segment(id)}/property_page`, options });
   }
 
   /** GET /v1/listings/:id/favorites: the photos the client marked (position order), the note, when sent. */

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
-import { NotFoundError, NotModified, ValidationError, Lightbox, type Listing, type WithResponse } from '../node.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  NotModified,
+  ValidationError,
+  Lightbox,
+  type Listing,
+  type WithResponse,
+} from '../node.ts';
 import {
   documentOperations,
   matches,
@@ -110,6 +118,25 @@ describe('client: every operation against a real server', () => {
     const picked = await lb.listings.favorites(listing.id);
     assert.deepEqual(picked.media_ids, []);
     assert.equal(picked.submitted_at, null);
+
+    // docs/api.md §25: publish (two public URLs), unpublish (204), publish again (new URLs).
+    assert.equal(listing.property_page, null);
+    const published = await lb.listings.publishPropertyPage(listing.id);
+    assert.equal(published.lastResponse.status, 200);
+    assert.match(published.property_page?.url ?? '', /\/p\/[A-Za-z0-9_-]{32}$/);
+    assert.match(published.property_page?.unbranded_url ?? '', /\/p\/[A-Za-z0-9_-]{32}$/);
+    assert.equal(published.property_page?.views, 0);
+    const page = await fetch(published.property_page?.url ?? '');
+    assert.equal(page.status, 200);
+    const unpublished = await lb.listings.unpublishPropertyPage(listing.id);
+    assert.equal(unpublished.status, 204);
+    assert.equal((await fetch(published.property_page?.url ?? '')).status, 404);
+    assert.equal((await lb.listings.get(listing.id)).property_page, null);
+    const again = await lb.listings.publishPropertyPage(listing.id);
+    assert.notEqual(again.property_page?.url, published.property_page?.url);
+    const draft = await lb.listings.create({ address: '2 Draft Lane' });
+    await assert.rejects(lb.listings.publishPropertyPage(draft.id), ConflictError);
+    await lb.listings.delete(draft.id);
 
     const theirs = await lb.clients.listings(client.id);
     assert.deepEqual(

@@ -1,0 +1,28 @@
+// The <head> of the public pages (the client gallery at /g, the property pages at /p): the same
+// charset, viewport, referrer policy, icon, stylesheets and viewer script, from this site only.
+import { html, type SafeHtml } from '../../lib/html.ts';
+import { galleryAssetUrl } from '../assets.ts';
+
+export function pageHead(options: {
+  title: string;
+  /** False for a capability page (/g): search engines are told to keep out. */
+  indexable?: boolean;
+  /** More stylesheets by asset name, after the gallery's own. */
+  styles?: readonly string[];
+  /** Anything else (Open Graph tags), already escaped. */
+  extra?: SafeHtml;
+}): SafeHtml {
+  return html`<head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    ${options.indexable === true ? '' : html`<meta name="robots" content="noindex, nofollow" />`}
+    <meta name="referrer" content="no-referrer" />
+    <title>${options.title}</title>
+    <link rel="icon" href="${galleryAssetUrl('favicon.svg')}" type="image/svg+xml" />
+    <link rel="stylesheet" href="${galleryAssetUrl('gallery.css')}" />
+    ${(options.styles ?? []).map((name) => html`<link rel="stylesheet" href="${galleryAssetUrl(name)}" />`)}
+    <link rel="stylesheet" href="${galleryAssetUrl('photoswipe.css')}" />
+    <script type="module" src="${galleryAssetUrl('gallery.js')}"></script>
+    ${options.extra ?? ''}
+  </head>`;
+}

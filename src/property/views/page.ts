@@ -1,0 +1,304 @@
+// The property pages (docs/api.md §25): server-rendered, complete without JavaScript (every photo
+// opens its large size as a plain link); the gallery's script adds the same photo viewer. One
+// template draws the branded page, the unbranded one (`studioName` null: no name, no link, no
+// contact, no footer) and the embeddable view. Every value is escaped (html``); every image and
+// file is this site's own, under /p/<token>. Open Graph tags carry absolute URLs (shared links unfold).
+import { html, type SafeHtml } from '../../lib/html.ts';
+import { galleryAssetUrl } from '../../gallery/assets.ts';
+import { pageHead } from '../../gallery/views/head.ts';
+import { fileSize } from '../../gallery/views/page.ts';
+import type { VisibleMedia } from '../../modules/media/media.service.ts';
+import type { PropertyView } from '../property.load.ts';
+
+const number = (n: number): string => n.toLocaleString('en-US');
+const plural = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
+
+const ICON_DOCUMENT = html`<svg class="icon icon--large" viewBox="0 0 24 24" width="28" height="28" aria-hidden="true">
+  <path
+    fill="currentColor"
+    d="M6 2h8l6 6v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2Zm7 1.5V9h5.5L13 3.5ZM8 13v1.5h8V13H8Zm0 3v1.5h6V16H8Z"
+  />
+</svg>`;
+const ICON_OPEN = html`<svg class="icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+  <path
+    fill="currentColor"
+    d="M14 4h6v6h-2V7.4l-7.3 7.3-1.4-1.4L16.6 6H14V4ZM5 6h6v2H6v10h10v-5h2v6a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1Z"
+  />
+</svg>`;
+
+/** Beds, baths, square feet: what is known, in that order. */
+export function factsOf(view: Pick<PropertyView, 'listing'>): string[] {
+  const { beds, baths, sqft } = view.listing;
+  return [
+    beds === null ? null : plural(beds, 'bed', 'beds'),
+    baths === null ? null : plural(baths, 'bath', 'baths'),
+    sqft === null ? null : `${number(sqft)} sq ft`,
+  ].filter((f): f is string => f !== null);
+}
+
+/** The page's one-line summary (Open Graph, oEmbed): the facts, then the description's start. */
+export function summaryOf(view: Pick<PropertyView, 'listing'>): string {
+  const facts = factsOf(view).join(' · ');
+  const text = (view.listing.description ?? '').replace(/\s+/g, ' ').trim();
+  const short = text.length > 200 ? `${text.slice(0, 199).trimEnd()}…` : text;
+  return [facts, short].filter((s) => s !== '').join(' — ');
+}
+
+export interface PropertyUrls {
+  /** PUBLIC_URL: Open Graph and oEmbed discovery need absolute URLs. */
+  publicUrl: string;
+}
+
+const pageTitle = (view: PropertyView): string =>
+  view.studioName === null ? view.listing.address : `${view.listing.address} · ${view.studioName}`;
+
+function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
+  const url = `${publicUrl}/p/${view.token}`;
+  const summary = summaryOf(view);
+  const large = view.cover?.variants.find((v) => v.name === 'large');
+  const oembed = `${publicUrl}/oembed?url=${encodeURIComponent(url)}&format=json`;
+  return html`<meta name="description" content="${summary}" />
+    <link rel="canonical" href="${url}" />
+    <link rel="alternate" type="application/json+oembed" href="${oembed}" title="${view.listing.address}" />
+    <meta property="og:type" content="website" />
+    <meta property="og:title" content="${view.listing.address}" />
+    <meta property="og:description" content="${summary}" />
+    <meta property="og:url" content="${url}" />
+    ${view.studioName === null ? '' : html`<meta property="og:site_name" content="${view.studioName}" />`}
+    ${
+      large === undefined
+        ? html`<meta name="twitter:card" content="summary" />`
+        : html`<meta property="og:image" content="${url}/cover.jpg" />
+            <meta property="og:image:type" content="${large.content_type}" />
+            <meta property="og:image:width" content="${large.width}" />
+            <meta property="og:image:height" content="${large.height}" />
+            <meta property="og:image:alt" content="${view.cover?.row.caption ?? view.listing.address}" />
+            <meta name="twitter:card" content="summary_large_image" />`
+    }`;
+}
+
+/** A photo: its thumbnail on a phone, its large variant on a wide screen; opens the large size. */
+function photo(base: string, m: VisibleMedia, index: number, eager: number): SafeHtml | '' {
+  const thumb = m.variants.find((v) => v.name === 'thumb');
+  const large = m.variants.find((v) => v.name === 'large');
+  // Not ready yet (or could not be made): a public page shows nothing rather than a placeholder.
+  if (thumb === undefined || large === undefined) return '';
+  const alt = m.row.caption ?? `Photo ${index + 1}`;
+  return html`<li class="tile" id="photo-${m.row.id}">
+    <a
+      class="tile__link"
+      href="${base}/large/${m.row.id}"
+      data-pswp-src="${base}/large/${m.row.id}"
+      data-pswp-width="${large.width}"
+      data-pswp-height="${large.height}"
+      ${m.row.caption === null ? '' : html`data-caption="${m.row.caption}"`}
+    >
+      <img
+        src="${base}/large/${m.row.id}"
+        srcset="${base}/thumb/${m.row.id} ${thumb.width}w, ${base}/large/${m.row.id} ${large.width}w"
+        sizes="(min-width: 1100px) 560px, (min-width: 700px) 50vw, 100vw"
+        width="${large.width}"
+        height="${large.height}"
+        alt="${alt}"
+        loading="${index < eager ? 'eager' : 'lazy'}"
+        decoding="async"
+      />
+    </a>
+    ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
+  </li>`;
+}
+
+function video(base: string, m: VisibleMedia): SafeHtml {
+  return html`<li class="file file--video">
+    <video controls preload="metadata" playsinline src="${base}/media/${m.row.id}/play#t=0.1"></video>
+    ${m.row.caption === null ? '' : html`<div class="file__meta"><span class="file__name">${m.row.caption}</span></div>`}
+  </li>`;
+}
+
+/** docs/api.md §25: neither page offers originals, so a document is listed by name only. */
+function documentItem(m: VisibleMedia): SafeHtml {
+  return html`<li class="file file--document">
+    <span class="file__link">
+      ${ICON_DOCUMENT}
+      <span class="file__text">
+        <span class="file__name">${m.row.caption ?? m.row.filename}</span>
+        <span class="file__size">PDF · ${fileSize(m.row.size)}</span>
+      </span>
+    </span>
+  </li>`;
+}
+
+function hero(view: PropertyView, base: string): SafeHtml | '' {
+  const { cover, listing } = view;
+  const large = cover?.variants.find((v) => v.name === 'large');
+  if (cover === undefined || large === undefined) return '';
+  return html`<img
+    class="hero__image"
+    src="${base}/large/${cover.row.id}"
+    width="${large.width}"
+    height="${large.height}"
+    alt="${cover.row.caption ?? listing.address}"
+    fetchpriority="high"
+  />`;
+}
+
+function intro(view: PropertyView): SafeHtml {
+  const details = factsOf(view);
+  const { listing } = view;
+  return html`<div class="intro__text">
+    <h1>${listing.address}</h1>
+    ${details.length === 0 ? '' : html`<p class="facts">${details.join(' · ')}</p>`}
+    ${listing.mls_number === null ? '' : html`<p class="property__mls">MLS ${listing.mls_number}</p>`}
+  </div>`;
+}
+
+function viewerData(): { lightbox: string; pswp: string } {
+  return {
+    lightbox: galleryAssetUrl('photoswipe-lightbox.esm.min.js'),
+    pswp: galleryAssetUrl('photoswipe.esm.min.js'),
+  };
+}
+
+/** The full page, branded (the studio's name) or unbranded (`view.studioName` null). */
+export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
+  const base = `/p/${view.token}`;
+  const { listing, media, studioName } = view;
+  const photos = media.filter((m) => m.row.kind === 'photo');
+  const shown = photos.filter((m) => m.variants.some((v) => v.name === 'large'));
+  const videos = media.filter((m) => m.row.kind === 'video');
+  const documents = media.filter((m) => m.row.kind === 'document');
+  const viewer = viewerData();
+  return html`<!doctype html>
+    <html lang="en">
+      ${pageHead({ title: pageTitle(view), indexable: true, styles: ['property.css'], extra: openGraph(view, urls) })}
+      <body class="property">
+        ${
+          studioName === null
+            ? ''
+            : html`<header class="masthead">
+                <p class="studio">${studioName}</p>
+              </header>`
+        }
+        <main
+          id="gallery"
+          class="${studioName === null ? 'property__main property__main--plain' : 'property__main'}"
+          data-lightbox="${viewer.lightbox}"
+          data-pswp="${viewer.pswp}"
+        >
+          <section class="hero">
+            ${hero(view, base)}
+            <div class="intro">${intro(view)}</div>
+            ${listing.description === null ? '' : html`<p class="description">${listing.description}</p>`}
+          </section>
+          ${
+            shown.length === 0
+              ? ''
+              : html`<section class="photos" aria-labelledby="photos-title">
+                  <h2 id="photos-title">Photos <span class="count">${number(shown.length)}</span></h2>
+                  <ul class="grid property__grid" id="photo-grid">
+                    ${photos.map((m, i) => photo(base, m, i, 2))}
+                  </ul>
+                </section>`
+          }
+          ${
+            videos.length === 0
+              ? ''
+              : html`<section class="videos" aria-labelledby="videos-title">
+                  <h2 id="videos-title">
+                    ${videos.length === 1 ? 'Video' : 'Videos'} <span class="count">${number(videos.length)}</span>
+                  </h2>
+                  <ul class="files files--videos">
+                    ${videos.map((m) => video(base, m))}
+                  </ul>
+                </section>`
+          }
+          ${
+            documents.length === 0
+              ? ''
+              : html`<section class="documents" aria-labelledby="documents-title">
+                  <h2 id="documents-title">
+                    ${documents.length === 1 ? 'Document' : 'Documents'}
+                    <span class="count">${number(documents.length)}</span>
+                  </h2>
+                  <ul class="files files--documents">
+                    ${documents.map((m) => documentItem(m))}
+                  </ul>
+                </section>`
+          }
+        </main>
+        ${
+          studioName === null
+            ? ''
+            : html`<footer class="footer">
+                <p>Photography by ${studioName}.</p>
+              </footer>`
+        }
+      </body>
+    </html> `;
+}
+
+/** How many photos the embeddable view shows under the cover before "all photos". */
+const EMBED_PHOTOS = 6;
+
+/**
+ * The embeddable view (the oEmbed iframe, docs/api.md §25): the cover, the address and facts, the
+ * first photos (the viewer opens them inside the frame), and a link that opens the full page in a
+ * new tab. The only page another site may frame.
+ */
+export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
+  const base = `/p/${view.token}`;
+  const { listing, media, studioName } = view;
+  const photos = media.filter((m) => m.row.kind === 'photo' && m.variants.some((v) => v.name === 'large'));
+  const rest = photos.filter((m) => m.row.id !== view.cover?.row.id);
+  const viewer = viewerData();
+  const pageUrl = `${urls.publicUrl}/p/${view.token}`;
+  return html`<!doctype html>
+    <html lang="en">
+      ${pageHead({ title: pageTitle(view), indexable: false, styles: ['property.css'] })}
+      <body class="property property--embed">
+        <main id="gallery" class="embed" data-lightbox="${viewer.lightbox}" data-pswp="${viewer.pswp}">
+          <div class="embed__cover">${hero(view, base)}</div>
+          <div class="embed__text">
+            ${studioName === null ? '' : html`<p class="studio">${studioName}</p>`}
+            <h1>${listing.address}</h1>
+            ${factsOf(view).length === 0 ? '' : html`<p class="facts">${factsOf(view).join(' · ')}</p>`}
+          </div>
+          ${
+            rest.length === 0
+              ? ''
+              : html`<ul class="grid embed__grid" id="photo-grid">
+                  ${rest.slice(0, EMBED_PHOTOS).map((m, i) => photo(base, m, i, 0))}
+                </ul>`
+          }
+          <p class="embed__more">
+            <a class="button button--quiet" href="${pageUrl}" target="_blank" rel="noopener"
+              >${ICON_OPEN}
+              ${photos.length > 0 ? `See all ${plural(photos.length, 'photo', 'photos')}` : 'See the property'}</a
+            >
+          </p>
+        </main>
+      </body>
+    </html> `;
+}
+
+const GONE_TITLE = 'This property page is not available';
+
+/** The one page for an unknown token, a page taken down, an unknown path: names no one. */
+export function propertyErrorPage(status: number): SafeHtml {
+  const [title, message] =
+    status === 429
+      ? ['Too many requests', 'Please wait a minute, then reload the page.']
+      : status >= 500
+        ? ['Something went wrong', 'Please try again in a moment.']
+        : [GONE_TITLE, 'The listing may have been withdrawn or its address changed.'];
+  return html`<!doctype html>
+    <html lang="en">
+      ${pageHead({ title })}
+      <body class="error-page">
+        <main class="notice">
+          <h1>${title}</h1>
+          <p>${message}</p>
+        </main>
+      </body>
+    </html> `;
+}
