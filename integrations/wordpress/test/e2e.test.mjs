@@ -1,3 +1,4 @@
+/* global window, document -- page functions run in the browser */
 // The plugin end to end (docs/api.md §26): a real Lightbox (integrations/support/lightbox.mjs) with
 // a seeded gallery whose property page is published through the API; WordPress from Debian's
 // package on PHP's built-in server (127.0.0.1 only) with a MariaDB database made for this run and
@@ -24,12 +25,21 @@ const PLUGIN_ROOT = path.resolve(HERE, '..');
 const WP = '/usr/share/wordpress';
 const SHOTS = process.env.LIGHTBOX_WP_SHOTS ?? '/work/shots/wordpress';
 const MYSQL = (process.env.LIGHTBOX_WP_MYSQL ?? '-h 127.0.0.1 -P 3306 -u root').split(/\s+/).filter(Boolean);
-const version = (await readFile(path.join(PLUGIN_ROOT, 'lightbox/lightbox.php'), 'utf8')).match(/^ \* Version:\s*(\S+)/m)[1];
+const version = (await readFile(path.join(PLUGIN_ROOT, 'lightbox/lightbox.php'), 'utf8')).match(
+  /^ \* Version:\s*(\S+)/m,
+)[1];
 const ZIP = path.join(PLUGIN_ROOT, `dist/lightbox-${version}.zip`);
 
-const sql = (statement) => execFileSync('mysql', [...MYSQL, '--batch', '--skip-column-names', '-e', statement], { encoding: 'utf8' });
+const sql = (statement) =>
+  execFileSync('mysql', [...MYSQL, '--batch', '--skip-column-names', '-e', statement], { encoding: 'utf8' });
 const decode = (s) =>
-  s.replaceAll('&#038;', '&').replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#039;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>');
+  s
+    .replaceAll('&#038;', '&')
+    .replaceAll('&amp;', '&')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#039;', "'")
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>');
 
 /** A tiny browser: a cookie jar, manual redirects followed, forms posted. */
 class Agent {
@@ -44,14 +54,18 @@ class Agent {
         method,
         body,
         redirect: 'manual',
-        headers: { ...headers, ...(this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}) },
+        headers: {
+          ...headers,
+          ...(this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
+        },
       });
       for (const line of res.headers.getSetCookie()) {
         const [pair] = line.split(';');
         const i = pair.indexOf('=');
         const name = pair.slice(0, i).trim();
         const value = pair.slice(i + 1).trim();
-        if (value === 'deleted' || /expires=Thu, 01[- ]Jan[- ]1970/i.test(line) || /max-age=0/i.test(line)) this.cookies.delete(name);
+        if (value === 'deleted' || /expires=Thu, 01[- ]Jan[- ]1970/i.test(line) || /max-age=0/i.test(line))
+          this.cookies.delete(name);
         else this.cookies.set(name, value);
       }
       const location = res.headers.get('location');
@@ -65,7 +79,12 @@ class Agent {
     }
   }
   post(url, fields, options = {}) {
-    return this.request(url, { ...options, method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    return this.request(url, {
+      ...options,
+      method: 'POST',
+      body: new URLSearchParams(fields),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   }
 }
 
@@ -137,7 +156,9 @@ before(async () => {
   dbName = `lightbox_wp_${suffix}`;
   dbUser = `lbwp_${suffix}`;
   const dbPassword = randomBytes(12).toString('hex');
-  sql(`CREATE DATABASE ${dbName} CHARACTER SET utf8mb4; CREATE USER '${dbUser}'@'127.0.0.1' IDENTIFIED BY '${dbPassword}'; GRANT ALL ON ${dbName}.* TO '${dbUser}'@'127.0.0.1';`);
+  sql(
+    `CREATE DATABASE ${dbName} CHARACTER SET utf8mb4; CREATE USER '${dbUser}'@'127.0.0.1' IDENTIFIED BY '${dbPassword}'; GRANT ALL ON ${dbName}.* TO '${dbUser}'@'127.0.0.1';`,
+  );
 
   // WordPress: Debian's files, this run's wp-content, and the host config Debian's wp-config.php
   // reads (/etc/wordpress/config-<WORDPRESS_CONFIG>.php; see /usr/share/doc/wordpress/README.Debian).
@@ -156,7 +177,16 @@ before(async () => {
   site = `http://127.0.0.1:${port}`;
   const configName = `lightbox-e2e-${port}`;
   configFile = `/etc/wordpress/config-${configName}.php`;
-  const salts = ['AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT']
+  const salts = [
+    'AUTH_KEY',
+    'SECURE_AUTH_KEY',
+    'LOGGED_IN_KEY',
+    'NONCE_KEY',
+    'AUTH_SALT',
+    'SECURE_AUTH_SALT',
+    'LOGGED_IN_SALT',
+    'NONCE_SALT',
+  ]
     .map((k) => `define( '${k}', '${randomBytes(24).toString('hex')}' );`)
     .join('\n');
   await writeFile(
@@ -232,7 +262,7 @@ after(async () => {
 
 const ADMIN_PASSWORD = randomBytes(12).toString('hex');
 
-test('WordPress installs from Debian\'s package on a database made for the run', async () => {
+test("WordPress installs from Debian's package on a database made for the run", async () => {
   const res = await admin.post('/wp-admin/install.php?step=2', {
     weblog_title: 'Harbour Light Journal',
     user_name: 'editor',
@@ -260,7 +290,7 @@ test('WordPress installs from Debian\'s package on a database made for the run',
   assert.match(login.text, /Dashboard/);
 });
 
-test("the zip installs through Plugins › Add New › Upload Plugin and activates", async () => {
+test('the zip installs through Plugins › Add New › Upload Plugin and activates', async () => {
   const form = await admin.request('/wp-admin/plugin-install.php?tab=upload');
   assert.equal(form.status, 200);
   const body = new FormData();
@@ -277,7 +307,10 @@ test("the zip installs through Plugins › Add New › Upload Plugin and activat
   assert.equal(activated.status, 200);
   assert.match(activated.text, /Plugin activated/);
   assert.match(activated.text, /options-general\.php\?page=lightbox/, 'a Settings link on the plugin row');
-  assert.match(sql(`SELECT option_value FROM ${dbName}.wp_options WHERE option_name = 'active_plugins'`), /lightbox\/lightbox\.php/);
+  assert.match(
+    sql(`SELECT option_value FROM ${dbName}.wp_options WHERE option_name = 'active_plugins'`),
+    /lightbox\/lightbox\.php/,
+  );
 });
 
 async function saveSettings(fields) {
@@ -324,14 +357,24 @@ test('settings: saved through the form, the key never printed back, Test connect
   assert.match(saved.text, /Settings saved/);
   assert.ok(!saved.text.includes(lb.key), 'the settings page never prints the key');
   assert.match(saved.text, /A key is saved/);
-  assert.match(saved.text, new RegExp(`value="${lb.base.replaceAll('.', '\\.')}"`), 'the base URL, without its trailing slash');
+  assert.match(
+    saved.text,
+    new RegExp(`value="${lb.base.replaceAll('.', '\\.')}"`),
+    'the base URL, without its trailing slash',
+  );
   // Saving again with the key field empty keeps the key.
   await saveSettings({ lightbox_base_url: lb.base, lightbox_api_key: '' });
   const ok = await testConnection();
   assert.equal(ok.ok, true, ok.message);
-  assert.equal(ok.message, 'Connected to Harbour Light Studio (owner@harbourlight.test) with the key “integration tests”, in live mode.');
+  assert.equal(
+    ok.message,
+    'Connected to Harbour Light Studio (owner@harbourlight.test) with the key “integration tests”, in live mode.',
+  );
   assert.ok(!ok.html.includes(lb.key));
-  assert.equal(sql(`SELECT option_value FROM ${dbName}.wp_options WHERE option_name = 'lightbox_api_key'`).trim(), lb.key);
+  assert.equal(
+    sql(`SELECT option_value FROM ${dbName}.wp_options WHERE option_name = 'lightbox_api_key'`).trim(),
+    lb.key,
+  );
 });
 
 let postUrl;
@@ -359,15 +402,20 @@ test('a post with both shortcodes, the block and a pasted property page link', a
   assert.ok(postUrl.startsWith(site));
 
   // The block is registered from block.json with its editor script and server-side render.
-  const types = await admin.request('/?rest_route=/wp/v2/block-types/lightbox/gallery', { headers: { 'x-wp-nonce': restNonce } });
+  const types = await admin.request('/?rest_route=/wp/v2/block-types/lightbox/gallery', {
+    headers: { 'x-wp-nonce': restNonce },
+  });
   assert.equal(types.status, 200, types.text.slice(0, 300));
   const type = JSON.parse(types.text);
   assert.equal(type.is_dynamic, true);
-  assert.deepEqual(Object.keys(type.attributes).filter((k) => k === 'galleryId'), ['galleryId']);
+  assert.deepEqual(
+    Object.keys(type.attributes).filter((k) => k === 'galleryId'),
+    ['galleryId'],
+  );
   assert.ok(type.editor_script, 'an editor script');
 });
 
-test('a visitor sees the published gallery from the property page\'s public URLs, escaped, and no key', async (t) => {
+test("a visitor sees the published gallery from the property page's public URLs, escaped, and no key", async (t) => {
   const visitor = new Agent(site);
   const res = await visitor.request(postUrl);
   assert.equal(res.status, 200);
@@ -378,7 +426,9 @@ test('a visitor sees the published gallery from the property page\'s public URLs
   assert.ok(!html.includes('3 Unpublished Lane'), 'an unpublished gallery shows nothing');
   assert.ok(!html.includes('<Road>'), 'the address is escaped');
   if (!seeded.pages) {
-    t.skip('PUT /v1/listings/:id/property_page is not served by this Lightbox (docs/api.md §25 property pages missing): the gallery is unpublished, so visitors see nothing of it');
+    t.skip(
+      'PUT /v1/listings/:id/property_page is not served by this Lightbox (docs/api.md §25 property pages missing): the gallery is unpublished, so visitors see nothing of it',
+    );
     assert.ok(!html.includes('lightbox-gallery'), 'nothing of an unpublished gallery');
     return;
   }
@@ -427,7 +477,9 @@ test('editors see a notice for unpublished and missing galleries; visitors never
 });
 
 test('answers are cached in transients (no key stored) and revalidated: a change shows on the next view', async (t) => {
-  const rows = sql(`SELECT option_value FROM ${dbName}.wp_options WHERE option_name LIKE '\\_transient\\_lightbox\\_c\\_%'`);
+  const rows = sql(
+    `SELECT option_value FROM ${dbName}.wp_options WHERE option_name LIKE '\\_transient\\_lightbox\\_c\\_%'`,
+  );
   assert.ok(rows.length > 0, 'cached answers');
   assert.ok(!rows.includes(lb.key), 'the key is not in the cache');
   assert.match(rows, /"etag";s:\d+:"(W\/)?\\?"/, 'each with its ETag');
@@ -459,6 +511,24 @@ test('screenshots of the post at phone and desktop widths', async () => {
         );
         assert.deepEqual(broken, [], 'every image loads');
       }
+      if (seeded.pages) {
+        // The pasted property page link: the embeddable view shows the property inside the post.
+        const frame = p.frames().find((f) => f.url().startsWith(seeded.page.url));
+        assert.ok(
+          frame,
+          `the embed frame (${p
+            .frames()
+            .map((f) => f.url())
+            .join(', ')})`,
+        );
+        const text = await frame.evaluate(() => document.body.innerText);
+        assert.match(text, /14 Harbour Road|12 Harbour/, text.slice(0, 300));
+        const box = await (await p.$(`iframe[src^="${seeded.page.url}"]`)).boundingBox();
+        assert.ok(box.width <= width && box.height > 100, JSON.stringify(box));
+        await (
+          await p.$(`iframe[src^="${seeded.page.url}"]`)
+        ).screenshot({ path: path.join(SHOTS, `embed-${width}.png`) });
+      }
       const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `no sideways scroll at ${width} px (${overflow} px)`);
       await p.screenshot({ path: path.join(SHOTS, `post-${width}.png`), fullPage: true });
@@ -472,7 +542,9 @@ test('screenshots of the post at phone and desktop widths', async () => {
 
 test('deleting the plugin through WordPress runs uninstall.php: its options and transients are gone', async () => {
   const plugins = await admin.request('/wp-admin/plugins.php');
-  const deactivate = plugins.text.match(/href="([^"]*plugins\.php\?action=deactivate[^"]*lightbox%2Flightbox\.php[^"]*)"/);
+  const deactivate = plugins.text.match(
+    /href="([^"]*plugins\.php\?action=deactivate[^"]*lightbox%2Flightbox\.php[^"]*)"/,
+  );
   assert.ok(deactivate, 'a Deactivate link');
   await admin.request(new URL(decode(deactivate[1]), plugins.url).href);
   const listed = await admin.request('/wp-admin/plugins.php');
@@ -493,5 +565,13 @@ test('deleting the plugin through WordPress runs uninstall.php: its options and 
   assert.ok(!existsSync(path.join(tmp, 'wp-content/plugins/lightbox')));
   assert.equal(sql(`SELECT COUNT(*) FROM ${dbName}.wp_options WHERE option_name LIKE '%lightbox%'`).trim(), '0');
   const log = existsSync(path.join(tmp, 'debug.log')) ? await readFile(path.join(tmp, 'debug.log'), 'utf8') : '';
-  assert.ok(!/lightbox/i.test(log.split('\n').filter((l) => /PHP (Warning|Notice|Deprecated|Fatal)/.test(l)).join('\n')), log);
+  assert.ok(
+    !/lightbox/i.test(
+      log
+        .split('\n')
+        .filter((l) => /PHP (Warning|Notice|Deprecated|Fatal)/.test(l))
+        .join('\n'),
+    ),
+    log,
+  );
 });
