@@ -378,6 +378,7 @@ test('settings: saved through the form, the key never printed back, Test connect
 });
 
 let postUrl;
+let postId;
 let restNonce;
 
 test('a post with both shortcodes, the block and a pasted property page link', async () => {
@@ -399,6 +400,7 @@ test('a post with both shortcodes, the block and a pasted property page link', a
   });
   assert.equal(res.status, 201, res.text.slice(0, 500));
   postUrl = JSON.parse(res.text).link;
+  postId = JSON.parse(res.text).id;
   assert.ok(postUrl.startsWith(site));
 
   // The block is registered from block.json with its editor script and server-side render.
@@ -535,6 +537,43 @@ test('screenshots of the post at phone and desktop widths', async () => {
       assert.deepEqual(errors, []);
       await context.close();
     }
+  } finally {
+    await browser.close();
+  }
+});
+
+test('in the block editor the block previews the gallery as the server renders it', async () => {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-gpu', '--no-first-run'],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const p = await context.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${site}/wp-login.php`);
+    await p.fill('#user_login', 'editor');
+    await p.fill('#user_pass', ADMIN_PASSWORD);
+    await Promise.all([p.waitForNavigation(), p.click('#wp-submit')]);
+    await p.goto(`${site}/wp-admin/post.php?post=${postId}&action=edit`);
+    const preview = p.locator('.wp-block-lightbox-gallery .lightbox-gallery').first();
+    await preview.waitFor({ timeout: 60_000 });
+    if (seeded.pages) {
+      assert.match(await preview.innerText(), /Harbour Road/);
+      assert.ok(
+        (await preview.locator('img').evaluateAll((imgs) => imgs.map((i) => i.src))).every((src) =>
+          src.startsWith(seeded.page.url),
+        ),
+      );
+    }
+    // The first visit's welcome guide covers the canvas; close it for the screenshot.
+    const close = p.getByRole('button', { name: 'Close dialog' });
+    if (await close.count()) await close.click();
+    await p.locator('.wp-block-lightbox-gallery').first().scrollIntoViewIfNeeded();
+    await p.screenshot({ path: path.join(SHOTS, 'editor-1280.png') });
+    assert.deepEqual(errors, []);
   } finally {
     await browser.close();
   }
