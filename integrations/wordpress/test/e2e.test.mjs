@@ -373,8 +373,13 @@ test('settings: saved through the form, the key never printed back, Test connect
   assert.ok(!ok.html.includes(lb.key));
   assert.equal(
     sql(`SELECT option_value FROM ${dbName}.wp_options WHERE option_name = 'lightbox_api_key'`).trim(),
-    lb.key,
+    `a:1:{s:6:"secret";s:${lb.key.length}:"${lb.key}";}`,
   );
+  // Nor does WordPress's own all-options screen, which prints every plain option's value.
+  const allOptions = await admin.request('/wp-admin/options.php');
+  assert.equal(allOptions.status, 200);
+  assert.match(allOptions.text, /name="lightbox_base_url"/);
+  assert.ok(!allOptions.text.includes(lb.key), 'wp-admin/options.php does not print the key');
 });
 
 let postUrl;

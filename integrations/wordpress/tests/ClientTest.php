@@ -131,11 +131,20 @@ final class ClientTest extends TestCase {
 	public function test_from_options_reads_the_saved_settings(): void {
 		WP_Stub_State::$options = array(
 			'lightbox_base_url' => 'https://lightbox.example',
-			'lightbox_api_key'  => self::KEY,
+			'lightbox_api_key'  => array( 'secret' => self::KEY ),
 		);
 		$client = Lightbox_Client::from_options();
 		$this->assertTrue( $client->is_configured() );
 		$client->get( '/v1/listings/lst_1' );
 		$this->assertSame( 'Bearer ' . self::KEY, $this->lightbox->last_headers()['Authorization'] );
+	}
+
+	public function test_a_key_saved_as_a_plain_string_is_not_used(): void {
+		WP_Stub_State::$options = array(
+			'lightbox_base_url' => 'https://lightbox.example',
+			'lightbox_api_key'  => self::KEY,
+		);
+		$this->assertSame( '', Lightbox_Client::saved_key() );
+		$this->assertFalse( Lightbox_Client::from_options()->is_configured() );
 	}
 }

@@ -50,7 +50,17 @@ final class Lightbox_Client {
 	 * The client for the site's saved settings.
 	 */
 	public static function from_options(): self {
-		return new self( (string) get_option( 'lightbox_base_url', '' ), (string) get_option( 'lightbox_api_key', '' ) );
+		return new self( (string) get_option( 'lightbox_base_url', '' ), self::saved_key() );
+	}
+
+	/**
+	 * The saved API key, or ''. It is stored as `array( 'secret' => key )`: WordPress's own
+	 * all-options screen (wp-admin/options.php) prints every plain option's value, and shows an
+	 * array only as "SERIALIZED DATA", so the key appears in no page at all.
+	 */
+	public static function saved_key(): string {
+		$saved = get_option( 'lightbox_api_key', array() );
+		return is_array( $saved ) && isset( $saved['secret'] ) && is_string( $saved['secret'] ) ? $saved['secret'] : '';
 	}
 
 	/**

@@ -57,9 +57,9 @@ final class Lightbox_Settings {
 			self::PAGE,
 			'lightbox_api_key',
 			array(
-				'type'              => 'string',
+				'type'              => 'array',
 				'sanitize_callback' => array( self::class, 'sanitize_api_key' ),
-				'default'           => '',
+				'default'           => array(),
 				'show_in_rest'      => false,
 			)
 		);
@@ -97,16 +97,22 @@ final class Lightbox_Settings {
 	}
 
 	/**
-	 * The submitted key, or the saved one when the field was left empty (the field never shows it).
+	 * The submitted key, or the saved one when the field was left empty (the field never shows it),
+	 * kept as `array( 'secret' => key )` (see Lightbox_Client::saved_key()).
 	 *
-	 * @param mixed $value Submitted value.
+	 * @param mixed $value Submitted value, or an already sanitized array (WordPress sanitizes
+	 *                     again when it adds the option for the first time).
+	 * @return array{secret?: string}
 	 */
-	public static function sanitize_api_key( $value ): string {
-		$key = trim( sanitize_text_field( (string) $value ) );
-		if ( '' === $key ) {
-			return (string) get_option( 'lightbox_api_key', '' );
+	public static function sanitize_api_key( $value ): array {
+		if ( is_array( $value ) && isset( $value['secret'] ) && is_string( $value['secret'] ) ) {
+			return array( 'secret' => $value['secret'] );
 		}
-		return $key;
+		$key = is_string( $value ) ? trim( sanitize_text_field( $value ) ) : '';
+		if ( '' === $key ) {
+			$key = Lightbox_Client::saved_key();
+		}
+		return '' === $key ? array() : array( 'secret' => $key );
 	}
 
 	/**
@@ -124,7 +130,7 @@ final class Lightbox_Settings {
 	 * The key input: always empty; says whether a key is saved.
 	 */
 	public static function api_key_field(): void {
-		$saved = '' !== (string) get_option( 'lightbox_api_key', '' );
+		$saved = '' !== Lightbox_Client::saved_key();
 		echo '<input type="password" class="regular-text code" id="lightbox_api_key" name="lightbox_api_key" value="" autocomplete="off" spellcheck="false">';
 		echo '<p class="description">';
 		if ( $saved ) {
