@@ -109,6 +109,10 @@ export async function startLightbox({ name = 'Harbour Light Studio', email = 'ow
   };
   await cli(['accounts', 'create', '--name', name, '--email', email], env, 'correct horse battery\n');
   const key = (await cli(['keys', 'create', '--account', email, '--name', 'integration tests'], env)).trim();
+  // A test mode key of the same studio (docs/api.md §20): it sees only the studio's test data.
+  const testKey = (
+    await cli(['keys', 'create', '--account', email, '--name', 'integration tests (test mode)', '--test'], env)
+  ).trim();
   const server = run(['serve'], env);
   let exited = false;
   void server.exited.then(() => (exited = true));
@@ -168,6 +172,7 @@ export async function startLightbox({ name = 'Harbour Light Studio', email = 'ow
   return {
     base,
     key,
+    testKey,
     dataDir,
     api,
     upload,

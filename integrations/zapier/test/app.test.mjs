@@ -43,11 +43,15 @@ describe('connection', () => {
     assert.equal(account.livemode, true);
     const label = await appTester(App.authentication.connectionLabel, { authData, inputData: account });
     assert.equal(label, 'Harbour Light Studio');
-    const testLabel = await appTester(App.authentication.connectionLabel, {
-      authData,
-      inputData: { ...account, livemode: false },
-    });
-    assert.equal(testLabel, 'Harbour Light Studio (test mode)');
+  });
+
+  test('with a test mode key the label says test mode (docs/api.md §20, §24)', async () => {
+    assert.match(lb.testKey, /^lbx_test_/);
+    const testAuth = { ...authData, apiKey: lb.testKey };
+    const account = await appTester(App.authentication.test, { authData: testAuth });
+    assert.equal(account.livemode, false);
+    const label = await appTester(App.authentication.connectionLabel, { authData: testAuth, inputData: account });
+    assert.equal(label, 'Harbour Light Studio (test mode)');
   });
 
   test('a wrong key is refused with a message that says what to do', async () => {
