@@ -10,6 +10,7 @@ import { zipOfGallery, type GalleryZip } from './gallery.zip.ts';
 import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
 import type { GalleryContext } from './gallery.plugin.ts';
 import { galleryPage } from './views/page.ts';
+import { sendPageImage, sendPlayback, type PageImage } from './page-media.ts';
 import { photoPage, viewablePhotos } from './views/photo.ts';
 import { addressBucket } from '../http/rate-limit.ts';
 import { verifyPassword } from '../modules/accounts/password.ts';
@@ -104,22 +105,8 @@ export function registerGalleryRoutes(
   });
 
   /** An image the page shows: a photo's thumb or large variant, or a video's poster, shown inline. */
-  const image =
-    (name: 'thumb' | 'large' | 'poster') =>
-    async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) => {
-      const { found } = await item(request);
-      const variant = found.variants.find((v) => v.name === name);
-      if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
-      const sent = await sendStoredBytes(request, reply, {
-        etag: `"${variant.media_id}-${name}-${Date.parse(variant.created_at).toString(36)}"`,
-        size: variant.size,
-        contentType: variant.content_type,
-        filename: `${found.row.id}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
-        disposition: 'inline',
-        open: (range) => services.media.openVariant(variant, range),
-      });
-      return sent.reply;
-    };
+  const image = (name: PageImage) => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) =>
+    sendPageImage(request, reply, services.media, (await item(request)).found, name);
   app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
   app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
   app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
@@ -158,34 +145,10 @@ export function registerGalleryRoutes(
     return sent.reply;
   });
 
-  /**
-   * A video, played in the page (Range); not a download. Its web rendition when it has one, else
-   * the original (docs/api.md §25: `web` is null when the original plays as it is).
-   */
+  /** A video, played in the page (Range); not a download. */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
     const { found } = await item(request);
-    if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
-    const web = found.variants.find((v) => v.name === 'web');
-    if (web !== undefined) {
-      const sent = await sendStoredBytes(request, reply, {
-        etag: `"${web.media_id}-web-${Date.parse(web.created_at).toString(36)}"`,
-        size: web.size,
-        contentType: web.content_type,
-        filename: `${found.row.id}-web.mp4`,
-        disposition: 'inline',
-        open: (range) => services.media.openVariant(web, range),
-      });
-      return sent.reply;
-    }
-    const sent = await sendStoredBytes(request, reply, {
-      etag: `"${found.row.sha256}"`,
-      size: found.row.size,
-      contentType: found.row.content_type,
-      filename: found.row.filename,
-      disposition: 'inline',
-      open: (range) => services.media.open(found.row, range),
-    });
-    return sent.reply;
+    return sendPlayback(request, reply, services.media, found, found.row.filename);
   });
 
   /** A ZIP as a download: Content-Length known, resumable (Range, If-Range), counted from byte 0. */

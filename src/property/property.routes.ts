@@ -9,6 +9,7 @@ import type { Services } from '../services.ts';
 import { loadProperty, visibleItem, type PropertyView } from './property.load.ts';
 import { allowFraming } from './property.headers.ts';
 import { embedView, photoPage, propertyPage, viewablePhotos } from './views/page.ts';
+import { sendPageImage, sendPlayback, type PageImage } from '../gallery/page-media.ts';
 
 interface TokenParams {
   token: string;
@@ -67,24 +68,12 @@ export function registerPropertyRoutes(
     return reply.type('text/html; charset=utf-8').send(photoPage(view, photos, index).toString());
   });
 
-  /** A photo's thumb or large variant, shown inline (the WordPress plugin uses these URLs too). */
-  const image =
-    (name: 'thumb' | 'large') => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) => {
-      const found = await item(request);
-      const variant = found.variants.find((v) => v.name === name);
-      if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
-      const sent = await sendStoredBytes(request, reply, {
-        etag: `"${variant.media_id}-${name}-${Date.parse(variant.created_at).toString(36)}"`,
-        size: variant.size,
-        contentType: variant.content_type,
-        filename: `${found.row.id}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
-        disposition: 'inline',
-        open: (range) => services.media.openVariant(variant, range),
-      });
-      return sent.reply;
-    };
+  /** A photo's thumb or large variant or a video's poster, inline (the WordPress plugin uses these URLs too). */
+  const image = (name: PageImage) => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) =>
+    sendPageImage(request, reply, services.media, await item(request), name);
   app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
   app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
+  app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
 
   /** The cover's large variant: the Open Graph image and the oEmbed thumbnail. */
   app.get<{ Params: TokenParams }>('/:token/cover.jpg', { schema: HIDDEN }, async (request, reply) => {
@@ -105,16 +94,8 @@ export function registerPropertyRoutes(
   /** A video, played in the page (Range), as the client gallery plays it; not a download. */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
     const found = await item(request);
-    if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
-    const sent = await sendStoredBytes(request, reply, {
-      etag: `"${found.row.sha256}"`,
-      size: found.row.size,
-      contentType: found.row.content_type,
-      // The media's id, not its filename: a name could carry the studio's onto the unbranded page.
-      filename: `${found.row.id}.${found.row.content_type.split('/')[1] ?? 'bin'}`,
-      disposition: 'inline',
-      open: (range) => services.media.open(found.row, range),
-    });
-    return sent.reply;
+    // The media's id, not its filename: a name could carry the studio's onto the unbranded page.
+    const name = `${found.row.id}.${found.row.content_type.split('/')[1] ?? 'bin'}`;
+    return sendPlayback(request, reply, services.media, found, name);
   });
 }

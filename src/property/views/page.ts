@@ -109,9 +109,23 @@ function photo(base: string, m: VisibleMedia, index: number, eager: number): Saf
   </li>`;
 }
 
+/** docs/api.md §25: the poster once made (nothing loads until play), and the web rendition plays. */
 function video(base: string, m: VisibleMedia): SafeHtml {
+  const poster = m.variants.find((v) => v.name === 'poster');
   return html`<li class="file file--video">
-    <video controls preload="metadata" playsinline src="${base}/media/${m.row.id}/play#t=0.1"></video>
+    ${
+      poster === undefined
+        ? html`<video controls preload="metadata" playsinline src="${base}/media/${m.row.id}/play#t=0.1"></video>`
+        : html`<video
+            controls
+            preload="none"
+            playsinline
+            poster="${base}/poster/${m.row.id}"
+            width="${poster.width}"
+            height="${poster.height}"
+            src="${base}/media/${m.row.id}/play"
+          ></video>`
+    }
     ${m.row.caption === null ? '' : html`<div class="file__meta"><span class="file__name">${m.row.caption}</span></div>`}
   </li>`;
 }

@@ -1,0 +1,65 @@
+// The bytes a public page shows inline, for the client gallery (/g) and the property pages (/p)
+// alike: a photo's thumb or large variant, a video's poster, and a video to play (its web
+// rendition when it has one, else the original: docs/api.md §25). Never a download.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import { sendStoredBytes } from '../http/send-bytes.ts';
+import type { Services } from '../services.ts';
+import type { VisibleMedia } from '../modules/media/media.service.ts';
+
+export type PageImage = 'thumb' | 'large' | 'poster';
+
+/** One of the item's image variants, inline; 404 while it is not made yet. */
+export async function sendPageImage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  media: Services['media'],
+  found: VisibleMedia,
+  name: PageImage,
+): Promise<FastifyReply> {
+  const variant = found.variants.find((v) => v.name === name);
+  if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
+  const sent = await sendStoredBytes(request, reply, {
+    etag: `"${variant.media_id}-${name}-${Date.parse(variant.created_at).toString(36)}"`,
+    size: variant.size,
+    contentType: variant.content_type,
+    filename: `${found.row.id}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
+    disposition: 'inline',
+    open: (range) => media.openVariant(variant, range),
+  });
+  return sent.reply;
+}
+
+/**
+ * A video to play in the page (Range): its web rendition when it has one, else the original,
+ * named `originalName` (the property pages name it by id: a file name could carry the studio's).
+ */
+export async function sendPlayback(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  media: Services['media'],
+  found: VisibleMedia,
+  originalName: string,
+): Promise<FastifyReply> {
+  if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
+  const web = found.variants.find((v) => v.name === 'web');
+  const sent =
+    web === undefined
+      ? await sendStoredBytes(request, reply, {
+          etag: `"${found.row.sha256}"`,
+          size: found.row.size,
+          contentType: found.row.content_type,
+          filename: originalName,
+          disposition: 'inline',
+          open: (range) => media.open(found.row, range),
+        })
+      : await sendStoredBytes(request, reply, {
+          etag: `"${web.media_id}-web-${Date.parse(web.created_at).toString(36)}"`,
+          size: web.size,
+          contentType: web.content_type,
+          filename: `${found.row.id}-web.mp4`,
+          disposition: 'inline',
+          open: (range) => media.openVariant(web, range),
+        });
+  return sent.reply;
+}
