@@ -14,6 +14,7 @@ import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
 import { propertyPageRouteCases } from './support/property.ts';
 import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
+import { errorWithoutRequestId, missingId, wellFormedUnknownKey, withMissingIds } from './support/refusals.ts';
 import {
   expectError,
   call,
@@ -472,25 +473,7 @@ function assertUnauthorized(res: Response): void {
   assert.equal(res.headers['www-authenticate'], 'Bearer');
 }
 
-/** The error body without its request id, to compare two refusals. */
-function errorWithoutRequestId(res: Response): unknown {
-  const { error } = res.json<{ error: Record<string, unknown> }>();
-  const rest = { ...error };
-  delete rest.request_id;
-  return { status: res.statusCode, error: rest };
-}
-
-/** The same URL with every resource id replaced by a well-formed id that does not exist. */
-const missingId = (prefix: string): string => `${prefix}_0000000000000000000000ZZZZ`;
-const withMissingIds = (url: string): string =>
-  url.replace(/\b(lst|cli|med|ntf|whe|whd|evt|upl)_[0-9A-Za-z]+/g, (_match, prefix: string) => missingId(prefix));
-
 const hasId = (route: RouteCase): boolean => route.path.includes('/:');
-
-const wellFormedUnknownKey = (): string => {
-  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  return `lbx_${Array.from(randomBytes(40), (b) => alphabet.charAt(b % 62)).join('')}`;
-};
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
