@@ -52,8 +52,11 @@ const UNDOCUMENTED = (url: string): boolean =>
   url.startsWith('/docs/') ||
   url === '/dashboard' ||
   url.startsWith('/dashboard/') ||
-  // The client gallery's pages and files (docs/api.md §14): HTML and bytes, not API operations.
-  url.startsWith('/g/');
+  // The client gallery's pages and files (docs/api.md §14) and the property pages with their
+  // oEmbed answer (§25): HTML, bytes and oEmbed's own protocol, not API operations.
+  url.startsWith('/g/') ||
+  url.startsWith('/p/') ||
+  url === '/oembed';
 
 /** No key needed (docs/api.md §3 and §10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz', 'OPTIONS /v1/listings/{id}/uploads']);

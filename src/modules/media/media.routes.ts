@@ -49,9 +49,14 @@ const binaryResponse = (description: string, Binary: TSchema) => ({
 const variantEtag = (v: VariantRow): string =>
   `"${v.media_id}-${v.name}-${Date.parse(v.created_at).toString(36)}-${v.size.toString(36)}"`;
 
-const variantResponse = (description: string, Binary: TSchema) => ({
+/** Images (a photo's variants, a video's poster) bounded by their boxes; a web rendition by the file limit. */
+const variantResponse = (description: string, image: TSchema, video: TSchema) => ({
   description,
-  content: Object.fromEntries(['image/webp', 'image/jpeg', 'video/mp4'].map((type) => [type, { schema: Binary }])),
+  content: {
+    'image/webp': { schema: image },
+    'image/jpeg': { schema: image },
+    'video/mp4': { schema: video },
+  },
 });
 
 /**
@@ -182,12 +187,17 @@ function registerMediaRouteTable(
   { Binary }: ReturnType<typeof uploadSchemas>,
   mlsBox: Box,
 ): void {
-  // A photo's variants are bounded by their boxes; a video's web rendition by its length, so no
-  // tighter than an upload (docs/api.md §25).
-  const VariantBinary = Type.String({
+  // A photo's variants and a video's poster are bounded by their boxes; a video's web rendition
+  // by its length, so no tighter than an upload (docs/api.md §25).
+  const VariantImage = Type.String({
     format: 'binary',
-    maxLength: Math.max(variantMaxBytes(mlsBox), Binary.maxLength ?? 0),
-    description: "The variant's bytes (a photo's box bounds its size; a video's web rendition, its length).",
+    maxLength: variantMaxBytes(mlsBox),
+    description: "The image's bytes (its box bounds their size).",
+  });
+  const VariantVideo = Type.String({
+    format: 'binary',
+    maxLength: Binary.maxLength ?? 0,
+    description: "The web rendition's bytes (at most the per-file limit).",
   });
   app.get(
     '/listings/:id/media',
@@ -309,8 +319,16 @@ function registerMediaRouteTable(
         params: VariantParams,
         headers: MediaContentHeaders,
         response: {
-          200: variantResponse('The variant: WebP (thumb), JPEG (large, mls, poster) or MP4 (web).', VariantBinary),
-          206: variantResponse('The requested byte range of the variant (`Content-Range`).', VariantBinary),
+          200: variantResponse(
+            'The variant: WebP (thumb), JPEG (large, mls, poster) or MP4 (web).',
+            VariantImage,
+            VariantVideo,
+          ),
+          206: variantResponse(
+            'The requested byte range of the variant (`Content-Range`).',
+            VariantImage,
+            VariantVideo,
+          ),
           304: Type.Null({ description: 'Not modified: the ETag matches.' }),
           416: ErrorAnswer('Range not satisfiable (`range_not_satisfiable`): the range is outside the file.'),
           ...errorResponses(...READ_ERRORS),
