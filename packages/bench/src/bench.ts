@@ -71,7 +71,8 @@ Options:
   --tool NAME          wrk (default when installed: one thread, like the issue's anchors)
                        or autocannon (a Node process; it saturates near 15-25k req/s here,
                        below the bare server's limit, which flatters every ratio)
-  --endpoints LIST     only these (list,page1000,get,search,search1,client,
+  --endpoints LIST     only these (list,page1000,page1,cursor1000,byclient,updated,bysearch,
+                       get,search,search1,client,
                        notifications,webhooks,update,
                        create,assign,gallery,media)
   --no-check           skip the independent check (20k galleries made through the API,
@@ -203,7 +204,11 @@ async function runSize(options: Options, size: string, work: string, outDir: str
   const pathsContext = { port, key, env, dataDir, work, tool: options.tool, rounds: options.quick ? Math.min(2, options.rounds) : options.rounds, seconds: options.seconds, quick: options.quick, log: (line: string) => console.log(line) }; // prettier-ignore
   // The newer paths' gallery (photos with variants, a client link), its variants timed on the way.
   const paths: PathsRun | undefined = options.paths ? await startPaths(pathsContext, size) : undefined;
-  const fixture = { ...seeded, ...(paths === undefined ? {} : { gallery: paths.fixture }) };
+  const fixture = {
+    ...seeded,
+    ...(paths === undefined ? {} : { gallery: paths.fixture }),
+    ...(options.endpoints?.includes('cursor1000') === true ? { deepCursor: await walkCursor(port, key, 1000) } : {}),
+  };
   const endpoints = ENDPOINTS.filter(
     (e) =>
       (options.endpoints === undefined
@@ -420,3 +425,20 @@ async function main(argv: string[]): Promise<number> {
 const code = await main(process.argv.slice(2));
 // A failed counts check (set during the run) is not undone by an otherwise successful run.
 process.exitCode = code === 0 ? (process.exitCode ?? 0) : code;
+
+/** The cursor of page `pages` + 1 of 20 galleries, reached by walking `next_cursor` (docs/api.md §19). */
+async function walkCursor(port: number, key: string, pages: number): Promise<string> {
+  let cursor: string | undefined;
+  for (let i = 0; i < pages; i += 1) {
+    const reply = await call(
+      port,
+      'GET',
+      `/v1/listings?limit=20${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+      key,
+    );
+    const next = (JSON.parse(reply.text) as { pagination: { next_cursor: string | null } }).pagination.next_cursor;
+    if (reply.status !== 200 || next === null) throw new Error(`walking the cursor: page ${i + 1}: ${reply.status}`);
+    cursor = next;
+  }
+  return cursor ?? '';
+}

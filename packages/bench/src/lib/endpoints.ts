@@ -8,7 +8,7 @@ export interface Endpoint {
   name: string;
   label: string;
   method: 'GET' | 'POST' | 'PATCH';
-  paths(seeded: Seeded & { gallery?: GalleryFixture }): string[];
+  paths(seeded: Seeded & { gallery?: GalleryFixture; deepCursor?: string }): string[];
   body?: string;
   /** No API key: the client's gallery, whose link's token is the credential. */
   anonymous?: boolean;
@@ -25,6 +25,13 @@ export interface Endpoint {
 export const ENDPOINTS: Endpoint[] = [
   { name: 'list', label: 'list galleries p1 status=active', method: 'GET', paths: () => ['/v1/listings?status=active'] }, // prettier-ignore
   { name: 'page1000', label: 'list galleries page 1000', method: 'GET', paths: () => ['/v1/listings?page=1000&limit=20'], minGalleries: 20_000 }, // prettier-ignore
+  // docs/api.md §19: the unfiltered first page, a cursor 1000 pages in (keyset: as cheap as page
+  // 1), and the filters of the issue (client_id, updated_since, search), each against page 1.
+  { name: 'page1', label: 'list galleries p1 (unfiltered)', method: 'GET', paths: () => ['/v1/listings?limit=20'], fullRunOnly: true }, // prettier-ignore
+  { name: 'cursor1000', label: 'list galleries by cursor, page 1000', method: 'GET', paths: (s) => [`/v1/listings?limit=20&cursor=${s.deepCursor ?? ''}`], minGalleries: 20_020, fullRunOnly: true }, // prettier-ignore
+  { name: 'byclient', label: 'list galleries client_id=<client>', method: 'GET', paths: (s) => s.clientIds.slice(0, 50).map((id) => `/v1/listings?limit=20&client_id=${id}`), fullRunOnly: true }, // prettier-ignore
+  { name: 'updated', label: 'list galleries updated_since, sort=-updated_at', method: 'GET', paths: () => ['/v1/listings?limit=20&sort=-updated_at&updated_since=2000-01-01T00:00:00Z'], fullRunOnly: true }, // prettier-ignore
+  { name: 'bysearch', label: 'list galleries search=Harbor', method: 'GET', paths: () => ['/v1/listings?limit=20&search=Harbor'], fullRunOnly: true }, // prettier-ignore
   { name: 'get', label: 'get one gallery', method: 'GET', paths: (s) => s.galleryIds.map((id) => `/v1/listings/${id}`) }, // prettier-ignore
   { name: 'search', label: `list clients search=${SEARCH_TERM}`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`] }, // prettier-ignore
   // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).
