@@ -5,9 +5,6 @@ import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
 
-// docs/api.md §19's filtered lists, for the clients feature too (a client's galleries by page or cursor).
-export { countListings, queryListings } from './listings.list.repository.ts';
-
 export const LIST_ITEM_COLUMNS = [
   'id',
   'address',
