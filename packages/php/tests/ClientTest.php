@@ -160,30 +160,4 @@ final class ClientTest extends LiveTestCase
         $this->expectException(\LogicException::class);
         $gallery->address = 'changed';
     }
-
-    public function testAPsr18ClientCanSendInsteadOfCurl(): void
-    {
-        if (!is_file('/usr/share/php/GuzzleHttp/autoload.php')) {
-            self::markTestSkipped('needs php-guzzlehttp-guzzle (a PSR-18 client from Debian)');
-        }
-        require_once '/usr/share/php/GuzzleHttp/autoload.php';
-        $factory = new \GuzzleHttp\Psr7\HttpFactory();
-        $lb = self::client([
-            'http_client' => new \GuzzleHttp\Client(['http_errors' => false, 'allow_redirects' => false]),
-            'request_factory' => $factory,
-            'stream_factory' => $factory,
-        ]);
-        $gallery = $lb->listings->create(['address' => '18 Guzzle Street']);
-        self::assertSame('18 Guzzle Street', $lb->listings->retrieve($gallery->id)->address);
-        $path = self::tempFile(self::png());
-        try {
-            $media = $lb->media->upload($gallery->id, [$path, ['data' => self::png(), 'filename' => 'b.png']]);
-        } finally {
-            unlink($path);
-        }
-        self::assertCount(2, $media->data);
-        self::assertSame('image/png', $media->data[0]->content_type);
-        $this->expectException(\Lightbox\Exception\NotFoundException::class);
-        $lb->listings->retrieve('lst_nope');
-    }
 }
