@@ -59,6 +59,27 @@ final class UploadTest extends LiveTestCase
         unlink($path);
     }
 
+    public function testMediaFromAUrl(): void
+    {
+        $dir = sys_get_temp_dir() . '/lightbox-files-' . bin2hex(random_bytes(4));
+        mkdir($dir);
+        file_put_contents($dir . '/front.png', self::png());
+        $port = \Lightbox\Tests\Support\TestServer::freePort();
+        $files = new Process([PHP_BINARY, '-S', '127.0.0.1:' . $port, '-t', $dir], $port, $dir . '/server');
+        try {
+            $lb = self::client();
+            $gallery = $lb->listings->create(['address' => '21 Fetch Street']);
+            $answer = $lb->media->createFromUrl($gallery->id, "http://127.0.0.1:{$port}/front.png", 'renamed.png');
+            self::assertCount(1, $answer->data);
+            self::assertSame('renamed.png', $answer->data[0]->filename);
+            self::assertSame(hash('sha256', self::png()), $answer->data[0]->sha256);
+            self::assertSame(201, $answer->getLastResponse()?->status);
+        } finally {
+            $files->stop();
+            exec('rm -rf ' . escapeshellarg($dir));
+        }
+    }
+
     public function testADownloadCutHalfWayIsRetriedIntoTheSinkFromItsStart(): void
     {
         $lb = self::client();
