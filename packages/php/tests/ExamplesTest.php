@@ -30,6 +30,7 @@ final class ExamplesTest extends LiveTestCase
     {
         self::assertMatchesRegularExpression('/^gallery lst_\S+ at 42 Quickstart Lane$/m', $out);
         self::assertStringContainsString('uploaded photo image/png', $out);
+        self::assertMatchesRegularExpression('#^client link http://127\.0\.0\.1:\d+/\S+$#m', $out);
         self::assertMatchesRegularExpression('/^active galleries: [1-9]\d*$/m', $out);
         self::assertMatchesRegularExpression('/^not found: not_found 404 request \S+$/m', $out);
         self::assertStringContainsString('refused: address, beds', $out);
