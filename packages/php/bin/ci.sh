@@ -36,6 +36,9 @@ if [ -n "$missing" ]; then
   fi
 fi
 
+echo '== composer validate --strict (the package Composer users install from a path repository)'
+COMPOSER_DISABLE_NETWORK=1 composer validate --strict --no-interaction
+
 echo '== drift and completeness: php bin/generate.php --check'
 php bin/generate.php --check
 

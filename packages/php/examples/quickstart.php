@@ -22,7 +22,7 @@ $lb = new LightboxClient();
 $gallery = $lb->listings->create(['address' => '42 Quickstart Lane', 'beds' => 3]);
 echo "gallery {$gallery->id} at {$gallery->address}\n";
 
-$photo = tempnam(sys_get_temp_dir(), 'qs') . '.png';
+$photo = sys_get_temp_dir() . '/quickstart-' . bin2hex(random_bytes(4)) . '.png';
 file_put_contents($photo, base64_decode(
     'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 ));
