@@ -154,6 +154,23 @@ final class ClientTest extends LiveTestCase
         self::assertSame('3.1.0', $lb->openapi()['openapi']);
     }
 
+    /** The document the running server serves, not only the repository's copy, has no operation without a method. */
+    public function testEveryOperationTheServerServesHasAMethod(): void
+    {
+        $ids = [];
+        foreach (self::client()->openapi()['paths'] as $path => $item) {
+            foreach ($item as $op) {
+                if (str_starts_with($path, '/v1/') && is_array($op) && isset($op['operationId'])) {
+                    $ids[] = $op['operationId'];
+                }
+            }
+        }
+        sort($ids);
+        $covered = array_keys(\Lightbox\Service\Generated\Operations::ALL);
+        sort($covered);
+        self::assertSame($ids, $covered);
+    }
+
     public function testObjectsAreReadOnly(): void
     {
         $gallery = self::client()->listings->create(['address' => '1 Read Only Row']);
