@@ -171,6 +171,38 @@ final class ClientTest extends LiveTestCase
         self::assertSame($ids, $covered);
     }
 
+    /** The operations no other test calls: a client's update, the link's settings, favorites, a media and a variant. */
+    public function testTheRestOfTheOperations(): void
+    {
+        $lb = self::client();
+        $email = 'rest-' . bin2hex(random_bytes(3)) . '@example.com';
+        $client = $lb->clients->create(['name' => 'Before', 'email' => $email]);
+        self::assertSame('After', $lb->clients->update($client->id, ['name' => 'After'])->name);
+        $gallery = $lb->listings->create(['address' => '48 Operations Way']);
+        $lb->clients->assign($client->id, $gallery->id, ['notify' => false]);
+        $updated = $lb->listings->updateClientLink($gallery->id, ['downloads_enabled' => false]);
+        self::assertSame($gallery->id, $updated->id);
+        self::assertFalse($updated->client_link->downloads_enabled);
+        $favorites = $lb->listings->favorites($gallery->id);
+        self::assertSame([], $favorites->media_ids);
+
+        $media = $lb->media->upload($gallery->id, [['data' => self::png(), 'filename' => 'v.png']])->data[0];
+        $deadline = microtime(true) + 60;
+        do {
+            $again = $lb->media->retrieve($gallery->id, $media->id);
+            self::assertSame($media->id, $again->id);
+            if ($again->variants->status !== 'pending') {
+                break;
+            }
+            usleep(200_000);
+        } while (microtime(true) < $deadline);
+        self::assertSame('ready', $again->variants->status);
+        $thumb = $lb->media->downloadVariant($gallery->id, $media->id, 'thumb');
+        self::assertSame(200, $thumb->status);
+        self::assertSame($again->variants->thumb->content_type, $thumb->header('content-type'));
+        self::assertSame($again->variants->thumb->size, strlen($thumb->body));
+    }
+
     public function testObjectsAreReadOnly(): void
     {
         $gallery = self::client()->listings->create(['address' => '1 Read Only Row']);
