@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,72 @@ class Canned:
             self.requests.append(conn.recv(65536))
             conn.sendall(answer)
             conn.close()
+
+
+def vm_hwm_kib(pid: int) -> int | None:
+    """A process's peak resident set so far (VmHWM, KiB): its own, not a parent's inherited mark."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds a process has used so far (/proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class ChildRun:
+    wall: float
+    """Seconds from start to exit."""
+    peak_rss_mib: float
+    """The child's VmHWM, read every 20 ms until it exits (it only grows)."""
+    cpu: float
+    stdout: str
+
+
+def measure(argv: Sequence[str], timeout: float = 1800) -> ChildRun:
+    """Runs argv to completion, watching its peak RSS and CPU time; raises when it fails.
+
+    getrusage's ru_maxrss would not do: a child starts from its parent's high-water mark at fork."""
+    import tempfile
+
+    started = time.monotonic()
+    peak, cpu = 0, 0.0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(list(argv), stdout=out, stderr=err)
+        while process.poll() is None:
+            peak = max(peak, vm_hwm_kib(process.pid) or 0)
+            cpu = max(cpu, cpu_seconds(process.pid) or 0.0)
+            if time.monotonic() - started > timeout:
+                process.kill()
+            time.sleep(0.02)
+        wall = time.monotonic() - started
+        if process.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{argv[0]} exited {process.returncode}: {err.read().decode()[-2000:]}")
+        out.seek(0)
+        return ChildRun(wall, peak / 1024, cpu, out.read().decode())
+
+
+MP4_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+
+
+def write_video(path: str, size: int) -> None:
+    """A file the server takes for an MP4 (an ftyp box) of ``size`` bytes, written 8 MiB at a time."""
+    with open(path, "wb") as out:
+        out.write(MP4_HEAD)
+        block = bytes(8 * 1024 * 1024)
+        left = size - len(MP4_HEAD)
+        while left > 0:
+            left -= out.write(block[: min(left, len(block))])

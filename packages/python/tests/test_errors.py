@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
 import lightbox
 from lightbox import Lightbox
 from conftest import Keys
-from support import Canned
+from support import Canned, Server
 
 
 def test_validation_error_names_the_field(lb: Lightbox) -> None:
@@ -165,3 +165,48 @@ def test_missing_configuration_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("LIGHTBOX_BASE_URL", "http://127.0.0.1:9/")
     assert Lightbox().base_url == "http://127.0.0.1:9"
     assert "lbx_env" not in repr(Lightbox())
+
+
+@pytest.fixture(scope="module")
+def strict() -> Iterator[tuple[str, str, str]]:
+    """A second real Lightbox with tight limits: 3 requests a minute per key, a JSON body must
+    arrive whole within a second. Answers (base URL, a full key, another full key)."""
+    srv = Server(env={"RATE_LIMIT_PER_MINUTE": "3", "HTTP_REQUEST_TIMEOUT_SECONDS": "1"}).start()
+    try:
+        srv.account("owner@strict.example")
+        yield srv.url, srv.key("owner@strict.example"), srv.key("owner@strict.example")
+    finally:
+        srv.stop()
+
+
+def test_rate_limit_error_from_a_real_server(strict: tuple[str, str, str]) -> None:
+    url, key, _ = strict
+    with Lightbox(api_key=key, base_url=url, max_retries=0) as lb:
+        with pytest.raises(lightbox.RateLimitError) as caught:
+            for _ in range(4):
+                lb.listings.list(limit=1)
+    err = caught.value
+    assert err.status == 429 and err.code == "rate_limited" and err.request_id and err.message
+    assert err.retry_after is not None and 0 < err.retry_after <= 60
+
+
+def test_request_timeout_error_from_a_real_server(strict: tuple[str, str, str]) -> None:
+    """A JSON body that stalls past HTTP_REQUEST_TIMEOUT_SECONDS: the server answers 408."""
+    url, _, key = strict  # its own key: the rate-limit test spends the other's minute
+    head, tail = b'{"address": "1 Slow', b' Body Rd"}'
+
+    def stalled() -> Iterator[bytes]:
+        yield head
+        time.sleep(2.5)
+        yield tail
+
+    with Lightbox(api_key=key, base_url=url, max_retries=0) as lb:
+        with pytest.raises(lightbox.RequestTimeoutError) as caught:
+            lb._http.send(
+                "POST",
+                "/v1/listings",
+                headers={"content-type": "application/json", "content-length": str(len(head + tail))},
+                content=stalled,
+                replayable=False,
+            )
+    assert caught.value.status == 408 and caught.value.code == "request_timeout"
