@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -38,14 +39,33 @@ def free_port() -> int:
         return port
 
 
+PG_ENV = "LIGHTBOX_PY_DATABASE_URL"
+"""A postgres:// URL: the servers the tests start then run on a fresh PostgreSQL database each."""
+
+
+def _pg(base: str, sql: str) -> None:
+    """One statement on PostgreSQL through the repository's own driver (no Python driver needed)."""
+    code = "const pg=require('pg');const c=new pg.Client({connectionString:process.argv[1]});" \
+        "c.connect().then(()=>c.query(process.argv[2])).then(()=>c.end()).catch(e=>{console.error(e.message);process.exit(1)})"
+    subprocess.run(["node", "-e", code, base, sql], cwd=REPO, env=node_env({}), check=True, capture_output=True, timeout=60)
+
+
+def database_name() -> str:
+    """Which database the test servers run on, for the session's header."""
+    return "PostgreSQL" if os.environ.get(PG_ENV, "").startswith("postgres") else "SQLite"
+
+
 @dataclass
 class Server:
-    """`node bin/lightbox.js serve` on a fresh SQLite data directory, on a free loopback port."""
+    """`node bin/lightbox.js serve` on a free loopback port with a fresh data directory, on SQLite,
+    or on a fresh PostgreSQL database (created here, dropped by stop()) when LIGHTBOX_PY_DATABASE_URL
+    names a PostgreSQL server."""
 
     env: dict[str, str] = field(default_factory=dict)
     data_dir: str = ""
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
+    database: str | None = None
 
     @property
     def url(self) -> str:
@@ -67,6 +87,11 @@ class Server:
         )
         self.env.pop("DATABASE_URL", None)
         self.env.pop("PUBLIC_URL", None)
+        pg_base = os.environ.get(PG_ENV, "")
+        if pg_base.startswith("postgres"):
+            self.database = f"lbx_py_{int(time.time() * 1000):x}_{os.urandom(4).hex()}"
+            _pg(pg_base, f"create database {self.database}")
+            self.env["DATABASE_URL"] = urlunsplit(urlsplit(pg_base)._replace(path="/" + self.database))
         log = open(os.path.join(self.data_dir, "server.log"), "wb")
         self.process = subprocess.Popen(
             ["node", "bin/lightbox.js", "serve"], cwd=REPO, env=self.env, stdout=log, stderr=log
@@ -116,6 +141,9 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.data_dir, ignore_errors=True)
+        if self.database is not None:
+            _pg(os.environ[PG_ENV], f"drop database if exists {self.database} with (force)")
+            self.database = None
 
 
 class Relay:
