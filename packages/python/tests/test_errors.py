@@ -210,3 +210,24 @@ def test_request_timeout_error_from_a_real_server(strict: tuple[str, str, str]) 
                 replayable=False,
             )
     assert caught.value.status == 408 and caught.value.code == "request_timeout"
+
+
+def test_every_error_class_of_the_typescript_client_exists_here() -> None:
+    """docs/api.md §23: errors named as the TypeScript client's (Python adds UnprocessableEntityError)."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[3] / "packages" / "client" / "src" / "errors.ts").read_text()
+    names = set(re.findall(r"export class (\w+) extends LightboxError", source))
+    assert len(names) >= 17
+    for name in sorted(names):
+        cls = getattr(lightbox, name, None)
+        assert isinstance(cls, type) and issubclass(cls, lightbox.LightboxError), name
+    # And each API code maps to the same class in both.
+    ts_map = dict(re.findall(r"^\s+(\w+): (\w+Error),$", source, re.M))
+    from lightbox._errors import _BY_CODE
+
+    for code, name in ts_map.items():
+        if code.isdigit():
+            continue
+        assert _BY_CODE.get(code) is getattr(lightbox, name), f"{code}: TypeScript {name}, Python {_BY_CODE.get(code)}"

@@ -166,7 +166,7 @@ def test_a_file_that_cannot_seek_is_sent_once(lb: Lightbox, jpeg: bytes) -> None
 
 
 def test_upload_from_url(lb: Lightbox, jpeg: bytes) -> None:
-    """Section 21: the server fetches the file; one it cannot fetch is UnprocessableEntityError."""
+    """Section 21: the server fetches the file; one it cannot fetch is FetchFailedError (a 422)."""
     import http.server
     import threading
 
@@ -192,9 +192,9 @@ def test_upload_from_url(lb: Lightbox, jpeg: bytes) -> None:
         assert media.filename == "porch.jpg" and media.sha256 == hashlib.sha256(jpeg).hexdigest()
         (named,) = lb.media.upload_from_url(gallery.id, url, filename="front.jpg")
         assert named.filename == "front.jpg"
-        with pytest.raises(lightbox.UnprocessableEntityError) as caught:
+        with pytest.raises(lightbox.FetchFailedError) as caught:
             lb.media.upload_from_url(gallery.id, url.replace("porch.jpg", "missing.jpg"))
-        assert caught.value.status == 422 and caught.value.code == "fetch_failed" and caught.value.request_id
+        assert isinstance(caught.value, lightbox.UnprocessableEntityError) and caught.value.status == 422 and caught.value.code == "fetch_failed" and caught.value.request_id
         with pytest.raises(lightbox.ValidationError) as refused:
             lb.media.upload_from_url(gallery.id, "ftp://127.0.0.1/porch.jpg")
         assert [d["field"] for d in refused.value.details] == ["url"]
