@@ -11,7 +11,10 @@ process each time, so each run's peak RSS (getrusage of the child) is its own:
 - ``async multipart`` and ``async resumable``: the same with AsyncLightbox;
 - ``curl``: ``curl -F files=@path`` to the same endpoint.
 
-    /usr/bin/python3 packages/python/bench/upload_memory.py [SIZE_MIB]
+    /usr/bin/python3 packages/python/bench/upload_memory.py [SIZE_MIB [ROUNDS]]
+
+ROUNDS > 0 then alternates a multipart upload and curl that many times on the same file, for a
+throughput comparison that a busy machine's drifting load skews less.
 
 Run it on purpose (it moves gigabytes); CI does not.
 """
@@ -61,6 +64,7 @@ print(time.monotonic() - started)
 
 def main() -> int:
     size = int(sys.argv[1]) * 1024 * 1024 if len(sys.argv) > 1 else 1024 * 1024 * 1024
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     server = Server(env={"MEDIA_MAX_FILE_BYTES": str(4 * 1024**3)}).start()
     try:
         server.account("bench@example.example")
@@ -95,6 +99,29 @@ def main() -> int:
             for mode, rss, seconds, cpu in rows:
                 speed = "" if mode == "baseline" else f"{mib / seconds:.0f}"
                 print(f"| {mode} | {rss:.0f} MiB | {seconds:.1f} | {speed} | {cpu:.1f} |")
+            # Throughput on a busy machine drifts with its load: alternate the two on the same file
+            # so each pair saw about the same machine. Wall time of the whole process, both sides.
+            if rounds:
+                print(f"\nmultipart upload vs curl, alternating, {rounds} rounds (process wall time, load average):")
+            for n in range(rounds):
+                for who in ("lightbox", "curl"):
+                    gallery = lb.listings.create(address=f"bench round {n} {who}").id
+                    if who == "curl":
+                        argv = curl[:-1] + [f"{server.url}/v1/listings/{gallery}/media"]
+                    else:
+                        code = CHILD.format(
+                            src=str(ROOT / "src"), key=key, url=server.url, mode="multipart",
+                            gallery=gallery, path=path, size=size,
+                        )
+                        argv = [sys.executable, "-c", code]
+                    run = measure(argv)
+                    print(
+                        f"round {n + 1} {who:8s} {run.wall:6.1f} s {mib / run.wall:6.0f} MiB/s  "
+                        f"peak RSS {run.peak_rss_mib:5.1f} MiB  load {os.getloadavg()[0]:.1f}",
+                        flush=True,
+                    )
+                    for media in lb.media.list(gallery):
+                        lb.media.delete(gallery, media.id)
     finally:
         server.stop()
     return 0
