@@ -247,3 +247,55 @@ def test_webhook_verification_uses_the_standard_library_alone() -> None:
             imported.add(node.module.split(".")[0])
     assert imported and imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
     assert {"hmac", "hashlib", "base64"} <= imported
+
+
+def test_link_controls_favorites_client_changes_and_variants(lb: Lightbox, jpeg: bytes) -> None:
+    """The methods no other test calls: update_client_link, favorites, clients.update and
+    clients.delete, download_variant."""
+    import time
+
+    import httpx
+
+    gallery = lb.listings.create(address="7 Favourite Mews", status="active")
+    with pytest.raises(lightbox.ConflictError):
+        lb.listings.update_client_link(gallery.id, downloads_enabled=False)  # no client yet
+    first, second = lb.media.upload(gallery.id, [("porch.jpg", jpeg), ("hall.jpg", jpeg)])
+    client = lb.clients.create(name="Grace Hopper", email="grace.resources@example.com")
+    link = lb.clients.assign(client.id, gallery.id, notify=False).client_link
+    assert link is not None and link.downloads_enabled is True and link.password_protected is False
+
+    empty = lb.listings.favorites(gallery.id)
+    assert isinstance(empty, lightbox.Favorites) and empty.media_ids == [] and empty.submitted_at is None
+    # The client marks a photo and sends the selection from the gallery page's plain forms.
+    with httpx.Client() as browser:
+        assert browser.post(f"{link.url}/favorites/{second.id}", data={"on": "1"}).status_code == 303
+        assert browser.post(f"{link.url}/favorites", data={"note": "The hall, please"}).status_code == 303
+    chosen = lb.listings.favorites(gallery.id)
+    assert chosen.media_ids == [second.id] and chosen.note == "The hall, please" and chosen.submitted_at
+    assert lb.listings.get(gallery.id).client_link.favorites_count == 1
+
+    controlled = lb.listings.update_client_link(
+        gallery.id, downloads_enabled=False, password="a long gallery password", expires_at="2099-01-01T00:00:00.000Z"
+    )
+    assert controlled.client_link is not None
+    assert controlled.client_link.downloads_enabled is False and controlled.client_link.password_protected is True
+    assert controlled.client_link.expires_at == "2099-01-01T00:00:00.000Z"
+    reopened = lb.listings.update_client_link(gallery.id, password=None, expires_at=None)
+    assert reopened.client_link is not None and reopened.client_link.password_protected is False
+    assert reopened.client_link.expires_at is None and reopened.client_link.downloads_enabled is False
+
+    changed = lb.clients.update(client.id, phone="+44 20 7946 0000", company="Hopper & Co")
+    assert changed.phone == "+44 20 7946 0000" and changed.company == "Hopper & Co"
+    assert lb.clients.delete(client.id) is None
+    with pytest.raises(lightbox.NotFoundError):
+        lb.clients.get(client.id)
+
+    deadline = time.monotonic() + 60
+    while lb.media.get(gallery.id, first.id).variants.status == "pending" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    variants = lb.media.get(gallery.id, first.id).variants
+    assert isinstance(variants, lightbox.MediaVariants)  # a photo's: a model, by attribute
+    assert variants.status == "ready" and variants.large is not None and variants.thumb is not None
+    assert isinstance(variants.large, lightbox.MediaVariant) and variants.large.content_type == "image/jpeg"
+    large = lb.media.download_variant(gallery.id, first.id, "large")
+    assert large[:2] == b"\xff\xd8" and len(large) == variants.large.size

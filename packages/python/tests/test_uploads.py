@@ -68,6 +68,8 @@ def test_resumable_upload_with_progress(lb: Lightbox, tmp_path: Path) -> None:
         gallery.id, path, chunk_size=256 * 1024, on_progress=lambda s, t: progress.append((s, t)), on_upload_url=urls.append
     )
     assert media.kind == "video" and media.filename == "tour.mp4" and media.size == len(data)
+    assert isinstance(media.variants, lightbox.MediaVideoVariants)  # a video's: poster and web
+    assert media.variants.status in ("pending", "failed", "ready") and "poster" in media.variants.to_dict()
     assert media.sha256 == hashlib.sha256(data).hexdigest()
     assert progress == [(262144, 700000), (524288, 700000), (700000, 700000)]
     assert len(urls) == 1 and "/uploads/upl_" in urls[0]
