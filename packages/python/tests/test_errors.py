@@ -168,19 +168,21 @@ def test_missing_configuration_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.fixture(scope="module")
-def strict() -> Iterator[tuple[str, str, str]]:
+def strict() -> Iterator[tuple[str, str, str, str]]:
     """A second real Lightbox with tight limits: 3 requests a minute per key, a JSON body must
-    arrive whole within a second. Answers (base URL, a full key, another full key)."""
-    srv = Server(env={"RATE_LIMIT_PER_MINUTE": "3", "HTTP_REQUEST_TIMEOUT_SECONDS": "1"}).start()
+    arrive whole within a second, a file may hold 1 MiB. Answers (base URL, and three full keys:
+    each test spends one's minute)."""
+    limits = {"RATE_LIMIT_PER_MINUTE": "3", "HTTP_REQUEST_TIMEOUT_SECONDS": "1", "MEDIA_MAX_FILE_BYTES": str(1 << 20)}
+    srv = Server(env=limits).start()
     try:
         srv.account("owner@strict.example")
-        yield srv.url, srv.key("owner@strict.example"), srv.key("owner@strict.example")
+        yield srv.url, *(srv.key("owner@strict.example") for _ in range(3))
     finally:
         srv.stop()
 
 
-def test_rate_limit_error_from_a_real_server(strict: tuple[str, str, str]) -> None:
-    url, key, _ = strict
+def test_rate_limit_error_from_a_real_server(strict: tuple[str, str, str, str]) -> None:
+    url, key, _, _ = strict
     with Lightbox(api_key=key, base_url=url, max_retries=0) as lb:
         with pytest.raises(lightbox.RateLimitError) as caught:
             for _ in range(4):
@@ -190,9 +192,9 @@ def test_rate_limit_error_from_a_real_server(strict: tuple[str, str, str]) -> No
     assert err.retry_after is not None and 0 < err.retry_after <= 60
 
 
-def test_request_timeout_error_from_a_real_server(strict: tuple[str, str, str]) -> None:
+def test_request_timeout_error_from_a_real_server(strict: tuple[str, str, str, str]) -> None:
     """A JSON body that stalls past HTTP_REQUEST_TIMEOUT_SECONDS: the server answers 408."""
-    url, _, key = strict  # its own key: the rate-limit test spends the other's minute
+    url, _, key, _ = strict
     head, tail = b'{"address": "1 Slow', b' Body Rd"}'
 
     def stalled() -> Iterator[bytes]:
@@ -210,6 +212,23 @@ def test_request_timeout_error_from_a_real_server(strict: tuple[str, str, str]) 
                 replayable=False,
             )
     assert caught.value.status == 408 and caught.value.code == "request_timeout"
+
+
+def test_payload_too_large_for_a_file_over_the_limit(strict: tuple[str, str, str, str], tmp_path: object) -> None:
+    """A 16 MiB video to a server that takes 1 MiB a file: PayloadTooLargeError, not a cut connection."""
+    from pathlib import Path
+
+    from support import write_video
+
+    assert isinstance(tmp_path, Path)
+    url, _, _, key = strict
+    video = tmp_path / "long.mp4"
+    write_video(str(video), 16 << 20)
+    with Lightbox(api_key=key, base_url=url) as lb:
+        gallery = lb.listings.create(address="1 Too Big")
+        with pytest.raises(lightbox.PayloadTooLargeError) as caught:
+            lb.media.upload(gallery.id, [video])
+    assert caught.value.status == 413 and caught.value.code == "payload_too_large"
 
 
 def test_every_error_class_of_the_typescript_client_exists_here() -> None:

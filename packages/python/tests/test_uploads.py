@@ -222,3 +222,26 @@ def test_resumable_upload_from_bytes_an_open_file_and_a_pair(lb: Lightbox, tmp_p
     os.close(write_end)
     with os.fdopen(read_end, "rb") as pipe, pytest.raises(TypeError):
         lb.media.upload_resumable(gallery.id, pipe)  # a pipe cannot be resumed
+
+
+def test_a_big_upload_refused_early_raises_the_servers_error(keys: Keys, lb: Lightbox, tmp_path: Path) -> None:
+    """The server refuses a 64 MiB upload before reading it all (the bytes are not media; the key
+    is unknown) and closes the connection: the client reports the server's answer, at once,
+    rather than a ConnectionError after sending it again (httpcore 0.16 lost such answers)."""
+    import time
+
+    gallery = lb.listings.create(address="1 Refused Early")
+    text = tmp_path / "notes.txt"
+    with open(text, "wb") as out:
+        for _ in range(64):
+            out.write(b"just text, not a photo\n" * (1024 * 1024 // 23))
+    started = time.monotonic()
+    with pytest.raises(lightbox.UnsupportedMediaTypeError) as caught:
+        lb.media.upload(gallery.id, [text])
+    assert caught.value.status == 415 and caught.value.request_id
+    with Lightbox(api_key="lbx_" + "z" * 40, base_url=keys.url) as stranger:
+        with pytest.raises(lightbox.AuthenticationError):
+            stranger.media.upload(gallery.id, [text])
+    assert time.monotonic() - started < 20
+    assert lb.media.list(gallery.id).data == []
+
