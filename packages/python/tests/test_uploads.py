@@ -245,3 +245,19 @@ def test_a_big_upload_refused_early_raises_the_servers_error(keys: Keys, lb: Lig
     assert time.monotonic() - started < 20
     assert lb.media.list(gallery.id).data == []
 
+
+
+async def test_a_big_upload_refused_early_async(keys: Keys, tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    with open(text, "wb") as out:
+        for _ in range(64):
+            out.write(b"just text, not a photo\n" * (1024 * 1024 // 23))
+    async with lightbox.AsyncLightbox(api_key=keys.full, base_url=keys.url) as alb:
+        gallery = await alb.listings.create(address="1 Refused Early Async")
+        with pytest.raises(lightbox.UnsupportedMediaTypeError) as caught:
+            await alb.media.upload(gallery.id, [text])
+        assert caught.value.status == 415
+        async with lightbox.AsyncLightbox(api_key="lbx_" + "z" * 40, base_url=keys.url) as stranger:
+            with pytest.raises(lightbox.AuthenticationError):
+                await stranger.media.upload(gallery.id, [text])
+        assert (await alb.media.list(gallery.id)).data == []

@@ -6,15 +6,13 @@ and later then read the answer the server sent; httpcore 0.16 raises a WriteErro
 refused 1 GiB upload surfaced as ConnectionError ("could not reach") and was retried, never as the
 server's UnsupportedMediaTypeError or AuthenticationError.
 
-``early_answers(client)`` gives, on httpcore < 0.17 only, the default transport of a client this
-library made HTTP/1.1 connections that do what later httpcore does: a write error while sending
-the request is set aside and the answer is read. On newer httpcore it changes nothing. It reaches
-into httpcore 0.16's classes, which is why it is gated to those versions, and it never touches a
-client the caller passed in.
-
-AsyncLightbox has no such remedy on httpcore 0.16: its anyio stream stops reading while it sends
-and closes the socket on the write error, so the answer is gone before it could be read; there a
-refused large upload is still a ConnectionError (a newer httpx/httpcore reports the server's error).
+``early_answers(client)`` and ``async_early_answers(client)`` give, on httpcore < 0.17 only, the
+default transport of a client this library made HTTP/1.1 connections that do what later httpcore
+does: a write error while sending the request is set aside and the answer is read (the async one
+also keeps reading while it sends: anyio would otherwise leave the answer unread in a socket that
+asyncio closes on the write error). On newer httpcore they change nothing. They reach into
+httpcore 0.16's classes, which is why they are gated to those versions, and never touch a client
+the caller passed in.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["early_answers", "NEEDED"]
+__all__ = ["early_answers", "async_early_answers", "NEEDED"]
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -78,4 +76,30 @@ def early_answers(client: httpx.Client) -> bool:
     if type(pool) is not httpcore.ConnectionPool:
         return False
     _wrap_connections(pool, HTTPConnection, HTTP11Connection, EarlyAnswer)
+    return True
+
+
+def async_early_answers(client: httpx.AsyncClient) -> bool:
+    """early_answers for an httpx.AsyncClient on asyncio. anyio stops reading a socket while it
+    is not asked for data, and asyncio closes it on a write error, which would lose the answer:
+    so reading is resumed while the body is sent (the answer, if one comes early, is buffered)."""
+    if not NEEDED:
+        return False
+    from httpcore._async.connection import AsyncHTTPConnection
+    from httpcore._async.http11 import AsyncHTTP11Connection
+
+    class EarlyAnswer(AsyncHTTP11Connection):
+        async def _send_request_body(self, request: Any) -> None:
+            transport = getattr(getattr(self._network_stream, "_stream", None), "_transport", None)
+            if transport is not None and hasattr(transport, "resume_reading"):
+                transport.resume_reading()
+            try:
+                await super()._send_request_body(request)
+            except httpcore.WriteError:
+                pass  # the server stopped reading: its answer follows (as httpcore >= 0.17 does)
+
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    if type(pool) is not httpcore.AsyncConnectionPool:
+        return False
+    _wrap_connections(pool, AsyncHTTPConnection, AsyncHTTP11Connection, EarlyAnswer)
     return True
