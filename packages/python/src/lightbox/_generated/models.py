@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._models import LightboxObject, Model, list_of, model
+from .._models import LightboxObject, Model, list_of, model, one_of
 
 __all__ = [
     "Account",
@@ -531,6 +531,7 @@ ClientList._converters = {
 
 ClientListingList._converters = {
     "data": list_of(model(ListingItem)),
+    "pagination": one_of(Pagination, WholeListPagination),
 }
 
 Error._converters = {
@@ -554,6 +555,10 @@ Listing._converters = {
 ListingList._converters = {
     "data": list_of(model(ListingItem)),
     "pagination": model(Pagination),
+}
+
+Media._converters = {
+    "variants": one_of(MediaVariants, MediaVideoVariants),
 }
 
 MediaList._converters = {
