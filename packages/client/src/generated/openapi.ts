@@ -1039,6 +1039,16 @@ export interface components {
        */
       content_url: string;
     };
+    /** MediaFromUrl */
+    MediaFromUrl: {
+      /**
+       * Format: uri
+       * @description An http or https URL the service fetches the file from (the webhook address rules apply).
+       */
+      url: string;
+      /** @description The stored file's name; by default the URL's. */
+      filename?: string;
+    };
     /**
      * MediaKind
      * @description Decided by sniffing the bytes, never by the declared type or name.
@@ -7529,6 +7539,7 @@ export interface operations {
           /** @description One or more files (any field name works; `files` is conventional). At most 100 files of at most 2147483648 bytes each (MEDIA_MAX_FILES, MEDIA_MAX_FILE_BYTES); over a limit is 413. */
           files: string[];
         };
+        'application/json': components['schemas']['MediaFromUrl'];
       };
     };
     responses: {

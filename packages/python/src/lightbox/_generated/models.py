@@ -35,6 +35,7 @@ __all__ = [
     "ListingStatus",
     "ListingUpdate",
     "Media",
+    "MediaFromUrl",
     "MediaKind",
     "MediaList",
     "MediaOrder",
@@ -304,6 +305,13 @@ class Media(Model):
     created_at: str
     content_url: str
     "Absolute URL of the bytes."
+
+
+class MediaFromUrl(Model):
+    url: str
+    "An http or https URL the service fetches the file from (the webhook address rules apply)."
+    filename: str
+    "The stored file's name; by default the URL's."
 
 
 class MediaList(Model):
