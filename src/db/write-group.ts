@@ -13,7 +13,7 @@
 // fails with it. The group takes the write lock at its BEGIN IMMEDIATE (waiting up to the busy
 // timeout for another process's writer), so no later statement of the group can find the
 // database changed under it by another process.
-import { directSqlite, type Db, type DirectSqlite } from './database.ts';
+import { directSqlite, lendDirectSqlite, type Db, type DirectSqlite } from './database.ts';
 import type { Executor } from './executor.ts';
 
 interface Pending {
@@ -57,6 +57,8 @@ export function sqliteWriteGroups(db: Db): WriteGroups | undefined {
 
   async function runGroup(handle: DirectSqlite, conn: Executor): Promise<void> {
     exec('begin immediate');
+    // The group holds the connection: its prepared statements skip Kysely's executor.
+    const lent = lendDirectSqlite(db.kysely, conn);
     const done: { pending: Pending; value: unknown }[] = [];
     let aborted: unknown;
     try {
@@ -82,6 +84,7 @@ export function sqliteWriteGroups(db: Db): WriteGroups | undefined {
     } catch (err) {
       aborted = err;
     } finally {
+      lent.release();
       open = false;
       if (handle.inTransaction) exec('rollback');
     }
