@@ -16,6 +16,12 @@
 import { directSqlite, lendDirectSqlite, type Db, type DirectSqlite } from './database.ts';
 import type { Executor } from './executor.ts';
 
+/**
+ * Writes per group at most: a body that waits for I/O lets more writes queue meanwhile, and the
+ * group must still end (and answer them) under a steady stream of them.
+ */
+const MAX_GROUP = 64;
+
 interface Pending {
   work: (trx: Executor) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -62,7 +68,8 @@ export function sqliteWriteGroups(db: Db): WriteGroups | undefined {
     const done: { pending: Pending; value: unknown }[] = [];
     let aborted: unknown;
     try {
-      for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
+      let taken = 0;
+      for (let p = queue.shift(); p !== undefined; p = (taken += 1) < MAX_GROUP ? queue.shift() : undefined) {
         exec('savepoint lightbox_write');
         try {
           done.push({ pending: p, value: await p.work(conn) });

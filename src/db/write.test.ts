@@ -81,6 +81,24 @@ describe('the unit of work under concurrent writers', () => {
     if (!isPostgres) assert.equal(transactions.size, 1);
   });
 
+  test('a long queue of writes is committed in bounded groups, every write answered', async () => {
+    const { accountId } = await createAccount(ctx);
+    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock });
+    const transactions = new Set<Executor>();
+    const ids = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        writes.run(accountId, {}, (w) => {
+          transactions.add(w.trx);
+          return addClient(w, `many${i}@example.test`);
+        }),
+      ),
+    );
+    assert.equal(new Set(ids).size, 150);
+    assert.equal(await readCount(ctx.deps.db.kysely, accountId, 'clients'), 150);
+    // SQLite: at most 64 writes a group, so 150 queued at once make three.
+    if (!isPostgres) assert.equal(transactions.size, 3);
+  });
+
   test('a write is answered only once it is committed: another connection or request then sees it', async () => {
     const { accountId } = await createAccount(ctx);
     const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock });
