@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
-import { prepared } from '../../db/prepared.ts';
+import { prepared, preparedShapes } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
@@ -157,20 +157,39 @@ export async function listListings(
   return query.all(db, { accountId, status: filter.status ?? 'active', limit: page.limit, offset: page.offset });
 }
 
+const ofClientQuery = prepared((db, p: { accountId: string; clientId: string }) =>
+  db
+    .selectFrom('listings')
+    .select(LIST_ITEM_COLUMNS)
+    .where('account_id', '=', p.accountId)
+    .where('client_id', '=', p.clientId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc'),
+);
+
 export async function listListingsOfClient(
   db: Executor,
   accountId: string,
   clientId: string,
 ): Promise<ListingItemRow[]> {
-  return db
-    .selectFrom('listings')
-    .select(LIST_ITEM_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('client_id', '=', clientId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+  return ofClientQuery.all(db, { accountId, clientId });
 }
+
+type ListingPatch = Updateable<ListingsTable>;
+type PatchParams = Record<string, string | number | null>;
+
+// One compiled update per set of columns it changes, with or without the status it expects.
+const updateQueries = preparedShapes((shape: string) => (db, p: PatchParams) => {
+  const [set = '', expect] = shape.split('|');
+  const columns = set.split(',') as (keyof ListingsTable)[];
+  let q = db
+    .updateTable('listings')
+    .set(Object.fromEntries(columns.map((column) => [column, p[column]])) as ListingPatch)
+    .where('account_id', '=', p['__account'] as string)
+    .where('id', '=', p['__id'] as string);
+  if (expect !== undefined) q = q.where('status', '=', p['__status'] as ListingStatus);
+  return q.returning(LISTING_COLUMNS);
+});
 
 /**
  * Updates the gallery; with `expectStatus`, only while its status is still that one (undefined
@@ -183,9 +202,13 @@ export async function updateListing(
   patch: Updateable<ListingsTable>,
   expectStatus?: ListingStatus,
 ): Promise<ListingRow | undefined> {
-  let q = db.updateTable('listings').set(patch).where('account_id', '=', accountId).where('id', '=', id);
-  if (expectStatus !== undefined) q = q.where('status', '=', expectStatus);
-  return q.returningAll().executeTakeFirst();
+  const params: PatchParams = { __account: accountId, __id: id };
+  for (const [column, value] of Object.entries(patch)) if (value !== undefined) params[column] = value; // prettier-ignore
+  const columns = Object.keys(params)
+    .filter((column) => !column.startsWith('__'))
+    .sort();
+  if (expectStatus !== undefined) params['__status'] = expectStatus;
+  return updateQueries(`${columns.join(',')}${expectStatus === undefined ? '' : '|status'}`).first(db, params);
 }
 
 /** The gallery object changed through another table (its client link): its updated_at moves. */

@@ -41,9 +41,18 @@ export async function loadListing(
   id: string,
 ): Promise<ListingType | undefined> {
   const row = await repo.findListing(db, accountId, id);
-  if (row === undefined) return undefined;
-  const link = row.client_id === null ? undefined : await linkOf(db, accountId, id);
-  return serialize(row, link, await pageOf(db, accountId, id));
+  return row === undefined ? undefined : listingOfRow(db, serialize, accountId, row);
+}
+
+/** The gallery object of a row just read or written in `db` (its link and pages read beside it). */
+async function listingOfRow(
+  db: Executor,
+  serialize: ListingSerializer,
+  accountId: string,
+  row: repo.ListingRow,
+): Promise<ListingType> {
+  const link = row.client_id === null ? undefined : await linkOf(db, accountId, row.id);
+  return serialize(row, link, await pageOf(db, accountId, row.id));
 }
 
 /**
@@ -279,10 +288,12 @@ export function createListingsService({
             { field: 'cover_media_id', message: 'must be the id of a photo of this gallery' },
           ]);
         }
-        await repo.updateListing(trx, accountId, id, changes);
+        // The row as it is now (RETURNING): the object is built from it, not read again.
+        const updated = await repo.updateListing(trx, accountId, id, changes);
+        if (updated === undefined) throw notFound('Gallery');
         // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
         if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(trx, accountId, id);
-        const listing = await load(trx, accountId, id);
+        const listing = await listingOfRow(trx, serialize, accountId, updated);
         w.announce('listing.updated', listing);
         if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));
         return listing;
