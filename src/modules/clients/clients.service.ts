@@ -218,8 +218,8 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       const request = pageRequest(query, codec, scope);
       const filters = { clientId: id, sort: { column: 'created_at', desc: true } } as const;
       const [rows, total] = await Promise.all([
-        listingsRepo.queryListings(db.kysely, db.dialect, accountId, filters, request),
-        listingsRepo.countListings(db.kysely, db.dialect, accountId, filters),
+        listingsRepo.listingRows(db.kysely, db.dialect, accountId, filters, request),
+        listingsRepo.countListingsOfClient(db.kysely, accountId, id),
       ]);
       return cursorPage(rows, request, total, codec, scope, (r) => ({ value: r.created_at, id: r.id }), toListingItem);
     },

@@ -6,7 +6,7 @@ import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 export type ListingRow = Selectable<ListingsTable>;
 
 // docs/api.md §19's filtered lists, for the clients feature too (a client's galleries by page or cursor).
-export { countListings, queryListings } from './listings.list.repository.ts';
+export { listingRows } from './listings.list.repository.ts';
 
 export const LIST_ITEM_COLUMNS = [
   'id',
@@ -173,6 +173,17 @@ export async function listListingsOfClient(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** How many galleries the client has (exact: docs/api.md §19 caps only GET /v1/listings' totals). */
+export async function countListingsOfClient(db: Executor, accountId: string, clientId: string): Promise<number> {
+  const row = await db
+    .selectFrom('listings')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /**
