@@ -103,7 +103,7 @@ try {
     { status: 'active', sort: { column: 'updated_at', desc: true } },
     page,
   );
-  listings('galleries, client_id=cli_...', { clientId: 'cli_plans_7', sort: newest });
+  listings('galleries, client_id=cli_...', { clientId: 'cli_plans_9', sort: newest });
   listings('galleries, client_id=none, sort=updated_at', {
     clientId: null,
     sort: { column: 'updated_at', desc: false },
