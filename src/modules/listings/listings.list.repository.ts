@@ -12,7 +12,10 @@
 // - `search` on SQLite: the FTS5 index drives (matches, then each one's keyed row), so a rare term
 //   costs its few matches. A term more than COUNT_CAP galleries match is frequent: the page then
 //   walks the order's index and keeps the rows whose address or MLS number contains it (about
-//   limit / frequency rows read), instead of reading and sorting every match.
+//   limit / frequency rows read), instead of reading and sorting every match. A term under three
+//   characters has no trigram: a LIKE over the account's galleries, as before.
+// - `search` on PostgreSQL: pg_trgm GIN indexes on lower(address) and lower(mls_number) serve the
+//   LIKE (migration 0016); the planner chooses between them and the order's index.
 import { sql, type Compilable, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
