@@ -84,6 +84,16 @@ describe('GET /v1/listings: totals of filtered lists (docs/api.md §19)', () => 
     assert.deepEqual([exactly.pagination.total, exactly.pagination.total_exact], [COUNT_CAP, true]);
     const few = await list({ created_since: since(7) });
     assert.deepEqual([few.pagination.total, few.pagination.total_exact], [7, true]);
+    // The last page by number holds the total (offset + its rows); past the end, it is counted.
+    const last = await list({ created_since: since(25), page: '2' });
+    assert.deepEqual([last.data.length, last.pagination.total, last.pagination.total_exact], [5, 25, true]);
+    const beyond = await list({ created_since: since(25), page: '3' });
+    assert.deepEqual([beyond.data.length, beyond.pagination.total, beyond.pagination.total_exact], [0, 25, true]);
+    const deepLast = await list({ created_since: since(COUNT_CAP + 3), page: String(COUNT_CAP / 20 + 1) });
+    assert.deepEqual(
+      [deepLast.data.length, deepLast.pagination.total, deepLast.pagination.total_exact],
+      [3, COUNT_CAP, false],
+    );
     const capped: Record<string, string>[] = [
       { created_since: since(COUNT_CAP + 1) },
       { updated_since: '2000-01-01T00:00:00Z', sort: '-updated_at' },
