@@ -189,12 +189,24 @@ function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
 const pages = new Map<string, PreparedQuery<Params, ListingListRow>>();
 const counts = new Map<string, PreparedQuery<Params, { n: number | string }>>();
 
+/**
+ * The shape's query, run prepared where that cannot change its plan for the worse: always on
+ * SQLite (its statements are reused by SQL text anyway), and on PostgreSQL unless a range or an
+ * MLS number filters it, where a generic plan (a named statement's, after five runs) could not see
+ * how many rows match and might walk the whole account for a handful of them.
+ */
 function preparedOf<R>(
   cache: Map<string, PreparedQuery<Params, R>>,
   shape: Shape,
   dialect: Dialect,
   build: (db: Executor, p: Params) => Compilable<R>,
-): PreparedQuery<Params, R> {
+): { all(db: Executor, p: Params): Promise<R[]>; first(db: Executor, p: Params): Promise<R | undefined> } {
+  if (dialect === 'postgres' && (shape.createdSince || shape.updatedSince || shape.mls)) {
+    return {
+      all: async (db, p) => (await db.executeQuery<R>(build(db, p).compile())).rows,
+      first: async (db, p) => (await db.executeQuery<R>(build(db, p).compile())).rows[0],
+    };
+  }
   const key = `${dialect} ${JSON.stringify(shape)}`;
   let query = cache.get(key);
   if (query === undefined) {
@@ -204,7 +216,7 @@ function preparedOf<R>(
   return query;
 }
 
-function shapeOf(dialect: Dialect, q: ListingQuery, after: boolean, search: SearchWay): Shape {
+function shapeOf(q: ListingQuery, after: boolean, search: SearchWay): Shape {
   return {
     status: q.status !== undefined,
     client: q.clientId === null ? 'none' : q.clientId === undefined ? undefined : 'id',
@@ -248,7 +260,7 @@ export async function listingRows(
   q: Omit<ListingQuery, 'search'>,
   page: PageWindow,
 ): Promise<ListingListRow[]> {
-  const shape = shapeOf(dialect, q, page.after !== undefined, undefined);
+  const shape = shapeOf(q, page.after !== undefined, undefined);
   return preparedOf(pages, shape, dialect, (d, x) => pageQuery(d, dialect, shape, x)).all(
     db,
     paramsOf(accountId, q, page),
@@ -266,7 +278,7 @@ export async function queryListings(
   const p = paramsOf(accountId, q, page);
   const after = page.after !== undefined;
   if (q.search === undefined) {
-    const shape = shapeOf(dialect, q, after, undefined);
+    const shape = shapeOf(q, after, undefined);
     const rows = await preparedOf(pages, shape, dialect, (d, x) => pageQuery(d, dialect, shape, x)).all(db, p);
     // A page by number that holds the last match, and is not past the end, tells the total itself
     // (an incremental sync's usual answer): no count.
@@ -278,7 +290,7 @@ export async function queryListings(
   }
   // Searches stay unprepared: on PostgreSQL a generic plan could not see how common the term is.
   const indexed = dialect === 'sqlite' && characters(q.search) >= MIN_INDEXED_TERM;
-  const counting = shapeOf(dialect, q, after, indexed ? 'index' : 'like');
+  const counting = shapeOf(q, after, indexed ? 'index' : 'like');
   const counted = await countQuery(db, dialect, counting, p).executeTakeFirstOrThrow();
   const total = totalOf(counted.n);
   // A frequent ASCII term walks the order's index; a rare one (or one with other characters, which
