@@ -516,7 +516,7 @@ describe('names and descriptions, for generated clients', () => {
     assert.equal(last.statusCode, 200, last.body);
     assert.deepEqual(last.json(), {
       data: [],
-      pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0, next_cursor: null },
+      pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0, total_exact: true, next_cursor: null },
     });
     // Past 2^53 - 1 neighbours merge (…993 reads as …992): the page asked for cannot be known.
     for (const page of ['9007199254740992', '9007199254740993', '100000000000000000000']) {

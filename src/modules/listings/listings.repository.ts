@@ -191,6 +191,17 @@ const updateQueries = preparedShapes((shape: string) => (db, p: PatchParams) => 
   return q.returning(LISTING_COLUMNS);
 });
 
+/** How many galleries the client has (exact: docs/api.md §19 caps only GET /v1/listings' totals). */
+export async function countListingsOfClient(db: Executor, accountId: string, clientId: string): Promise<number> {
+  const row = await db
+    .selectFrom('listings')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /**
  * Updates the gallery; with `expectStatus`, only while its status is still that one (undefined
  * otherwise), so a status change knows exactly which count it moves from.

@@ -5,7 +5,7 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
-import { countListings, queryListings, type ListingQuery } from './listings.list.repository.ts';
+import { listingRows, queryListings, type ListingQuery } from './listings.list.repository.ts';
 import type {
   ListingCreateInput,
   ListingItemType,
@@ -264,12 +264,16 @@ export function createListingsService({
         ]);
         return cursorPage(rows, request, total, codec, scope, position, toListingItem);
       }
-      const [rows, total] = await Promise.all([
-        queryListings(db.kysely, db.dialect, accountId, filters, request),
-        counted
-          ? readCount(db.kysely, accountId, listingsCounter(filters.status))
-          : countListings(db.kysely, db.dialect, accountId, filters),
-      ]);
+      if (counted) {
+        // A status (or nothing) in another order or by cursor: the maintained count still holds.
+        const [rows, total] = await Promise.all([
+          listingRows(db.kysely, db.dialect, accountId, filters, request),
+          readCount(db.kysely, accountId, listingsCounter(filters.status)),
+        ]);
+        return cursorPage(rows, request, total, codec, scope, position, toListingItem);
+      }
+      // Other filters have no maintained count: their total stops at COUNT_CAP (docs/api.md §19).
+      const { rows, total } = await queryListings(db.kysely, db.dialect, accountId, filters, request);
       return cursorPage(rows, request, total, codec, scope, position, toListingItem);
     },
 

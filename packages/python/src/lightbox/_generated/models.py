@@ -393,7 +393,9 @@ class Pagination(Model):
     limit: int
     "Items per page, as asked (default 20)."
     total: int
-    "Number of items matching the filters, over all pages."
+    "Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since`, at most 1000 (see `total_exact`)."
+    total_exact: bool
+    "False when more items match than were counted: `total` is then 1000, a lower bound. Only galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since` stop counting there."
     next_cursor: str | None
     "Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once."
 
@@ -498,7 +500,9 @@ class WholeListPagination(Model):
     limit: int
     "The number of items: all of them."
     total: int
-    "Number of items matching the filters, over all pages."
+    "Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since`, at most 1000 (see `total_exact`)."
+    total_exact: bool
+    "Always true: the whole list is counted."
     next_cursor: None
     "Always null: nothing follows the whole list."
 
