@@ -3,7 +3,7 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-type Section = 'overview' | 'keys' | 'webhooks' | 'studio';
+type Section = 'overview' | 'galleries' | 'clients' | 'keys' | 'webhooks' | 'studio';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -29,6 +29,8 @@ export type FieldErrors = Partial<Record<string, string>>;
 
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
+  { section: 'galleries', href: '/dashboard/galleries', label: 'Galleries' },
+  { section: 'clients', href: '/dashboard/clients', label: 'Clients' },
   { section: 'keys', href: '/dashboard/settings/api', label: 'API keys' },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
   { section: 'studio', href: '/dashboard/settings/studio', label: 'Studio settings' },
