@@ -11,7 +11,9 @@ import { sendStoredBytes } from '../http/send-bytes.ts';
 import type { App } from '../http/types.ts';
 import { sameToken } from '../modules/accounts/sessions.service.ts';
 import { asClientFault, type IncomingFile } from '../modules/media/media.service.ts';
+import { registerUploadRoutes } from '../modules/uploads/uploads.routes.ts';
 import { PAGE_ROUTE, viewerOf, type DashboardContext } from './respond.ts';
+import { fromThisSite } from './security.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 
@@ -135,5 +137,35 @@ export function registerGalleryMediaRoutes(scope: App, ctx: DashboardContext): v
         return reply.redirect(`/dashboard/galleries/${id}?notice=uploaded#media`, 303);
       },
     );
+  });
+
+  // Resumable uploads (tus, docs/api.md §16) for the page's script: the /v1 routes, tus server and
+  // store, mounted here for the signed-in account. Every request that writes carries the session's
+  // form token in X-CSRF-Token (a header no other site can make a browser send).
+  void scope.register(async (child: App) => {
+    child.addHook('preHandler', (request, _reply, done) => {
+      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') {
+        done();
+        return;
+      }
+      const { session } = request.dashboard;
+      const token = request.headers['x-csrf-token'];
+      if (
+        session === null ||
+        !fromThisSite(request, ctx.config.publicUrl) ||
+        typeof token !== 'string' ||
+        !sameToken(session.csrfToken, token)
+      ) {
+        done(new AppError('forbidden', 'Missing or wrong form token'));
+        return;
+      }
+      done();
+    });
+    await registerUploadRoutes(child, services, limits, {
+      accountOf: (request) => viewerOf(request).account.id,
+      path: '/galleries',
+      location: (listingId, uploadId) => `/dashboard/galleries/${listingId}/uploads/${uploadId}`,
+      page: { config: { ...MEMBER } },
+    });
   });
 }

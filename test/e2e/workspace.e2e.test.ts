@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, createTestContext, type TestContext } from '../support/test-app.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
-import { pdf } from '../support/media-fixtures.ts';
+import { mp4, pdf } from '../support/media-fixtures.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
@@ -373,6 +373,27 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     await phone.getByRole('button', { name: 'Delete client' }).click();
     await phone.getByText('The client was deleted.').waitFor();
     assert.equal((await ctx.services.clients.list(accountId, { limit: 10 })).pagination.total, 1);
+  });
+
+  test('a large video uploads resumably (tus), in pieces, with progress', async () => {
+    await page.goto(`${base}/dashboard/galleries/${galleryId}`);
+    // A real MP4's head, padded to 24 MiB: three 8 MiB pieces.
+    const head = mp4();
+    const video = Buffer.concat([head, Buffer.alloc(24 * 1024 * 1024 - head.length)]);
+    const pieces: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes(`/dashboard/galleries/${galleryId}/uploads`)) pieces.push(r.method());
+    });
+    await page
+      .getByLabel('Choose photos, videos or PDFs')
+      .setInputFiles([{ name: 'walkthrough.mp4', mimeType: 'video/mp4', buffer: video }]);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByRole('progressbar', { name: 'Upload of walkthrough.mp4' }).waitFor();
+    await page.waitForURL(/notice=uploaded/);
+    assert.deepEqual(pieces, ['POST', 'PATCH', 'PATCH', 'PATCH']);
+    const last = (await media()).at(-1);
+    assert.equal(last?.filename, 'walkthrough.mp4');
+    assert.equal((last as { kind?: string } | undefined)?.kind, 'video');
   });
 
   test('delete the gallery after confirming', async () => {

@@ -339,6 +339,7 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
     viewer: o.viewer,
     section: 'galleries',
     notice: o.notice,
+    scripts: ['tus.min.js'],
     body: html`<p><a href="/dashboard/galleries">← Galleries</a></p>
       <div class="page-head">
         <h1>${l.address}</h1>

@@ -22,6 +22,8 @@ export interface PageOptions {
   viewer?: Viewer | null;
   section?: Section;
   notice?: Notice | null;
+  /** Scripts this page needs before dashboard.js (asset names). */
+  scripts?: string[];
   body: SafeHtml;
 }
 
@@ -86,7 +88,9 @@ export function page(options: PageOptions): SafeHtml {
 <title>${options.title} · Lightbox</title>
 <link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
-<script src="${assetUrl('dashboard.js')}" defer></script>
+${(options.scripts ?? []).map(
+  (name) => html`<script src="${assetUrl(name)}" defer></script> `,
+)}<script src="${assetUrl('dashboard.js')}" defer></script>
 </head>
 <body${viewer ? '' : html` class="narrow"`}>
 <a class="skip" href="#main">Skip to content</a>
