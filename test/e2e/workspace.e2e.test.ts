@@ -416,15 +416,13 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     const id = (await ctx.services.listings.create(accountId, { address: '50 Shore Road' })).id;
     await page.goto(`${base}/dashboard/galleries/${id}`);
     const photos = await Promise.all(Array.from({ length: 50 }, (_, i) => sceneJpeg(640, 427, i * 7)));
-    await page
-      .getByLabel('Choose photos, videos or PDFs')
-      .setInputFiles(
-        photos.map((buffer, i) => ({
-          name: `shore-${String(i + 1).padStart(2, '0')}.jpg`,
-          mimeType: 'image/jpeg',
-          buffer,
-        })),
-      );
+    await page.getByLabel('Choose photos, videos or PDFs').setInputFiles(
+      photos.map((buffer, i) => ({
+        name: `shore-${String(i + 1).padStart(2, '0')}.jpg`,
+        mimeType: 'image/jpeg',
+        buffer,
+      })),
+    );
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await page.waitForURL(/notice=uploaded/, { timeout: 120_000 });
     const list = (await ctx.services.media.list(accountId, id)).data;
@@ -436,8 +434,11 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     assert.equal(await page.locator('.media-grid > li').count(), 50);
   });
 
-  test('delete the gallery after confirming', async () => {
+  test('unassign, then delete the gallery after confirming', async () => {
     await page.goto(`${base}/dashboard/galleries/${galleryId}`);
+    await page.getByRole('button', { name: 'Unassign' }).click();
+    await page.getByText('Unassigned: the client link no longer works.').waitFor();
+    assert.equal((await gallery()).client_id, null);
     await page.getByRole('link', { name: 'Delete this gallery…' }).click();
     await checkPage(page, 'gallery-delete');
     await page.getByRole('button', { name: 'Delete gallery' }).click();

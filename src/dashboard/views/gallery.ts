@@ -287,7 +287,7 @@ function clientSection(o: GalleryPageOptions): SafeHtml {
             </form>
             <form method="post" action="${base(l)}/unassign" class="inline">
               ${csrfField(csrf)}
-              <button type="submit" class="button button-quiet button-small">Unassign</button>
+              <button type="submit" class="button button-secondary button-small">Unassign</button>
             </form>
           </div>
           ${linkSettings(l, csrf)}
