@@ -80,12 +80,12 @@ const NOTICES: Record<string, Notice> = {
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
 };
 
-export const galleryNotice = (request: FastifyRequest): Notice | null => {
+const galleryNotice = (request: FastifyRequest): Notice | null => {
   const code = (request.query as Record<string, unknown> | undefined)?.notice;
   return (typeof code === 'string' ? NOTICES[code] : undefined) ?? noticeOf(request);
 };
 
-export const galleryPath = (id: string, notice?: string, anchor?: string): string =>
+const galleryPath = (id: string, notice?: string, anchor?: string): string =>
   `/dashboard/galleries/${id}${notice === undefined ? '' : `?notice=${notice}`}${anchor === undefined ? '' : `#${anchor}`}`;
 
 const one = (value: unknown): string => (typeof value === 'string' ? value : '');

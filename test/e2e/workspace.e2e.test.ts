@@ -9,9 +9,9 @@
 // Screenshots: test-results/screenshots/workspace/ (git-ignored).
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, createTestContext, type TestContext } from '../support/test-app.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
@@ -31,7 +31,7 @@ const SHOTS = path.join(SHARED_SHOTS, 'workspace');
 const OWNER = { studio: 'Harbour Light', email: 'owner@harbour.example', password: 'a long studio password' };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
-const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE = axe.source;
 
 let ctx: TestContext;
 let base: string;

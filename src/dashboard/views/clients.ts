@@ -16,7 +16,7 @@ export interface ClientFormValues {
 
 export const EMPTY_CLIENT: ClientFormValues = { name: '', email: '', phone: '', company: '', notes: '' };
 
-export const CLIENT_LABELS: Record<string, string> = {
+const CLIENT_LABELS: Record<string, string> = {
   name: 'Name',
   email: 'Email',
   phone: 'Phone',

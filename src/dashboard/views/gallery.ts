@@ -27,7 +27,7 @@ export interface GalleryPageOptions {
   limits: { maxFileBytes: number; maxFiles: number };
 }
 
-export function bytes(n: number): string {
+function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
   let value = n / 1024;
