@@ -67,6 +67,10 @@ const NOTICES: Record<string, Notice> = {
     kind: 'error',
     text: 'Not assigned: choose a client, or give a new client a name (up to 200 characters) and a valid email.',
   },
+  'assigned-existing': {
+    kind: 'success',
+    text: 'A client with that email already existed: the gallery is assigned to them.',
+  },
   'assign-email-taken': {
     kind: 'error',
     text: 'Not assigned: a client with that email exists already. Choose them in the list instead.',
@@ -305,10 +309,13 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       try {
         clientId = (await services.clients.create(account.id, { name, email })).id;
       } catch (err) {
-        if (err instanceof AppError && err.code === 'conflict') {
-          return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
-        }
-        throw err;
+        if (!(err instanceof AppError && err.code === 'conflict')) throw err;
+        // That email is a client already (perhaps not among those the list offers): them.
+        const same = await services.clients.list(account.id, { search: email, limit: 100 });
+        const existing = same.data.find((c) => c.email.toLowerCase() === email.toLowerCase());
+        if (existing === undefined) return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
+        await services.clients.assign(account.id, existing.id, id, { notify });
+        return reply.redirect(galleryPath(id, 'assigned-existing', 'client'), 303);
       }
     } else if (!hasIdShape('cli', clientId)) {
       return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);

@@ -330,13 +330,19 @@ describe('galleries in the dashboard', () => {
     assert.ok(page.body.includes(got.client_link.url), 'the link, to copy');
     assert.match(textOf(page.body), /Assigned to Ann Lee/);
 
-    // The same email again is a client already: said, not duplicated.
+    // The same email again is that client: not a second one, and no second email.
+    const clients = async () => (await api<{ pagination: { total: number } }>(owner, 'GET', '/v1/clients')).json;
+    const before = (await clients()).pagination.total;
     const dup = await post(`/dashboard/galleries/${g.id}/assign`, {
       client_id: '',
       name: 'A',
       email: 'ANN@client.test',
+      notify: '1',
     });
-    assert.match(dup.headers.location ?? '', /notice=assign-email-taken/);
+    assert.match(dup.headers.location ?? '', /notice=assigned-existing/);
+    assert.equal((await clients()).pagination.total, before);
+    assert.equal((await api<GalleryJson>(owner, 'GET', `/v1/listings/${g.id}`)).json.client_id, got.client_id);
+    assert.equal((await notificationRows(ctx)).filter((n) => n.listing_id === g.id).length, 1);
 
     const resend = await post(`/dashboard/clients/${got.client_id}/galleries/${g.id}/resend`, {
       back: 'gallery',
