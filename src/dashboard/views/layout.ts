@@ -3,7 +3,7 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-type Section = 'overview' | 'keys' | 'webhooks' | 'studio';
+type Section = 'overview' | 'galleries' | 'clients' | 'keys' | 'webhooks' | 'studio';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -22,6 +22,8 @@ export interface PageOptions {
   viewer?: Viewer | null;
   section?: Section;
   notice?: Notice | null;
+  /** Scripts this page needs before dashboard.js (asset names). */
+  scripts?: string[];
   body: SafeHtml;
 }
 
@@ -29,6 +31,8 @@ export type FieldErrors = Partial<Record<string, string>>;
 
 const NAV: { section: Section; href: string; label: string }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
+  { section: 'galleries', href: '/dashboard/galleries', label: 'Galleries' },
+  { section: 'clients', href: '/dashboard/clients', label: 'Clients' },
   { section: 'keys', href: '/dashboard/settings/api', label: 'API keys' },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
   { section: 'studio', href: '/dashboard/settings/studio', label: 'Studio settings' },
@@ -84,7 +88,9 @@ export function page(options: PageOptions): SafeHtml {
 <title>${options.title} · Lightbox</title>
 <link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
-<script src="${assetUrl('dashboard.js')}" defer></script>
+${(options.scripts ?? []).map(
+  (name) => html`<script src="${assetUrl(name)}" defer></script> `,
+)}<script src="${assetUrl('dashboard.js')}" defer></script>
 </head>
 <body${viewer ? '' : html` class="narrow"`}>
 <a class="skip" href="#main">Skip to content</a>
