@@ -63,6 +63,13 @@ void describe('accounts list and reset-password', () => {
         .selectAll()
         .where('email', '=', email)
         .executeTakeFirstOrThrow();
+      // docs/api.md §27: the studio's sign-in is its owner, a person of its team.
+      const owner = await db.kysely
+        .selectFrom('users')
+        .selectAll()
+        .where('account_id', '=', account.id)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
       const at = new Date().toISOString();
       const later = new Date(Date.now() + 3_600_000).toISOString();
       await db.kysely
@@ -71,6 +78,7 @@ void describe('accounts list and reset-password', () => {
           ['a', 'b'].map((n) => ({
             token_hash: sha256(`session ${n}`),
             account_id: account.id,
+            user_id: owner.id,
             csrf_token: n,
             created_at: at,
             last_seen_at: at,
@@ -81,7 +89,13 @@ void describe('accounts list and reset-password', () => {
         .execute();
       await db.kysely
         .insertInto('password_resets')
-        .values({ token_hash: sha256('a link'), account_id: account.id, created_at: at, expires_at: later })
+        .values({
+          token_hash: sha256('a link'),
+          account_id: account.id,
+          user_id: owner.id,
+          created_at: at,
+          expires_at: later,
+        })
         .execute();
       await db.kysely
         .insertInto('sign_in_failures')
@@ -96,11 +110,11 @@ void describe('accounts list and reset-password', () => {
       assert.equal(none.code, 1);
       assert.match(none.stderr, /no password/);
       const unchanged = await db.kysely
-        .selectFrom('accounts')
+        .selectFrom('users')
         .select('password_hash')
-        .where('id', '=', account.id)
+        .where('id', '=', owner.id)
         .executeTakeFirstOrThrow();
-      assert.equal(unchanged.password_hash, account.password_hash, 'a refused password changes nothing');
+      assert.equal(unchanged.password_hash, owner.password_hash, 'a refused password changes nothing');
 
       const run = await lightbox(['accounts', 'reset-password', '--email', email.toUpperCase()], {
         input: 'a new studio password\n',
@@ -110,9 +124,9 @@ void describe('accounts list and reset-password', () => {
       assert.equal(run.stderr, `password changed for ${email}; 2 dashboard sessions ended\n`);
       assert.ok(!run.stderr.includes('a new studio password'));
       const row = await db.kysely
-        .selectFrom('accounts')
+        .selectFrom('users')
         .select('password_hash')
-        .where('id', '=', account.id)
+        .where('id', '=', owner.id)
         .executeTakeFirstOrThrow();
       assert.equal(await verifyPassword('a new studio password', row.password_hash), true);
       assert.equal(await verifyPassword(PASSWORD, row.password_hash), false);
