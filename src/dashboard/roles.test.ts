@@ -166,7 +166,7 @@ describe('every dashboard route, by role', () => {
           assert.doesNotMatch(textOf(res.body), OWNER_WORDS, `${name}, as ${who}`);
           if (access !== 'anonymous' && access !== 'asset') {
             // Not sent to sign in (sign-out's own redirect there says it signed out).
-            const to = String(res.headers.location ?? '');
+            const to = res.headers.location ?? '';
             assert.ok(
               !['/dashboard/sign-in', '/dashboard/sign-in?notice=session-ended'].includes(to),
               `${name}, as ${who}`,
