@@ -53,7 +53,12 @@ async function assertAccessible(p: Page, name: string): Promise<void> {
 /** The page, checked (axe, and no sideways scroll on a phone) and screenshotted. */
 async function look(p: Page, tag: string, name: string): Promise<void> {
   await assertAccessible(p, name);
-  if (tag === 'phone') await assertFitsPhone(p);
+  if (tag === 'phone') {
+    await assertFitsPhone(p);
+    // A mobile browser widens its layout to fit wide content: the page must fit the screen itself.
+    const width = Number(await inPage(p, 'document.documentElement.scrollWidth'));
+    assert.ok(width <= 390, `${name} (${p.url()}) is ${width} px wide on a 390 px phone`);
+  }
   await screenshot(p, `team-${tag}-${name}`);
 }
 

@@ -28,7 +28,7 @@ function peopleTable(users: User[], viewer: Viewer): SafeHtml {
         ${users.map(
           (u) =>
             html`<tr role="row">
-              <td role="cell" class="cell-title">${u.email}</td>
+              <td role="cell" class="cell-title wrap-anywhere">${u.email}</td>
               <td role="cell" data-label="Role"><span class="badge badge-${u.role}">${ROLE_LABEL[u.role]}</span></td>
               <td role="cell" data-label="Two-factor">${u.twoFactor ? 'On' : html`<span class="muted">Off</span>`}</td>
               <td role="cell" class="nowrap" data-label="Joined">${day(u.createdAt)}</td>
@@ -43,7 +43,7 @@ function peopleTable(users: User[], viewer: Viewer): SafeHtml {
                                 class="inline"
                               >
                                 ${csrfField(viewer.csrfToken)}
-                                <button type="submit" class="button button-quiet">
+                                <button type="submit" class="button button-secondary button-small">
                                   Turn off two-factor<span class="visually-hidden"> for ${u.email}</span>
                                 </button>
                               </form> `
@@ -67,11 +67,11 @@ function invitationsList(invitations: Invitation[], viewer: Viewer): SafeHtml {
     ${invitations.map(
       (i) =>
         html`<li>
-          <span class="cell-title">${i.email}</span>
+          <span class="cell-title wrap-anywhere">${i.email}</span>
           <span class="muted">· link valid until ${day(i.expiresAt)}</span>
           <form method="post" action="/dashboard/settings/team/invitations/${i.id}/revoke" class="inline">
             ${csrfField(viewer.csrfToken)}
-            <button type="submit" class="button button-quiet">
+            <button type="submit" class="button button-secondary button-small">
               Withdraw<span class="visually-hidden"> the invitation to ${i.email}</span>
             </button>
           </form>
@@ -125,7 +125,7 @@ export function removeMemberPage(o: { viewer: Viewer; member: User }): SafeHtml 
     title: 'Remove a member',
     viewer: o.viewer,
     section: 'team',
-    body: html`<h1>Remove ${o.member.email}?</h1>
+    body: html`<h1 class="wrap-anywhere">Remove ${o.member.email}?</h1>
       <section class="card">
         <p>
           They are signed out at once, everywhere, and can no longer sign in. Galleries and clients they worked on stay

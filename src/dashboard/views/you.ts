@@ -43,7 +43,7 @@ export function youPage(o: {
     section: 'you',
     notice: o.notice,
     body: html`<h1>Your sign-in</h1>
-      <p class="lead">
+      <p class="lead wrap-anywhere">
         Signed in to ${o.viewer.studioName} as ${o.viewer.email} (${o.viewer.role === 'owner' ? 'owner' : 'member'}).
       </p>
       <section class="card" aria-labelledby="two-factor-title">
