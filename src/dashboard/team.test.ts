@@ -10,6 +10,8 @@ import { totpAt } from '../modules/accounts/totp.ts';
 import { ACCOUNT_LIMIT } from '../modules/accounts/sign-in.service.ts';
 import { Browser, textOf } from '../../test/support/dashboard-browser.ts';
 import { invitationMails } from '../../test/support/team.ts';
+import { resetMails } from '../../test/support/reset-mail.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../test/support/test-app.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -128,6 +130,16 @@ describe('the team', () => {
   });
 });
 
+/** The reset link emailed to `to` (sent after the form's answer: it may take a moment). */
+async function waitForResetLink(to: string): Promise<string> {
+  for (let i = 0; i < 100; i += 1) {
+    const mail = (await resetMails(ctx.dataDir)).find((m) => m.to === to);
+    if (mail !== undefined) return new URL(mail.link).pathname + new URL(mail.link).search;
+    await sleep(20);
+  }
+  throw new Error(`no reset link emailed to ${to}`);
+}
+
 describe('two-factor sign-in', () => {
   let email = '';
   let secret = '';
@@ -209,6 +221,25 @@ describe('two-factor sign-in', () => {
     assert.ok(Number(right.headers['retry-after']) > 0);
     const password = await new Browser(ctx.app, '198.51.100.9').signIn(email, MEMBER_PASSWORD);
     assert.equal(password.statusCode, 429, 'and so does the password');
+  });
+
+  test('a reset link sets the password but does not sign a two-factor person in', async () => {
+    now += 16 * 60_000;
+    const forgot = new Browser(ctx.app);
+    await forgot.get('/dashboard/forgot-password');
+    await forgot.post('/dashboard/forgot-password', { email });
+    const link = await waitForResetLink(email);
+    const browser = new Browser(ctx.app);
+    await browser.get(link);
+    const done = await browser.post('/dashboard/reset-password', {
+      token: new URL(link, 'http://x').searchParams.get('token') ?? '',
+      password: MEMBER_PASSWORD,
+      password_confirm: MEMBER_PASSWORD,
+    });
+    assert.equal(done.headers.location, '/dashboard/sign-in?notice=password-reset-sign-in');
+    assert.equal((await browser.get('/dashboard')).headers.location, '/dashboard/sign-in');
+    // The password works, and the code is still asked for.
+    await passwordStep();
   });
 
   test('a pending sign-in ends after 10 minutes', async () => {
