@@ -382,14 +382,14 @@ export interface InvitationsTable {
 }
 
 /** One unused recovery code (SHA-256); using it deletes the row. */
-export interface RecoveryCodesTable {
+interface RecoveryCodesTable {
   user_id: string;
   code_hash: string;
   created_at: string;
 }
 
 /** A sign-in waiting for its second factor. */
-export interface TwoFactorChallengesTable {
+interface TwoFactorChallengesTable {
   token_hash: string;
   user_id: string;
   created_at: string;

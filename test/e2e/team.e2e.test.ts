@@ -6,9 +6,8 @@
 // once. Every page is checked with axe-core (no serious or critical violation) under the strict
 // CSP, and screenshotted to test-results/screenshots/team-*.png.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { after, afterEach, before, describe, test } from 'node:test';
+import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpAt } from '../../src/modules/accounts/totp.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
@@ -69,7 +68,7 @@ describe('a team and two-factor sign-in in a browser', { skip }, () => {
     ctx = await createTestContext({ PUBLIC_URL: base });
     await ctx.app.listen({ host: '127.0.0.1', port });
     browser = await launchChromium();
-    axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    axeSource = axe.source;
   });
 
   afterEach(() => {

@@ -37,7 +37,7 @@ export interface Invitation {
   expiresAt: string;
 }
 
-export const toUser = (row: repo.UserRow): User => ({
+const toUser = (row: repo.UserRow): User => ({
   id: row.id,
   accountId: row.account_id,
   email: row.email,

@@ -3,10 +3,10 @@
 // the rest is a few lines, so no dependency stands between a sign-in and its second factor.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const STEP_SECONDS = 30;
-export const DIGITS = 6;
+const STEP_SECONDS = 30;
+const DIGITS = 6;
 /** Steps either side of now that are still accepted (RFC 6238 §5.2 recommends at most one). */
-export const DRIFT_STEPS = 1;
+const DRIFT_STEPS = 1;
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 

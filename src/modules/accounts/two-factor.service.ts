@@ -15,7 +15,7 @@ import { createSignInThrottle, type Attempt } from './sign-in.service.ts';
 import { groupedSecret, matchingStep, newTotpSecret, otpauthUri } from './totp.ts';
 import * as repo from './users.repository.ts';
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 /** How long a sign-in waits for its code after the right password. */
 export const CHALLENGE_VALID_MS = 10 * 60_000;
 
