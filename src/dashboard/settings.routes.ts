@@ -47,6 +47,7 @@ const ofMode = (keys: ApiKey[], mode: KeyMode): ApiKey[] => keys.filter((k) => k
 export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
   const now = (): number => ctx.clock.now();
+  const teamOf = async (accountId: string) => (await services.team.list(accountId)).users;
 
   /** One of the holder's own keys; another account's key is simply not found. */
   async function ownKey(request: FastifyRequest, accountId: string): Promise<ApiKey> {
@@ -158,12 +159,13 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return reply.redirect(keysPath('test', 'notice=test-data-deleted'), 303);
   });
 
-  scope.get('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, (request, reply) => {
+  scope.get('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const values = { name: account.name, sender_name: account.sender_name ?? '' };
     return sendPage(
       reply,
       studioPage({
+        team: await teamOf(account.id),
         viewer,
         email: account.email,
         values,
@@ -186,6 +188,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       return sendPage(
         reply,
         studioPage({
+          team: await teamOf(account.id),
           viewer,
           email: account.email,
           values,
@@ -208,7 +211,14 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       sendPage(
         reply,
         user.role === 'owner'
-          ? studioPage({ viewer, email: account.email, values, passwordErrors, minPassword: MIN_PASSWORD_LENGTH })
+          ? studioPage({
+              team: await teamOf(account.id),
+              viewer,
+              email: account.email,
+              values,
+              passwordErrors,
+              minPassword: MIN_PASSWORD_LENGTH,
+            })
           : youPage({ viewer, status: await services.twoFactor.status(user.id), passwordErrors }),
         status,
       );

@@ -82,6 +82,9 @@ describe('the team', () => {
     const after = textOf((await owner.get('/dashboard/settings/team')).body);
     assert.match(after, /assistant@harbour\.test Member/);
     assert.match(after, /No open invitations/);
+    // The studio's settings show the team too.
+    const settings = textOf((await owner.get('/dashboard/settings/studio')).body);
+    assert.match(settings, /Team .*assistant@harbour\.test Member/);
     // And the member signs in with their own email and password.
     const again = await new Browser(ctx.app).signIn('assistant@harbour.test', MEMBER_PASSWORD);
     assert.equal(again.headers.location, '/dashboard');

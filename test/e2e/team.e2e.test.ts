@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpAt } from '../../src/modules/accounts/totp.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { freePort } from '../support/process-helpers.ts';
-import { invitationMails } from '../support/team.ts';
+import { addMember, invitationMails } from '../support/team.ts';
 import {
   assertFitsPhone,
   inPage,
@@ -81,6 +81,55 @@ describe('a team and two-factor sign-in in a browser', { skip }, () => {
   });
 
   for (const { name: tag, ...device } of VIEWPORTS) {
+    test(`at ${device.viewport.width} px: every page of the owner and of a member passes axe-core`, async () => {
+      const studio = await createAccount(ctx, `Pages ${tag}`);
+      const memberEmail = `pages.${tag}@harbour.test`;
+      await addMember(ctx, studio.accountId, memberEmail, MEMBER_PASSWORD);
+      const context = await browser.newContext(device);
+      const p = await context.newPage();
+      watchConsole(p, consoleErrors);
+      try {
+        const pages = {
+          owner: [
+            ['overview', '/dashboard', 200],
+            ['keys', '/dashboard/settings/api', 200],
+            ['keys-test-mode', '/dashboard/settings/api?mode=test', 200],
+            ['delete-test-data', '/dashboard/settings/api/test-data/delete', 200],
+            ['webhooks', '/dashboard/settings/webhooks', 200],
+            ['team', '/dashboard/settings/team', 200],
+            ['studio', '/dashboard/settings/studio', 200],
+            ['your-sign-in', '/dashboard/account', 200],
+            ['two-factor-setup', '/dashboard/account/two-factor', 200],
+          ],
+          member: [
+            ['overview', '/dashboard', 200],
+            ['your-sign-in', '/dashboard/account', 200],
+            ['two-factor-setup', '/dashboard/account/two-factor', 200],
+            ['keys-refused', '/dashboard/settings/api', 403],
+            ['webhooks-refused', '/dashboard/settings/webhooks', 403],
+            ['team-refused', '/dashboard/settings/team', 403],
+            ['studio-refused', '/dashboard/settings/studio', 403],
+          ],
+        } as const;
+        for (const role of ['owner', 'member'] as const) {
+          await p.goto(`${base}/dashboard/sign-in`);
+          await p.getByLabel('Email').fill(role === 'owner' ? studio.email : memberEmail);
+          await p.getByLabel('Password').fill(role === 'owner' ? PASSWORD : MEMBER_PASSWORD);
+          await p.getByRole('button', { name: 'Sign in' }).click();
+          await p.waitForURL(`${base}/dashboard`);
+          for (const [name, path, status] of pages[role]) {
+            const res = await p.goto(`${base}${path}`);
+            assert.equal(res?.status(), status, `${role} ${path}`);
+            await look(p, tag, `${role}-${name}`);
+          }
+          await p.getByRole('button', { name: 'Sign out' }).click();
+          await p.waitForURL(`${base}/dashboard/sign-in?notice=signed-out`);
+        }
+      } finally {
+        await context.close();
+      }
+    });
+
     test(`at ${device.viewport.width} px: invite, join, two-factor, sign in with a code and a recovery code, removal`, async () => {
       const studio: TestAccount = await createAccount(ctx, `Harbour Light ${tag}`);
       const assistantEmail = `assistant.${tag}@harbour.test`;
