@@ -52,8 +52,12 @@ export async function updatePassword(db: Executor, id: string, hash: string, now
 
 /** A person leaves the team: their sessions, links and codes go in the same transaction. */
 export async function deleteMember(db: Executor, accountId: string, id: string): Promise<number> {
-  const sessions = await db.deleteFrom('sessions').where('user_id', '=', id).executeTakeFirst();
-  await db.deleteFrom('password_resets').where('user_id', '=', id).execute();
+  const sessions = await db
+    .deleteFrom('sessions')
+    .where('account_id', '=', accountId)
+    .where('user_id', '=', id)
+    .executeTakeFirst();
+  await db.deleteFrom('password_resets').where('account_id', '=', accountId).where('user_id', '=', id).execute();
   await db
     .deleteFrom('users')
     .where('account_id', '=', accountId)
