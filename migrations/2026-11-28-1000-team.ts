@@ -4,6 +4,7 @@
 // here so it keeps working. Sessions and reset links name the person they are for, so removing
 // a member ends their sessions at once. Invitations, recovery codes and pending second-factor
 // sign-ins hold only SHA-256 hashes of what the browser or the person holds.
+import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -16,7 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('email_normalized', 'text', (c) => c.notNull().unique())
     .addColumn('role', 'text', (c) => c.notNull())
     .addColumn('password_hash', 'text', (c) => c.notNull())
-    // Base32; set while setting up (totp_enabled 0) and once on. Never shown after set-up.
+    // Sealed (AES-256-GCM, the deployment's totp_secret_key); set while setting up
+    // (totp_enabled 0) and once on. Never shown after set-up.
     .addColumn('totp_secret', 'text')
     .addColumn('totp_enabled', 'integer', (c) => c.notNull().defaultTo(0))
     // The last time step whose code was accepted: neither it nor an older one is accepted again.
@@ -69,6 +71,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('recovery_codes_pk', ['user_id', 'code_hash'])
     .execute();
 
+  // The key that seals TOTP secrets at rest: a row of users read alone (a log, an export)
+  // opens nobody's second factor.
+  await db
+    .insertInto('instance_secrets')
+    .values({ name: 'totp_secret_key', value: randomBytes(32).toString('base64url') })
+    .execute();
+
   // A sign-in whose password was right and whose code is awaited (a cookie of its own holds it).
   await db.schema
     .createTable('two_factor_challenges')
@@ -80,6 +89,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.deleteFrom('instance_secrets').where('name', '=', 'totp_secret_key').execute();
   for (const table of ['two_factor_challenges', 'recovery_codes', 'invitations']) {
     await db.schema.dropTable(table).execute();
   }

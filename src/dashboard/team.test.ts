@@ -169,6 +169,13 @@ describe('two-factor sign-in', () => {
     assert.match(setup.body, /<svg[^>]+class="qr"[^>]+role="img"/);
     secret = (/<code class="secret"[^>]*>([A-Z2-7 ]+)<\/code>/.exec(setup.body)?.[1] ?? '').replace(/ /g, '');
     assert.equal(secret.length, 32);
+    // Kept sealed: the row alone does not give the secret away.
+    const row = await ctx.deps.db.kysely
+      .selectFrom('users')
+      .select('totp_secret')
+      .where('email_normalized', '=', email)
+      .executeTakeFirstOrThrow();
+    assert.ok(row.totp_secret?.startsWith('v1.') === true && !row.totp_secret.includes(secret));
     const wrong = await member.post('/dashboard/account/two-factor', { code: '000000' });
     assert.equal(wrong.statusCode, 400);
     const on = await member.post('/dashboard/account/two-factor', { code: totpAt(secret, now) });

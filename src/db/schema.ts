@@ -359,7 +359,7 @@ export interface UsersTable {
   email_normalized: string;
   role: UserRole;
   password_hash: string;
-  /** Base32 TOTP secret: pending while totp_enabled is 0, in use once it is 1. */
+  /** The TOTP secret, sealed (two-factor.service.ts): pending while totp_enabled is 0, in use once 1. */
   totp_secret: string | null;
   totp_enabled: number;
   /** The last accepted time step: a code is never accepted twice. */
@@ -475,7 +475,7 @@ interface ListingsFtsTable {
   listings_fts: string;
 }
 
-/** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors). */
+/** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors, `totp_secret_key` seals TOTP secrets). */
 interface InstanceSecretsTable {
   name: string;
   value: string;

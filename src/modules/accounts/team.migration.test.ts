@@ -43,6 +43,8 @@ test('studios get their owner; sessions and links name them; down() restores the
     [['usr_01A', 'acc_01A', 'Ana@X.test', 'ana@x.test', 'owner', 'scrypt$a', 0]],
   );
   assert.equal((await db.selectFrom('sessions').select('user_id').executeTakeFirst())?.user_id, 'usr_01A');
+  const key = await db.selectFrom('instance_secrets').select('value').where('name', '=', 'totp_secret_key').execute();
+  assert.equal(Buffer.from(key[0]?.value ?? '', 'base64url').length, 32, 'a 256-bit key seals TOTP secrets');
   assert.equal((await db.selectFrom('password_resets').select('user_id').executeTakeFirst())?.user_id, 'usr_01A');
 
   // A member joins and the owner's password changes; going down keeps the owner's, not the member's.

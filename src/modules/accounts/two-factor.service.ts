@@ -2,7 +2,7 @@
 // app draws (qr.ts), confirmed with a first code; then 10 one-time recovery codes, shown once and
 // kept as SHA-256 hashes. At sign-in, a right password leaves a challenge (a cookie of its own)
 // that a code completes; code attempts count against the same sign-in limits as passwords.
-import { createHash, randomInt } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import { notFound, validationError } from '../../errors.ts';
 import { isoAt } from '../../lib/clock.ts';
@@ -39,6 +39,40 @@ const hashRecoveryCode = (userId: string, code: string): string =>
 
 const hashChallenge = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+/** The deployment's sealing key (made by the team migration), read once per database handle. */
+const sealingKeys = new WeakMap<object, Promise<Buffer>>();
+
+function sealingKey(db: Deps['db']): Promise<Buffer> {
+  let key = sealingKeys.get(db.kysely);
+  if (key === undefined) {
+    key = repo.instanceSecret(db.kysely, 'totp_secret_key').then((value) => Buffer.from(value, 'base64url'));
+    key.catch(() => sealingKeys.delete(db.kysely));
+    sealingKeys.set(db.kysely, key);
+  }
+  return key;
+}
+
+/** AES-256-GCM, bound to the person's id: a sealed secret copied to another row opens nothing. */
+function seal(key: Buffer, userId: string, secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(userId));
+  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+}
+
+function unseal(key: Buffer, userId: string, sealed: string | null): string | null {
+  if (sealed === null || !sealed.startsWith('v1.')) return null;
+  const bytes = Buffer.from(sealed.slice(3), 'base64url');
+  if (bytes.length < 29) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(Buffer.from(userId));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
 export interface TwoFactorSetup {
   /** The secret in groups of four, for typing into an app by hand. */
   secret: string;
@@ -57,12 +91,16 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
     return row;
   }
 
+  const secretOf = async (user: repo.UserRow): Promise<string | null> =>
+    unseal(await sealingKey(db), user.id, user.totp_secret);
+
   /** Whether `code` (a TOTP code or a recovery code) proves the person, using it up if so. */
   async function verify(user: repo.UserRow, code: string): Promise<boolean> {
     const typed = code.replace(/\s/g, '');
-    if (user.totp_enabled !== 1 || user.totp_secret === null) return false;
+    const secret = await secretOf(user);
+    if (user.totp_enabled !== 1 || secret === null) return false;
     if (/^\d{6}$/.test(typed)) {
-      const step = matchingStep(user.totp_secret, typed, clock.now(), user.totp_last_step);
+      const step = matchingStep(secret, typed, clock.now(), user.totp_last_step);
       return step !== null && (await repo.useStep(db.kysely, user.id, step));
     }
     if (normalizeRecoveryCode(typed).length !== 10) return false;
@@ -82,11 +120,12 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
     async setup(userId: string): Promise<TwoFactorSetup | null> {
       let user = await requireUser(userId);
       if (user.totp_enabled === 1) return null;
-      if (user.totp_secret === null) {
-        await repo.setPendingSecret(db.kysely, user.id, newTotpSecret(), clock.iso());
+      if ((await secretOf(user)) === null) {
+        const sealed = seal(await sealingKey(db), user.id, newTotpSecret());
+        await repo.setPendingSecret(db.kysely, user.id, sealed, clock.iso());
         user = await requireUser(userId);
       }
-      const secret = user.totp_secret;
+      const secret = await secretOf(user);
       if (secret === null) return null;
       const account = await findAccount(db.kysely, user.account_id);
       const uri = otpauthUri(secret, `Lightbox ${account?.name ?? ''}`.trim(), user.email);
@@ -100,10 +139,8 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
     async confirm(userId: string, code: string): Promise<string[]> {
       const user = await requireUser(userId);
       const typed = code.replace(/\s/g, '');
-      const step =
-        user.totp_enabled === 0 && user.totp_secret !== null
-          ? matchingStep(user.totp_secret, typed, clock.now(), null)
-          : null;
+      const secret = await secretOf(user);
+      const step = user.totp_enabled === 0 && secret !== null ? matchingStep(secret, typed, clock.now(), null) : null;
       if (step === null) throw validationError('code', 'is not the code the app shows now');
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
       const now = clock.iso();

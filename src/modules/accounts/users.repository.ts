@@ -219,3 +219,13 @@ export async function deleteInvitation(db: Executor, accountId: string, id: stri
 export async function deleteExpiredInvitations(db: Executor, now: string): Promise<void> {
   await db.deleteFrom('invitations').where('expires_at', '<=', now).execute();
 }
+
+/** A per-deployment secret made by a migration. */
+export async function instanceSecret(db: Executor, name: string): Promise<string> {
+  const row = await db
+    .selectFrom('instance_secrets')
+    .select('value')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
+  return row.value;
+}
