@@ -299,3 +299,26 @@ describe('two-factor sign-in', () => {
     assert.equal(plain.headers.location, '/dashboard');
   });
 });
+
+describe('turning one’s own two-factor off', () => {
+  test('needs a right code (or a recovery code); a wrong one changes nothing', async () => {
+    now += 20 * 60_000;
+    const owner = await ownerBrowser();
+    const setup = await owner.get('/dashboard/account/two-factor');
+    const secret = (/<code class="secret"[^>]*>([A-Z2-7 ]+)<\/code>/.exec(setup.body)?.[1] ?? '').replace(/ /g, '');
+    assert.equal((await owner.post('/dashboard/account/two-factor', { code: totpAt(secret, now) })).statusCode, 200);
+    await owner.get('/dashboard/account');
+    const wrong = await owner.post('/dashboard/account/two-factor/disable', { code: '000000' });
+    assert.equal(wrong.statusCode, 400);
+    assert.match(textOf(wrong.body), /That code is not right/);
+    assert.match(textOf((await owner.get('/dashboard/account')).body), /On Signing in asks for a code/);
+    const off = await owner.post('/dashboard/account/two-factor/disable', { code: totpAt(secret, now + 30_000) });
+    assert.equal(off.headers.location, '/dashboard/account?notice=two-factor-off');
+    assert.match(
+      textOf((await owner.get('/dashboard/account?notice=two-factor-off')).body),
+      /Two-factor sign-in is off/,
+    );
+    const plain = await new Browser(ctx.app).signIn(studio.email, PASSWORD);
+    assert.equal(plain.headers.location, '/dashboard');
+  });
+});
