@@ -1,4 +1,4 @@
-// `npm run test:outage`: the notification outbox through a simulated SMTP outage (section 8).
+// `npm run test:outage`: the notification outbox through a simulated SMTP outage (docs/api.md §8).
 //
 // A real SMTP server (test/support/smtp-server.ts, smtp-server on 127.0.0.1) starts down. N galleries
 // are assigned to N clients through the HTTP API (app.inject) while it refuses connections, then

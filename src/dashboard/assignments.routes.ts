@@ -22,7 +22,10 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
       };
       // Another account's client or gallery, or one no longer assigned to that client: the 404 page.
       await services.clients.notify(account.id, clientId, listingId);
-      // Back to the top of the overview, where the notice says it is done.
+      // Back where the button was: the gallery's page, or the top of the overview, with the notice.
+      if (formOf(request.body)?.get('back') === 'gallery') {
+        return reply.redirect(`/dashboard/galleries/${listingId}?notice=email-resent#client`, 303);
+      }
       return reply.redirect('/dashboard?notice=email-resent', 303);
     },
   );
@@ -32,17 +35,22 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
     const { account } = viewerOf(request);
     const { listing_id: listingId } = request.params as { listing_id: string };
     const form = formOf(request.body);
+    // The gallery page's form comes back to the gallery; the overview's to its assignments.
+    const back = (notice: string): string =>
+      form?.get('back') === 'gallery'
+        ? `/dashboard/galleries/${listingId}?notice=${notice}#client`
+        : `/dashboard?notice=${notice}#assignments`;
     const input: ClientLinkUpdateInput = { downloads_enabled: form?.get('downloads_enabled') === '1' };
     const expiresOn = form?.get('expires_on') ?? '';
     // A day: the link works until the end of it (UTC).
     if (expiresOn === '') input.expires_at = null;
     else if (/^\d{4}-\d{2}-\d{2}$/.test(expiresOn)) input.expires_at = `${expiresOn}T23:59:59.999Z`;
-    else return reply.redirect('/dashboard?notice=link-refused#assignments', 303);
+    else return reply.redirect(back('link-refused'), 303);
     const password = form?.get('password') ?? '';
     if (form?.get('remove_password') === '1') input.password = null;
     else if (password !== '') {
       if (password.length < 8 || password.length > 200) {
-        return reply.redirect('/dashboard?notice=link-refused#assignments', 303);
+        return reply.redirect(back('link-refused'), 303);
       }
       input.password = password;
     }
@@ -52,10 +60,10 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
       // Another account's gallery, or one without a client: the 404 page.
       if (err instanceof AppError && err.code === 'conflict') throw new AppError('not_found', 'No such gallery');
       if (err instanceof AppError && err.code === 'validation_error') {
-        return reply.redirect('/dashboard?notice=link-refused#assignments', 303);
+        return reply.redirect(back('link-refused'), 303);
       }
       throw err;
     }
-    return reply.redirect('/dashboard?notice=link-saved#assignments', 303);
+    return reply.redirect(back('link-saved'), 303);
   });
 }

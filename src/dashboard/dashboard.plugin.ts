@@ -12,6 +12,8 @@ import type { App } from '../http/types.ts';
 import { sameToken } from '../modules/accounts/sessions.service.ts';
 import { findAsset } from './assets.ts';
 import { registerAssignmentRoutes } from './assignments.routes.ts';
+import { registerClientsRoutes } from './clients.routes.ts';
+import { registerGalleriesRoutes } from './galleries.routes.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { formOf, parseForm } from './form.ts';
 import {
@@ -109,6 +111,14 @@ export async function registerDashboard(
 
     if (request.method === 'POST') {
       if (!fromThisSite(request, config.publicUrl)) throw new AppError('forbidden', 'Cross-site form post');
+      // An upload's body is streamed, unread until now: its handler checks the token before any file.
+      if (request.routeOptions.config.streamedBody === true && access === 'member') {
+        if (session === null || account === null) {
+          void reply.header('connection', 'close');
+          return reply.redirect('/dashboard/sign-in?notice=session-ended', 303);
+        }
+        return;
+      }
       const form = formOf(request.body);
       if (form === null) throw new AppError('unsupported_media_type', 'Send a form');
       if (access === 'anonymous') {
@@ -172,6 +182,8 @@ export async function registerDashboard(
   registerSettingsRoutes(scope, ctx);
   registerAssignmentRoutes(scope, ctx);
   registerWebhooksRoutes(scope, ctx);
+  registerGalleriesRoutes(scope, ctx);
+  registerClientsRoutes(scope, ctx);
   registerTeamRoutes(scope, ctx);
   registerTwoFactorRoutes(scope, ctx);
 }

@@ -39,8 +39,39 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/account/two-factor': 'member',
   'POST /dashboard/account/two-factor/disable': 'member',
   'POST /dashboard/settings/password': 'member',
-  'POST /dashboard/clients/:client_id/galleries/:listing_id/resend': 'member',
-  'POST /dashboard/galleries/:listing_id/link': 'member',
+  // Galleries and clients (docs/api.md §27): everyone on the team. Fastify's router names a
+  // parameter shared by two routes with both names.
+  'GET /dashboard/clients': 'member',
+  'POST /dashboard/clients': 'member',
+  'GET /dashboard/clients/new': 'member',
+  'GET /dashboard/clients/:client_id|:id': 'member',
+  'POST /dashboard/clients/:client_id|:id': 'member',
+  'GET /dashboard/clients/:client_id|:id/delete': 'member',
+  'POST /dashboard/clients/:client_id|:id/delete': 'member',
+  'POST /dashboard/clients/:client_id|:id/galleries/:listing_id/resend': 'member',
+  'GET /dashboard/galleries': 'member',
+  'POST /dashboard/galleries': 'member',
+  'GET /dashboard/galleries/new': 'member',
+  'GET /dashboard/galleries/:listing_id|:id': 'member',
+  'POST /dashboard/galleries/:listing_id|:id': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/assign': 'member',
+  'GET /dashboard/galleries/:listing_id|:id/delete': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/delete': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/link': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/media': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/media/:media_id': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/media/:media_id/cover': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/media/:media_id/delete': 'member',
+  'GET /dashboard/galleries/:listing_id|:id/media/:media_id/thumb': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/order': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/property-page': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/property-page/delete': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/unassign': 'member',
+  // Resumable uploads (tus) for the gallery page's script: the form token in X-CSRF-Token.
+  'OPTIONS /dashboard/galleries/:listing_id|:id/uploads': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/uploads': 'member',
+  'PATCH /dashboard/galleries/:listing_id|:id/uploads/:upload_id': 'member',
+  'DELETE /dashboard/galleries/:listing_id|:id/uploads/:upload_id': 'member',
   'GET /dashboard/settings': 'owner',
   'GET /dashboard/settings/api': 'owner',
   'POST /dashboard/settings/api': 'owner',
@@ -70,11 +101,13 @@ const ACCESS: Record<string, Access> = {
 /** A path of the route: parameters filled with ids of the right shape that name nothing. */
 function pathOf(url: string): string {
   if (url === '/dashboard/assets/:file') return assetUrl('dashboard.css');
-  return url.replace(/:([a-z_]+)/g, (_m, name: string) => {
+  return url.replace(/:([a-z_]+)(?:\|:[a-z_]+)*/g, (_m, name: string) => {
     const prefix: Record<string, string> = {
       client_id: 'cli',
       listing_id: 'lst',
       delivery_id: 'whd',
+      media_id: 'med',
+      upload_id: 'upl',
     };
     const owner: string =
       prefix[name] ??
@@ -118,12 +151,27 @@ async function ask(route: { method: string; url: string }, who: 'anonymous' | 'm
       ? { browser: new Browser(ctx.app), csrf: undefined }
       : await signedIn(who === 'owner' ? studio.userId : memberId);
   if (route.method === 'GET') return browser.get(path);
+  if (route.method !== 'POST') {
+    // The upload routes' methods: the session's form token goes in X-CSRF-Token.
+    return ctx.app.inject({
+      method: route.method as 'PATCH' | 'DELETE' | 'OPTIONS',
+      url: path,
+      remoteAddress: browser.address,
+      headers: {
+        cookie: browser.cookieHeader(),
+        origin: 'http://localhost',
+        'sec-fetch-site': 'same-origin',
+        'tus-resumable': '1.0.0',
+        ...(csrf === undefined ? {} : { 'x-csrf-token': csrf }),
+      },
+    });
+  }
   if (ACCESS[routeKey(route)] === 'anonymous' || csrf === undefined) {
     // The forms before sign-in carry the token of their own cookie, which this page sets.
     await browser.get('/dashboard/forgot-password');
     return browser.post(path, {});
   }
-  return browser.post(path, {}, { csrf });
+  return browser.post(path, {}, { csrf, headers: { 'x-csrf-token': csrf, 'tus-resumable': '1.0.0' } });
 }
 
 describe('every dashboard route, by role', () => {

@@ -3,11 +3,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newToken, sameToken, SESSION_ABSOLUTE_MS, TOKEN_SHAPE } from '../modules/accounts/sessions.service.ts';
 
-/** Only our own stylesheet and script; no inline code, no framing, forms post only to us. */
+/**
+ * Only our own stylesheet and script; no inline code, no framing, forms post only to us. The
+ * script talks only to us too (a gallery's uploads and order).
+ */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "style-src 'self'",
   "script-src 'self'",
+  "connect-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",
   "frame-ancestors 'none'",

@@ -99,6 +99,19 @@ const direct = new WeakMap<object, DirectSqlite>();
 
 export const directSqlite = (kysely: object): DirectSqlite | undefined => direct.get(kysely);
 
+/**
+ * While `holder` (a Kysely instance bound to the connection, src/db/write-group.ts) holds the SQLite
+ * connection and runs a transaction on it, its statements may run directly too: `release` when
+ * it lets the connection go, after which it is an ordinary executor again.
+ */
+export function lendDirectSqlite(root: object, holder: object): { release(): void } {
+  const handle = direct.get(root);
+  if (handle === undefined) return { release: () => undefined };
+  // For the holder the open transaction is its own: nobody else's statements can be under way.
+  direct.set(holder, { inTransaction: false, prepare: (text) => handle.prepare(text) });
+  return { release: () => void direct.delete(holder) };
+}
+
 // COUNT(*) and other bigints arrive as JS numbers; our counts stay far below 2^53.
 const bigintsAsNumbers = new pg.TypeOverrides();
 bigintsAsNumbers.setTypeParser(pg.types.builtins.INT8, Number);

@@ -40,7 +40,8 @@ export interface PreparedQuery<P extends Record<string, Param>, R> {
  *
  * On SQLite, a call made on the database itself (not a transaction) while no transaction is open
  * on the connection runs the statement at once (better-sqlite3 is synchronous, so it is atomic
- * with respect to every other request and sees only committed data). Otherwise, and always on
+ * with respect to every other request and sees only committed data); so does a call made by the
+ * group of writes that holds the connection (src/db/write-group.ts). Otherwise, and always on
  * PostgreSQL, the compiled SQL goes through Kysely's executor, which waits for the connection
  * (SQLite) or takes one from the pool and runs inside the caller's transaction when given one.
  */
@@ -95,5 +96,26 @@ export function prepared<P extends Record<string, Param>, R>(
     all: async (db, params) => (await execute(db, params)).rows,
     first: async (db, params) => (await execute(db, params)).rows[0],
     run: async (db, params) => (await execute(db, params)).changes,
+  };
+}
+
+/** Shapes kept compiled per query; past it, a new shape is compiled for its call alone. */
+const MAX_SHAPES = 256;
+
+/**
+ * A query whose shape is one of a few (the columns a PATCH sets, say): one prepared query per
+ * shape, declared on its first use. `shape` must name everything the query's SQL depends on.
+ */
+export function preparedShapes<S extends string, P extends Record<string, Param>, R>(
+  build: (shape: S) => (db: Executor, params: P) => Compilable<R>,
+): (shape: S) => PreparedQuery<P, R> {
+  const queries = new Map<S, PreparedQuery<P, R>>();
+  return (shape) => {
+    let query = queries.get(shape);
+    if (query === undefined) {
+      query = prepared(build(shape));
+      if (queries.size < MAX_SHAPES) queries.set(shape, query);
+    }
+    return query;
   };
 }

@@ -460,7 +460,7 @@ interface ClientsFtsTable {
   clients_fts: string;
 }
 
-/** SQLite only: a stable integer key per gallery for the FTS5 search index (src/db/listing-search.ts). */
+/** SQLite only: a stable integer key per gallery for the FTS5 search index (src/modules/listings/listings.list.repository.ts). */
 interface ListingsSearchKeysTable {
   rowid: Generated<number>;
   listing_id: string;

@@ -13,6 +13,7 @@ import { eventsRecorded, type CountDeltas } from '../mechanisms/counts/counters.
 import { enqueue, type EnqueueInput } from '../mechanisms/queue/queue.ts';
 import { recordEvents, type NewEvent } from '../mechanisms/events/events.entry.ts';
 import { prepared } from './prepared.ts';
+import { sqliteWriteGroups, type WriteGroups } from './write-group.ts';
 import type { Dialect } from './database.ts';
 
 /**
@@ -119,7 +120,16 @@ function lockListing(db: Executor, dialect: Dialect, accountId: string, id: stri
   return lockQueries[dialect].first(db, { accountId, id });
 }
 
+// One group committer per SQLite database, shared by every service's unit of work.
+const groupsOf = new WeakMap<Db, WriteGroups | undefined>();
+
+function groupsFor(db: Db): WriteGroups | undefined {
+  if (!groupsOf.has(db)) groupsOf.set(db, sqliteWriteGroups(db));
+  return groupsOf.get(db);
+}
+
 export function createWrites({ db, clock }: { db: Db; clock: Clock }) {
+  const groups = groupsFor(db);
   async function lock(w: WriteState, locks: Locks | undefined): Promise<void> {
     if (locks?.listing !== undefined) w.listing = await lockListing(w.trx, db.dialect, w.accountId, locks.listing);
   }
@@ -143,10 +153,14 @@ export function createWrites({ db, clock }: { db: Db; clock: Clock }) {
     async run<T>(accountId: string, options: WriteOptions, work: (w: Write) => Promise<T>): Promise<T> {
       const now = options.now ?? clock.iso();
       let state: WriteState | undefined;
-      const result = await db.kysely.transaction().execute((trx) => {
+      const inTransaction = (trx: Executor): Promise<T> => {
         state = new WriteState(trx, accountId, now, true);
         return body(state, options, work);
-      });
+      };
+      // SQLite: in the next group's transaction, in its own savepoint (src/db/write-group.ts).
+      const result = await (groups === undefined
+        ? db.kysely.transaction().execute(inTransaction)
+        : groups.run(inTransaction));
       for (const task of state?.after ?? []) await task();
       return result;
     },

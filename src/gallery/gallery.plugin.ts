@@ -8,12 +8,9 @@ import { statusOf } from '../http/error-handler.ts';
 import { AppError } from '../errors.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
-import type { Config } from '../config.ts';
-import type { Services } from '../services.ts';
 import { findGalleryAsset } from './assets.ts';
-import { registerGalleryRoutes } from './gallery.routes.ts';
+import { registerGalleryRoutes, type GalleryContext } from './gallery.routes.ts';
 import { errorPage } from './views/errors.ts';
-import type { Clock } from '../lib/clock.ts';
 import { parseForm } from '../dashboard/form.ts';
 import { LinkExpired, PasswordNeeded } from './gallery.gate.ts';
 import { expiredPage, passwordPage } from './views/gate.ts';
@@ -31,12 +28,6 @@ const GALLERY_HEADERS: Readonly<Record<string, string>> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
-
-export interface GalleryContext {
-  services: Services;
-  config: Config;
-  clock: Clock;
-}
 
 function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
   return reply

@@ -8,7 +8,9 @@ import type { App } from '../http/types.ts';
 import { galleryUrl } from '../modules/listings/listings.serializer.ts';
 import { zipOfGallery, type GalleryZip } from './gallery.zip.ts';
 import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
-import type { GalleryContext } from './gallery.plugin.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Services } from '../services.ts';
 import { galleryPage } from './views/page.ts';
 import { sendPageImage, sendPlayback, type PageImage } from './page-media.ts';
 import { photoPage, viewablePhotos } from './views/photo.ts';
@@ -38,6 +40,13 @@ const HIDDEN = { hide: true } as const;
 /** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
 const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
   request.method === 'GET' && (range === undefined || range.start === 0);
+
+/** What the client gallery's routes are built from (src/gallery/gallery.plugin.ts passes it in). */
+export interface GalleryContext {
+  services: Services;
+  config: Config;
+  clock: Clock;
+}
 
 export function registerGalleryRoutes(
   app: App,

@@ -5,7 +5,8 @@ import { create as contentDisposition } from 'content-disposition';
 import type { Readable } from 'node:stream';
 import type { Services } from '../services.ts';
 import type { GalleryView } from './gallery.load.ts';
-import { planZip, zipStream, type ZipRange } from './zip.ts';
+import { planZip, type ZipRange } from './zip.ts';
+import { zipStream } from './zip-stream.ts';
 
 export interface GalleryZip {
   size: number;

@@ -13,7 +13,8 @@ import { pipeline } from 'node:stream/promises';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import zlib from 'node:zlib';
-import { planZip, zipStream, type EntryReader, type ZipPlan, type ZipRange, type ZipSources } from './zip.ts';
+import { planZip, type ZipPlan, type ZipRange } from './zip.ts';
+import { zipStream, type EntryReader, type ZipSources } from './zip-stream.ts';
 
 const MiB = 1024 * 1024;
 

@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { checkZipWithTools, sevenZip } from '../../test/support/zip-tools.ts';
-import { planZip, uniqueNames, zipStream, type ZipEntryInput, type ZipPlan } from './zip.ts';
+import { planZip, uniqueNames, type ZipEntryInput, type ZipPlan } from './zip.ts';
+import { zipStream } from './zip-stream.ts';
 import { dosDateTime } from './zip-format.ts';
 
 const run = promisify(execFile);

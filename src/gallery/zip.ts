@@ -10,8 +10,6 @@
 import { createHash } from 'node:crypto';
 import { centralHeader, endRecords, localHeader, MAX_32, type EntryFields } from './zip-format.ts';
 
-export { zipStream, type EntryReader, type ZipSources } from './zip-stream.ts';
-
 export interface ZipEntryInput {
   /** The media filename (path parts already stripped); planZip makes it safe and unique. */
   name: string;

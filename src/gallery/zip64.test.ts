@@ -12,7 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import zlib from 'node:zlib';
 import { bigZipTestSkipReason, checkZipWithTools } from '../../test/support/zip-tools.ts';
-import { planZip, uniqueNames, zipStream, type ZipEntryInput, type ZipPlan } from './zip.ts';
+import { planZip, uniqueNames, type ZipEntryInput, type ZipPlan } from './zip.ts';
+import { zipStream } from './zip-stream.ts';
 
 const GiB = 1024 ** 3;
 const MARKER = 0xffffffff;

@@ -348,12 +348,13 @@ describe('GET /v1/openapi.json', () => {
         continue;
       }
       const types = Object.keys(op.requestBody.content);
+      // The upload takes files as a form, or one URL as JSON (media from a URL, docs/api.md §21).
       const expected = MULTIPART.has(key)
-        ? 'multipart/form-data'
+        ? ['multipart/form-data', 'application/json']
         : TUS_BODY.has(key)
-          ? 'application/offset+octet-stream'
-          : 'application/json';
-      assert.deepEqual(types, [expected], `${key} body types`);
+          ? ['application/offset+octet-stream']
+          : ['application/json'];
+      assert.deepEqual(types, expected, `${key} body types`);
     }
     const upload = doc.paths['/v1/listings/{id}/media']?.post?.requestBody;
     assert.equal(upload?.required, true);
@@ -367,6 +368,12 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(form.schema.properties?.files?.type, 'array');
     assert.equal(form.schema.properties.files.items?.type, 'string');
     assert.equal(form.schema.properties.files.items.format, 'binary');
+    const fromUrl = resolved(upload.content['application/json']) as {
+      schema: { additionalProperties?: boolean; required?: string[]; properties?: Record<string, unknown> };
+    };
+    assert.equal(fromUrl.schema.additionalProperties, false);
+    assert.deepEqual(fromUrl.schema.required, ['url']);
+    assert.deepEqual(Object.keys(fromUrl.schema.properties ?? {}).sort(), ['filename', 'url']);
     const create = resolved(doc.paths['/v1/listings']?.post?.requestBody?.content['application/json']) as {
       schema: { additionalProperties?: boolean; required?: string[] };
     };
@@ -509,7 +516,7 @@ describe('names and descriptions, for generated clients', () => {
     assert.equal(last.statusCode, 200, last.body);
     assert.deepEqual(last.json(), {
       data: [],
-      pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0, next_cursor: null },
+      pagination: { page: Number.MAX_SAFE_INTEGER, limit: 20, total: 0, total_exact: true, next_cursor: null },
     });
     // Past 2^53 - 1 neighbours merge (…993 reads as …992): the page asked for cannot be known.
     for (const page of ['9007199254740992', '9007199254740993', '100000000000000000000']) {

@@ -3,7 +3,7 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import { MAX_CURSOR_LENGTH } from '../lib/cursor.ts';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../lib/pagination.ts';
+import { COUNT_CAP, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../lib/pagination.ts';
 
 /** A string field of a closed set, as a plain JSON Schema enum (clear errors, clean OpenAPI). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
@@ -174,7 +174,18 @@ export const WRITE_ERRORS: ErrorStatus[] = [400, 401, 403, 404, 413, 415];
  */
 const PAGE_NUMBER_MAX = INT64_MAX;
 
-const TOTAL = Int64({ minimum: 0, description: 'Number of items matching the filters, over all pages.' });
+const TOTAL = Int64({
+  minimum: 0,
+  description:
+    'Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, ' +
+    `\`search\`, \`created_since\` or \`updated_since\`, at most ${COUNT_CAP} (see \`total_exact\`).`,
+});
+
+const TOTAL_EXACT = Type.Boolean({
+  description:
+    `False when more items match than were counted: \`total\` is then ${COUNT_CAP}, a lower bound. Only galleries ` +
+    'filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since` stop counting there.',
+});
 
 const NEXT_CURSOR = Type.Union([Type.String({ maxLength: MAX_CURSOR_LENGTH }), Type.Null()], {
   description:
@@ -195,6 +206,7 @@ const Pagination = Type.Object(
     }),
     limit: Int32({ minimum: 1, maximum: MAX_PAGE_LIMIT, description: 'Items per page, as asked (default 20).' }),
     total: TOTAL,
+    total_exact: TOTAL_EXACT,
     next_cursor: NEXT_CURSOR,
   },
   { title: 'Pagination', additionalProperties: false },
@@ -206,6 +218,7 @@ const WholeListPagination = Type.Object(
     page: Int32({ minimum: 1, maximum: 1, description: 'Always 1: the whole list is one page.' }),
     limit: Int32({ minimum: 0, description: 'The number of items: all of them.' }),
     total: TOTAL,
+    total_exact: Type.Literal(true, { description: 'Always true: the whole list is counted.' }),
     next_cursor: Type.Null({ description: 'Always null: nothing follows the whole list.' }),
   },
   { title: 'WholeListPagination', additionalProperties: false },

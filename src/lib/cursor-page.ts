@@ -23,10 +23,17 @@ export interface PageRequest {
   fetch: number;
 }
 
+/** A list's total: exact, or COUNT_CAP when more match (`exact` false). */
+export interface Total {
+  n: number;
+  exact: boolean;
+}
+
 interface CursorPagination {
   page: number | null;
   limit: number;
   total: number;
+  total_exact: boolean;
   next_cursor: string | null;
 }
 
@@ -49,7 +56,7 @@ export function pageRequest(query: PagingQuery, codec: CursorCodec, scope: Curso
 export function cursorPage<R, T>(
   rows: R[],
   request: PageRequest,
-  total: number,
+  total: number | Total,
   codec: CursorCodec,
   scope: CursorScope,
   positionOf: (row: R) => Position,
@@ -63,7 +70,8 @@ export function cursorPage<R, T>(
     pagination: {
       page: request.page,
       limit: request.limit,
-      total,
+      total: typeof total === 'number' ? total : total.n,
+      total_exact: typeof total === 'number' || total.exact,
       next_cursor: more && last !== undefined ? codec.encode(scope, positionOf(last)) : null,
     },
   };

@@ -1,11 +1,17 @@
 export interface Page<T> {
   data: T[];
-  pagination: { page: number | null; limit: number; total: number; next_cursor: string | null };
+  pagination: { page: number | null; limit: number; total: number; total_exact: boolean; next_cursor: string | null };
 }
 
 /** Items per page when the caller names no limit, and the most it may ask for (docs/api.md §4). */
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;
+
+/**
+ * The most a count without a maintained counter goes to (docs/api.md §19): counting is linear in
+ * the matches, so a filtered gallery list counts COUNT_CAP + 1 of them at most.
+ */
+export const COUNT_CAP = 1000;
 
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
@@ -25,11 +31,11 @@ export function pageWindow(query: { page?: number | undefined; limit?: number | 
 /** An unpaged list: one page of every item, nothing after it. */
 export interface WholePage<T> {
   data: T[];
-  pagination: { page: number; limit: number; total: number; next_cursor: null };
+  pagination: { page: number; limit: number; total: number; total_exact: true; next_cursor: null };
 }
 
 /** An unpaged list (all of a gallery's media, all of a client's galleries). */
 export const wholeList = <T>(data: T[]): WholePage<T> => ({
   data,
-  pagination: { page: 1, limit: data.length, total: data.length, next_cursor: null },
+  pagination: { page: 1, limit: data.length, total: data.length, total_exact: true, next_cursor: null },
 });

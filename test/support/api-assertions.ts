@@ -48,15 +48,16 @@ export function assertValidation(res: Response, ...fields: string[]): void {
 
 /**
  * A page's pagination, next_cursor included: null when no item follows the page (page * limit
- * reaches total), else an opaque string (docs/api.md §19).
+ * reaches total), else an opaque string (docs/api.md §19). `total_exact` is true unless expected
+ * otherwise.
  */
 export function assertPagination(
   actual: { next_cursor?: unknown; [key: string]: unknown },
-  expected: { page: number | null; limit: number; total: number; next_cursor?: string | null },
+  expected: { page: number | null; limit: number; total: number; total_exact?: boolean; next_cursor?: string | null },
 ): void {
   const { next_cursor: cursor, ...rest } = actual;
   const { next_cursor: expectedCursor, ...wanted } = expected;
-  assert.deepEqual(rest, wanted);
+  assert.deepEqual(rest, { ...wanted, total_exact: expected.total_exact ?? true });
   if (expectedCursor !== undefined) {
     assert.equal(cursor, expectedCursor);
     return;

@@ -173,7 +173,7 @@ export function describeStorageCases(name: string, start: () => Promise<StorageU
       assert.equal(list.statusCode, 200, list.body);
       assert.deepEqual(list.json(), {
         data,
-        pagination: { page: 1, limit: data.length, total: data.length, next_cursor: null },
+        pagination: { page: 1, limit: data.length, total: data.length, total_exact: true, next_cursor: null },
       });
       for (const media of data) {
         const one = await call(ctx, 'GET', `/v1/listings/${listingId}/media/${media.id}`, { key: owner.key });

@@ -16,7 +16,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENDPOINTS, type Endpoint } from './lib/endpoints.ts';
+import { bodyOf, ENDPOINTS, type Endpoint } from './lib/endpoints.ts';
 import type { LoadSpec } from './lib/load.ts';
 import {
   benchEnv,
@@ -73,8 +73,8 @@ Options:
                        below the bare server's limit, which flatters every ratio)
   --endpoints LIST     only these (list,page1000,page1,cursor1000,byclient,updated,bysearch,
                        get,search,search1,client,
-                       notifications,webhooks,update,
-                       create,assign,gallery,media)
+                       notifications,webhooks,create,update,createclient,updateclient,
+                       assign,gallery,media)
   --no-check           skip the independent check (20k galleries made through the API,
                        GET /v1/listings, wrk -t1 -c50 -d6s, 3 rounds beside the bare server;
                        --check runs it with --quick, which leaves it out by default)
@@ -233,8 +233,8 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     url: `http://${HOST}:${e === undefined ? bare.port : port}`,
     method: e?.method ?? 'GET',
     paths: e === undefined ? ['/'] : e.paths(fixture),
-    headers: e === undefined || e.anonymous === true ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
-    ...(e?.body === undefined ? {} : { body: e.body }),
+    headers: e === undefined || e.anonymous === true ? {} : { authorization: `Bearer ${key}`, ...(e.body === undefined && e.bodyTemplate === undefined ? {} : { 'content-type': 'application/json' }) }, // prettier-ignore
+    ...(e === undefined ? {} : bodyOf(e)),
     connections: e?.connections ?? options.connections,
     seconds,
   });
@@ -252,7 +252,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
     let cpu = cpuSeconds(bare.child.pid);
     const bareResult = await runLoadChild(spec(undefined, options.seconds), options.tool, work);
     const bareCpu = (cpuSeconds(bare.child.pid) - cpu) / bareResult.requests;
-    bareRounds.push({ ...bareResult, round, ratio: 1, cpuUs: bareCpu * 1e6 });
+    bareRounds.push({ ...bareResult, round, ratio: 1, cpuUs: bareCpu * 1e6, cpuRatio: 1 });
     const line = [`  round ${round}: bare ${fixed(bareResult.rps, 0)} (${fixed(bareCpu * 1e6, 0)} µs)`];
     // Alternate the order so slow drift on the machine does not always hit the same endpoint.
     const order = round % 2 === 1 ? endpoints : [...endpoints].reverse();
@@ -272,6 +272,7 @@ async function runSize(options: Options, size: string, work: string, outDir: str
         round,
         ratio: result.rps / bareResult.rps,
         cpuUs,
+        cpuRatio: (bareCpu * 1e6) / cpuUs,
         ...(dbCpuUs === undefined ? {} : { dbCpuUs }),
       });
       const errors = result.errors + result.non2xx + result.timeouts;

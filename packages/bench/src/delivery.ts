@@ -1,4 +1,4 @@
-// `npm run bench:delivery`: the client gallery (section 14) on a real `lightbox serve`.
+// `npm run bench:delivery`: the client gallery (docs/api.md §14) on a real `lightbox serve`.
 //
 // (a) "Download all" of a 2 GiB gallery (50 originals of random bytes) over HTTP, beside the same
 //     stored files read raw in the same run: by a bare node:http server (a child process, like

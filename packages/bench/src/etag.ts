@@ -1,4 +1,4 @@
-// `npm run bench:etag`: what conditional requests (section 17) cost and save, on real servers.
+// `npm run bench:etag`: what conditional requests (docs/api.md §17) cost and save, on real servers.
 //
 // (a) GET /v1/listings page 1 (20 galleries of an account holding --galleries) with an
 //     If-None-Match that matches (304) against the same request without one (200), on this

@@ -1,5 +1,5 @@
 // `npm run bench:upload`: upload throughput and server memory of POST /v1/listings/:id/media and
-// of a tus resumable upload in 8 MiB PATCHes (section 16), against a bare node:http handler that only streams the request body to a file with SHA-256.
+// of a tus resumable upload in 8 MiB PATCHes (docs/api.md §16), against a bare node:http handler that only streams the request body to a file with SHA-256.
 //
 // Both servers run as child processes on 127.0.0.1 and are measured the same way: wall time
 // from the first body byte sent to the response received (MB/s, decimal: 1 MB = 1e6 bytes), and

@@ -1,5 +1,5 @@
 // `npm run test:webhook-outage`: webhook deliveries through a receiver outage and a node crash
-// (API.md section 15), on real `lightbox serve` processes, the way `npm run test:outage` does it
+// (docs/api.md §15), on real `lightbox serve` processes, the way `npm run test:outage` does it
 // for notification emails.
 //
 // For each database (PostgreSQL: a fresh database, created and dropped here; SQLite: two

@@ -21,7 +21,8 @@ import { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
-import { planZip, zipStream } from '../../../src/gallery/zip.ts';
+import { planZip } from '../../../src/gallery/zip.ts';
+import { zipStream } from '../../../src/gallery/zip-stream.ts';
 import { median } from './lib/report.ts';
 
 const MiB = 1024 * 1024;

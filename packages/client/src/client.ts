@@ -6,6 +6,7 @@ import { Listings } from './resources/listings.ts';
 import { MediaResource, type BlobResolver, type MultipartEncoder } from './resources/media.ts';
 import { AccountResource } from './resources/account.ts';
 import { Notifications } from './resources/notifications.ts';
+import { TestData } from './resources/test-data.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
 import { multipartBody, toPart, type UploadInput } from './uploads.ts';
@@ -17,6 +18,8 @@ export class LightboxBase<I, R> {
   readonly clients: Clients;
   readonly media: MediaResource<I, R>;
   readonly account: AccountResource;
+  /** The studio's test data as a whole: `lb.testData.delete()`. */
+  readonly testData: TestData;
   readonly notifications: Notifications;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
@@ -30,6 +33,7 @@ export class LightboxBase<I, R> {
     this.clients = new Clients(this.http);
     this.media = new MediaResource(this.http, resolvers.encode, resolvers.blob);
     this.account = new AccountResource(this.http);
+    this.testData = new TestData(this.http);
     this.notifications = new Notifications(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
     this.events = new Events(this.http);

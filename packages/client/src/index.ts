@@ -11,7 +11,8 @@ export {
 } from './core.ts';
 export * from './errors.ts';
 export { ITERATE_PAGE_SIZE } from './pagination.ts';
-export type { Account, TestDataDeletion } from './resources/account.ts';
+export type { Account } from './resources/account.ts';
+export type { TestDataDeletion } from './resources/test-data.ts';
 export type { AssignOptions, ClientListingsParams, ClientListParams, ClientWithListings } from './resources/clients.ts';
 export type { EventListParams } from './resources/events.ts';
 export type { ListingListParams } from './resources/listings.ts';

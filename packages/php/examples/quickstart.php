@@ -19,16 +19,21 @@ if (!class_exists(LightboxClient::class)) {
 // The key and URL come from LIGHTBOX_API_KEY and LIGHTBOX_BASE_URL.
 $lb = new LightboxClient();
 
-$gallery = $lb->listings->create(['address' => '42 Quickstart Lane', 'beds' => 3, 'status' => 'active']);
+$gallery = $lb->listings->create(['address' => '42 Quickstart Lane', 'beds' => 3]);
 echo "gallery {$gallery->id} at {$gallery->address}\n";
 
-$photo = tempnam(sys_get_temp_dir(), 'qs') . '.png';
+$photo = sys_get_temp_dir() . '/quickstart-' . bin2hex(random_bytes(4)) . '.png';
 file_put_contents($photo, base64_decode(
     'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 ));
 $uploaded = $lb->media->upload($gallery->id, [$photo]);
 unlink($photo);
 echo "uploaded {$uploaded->data[0]->kind} {$uploaded->data[0]->content_type}\n";
+$lb->listings->update($gallery->id, ['status' => 'active']);
+
+$client = $lb->clients->create(['name' => 'Ada Byron', 'email' => 'ada-' . bin2hex(random_bytes(4)) . '@example.com']);
+$lb->clients->assign($client->id, $gallery->id); // emails Ada her gallery link
+echo "client link {$lb->listings->retrieve($gallery->id)->client_link->url}\n";
 
 $count = 0;
 foreach ($lb->listings->all(['status' => 'active', 'limit' => 100])->autoPagingIterator() as $item) {

@@ -64,4 +64,45 @@ final class GeneratedTest extends TestCase
         self::assertSame(1, $code);
         self::assertStringContainsString('out of date', implode("\n", $output));
     }
+
+    /**
+     * A copy of the package whose hand-written MediaService lost a method (renamed), and one whose
+     * generated service lost one: --check fails on each, naming what is missing or stale.
+     */
+    public function testTheCheckFailsWhenAHandWrittenOrGeneratedMethodIsMissing(): void
+    {
+        $cases = [
+            'src/Service/MediaService.php' => [
+                'public function downloadVariant(',
+                'operation getMediaVariant (get /v1/listings/{id}/media/{media_id}/variants/{name}) has no method:'
+                    . ' Lightbox\Service\MediaService::downloadVariant()',
+            ],
+            'src/Service/Generated/AbstractClientService.php' => [
+                'public function notify(',
+                'src/Service/Generated/AbstractClientService.php is out of date with the OpenAPI document',
+            ],
+        ];
+        $package = dirname(__DIR__);
+        foreach ($cases as $file => [$method, $expected]) {
+            $copy = sys_get_temp_dir() . '/lightbox-php-copy-' . bin2hex(random_bytes(4));
+            mkdir($copy);
+            try {
+                exec('cp -R ' . escapeshellarg($package . '/src') . ' ' . escapeshellarg($package . '/bin') . ' '
+                    . escapeshellarg($package . '/init.php') . ' ' . escapeshellarg($copy), $out, $code);
+                self::assertSame(0, $code);
+                $text = (string) file_get_contents($copy . '/' . $file);
+                self::assertStringContainsString($method, $text);
+                $renamed = str_replace($method, str_replace('(', 'Gone(', $method), $text);
+                file_put_contents($copy . '/' . $file, $renamed);
+                $output = [];
+                $document = dirname($package) . '/client/openapi.json';
+                exec(escapeshellarg(PHP_BINARY) . ' ' . escapeshellarg($copy . '/bin/generate.php') . ' --check'
+                    . ' --openapi=' . escapeshellarg($document) . ' 2>&1', $output, $code);
+                self::assertSame(1, $code, implode("\n", $output));
+                self::assertStringContainsString($expected, implode("\n", $output));
+            } finally {
+                exec('rm -rf ' . escapeshellarg($copy));
+            }
+        }
+    }
 }

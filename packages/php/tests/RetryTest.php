@@ -38,4 +38,56 @@ final class RetryTest extends LiveTestCase
             $proxy->stop();
         }
     }
+
+    public function testA429IsRetriedAfterItsRetryAfterWithTheSameIdempotencyKey(): void
+    {
+        $proxy = Process::proxy(self::server()->port, 'limit-first-post:1');
+        try {
+            $lb = self::client(['base_url' => 'http://127.0.0.1:' . $proxy->port]);
+            $waits = [];
+            $lb->getRequestor()->setSleep(static function (float $seconds) use (&$waits): void {
+                $waits[] = $seconds;
+                usleep((int) ($seconds * 1_000_000));
+            });
+            $address = 'Retry-After ' . bin2hex(random_bytes(4)) . ' Lane';
+            $started = microtime(true);
+            $gallery = $lb->listings->create(['address' => $address]);
+            self::assertGreaterThanOrEqual(1.0, microtime(true) - $started);
+            self::assertSame([1.0], $waits);
+            self::assertSame($address, $gallery->address);
+            $lines = $proxy->lines();
+            self::assertCount(2, $lines);
+            self::assertMatchesRegularExpression('#^POST /v1/listings limited key=(\S+)$#', $lines[0]);
+            $key = substr($lines[0], strpos($lines[0], 'key=') + 4);
+            self::assertMatchesRegularExpression('/^[0-9a-f-]{36}$/', $key);
+            self::assertSame('POST /v1/listings passed key=' . $key, $lines[1]);
+            self::assertCount(1, self::client()->listings->all(['search' => $address])->data);
+        } finally {
+            $proxy->stop();
+        }
+    }
+
+    public function testARetryAfterOverAMinuteIsThrownAtOnce(): void
+    {
+        $proxy = Process::proxy(self::server()->port, 'limit-first-post:120');
+        try {
+            $lb = self::client(['base_url' => 'http://127.0.0.1:' . $proxy->port]);
+            $waits = [];
+            $lb->getRequestor()->setSleep(static function (float $seconds) use (&$waits): void {
+                $waits[] = $seconds;
+            });
+            try {
+                $lb->listings->create(['address' => 'Not now Lane']);
+                self::fail('no RateLimitException');
+            } catch (\Lightbox\Exception\RateLimitException $e) {
+                self::assertSame(429, $e->getHttpStatus());
+                self::assertSame(120.0, $e->getRetryAfter());
+                self::assertSame('req_proxy', $e->getRequestId());
+            }
+            self::assertSame([], $waits);
+            self::assertCount(1, $proxy->lines());
+        } finally {
+            $proxy->stop();
+        }
+    }
 }

@@ -15,13 +15,6 @@ final class SyncTest extends LiveTestCase
     public function testTheSyncRecipeSeesChangesAndDeletions(): void
     {
         $lb = self::client();
-        $params = [];
-        foreach ($lb->openapi()['paths']['/v1/listings']['get']['parameters'] ?? [] as $p) {
-            $params[] = $p['name'] ?? null;
-        }
-        if (!in_array('updated_since', $params, true) || !in_array('sort', $params, true)) {
-            self::markTestSkipped('the server has no updated_since / sort on GET /v1/listings yet (API section 19)');
-        }
         $old = $lb->listings->create(['address' => 'Old Sync Street']);
         $gone = $lb->listings->create(['address' => 'Gone Sync Street']);
         usleep(20_000);

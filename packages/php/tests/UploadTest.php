@@ -59,6 +59,27 @@ final class UploadTest extends LiveTestCase
         unlink($path);
     }
 
+    public function testMediaFromAUrl(): void
+    {
+        $dir = sys_get_temp_dir() . '/lightbox-files-' . bin2hex(random_bytes(4));
+        mkdir($dir);
+        file_put_contents($dir . '/front.png', self::png());
+        $port = \Lightbox\Tests\Support\TestServer::freePort();
+        $files = new Process([PHP_BINARY, '-S', '127.0.0.1:' . $port, '-t', $dir], $port, $dir . '/server');
+        try {
+            $lb = self::client();
+            $gallery = $lb->listings->create(['address' => '21 Fetch Street']);
+            $answer = $lb->media->createFromUrl($gallery->id, "http://127.0.0.1:{$port}/front.png", 'renamed.png');
+            self::assertCount(1, $answer->data);
+            self::assertSame('renamed.png', $answer->data[0]->filename);
+            self::assertSame(hash('sha256', self::png()), $answer->data[0]->sha256);
+            self::assertSame(201, $answer->getLastResponse()?->status);
+        } finally {
+            $files->stop();
+            exec('rm -rf ' . escapeshellarg($dir));
+        }
+    }
+
     public function testADownloadCutHalfWayIsRetriedIntoTheSinkFromItsStart(): void
     {
         $lb = self::client();
@@ -157,8 +178,11 @@ final class UploadTest extends LiveTestCase
     }
 
     /**
-     * The brief's measure: a 1 GiB file uploaded from its path keeps PHP's memory flat (CURLFile
-     * streams it). Set LIGHTBOX_PHP_SKIP_LARGE=1 to leave it out on a small machine.
+     * The brief's measure: a 1 GiB file uploaded from its path keeps the process's memory flat
+     * (CURLFile streams it): PHP's own peak (memory_get_peak_usage) and the whole process's peak
+     * resident set (VmHWM, reset first through /proc/self/clear_refs so it is this upload's alone).
+     * bench/upload_memory.php measures the resumable and PSR-18 ways too. Set
+     * LIGHTBOX_PHP_SKIP_LARGE=1 to leave it out on a small machine.
      */
     public function testAOneGibUploadFromAPathIsStreamed(): void
     {
@@ -169,29 +193,67 @@ final class UploadTest extends LiveTestCase
         $gallery = $lb->listings->create(['address' => '1 GiB Boulevard']);
         $path = self::bigPng(1 << 30);
         try {
-            gc_collect_cycles();
-            memory_reset_peak_usage();
-            $before = memory_get_usage();
-            $started = microtime(true);
-            $answer = $lb->media->upload($gallery->id, [$path]);
-            $seconds = microtime(true) - $started;
-            $peak = memory_get_peak_usage() - $before;
-            $rss = getrusage()['ru_maxrss'];
+            [$started, $answer, $php, $rss] = self::measured(fn () => $lb->media->upload($gallery->id, [$path]));
             $line = sprintf(
-                "1 GiB upload: peak PHP memory +%.2f MiB over the %.2f MiB before"
-                    . " (process max RSS %.1f MiB) in %.1f s\n",
-                $peak / 1048576,
-                $before / 1048576,
-                $rss / 1024,
-                $seconds
+                "1 GiB upload: PHP peak +%.2f MiB, process peak RSS +%.1f MiB over its %.1f MiB before, in %.1f s\n",
+                $php / 1048576,
+                $rss['grew'] / 1024,
+                $rss['before'] / 1024,
+                microtime(true) - $started
             );
             file_put_contents(sys_get_temp_dir() . '/lightbox-php-1gib.txt', $line);
             fwrite(STDERR, $line);
             self::assertSame(1 << 30, $answer->data[0]->size);
-            self::assertLessThan(8 * 1048576, $peak, $line);
+            self::assertLessThan(8 * 1048576, $php, $line);
+            self::assertLessThan(32 * 1024, $rss['grew'], $line);
         } finally {
             unlink($path);
         }
+    }
+
+    /** A resumable upload reads each chunk as it is sent: 64 MiB in 16 MiB chunks stays flat too. */
+    public function testAResumableUploadKeepsMemoryFlat(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '64 MiB Row']);
+        $path = self::bigPng(64 << 20);
+        try {
+            [, $media, $php, $rss] = self::measured(
+                fn () => $lb->media->uploadResumable($gallery->id, $path, ['chunk_size' => 16 << 20])
+            );
+            self::assertSame(64 << 20, $media->size);
+            self::assertSame(hash_file('sha256', $path), $media->sha256);
+            self::assertLessThan(4 * 1048576, $php, "PHP peak grew {$php} bytes");
+            self::assertLessThan(12 * 1024, $rss['grew'], "peak RSS grew {$rss['grew']} KiB");
+        } finally {
+            unlink($path);
+        }
+    }
+
+    /**
+     * Runs `$fn` and answers [its start time, its answer, PHP's peak growth in bytes, and the
+     * process's peak RSS in KiB before and its growth (VmHWM reset first)].
+     *
+     * @return array{0: float, 1: mixed, 2: int, 3: array{before: int, grew: int}}
+     */
+    private static function measured(callable $fn): array
+    {
+        gc_collect_cycles();
+        memory_reset_peak_usage();
+        $before = memory_get_usage();
+        file_put_contents('/proc/self/clear_refs', '5');
+        $rssBefore = self::status('VmHWM');
+        $started = microtime(true);
+        $answer = $fn();
+        $php = memory_get_peak_usage() - $before;
+        return [$started, $answer, $php, ['before' => $rssBefore, 'grew' => self::status('VmHWM') - $rssBefore]];
+    }
+
+    /** A line of /proc/self/status, in KiB. */
+    private static function status(string $name): int
+    {
+        preg_match('/^' . $name . ':\s+(\d+) kB/m', (string) file_get_contents('/proc/self/status'), $m);
+        return (int) ($m[1] ?? 0);
     }
 
     /** A PNG of `$size` bytes: a real 1x1 image followed by zeros (sparse on disk, sniffed as PNG). */

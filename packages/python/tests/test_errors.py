@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
 import lightbox
 from lightbox import Lightbox
 from conftest import Keys
-from support import Canned
+from support import Canned, Server
 
 
 def test_validation_error_names_the_field(lb: Lightbox) -> None:
@@ -165,3 +165,88 @@ def test_missing_configuration_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("LIGHTBOX_BASE_URL", "http://127.0.0.1:9/")
     assert Lightbox().base_url == "http://127.0.0.1:9"
     assert "lbx_env" not in repr(Lightbox())
+
+
+@pytest.fixture(scope="module")
+def strict() -> Iterator[tuple[str, str, str, str]]:
+    """A second real Lightbox with tight limits: 3 requests a minute per key, a JSON body must
+    arrive whole within a second, a file may hold 1 MiB. Answers (base URL, and three full keys:
+    each test spends one's minute)."""
+    limits = {"RATE_LIMIT_PER_MINUTE": "3", "HTTP_REQUEST_TIMEOUT_SECONDS": "1", "MEDIA_MAX_FILE_BYTES": str(1 << 20)}
+    srv = Server(env=limits).start()
+    try:
+        srv.account("owner@strict.example")
+        yield srv.url, *(srv.key("owner@strict.example") for _ in range(3))
+    finally:
+        srv.stop()
+
+
+def test_rate_limit_error_from_a_real_server(strict: tuple[str, str, str, str]) -> None:
+    url, key, _, _ = strict
+    with Lightbox(api_key=key, base_url=url, max_retries=0) as lb:
+        with pytest.raises(lightbox.RateLimitError) as caught:
+            for _ in range(4):
+                lb.listings.list(limit=1)
+    err = caught.value
+    assert err.status == 429 and err.code == "rate_limited" and err.request_id and err.message
+    assert err.retry_after is not None and 0 < err.retry_after <= 60
+
+
+def test_request_timeout_error_from_a_real_server(strict: tuple[str, str, str, str]) -> None:
+    """A JSON body that stalls past HTTP_REQUEST_TIMEOUT_SECONDS: the server answers 408."""
+    url, _, key, _ = strict
+    head, tail = b'{"address": "1 Slow', b' Body Rd"}'
+
+    def stalled() -> Iterator[bytes]:
+        yield head
+        time.sleep(2.5)
+        yield tail
+
+    with Lightbox(api_key=key, base_url=url, max_retries=0) as lb:
+        with pytest.raises(lightbox.RequestTimeoutError) as caught:
+            lb._http.send(
+                "POST",
+                "/v1/listings",
+                headers={"content-type": "application/json", "content-length": str(len(head + tail))},
+                content=stalled,
+                replayable=False,
+            )
+    assert caught.value.status == 408 and caught.value.code == "request_timeout"
+
+
+def test_payload_too_large_for_a_file_over_the_limit(strict: tuple[str, str, str, str], tmp_path: object) -> None:
+    """A 16 MiB video to a server that takes 1 MiB a file: PayloadTooLargeError, not a cut connection."""
+    from pathlib import Path
+
+    from support import write_video
+
+    assert isinstance(tmp_path, Path)
+    url, _, _, key = strict
+    video = tmp_path / "long.mp4"
+    write_video(str(video), 16 << 20)
+    with Lightbox(api_key=key, base_url=url) as lb:
+        gallery = lb.listings.create(address="1 Too Big")
+        with pytest.raises(lightbox.PayloadTooLargeError) as caught:
+            lb.media.upload(gallery.id, [video])
+    assert caught.value.status == 413 and caught.value.code == "payload_too_large"
+
+
+def test_every_error_class_of_the_typescript_client_exists_here() -> None:
+    """docs/api.md §23: errors named as the TypeScript client's (Python adds UnprocessableEntityError)."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[3] / "packages" / "client" / "src" / "errors.ts").read_text()
+    names = set(re.findall(r"export class (\w+) extends LightboxError", source))
+    assert len(names) >= 17
+    for name in sorted(names):
+        cls = getattr(lightbox, name, None)
+        assert isinstance(cls, type) and issubclass(cls, lightbox.LightboxError), name
+    # And each API code maps to the same class in both.
+    ts_map = dict(re.findall(r"^\s+(\w+): (\w+Error),$", source, re.M))
+    from lightbox._errors import _BY_CODE
+
+    for code, name in ts_map.items():
+        if code.isdigit():
+            continue
+        assert _BY_CODE.get(code) is getattr(lightbox, name), f"{code}: TypeScript {name}, Python {_BY_CODE.get(code)}"

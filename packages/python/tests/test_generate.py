@@ -91,3 +91,26 @@ def test_a_hand_written_operation_without_its_method_is_reported() -> None:
     finally:
         generate.HAND_WRITTEN["uploadMedia"] = "media.upload"
     assert any("uploadMedia" in p and "Media.upload_that_does_not_exist" in p for p in problems)
+
+
+def test_every_field_typed_as_a_model_is_converted_to_it() -> None:
+    """A field annotated with a model (alone, in a list or in a union) has a converter, so the
+    answer's object arrives as that model, not as a dict (Media.variants once did)."""
+    import re
+
+    import lightbox._generated.models as generated
+    from lightbox import LightboxObject, Model
+
+    models = {n for n, v in vars(generated).items() if isinstance(v, type) and issubclass(v, Model)}
+    missing = []
+    for name in sorted(models):
+        cls = getattr(generated, name)
+        for field, annotation in vars(cls).get("__annotations__", {}).items():
+            named = set(re.findall(r"\b[A-Z]\w+\b", str(annotation))) & (models | {LightboxObject.__name__})
+            if named and field not in cls._converters:
+                missing.append(f"{name}.{field}: {annotation}")
+    assert missing == []
+    variants = generated.Media.from_dict({"variants": {"status": "ready", "poster": None, "web": None}}).variants
+    assert isinstance(variants, generated.MediaVideoVariants)
+    photo = generated.Media.from_dict({"variants": {"status": "pending", "thumb": None, "large": None, "mls": None}})
+    assert isinstance(photo.variants, generated.MediaVariants)

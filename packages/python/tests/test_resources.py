@@ -123,9 +123,14 @@ def test_conditional_get(lb: Lightbox) -> None:
     changed = lb.listings.get(gallery.id, if_none_match=fetched.last_response.etag)
     assert isinstance(changed, lightbox.Listing) and changed.beds == 4
 
+    # A list too: unchanged, 304; after a change, the new page.
     page = lb.listings.list(limit=1)
     assert page.last_response is not None and page.last_response.etag
-    assert isinstance(lb.listings.list(limit=1, if_none_match=page.last_response.etag), lightbox.SyncPage) or True
+    unchanged = lb.listings.list(limit=1, if_none_match=page.last_response.etag)
+    assert isinstance(unchanged, NotModified) and unchanged.last_response.status == 304
+    lb.listings.create(address="6 Etag Close")
+    fresh = lb.listings.list(limit=1, if_none_match=page.last_response.etag)
+    assert isinstance(fresh, lightbox.SyncPage) and [g.address for g in fresh.data] == ["6 Etag Close"]
 
 
 def test_openapi_and_upload_capabilities(lb: Lightbox) -> None:
@@ -182,3 +187,115 @@ def test_publish_and_unpublish_a_property_page(lb: Lightbox) -> None:
     assert lb.listings.get(gallery.id).property_page is None
     again = lb.listings.publish_property_page(gallery.id).property_page
     assert again is not None and again.url != page.url
+
+
+def test_the_async_client_has_the_sync_clients_surface() -> None:
+    """One surface: every public attribute of Lightbox and of each of its resources exists on
+    AsyncLightbox with the same parameters (names, kinds, defaults), coroutine for function."""
+    import inspect
+    import typing
+
+    sync = Lightbox(api_key="lbx_x", base_url="http://127.0.0.1:9")
+    asyn = AsyncLightbox(api_key="lbx_x", base_url="http://127.0.0.1:9")
+
+    def public(obj: object) -> dict[str, object]:
+        return {n: getattr(obj, n) for n in dir(obj) if not n.startswith("_")}
+
+    def shape(fn: object) -> list[tuple[str, object, object]]:
+        sig = inspect.signature(fn)  # type: ignore[arg-type]
+        return [(p.name, p.kind, p.default) for p in sig.parameters.values()]
+
+    compared = 0
+    pairs: list[tuple[str, object, object]] = [("client", sync, asyn)]
+    sync_names, async_names = set(public(sync)), set(public(asyn))
+    assert sync_names == async_names, sync_names ^ async_names
+    for name, value in public(sync).items():
+        if hasattr(value, "_http"):
+            pairs.append((name, value, getattr(asyn, name)))
+    assert {p[0] for p in pairs} >= {"listings", "clients", "media", "notifications", "webhook_endpoints", "events", "account"}
+    for owner, left, right in pairs:
+        lpub, rpub = public(left), public(right)
+        assert set(lpub) == set(rpub), f"{owner}: {set(lpub) ^ set(rpub)}"
+        for name, fn in lpub.items():
+            if not callable(fn) or hasattr(fn, "_http"):
+                continue
+            other = rpub[name]
+            if name in ("close", "verify") or owner == "webhooks":
+                continue
+            assert inspect.iscoroutinefunction(other), f"{owner}.{name} is not async on AsyncLightbox"
+            assert not inspect.iscoroutinefunction(fn), f"{owner}.{name} is async on Lightbox"
+            assert shape(fn) == shape(other), f"{owner}.{name}: {shape(fn)} != {shape(other)}"
+            overloads = typing.get_overloads(getattr(type(left), name))
+            assert len(overloads) == len(typing.get_overloads(getattr(type(right), name))), f"{owner}.{name} overloads"
+            compared += 1
+    assert compared >= 48, compared  # 39 generated methods, 8 hand-written media methods, openapi()
+    assert inspect.iscoroutinefunction(asyn.close) and not inspect.iscoroutinefunction(sync.close)
+    assert sync.webhooks.verify.__func__ is asyn.webhooks.verify.__func__  # no network: shared
+
+
+def test_webhook_verification_uses_the_standard_library_alone() -> None:
+    """lightbox/_webhooks.py imports only standard modules (and the package's own)."""
+    import ast
+    import sys
+
+    tree = ast.parse((ROOT / "src" / "lightbox" / "_webhooks.py").read_text())
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module.split(".")[0])
+    assert imported and imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+    assert {"hmac", "hashlib", "base64"} <= imported
+
+
+def test_link_controls_favorites_client_changes_and_variants(lb: Lightbox, jpeg: bytes) -> None:
+    """The methods no other test calls: update_client_link, favorites, clients.update and
+    clients.delete, download_variant."""
+    import time
+
+    import httpx
+
+    gallery = lb.listings.create(address="7 Favourite Mews", status="active")
+    with pytest.raises(lightbox.ConflictError):
+        lb.listings.update_client_link(gallery.id, downloads_enabled=False)  # no client yet
+    first, second = lb.media.upload(gallery.id, [("porch.jpg", jpeg), ("hall.jpg", jpeg)])
+    client = lb.clients.create(name="Grace Hopper", email="grace.resources@example.com")
+    link = lb.clients.assign(client.id, gallery.id, notify=False).client_link
+    assert link is not None and link.downloads_enabled is True and link.password_protected is False
+
+    empty = lb.listings.favorites(gallery.id)
+    assert isinstance(empty, lightbox.Favorites) and empty.media_ids == [] and empty.submitted_at is None
+    # The client marks a photo and sends the selection from the gallery page's plain forms.
+    with httpx.Client() as browser:
+        assert browser.post(f"{link.url}/favorites/{second.id}", data={"on": "1"}).status_code == 303
+        assert browser.post(f"{link.url}/favorites", data={"note": "The hall, please"}).status_code == 303
+    chosen = lb.listings.favorites(gallery.id)
+    assert chosen.media_ids == [second.id] and chosen.note == "The hall, please" and chosen.submitted_at
+    assert lb.listings.get(gallery.id).client_link.favorites_count == 1
+
+    controlled = lb.listings.update_client_link(
+        gallery.id, downloads_enabled=False, password="a long gallery password", expires_at="2099-01-01T00:00:00.000Z"
+    )
+    assert controlled.client_link is not None
+    assert controlled.client_link.downloads_enabled is False and controlled.client_link.password_protected is True
+    assert controlled.client_link.expires_at == "2099-01-01T00:00:00.000Z"
+    reopened = lb.listings.update_client_link(gallery.id, password=None, expires_at=None)
+    assert reopened.client_link is not None and reopened.client_link.password_protected is False
+    assert reopened.client_link.expires_at is None and reopened.client_link.downloads_enabled is False
+
+    changed = lb.clients.update(client.id, phone="+44 20 7946 0000", company="Hopper & Co")
+    assert changed.phone == "+44 20 7946 0000" and changed.company == "Hopper & Co"
+    assert lb.clients.delete(client.id) is None
+    with pytest.raises(lightbox.NotFoundError):
+        lb.clients.get(client.id)
+
+    deadline = time.monotonic() + 60
+    while lb.media.get(gallery.id, first.id).variants.status == "pending" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    variants = lb.media.get(gallery.id, first.id).variants
+    assert isinstance(variants, lightbox.MediaVariants)  # a photo's: a model, by attribute
+    assert variants.status == "ready" and variants.large is not None and variants.thumb is not None
+    assert isinstance(variants.large, lightbox.MediaVariant) and variants.large.content_type == "image/jpeg"
+    large = lb.media.download_variant(gallery.id, first.id, "large")
+    assert large[:2] == b"\xff\xd8" and len(large) == variants.large.size

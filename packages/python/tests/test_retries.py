@@ -59,3 +59,55 @@ def test_a_retried_upload_from_a_path_makes_one_media(keys: Keys, relay: Relay, 
         (media,) = lb.media.upload(gallery.id, [path])
         assert relay.dropped == 1
         assert [m.id for m in lb.media.list(gallery.id)] == [media.id]
+
+
+def _raw(status: int, body: str, extra: str = "") -> bytes:
+    return (
+        f"HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        f"connection: close\r\n{extra}\r\n{body}"
+    ).encode()
+
+
+def _header(request: bytes, name: str) -> str | None:
+    for line in request.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]:
+        key, _, value = line.partition(b":")
+        if key.strip().lower() == name.encode():
+            return value.strip().decode()
+    return None
+
+
+def test_every_attempt_of_a_post_carries_one_generated_key_and_waits_for_an_http_date() -> None:
+    """The same Idempotency-Key on each attempt (a fresh one per call), none on a GET, and a
+    Retry-After given as an HTTP date is waited for."""
+    import email.utils
+    import time
+
+    from support import Canned
+
+    listing = (
+        '{"id":"lst_1","address":"1 Key Rd","beds":null,"baths":null,"sqft":null,"description":null,'
+        '"mls_number":null,"status":"draft","client_id":null,"client_link":null,"cover_media_id":null,'
+        '"media_count":0,"created_at":"2026-11-27T10:00:00.000Z","updated_at":"2026-11-27T10:00:00.000Z"}'
+    )
+    error = '{"error":{"code":"unavailable","message":"restarting","request_id":"req_1"}}'
+    later = email.utils.formatdate(time.time() + 2, usegmt=True)
+    canned = Canned(
+        [
+            _raw(503, error, f"retry-after: {later}\r\n"),
+            _raw(500, error.replace("unavailable", "internal_error")),
+            _raw(201, listing),
+            _raw(201, listing),
+            _raw(200, '{"data":[],"pagination":{"page":1,"limit":20,"total":0,"next_cursor":null}}'),
+        ]
+    )
+    with Lightbox(api_key="lbx_x", base_url=canned.url, max_retries=2) as lb:
+        lb._http.random = lambda: 0.0
+        started = time.monotonic()
+        assert lb.listings.create(address="1 Key Rd").id == "lst_1"
+        assert time.monotonic() - started >= 1.0  # the HTTP date, a second or two away
+        lb.listings.create(address="1 Key Rd")
+        lb.listings.list()
+    keys = [_header(r, "idempotency-key") for r in canned.requests]
+    assert keys[0] and keys[0] == keys[1] == keys[2], keys  # one call, three attempts, one key
+    assert keys[3] and keys[3] != keys[0]  # another call, another key
+    assert keys[4] is None  # a GET needs none

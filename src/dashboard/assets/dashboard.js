@@ -1,5 +1,7 @@
-// The dashboard's only script, and every page works without it: it adds the copy button to a
-// new API key. Served from /dashboard/assets/ (the Content-Security-Policy allows no inline script).
+// The dashboard's only script, and every page works without it: it adds copy buttons (a new API
+// key, a gallery's links), and on a gallery's page uploads by drag and drop with progress
+// (resumable for large files when tus is on the page) and reordering by drag. Served from
+// /dashboard/assets/ (the Content-Security-Policy allows no inline script).
 'use strict';
 
 function copyText(input, done) {
@@ -30,7 +32,7 @@ function setUpCopyButtons() {
     button.addEventListener('click', () => {
       copyText(input, (ok) => {
         if (status) {
-          status.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy: select the key and copy it yourself.';
+          status.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy: select it and copy it yourself.';
         }
         if (ok) button.textContent = 'Copied';
       });
@@ -40,8 +42,235 @@ function setUpCopyButtons() {
   }
 }
 
-if (document.readyState === 'loading') {
-  document.addEventListener('DOMContentLoaded', setUpCopyButtons);
-} else {
+// ---- a gallery's uploads -------------------------------------------------------------------
+
+/** Files at least this large go through tus (resumable) when the page has it. */
+const RESUMABLE_FROM = 20 * 1024 * 1024;
+
+const UPLOAD_MESSAGES = {
+  'upload-refused': 'not a photo (JPEG, PNG, WebP, GIF, TIFF, HEIC, AVIF), a video (MP4, MOV, WebM) or a PDF',
+  'upload-too-large': 'over the size limit',
+  'upload-empty': 'empty',
+};
+
+function progressRow(container, file) {
+  const row = document.createElement('div');
+  row.className = 'upload-row';
+  const label = document.createElement('span');
+  label.textContent = `${file.name}: waiting`;
+  const bar = document.createElement('progress');
+  bar.max = 100;
+  bar.value = 0;
+  bar.setAttribute('aria-label', `Upload of ${file.name}`);
+  row.append(label, bar);
+  container.append(row);
+  return {
+    progress(loaded, total) {
+      const percent = total > 0 ? Math.floor((loaded / total) * 100) : 0;
+      bar.value = percent;
+      label.textContent = `${file.name}: ${percent}%`;
+    },
+    done(text) {
+      bar.value = 100;
+      label.textContent = `${file.name}: ${text}`;
+    },
+    failed(text) {
+      label.textContent = `${file.name}: not uploaded, ${text}`;
+      row.classList.add('error-text');
+    },
+  };
+}
+
+/** One file as the plain form would send it, with progress. */
+function sendMultipart(form, token, file, row) {
+  return new Promise((resolve) => {
+    const data = new FormData();
+    data.append('files', file, file.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', form.action);
+    xhr.setRequestHeader('x-csrf-token', token);
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.upload.addEventListener('progress', (e) => row.progress(e.loaded, e.total));
+    xhr.addEventListener('load', () => {
+      if (xhr.status === 201) {
+        row.done('uploaded');
+        resolve(true);
+        return;
+      }
+      let notice;
+      try {
+        notice = JSON.parse(xhr.responseText).error.notice;
+      } catch {
+        notice = undefined;
+      }
+      row.failed(
+        UPLOAD_MESSAGES[notice] ?? (xhr.status === 403 ? 'the page is out of date: reload it' : `error ${xhr.status}`),
+      );
+      resolve(false);
+    });
+    xhr.addEventListener('error', () => {
+      row.failed('the connection failed');
+      resolve(false);
+    });
+    xhr.send(data);
+  });
+}
+
+/** A large file through tus (tus-js-client), resuming after a dropped connection. */
+function sendResumable(form, token, file, row) {
+  return new Promise((resolve) => {
+    const upload = new window.tus.Upload(file, {
+      endpoint: `${form.getAttribute('data-upload')}/uploads`,
+      chunkSize: 8 * 1024 * 1024,
+      retryDelays: [0, 1000, 3000, 5000, 10000, 20000],
+      metadata: { filename: file.name },
+      headers: { 'x-csrf-token': token },
+      storeFingerprintForResuming: true,
+      removeFingerprintOnSuccess: true,
+      onProgress: (loaded, total) => row.progress(loaded, total),
+      onSuccess: () => {
+        row.done('uploaded');
+        resolve(true);
+      },
+      onError: (err) => {
+        const status = err.originalResponse ? err.originalResponse.getStatus() : 0;
+        row.failed(
+          status === 415
+            ? UPLOAD_MESSAGES['upload-refused']
+            : status === 413
+              ? UPLOAD_MESSAGES['upload-too-large']
+              : 'the upload stopped: choose the file again to resume',
+        );
+        resolve(false);
+      },
+    });
+    upload.findPreviousUploads().then((previous) => {
+      if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
+      upload.start();
+    });
+  });
+}
+
+function setUpUploads() {
+  const form = document.querySelector('form[data-upload]');
+  if (!form) return;
+  const input = form.querySelector('input[type="file"]');
+  const zone = form.querySelector('.dropzone');
+  const status = form.querySelector('.upload-progress');
+  const token = form.querySelector('input[name="_csrf"]').value;
+  let busy = false;
+  const send = async (files) => {
+    if (busy || files.length === 0) return;
+    busy = true;
+    status.replaceChildren();
+    let ok = 0;
+    for (const file of files) {
+      const row = progressRow(status, file);
+      const resumable = window.tus && window.tus.isSupported && file.size >= RESUMABLE_FROM;
+      if (await (resumable ? sendResumable : sendMultipart)(form, token, file, row)) ok += 1;
+    }
+    busy = false;
+    if (ok === files.length) {
+      window.location.assign(`${window.location.pathname}?notice=uploaded#media`);
+    } else if (ok > 0) {
+      const more = document.createElement('p');
+      const link = document.createElement('a');
+      link.href = `${window.location.pathname}#media`;
+      link.textContent = 'Show the uploaded files';
+      more.append(`${ok} of ${files.length} uploaded. `, link);
+      status.append(more);
+    }
+  };
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void send([...input.files]);
+  });
+  for (const name of ['dragenter', 'dragover']) {
+    zone.addEventListener(name, (e) => {
+      if (!e.dataTransfer || ![...e.dataTransfer.types].includes('Files')) return;
+      e.preventDefault();
+      zone.classList.add('dragging');
+    });
+  }
+  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+  zone.addEventListener('drop', (e) => {
+    if (!e.dataTransfer || e.dataTransfer.files.length === 0) return;
+    e.preventDefault();
+    zone.classList.remove('dragging');
+    void send([...e.dataTransfer.files]);
+  });
+}
+
+// ---- a gallery's order, by drag --------------------------------------------------------------
+
+function setUpReorder() {
+  const grid = document.querySelector('ol.media-grid[data-order-action]');
+  if (!grid) return;
+  const status = document.querySelector('.order-status');
+  let dragged = null;
+  const items = () => [...grid.querySelectorAll('li[data-media-id]')];
+  for (const item of items()) {
+    item.draggable = true;
+    const handle = item.querySelector('.drag-handle');
+    if (handle) handle.hidden = false;
+    // The item moves, not its picture.
+    for (const img of item.querySelectorAll('img')) img.draggable = false;
+    item.addEventListener('dragstart', (e) => {
+      dragged = item;
+      item.classList.add('dragging');
+      e.dataTransfer.effectAllowed = 'move';
+      e.dataTransfer.setData('text/plain', item.getAttribute('data-media-id'));
+    });
+    item.addEventListener('dragend', () => {
+      item.classList.remove('dragging');
+      for (const other of items()) other.classList.remove('drag-over');
+    });
+    item.addEventListener('dragover', (e) => {
+      if (!dragged || dragged === item) return;
+      e.preventDefault();
+      item.classList.add('drag-over');
+    });
+    item.addEventListener('dragleave', () => item.classList.remove('drag-over'));
+    item.addEventListener('drop', (e) => {
+      if (!dragged || dragged === item) return;
+      e.preventDefault();
+      item.classList.remove('drag-over');
+      const all = items();
+      const after = all.indexOf(dragged) < all.indexOf(item);
+      item.insertAdjacentElement(after ? 'afterend' : 'beforebegin', dragged);
+      dragged = null;
+      void saveOrder();
+    });
+  }
+  async function saveOrder() {
+    const ids = items().map((li) => li.getAttribute('data-media-id'));
+    items().forEach((li, i) => {
+      const position = li.querySelector('.position-input');
+      if (position) position.value = String(i + 1);
+    });
+    status.textContent = 'Saving the order…';
+    const body = new URLSearchParams({ _csrf: grid.getAttribute('data-csrf'), media_ids: ids.join(',') });
+    try {
+      const res = await fetch(grid.getAttribute('data-order-action'), {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+      status.textContent = res.ok ? 'Order saved.' : 'The order was not saved: reload the page and try again.';
+    } catch {
+      status.textContent = 'The order was not saved: reload the page and try again.';
+    }
+  }
+}
+
+function setUp() {
   setUpCopyButtons();
+  setUpUploads();
+  setUpReorder();
+}
+
+if (document.readyState === 'loading') {
+  document.addEventListener('DOMContentLoaded', setUp);
+} else {
+  setUp();
 }

@@ -61,8 +61,8 @@ export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): S
   const body =
     rows.length === 0
       ? html`<p class="muted">
-          No galleries assigned yet. When a gallery is assigned to a client through the API, it appears here with how
-          often its link was opened and downloaded from.
+          No galleries assigned yet. When a gallery is assigned to a client (on its page under Galleries, or through the
+          API), it appears here with how often its link was opened and downloaded from.
         </p>`
       : html`<p class="hint">
             Opening a gallery here counts as one of its views. Resend emails the client the gallery again, with its

@@ -3,7 +3,7 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-type Section = 'overview' | 'keys' | 'webhooks' | 'studio' | 'team' | 'you';
+type Section = 'overview' | 'galleries' | 'clients' | 'keys' | 'webhooks' | 'studio' | 'team' | 'you';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -26,6 +26,8 @@ export interface PageOptions {
   viewer?: Viewer | null;
   section?: Section;
   notice?: Notice | null;
+  /** Scripts this page needs before dashboard.js (asset names). */
+  scripts?: string[];
   body: SafeHtml;
 }
 
@@ -34,6 +36,8 @@ export type FieldErrors = Partial<Record<string, string>>;
 /** `owner`: shown to the studio's owner only (the routes answer a member 403). */
 const NAV: { section: Section; href: string; label: string; owner?: true }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
+  { section: 'galleries', href: '/dashboard/galleries', label: 'Galleries' },
+  { section: 'clients', href: '/dashboard/clients', label: 'Clients' },
   { section: 'keys', href: '/dashboard/settings/api', label: 'API keys', owner: true },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', owner: true },
   { section: 'team', href: '/dashboard/settings/team', label: 'Team', owner: true },
@@ -91,7 +95,9 @@ export function page(options: PageOptions): SafeHtml {
 <title>${options.title} · Lightbox</title>
 <link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
-<script src="${assetUrl('dashboard.js')}" defer></script>
+${(options.scripts ?? []).map(
+  (name) => html`<script src="${assetUrl(name)}" defer></script> `,
+)}<script src="${assetUrl('dashboard.js')}" defer></script>
 </head>
 <body${viewer ? '' : html` class="narrow"`}>
 <a class="skip" href="#main">Skip to content</a>

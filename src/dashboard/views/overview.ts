@@ -24,8 +24,8 @@ const breakdown = (parts: string[]): SafeHtml[] =>
 function notificationsTable(rows: LatestNotification[]): SafeHtml {
   if (rows.length === 0) {
     return html`<p class="muted">
-      No emails yet. When a gallery is assigned to a client through the API, the email to that client appears here with
-      its delivery status.
+      No emails yet. When a gallery is assigned to a client (on its page under Galleries, or through the API), the email
+      to that client appears here with its delivery status.
     </p>`;
   }
   // A card of labelled lines per email on a phone (see the keys table for the roles).

@@ -114,15 +114,21 @@ export function createJobRunner(
    * a group's worth at a time, not one per finished job.
    */
   const waiting = new Map<string, ClaimedJob[]>();
+  /**
+   * Groups with a job running past `slowAfterMs` here, and how many: claims leave them out until
+   * those end, so a group that does not answer (a dead webhook endpoint) is not handed more jobs,
+   * and the claims go to the other groups' jobs, however many slow groups there are (decisions/0019).
+   */
+  const slowGroups = new Map<string, number>();
   const busyGroups = (): string[] =>
-    [...groups].filter(([g, n]) => n >= groupLimit && (waiting.get(g)?.length ?? 0) > 0 || n >= 2 * groupLimit).map(([g]) => g); // prettier-ignore
+    [...groups].filter(([g, n]) => n >= groupLimit && (waiting.get(g)?.length ?? 0) > 0 || n >= 2 * groupLimit || slowGroups.has(g)).map(([g]) => g); // prettier-ignore
   /** The most jobs one claim may bring without any group going past its running and waiting places. */
   const groupRoom = (): number => {
     if (groupLimit === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
     let room = 2 * groupLimit;
     for (const [g, n] of groups) {
       const w = waiting.get(g)?.length ?? 0;
-      if (n >= groupLimit && w > 0) continue; // busy: not claimed for
+      if ((n >= groupLimit && w > 0) || slowGroups.has(g)) continue; // busy: not claimed for
       room = Math.min(room, 2 * groupLimit - n - w);
     }
     return Math.max(1, room);
@@ -223,10 +229,16 @@ export function createJobRunner(
         return;
       }
       let stoodAside = false;
+      let markedSlow = false;
+      const group = job.group_key;
       const slow =
         handler.slowAfterMs === undefined
           ? undefined
           : setTimeout(() => {
+              if (group !== null) {
+                markedSlow = true;
+                slowGroups.set(group, (slowGroups.get(group) ?? 0) + 1);
+              }
               if (aside >= maxAside) return;
               stoodAside = true;
               aside += 1;
@@ -237,7 +249,12 @@ export function createJobRunner(
       } finally {
         clearTimeout(slow);
         if (stoodAside) aside -= 1;
-        give(job.group_key);
+        if (markedSlow && group !== null) {
+          const n = (slowGroups.get(group) ?? 1) - 1;
+          if (n <= 0) slowGroups.delete(group);
+          else slowGroups.set(group, n);
+        }
+        give(group);
       }
       if (i === jobs.length - 1 && !stopping) {
         const next = nextWaiting(job.group_key);

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { prepared, preparedShapes } from '../../db/prepared.ts';
 import type { Dialect } from '../../db/database.ts';
 import { clientMatches } from '../../db/search.ts';
 import type { ClientsTable } from '../../db/schema.ts';
@@ -9,9 +10,49 @@ export type ClientRow = Selectable<ClientsTable>;
 export const CLIENT_ITEM_COLUMNS = ['id', 'name', 'email', 'phone', 'company', 'created_at'] as const;
 export type ClientItemRow = Pick<ClientRow, (typeof CLIENT_ITEM_COLUMNS)[number]>;
 
-export async function insertClient(db: Executor, row: Insertable<ClientsTable>): Promise<ClientRow> {
-  return db.insertInto('clients').values(row).returningAll().executeTakeFirstOrThrow();
+/** Every column, named (a prepared statement never returns *); fails to compile when one is missing. */
+const CLIENT_COLUMNS = Object.keys({
+  id: true,
+  account_id: true,
+  name: true,
+  name_normalized: true,
+  email: true,
+  email_normalized: true,
+  phone: true,
+  company: true,
+  notes: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<keyof ClientsTable, true>) as (keyof ClientsTable)[];
+
+type NewClient = Required<Insertable<ClientsTable>>;
+
+// The writes' statements are compiled once (src/db/prepared.ts): the insert, and the update per
+// set of columns it changes.
+const insertQuery = prepared((db, row: NewClient) =>
+  db
+    .insertInto('clients')
+    .values(Object.fromEntries(CLIENT_COLUMNS.map((column) => [column, row[column]])) as NewClient)
+    .returning(CLIENT_COLUMNS),
+);
+
+export async function insertClient(db: Executor, row: NewClient): Promise<ClientRow> {
+  const inserted = await insertQuery.first(db, row);
+  if (inserted === undefined) throw new Error('insert into clients returned no row');
+  return inserted;
 }
+
+type ClientPatch = Updateable<ClientsTable>;
+
+const updateQueries = preparedShapes((shape: string) => (db, p: Record<string, string | null>) => {
+  const columns = shape.split(',') as (keyof ClientsTable)[];
+  return db
+    .updateTable('clients')
+    .set(Object.fromEntries(columns.map((column) => [column, p[column]])) as ClientPatch)
+    .where('account_id', '=', p['__account'] as string)
+    .where('id', '=', p['__id'] as string)
+    .returning(CLIENT_COLUMNS);
+});
 
 export async function findClient(db: Executor, accountId: string, id: string): Promise<ClientRow | undefined> {
   return db
@@ -103,13 +144,10 @@ export async function updateClient(
   id: string,
   patch: Updateable<ClientsTable>,
 ): Promise<ClientRow | undefined> {
-  return db
-    .updateTable('clients')
-    .set(patch)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const params: Record<string, string | null> = { __account: accountId, __id: id };
+  for (const [column, value] of Object.entries(patch)) if (value !== undefined) params[column] = value;
+  const columns = Object.keys(params).filter((column) => !column.startsWith('__'));
+  return updateQueries(columns.sort().join(',')).first(db, params);
 }
 
 export async function deleteClient(db: Executor, accountId: string, id: string): Promise<boolean> {

@@ -9,6 +9,7 @@ import { wholeList, type Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
 import { countClients, queryClients, type ClientQuery } from './clients.list.repository.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
+import { listingRows } from '../listings/listings.list.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer, toListingItem } from '../listings/listings.serializer.ts';
@@ -218,8 +219,8 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       const request = pageRequest(query, codec, scope);
       const filters = { clientId: id, sort: { column: 'created_at', desc: true } } as const;
       const [rows, total] = await Promise.all([
-        listingsRepo.queryListings(db.kysely, db.dialect, accountId, filters, request),
-        listingsRepo.countListings(db.kysely, db.dialect, accountId, filters),
+        listingRows(db.kysely, db.dialect, accountId, filters, request),
+        listingsRepo.countListingsOfClient(db.kysely, accountId, id),
       ]);
       return cursorPage(rows, request, total, codec, scope, (r) => ({ value: r.created_at, id: r.id }), toListingItem);
     },

@@ -134,7 +134,7 @@ describe('GET /v1/clients: docs/api.md §19', () => {
     const url = `/v1/clients/${client.id}/listings`;
     const whole = await get(me, url);
     assert.deepEqual(ids(whole), newestFirst);
-    assert.deepEqual(whole.pagination, { page: 1, limit: 7, total: 7, next_cursor: null });
+    assert.deepEqual(whole.pagination, { page: 1, limit: 7, total: 7, total_exact: true, next_cursor: null });
     const page2 = await get(me, url, { page: '2', limit: '3' });
     assert.deepEqual(ids(page2), newestFirst.slice(3, 6));
     assert.equal(page2.pagination.total, 7);
@@ -228,6 +228,6 @@ describe('docs/api.md §19 on events, notifications, webhook endpoints, deliveri
 
     const g = await post(me, '/v1/listings', { address: 'No media' });
     const media = await get(me, `/v1/listings/${g.id}/media`);
-    assert.deepEqual(media.pagination, { page: 1, limit: 0, total: 0, next_cursor: null });
+    assert.deepEqual(media.pagination, { page: 1, limit: 0, total: 0, total_exact: true, next_cursor: null });
   });
 });

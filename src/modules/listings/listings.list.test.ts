@@ -31,7 +31,10 @@ describe('GET /v1/listings', () => {
     const { key: fresh } = await createAccount(ctx);
     const res = await list('', fresh);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { data: [], pagination: { page: 1, limit: 20, total: 0, next_cursor: null } });
+    assert.deepEqual(res.json(), {
+      data: [],
+      pagination: { page: 1, limit: 20, total: 0, total_exact: true, next_cursor: null },
+    });
   });
 
   test('pagination: defaults, limits, pages past the end, newest first with no gaps', async () => {

@@ -1,12 +1,9 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
-import { prepared } from '../../db/prepared.ts';
+import { prepared, preparedShapes } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
 
 export type ListingRow = Selectable<ListingsTable>;
-
-// docs/api.md §19's filtered lists, for the clients feature too (a client's galleries by page or cursor).
-export { countListings, queryListings } from './listings.list.repository.ts';
 
 export const LIST_ITEM_COLUMNS = [
   'id',
@@ -160,19 +157,49 @@ export async function listListings(
   return query.all(db, { accountId, status: filter.status ?? 'active', limit: page.limit, offset: page.offset });
 }
 
+const ofClientQuery = prepared((db, p: { accountId: string; clientId: string }) =>
+  db
+    .selectFrom('listings')
+    .select(LIST_ITEM_COLUMNS)
+    .where('account_id', '=', p.accountId)
+    .where('client_id', '=', p.clientId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc'),
+);
+
 export async function listListingsOfClient(
   db: Executor,
   accountId: string,
   clientId: string,
 ): Promise<ListingItemRow[]> {
-  return db
+  return ofClientQuery.all(db, { accountId, clientId });
+}
+
+type ListingPatch = Updateable<ListingsTable>;
+type PatchParams = Record<string, string | number | null>;
+
+// One compiled update per set of columns it changes, with or without the status it expects.
+const updateQueries = preparedShapes((shape: string) => (db, p: PatchParams) => {
+  const [set = '', expect] = shape.split('|');
+  const columns = set.split(',') as (keyof ListingsTable)[];
+  let q = db
+    .updateTable('listings')
+    .set(Object.fromEntries(columns.map((column) => [column, p[column]])) as ListingPatch)
+    .where('account_id', '=', p['__account'] as string)
+    .where('id', '=', p['__id'] as string);
+  if (expect !== undefined) q = q.where('status', '=', p['__status'] as ListingStatus);
+  return q.returning(LISTING_COLUMNS);
+});
+
+/** How many galleries the client has (exact: docs/api.md §19 caps only GET /v1/listings' totals). */
+export async function countListingsOfClient(db: Executor, accountId: string, clientId: string): Promise<number> {
+  const row = await db
     .selectFrom('listings')
-    .select(LIST_ITEM_COLUMNS)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('account_id', '=', accountId)
     .where('client_id', '=', clientId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /**
@@ -186,9 +213,13 @@ export async function updateListing(
   patch: Updateable<ListingsTable>,
   expectStatus?: ListingStatus,
 ): Promise<ListingRow | undefined> {
-  let q = db.updateTable('listings').set(patch).where('account_id', '=', accountId).where('id', '=', id);
-  if (expectStatus !== undefined) q = q.where('status', '=', expectStatus);
-  return q.returningAll().executeTakeFirst();
+  const params: PatchParams = { __account: accountId, __id: id };
+  for (const [column, value] of Object.entries(patch)) if (value !== undefined) params[column] = value; // prettier-ignore
+  const columns = Object.keys(params)
+    .filter((column) => !column.startsWith('__'))
+    .sort();
+  if (expectStatus !== undefined) params['__status'] = expectStatus;
+  return updateQueries(`${columns.join(',')}${expectStatus === undefined ? '' : '|status'}`).first(db, params);
 }
 
 /** The gallery object changed through another table (its client link): its updated_at moves. */

@@ -5,7 +5,7 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
-import { countListings, queryListings, type ListingQuery } from './listings.list.repository.ts';
+import { listingRows, queryListings, type ListingQuery } from './listings.list.repository.ts';
 import type {
   ListingCreateInput,
   ListingItemType,
@@ -41,9 +41,18 @@ export async function loadListing(
   id: string,
 ): Promise<ListingType | undefined> {
   const row = await repo.findListing(db, accountId, id);
-  if (row === undefined) return undefined;
-  const link = row.client_id === null ? undefined : await linkOf(db, accountId, id);
-  return serialize(row, link, await pageOf(db, accountId, id));
+  return row === undefined ? undefined : listingOfRow(db, serialize, accountId, row);
+}
+
+/** The gallery object of a row just read or written in `db` (its link and pages read beside it). */
+async function listingOfRow(
+  db: Executor,
+  serialize: ListingSerializer,
+  accountId: string,
+  row: repo.ListingRow,
+): Promise<ListingType> {
+  const link = row.client_id === null ? undefined : await linkOf(db, accountId, row.id);
+  return serialize(row, link, await pageOf(db, accountId, row.id));
 }
 
 /**
@@ -255,12 +264,16 @@ export function createListingsService({
         ]);
         return cursorPage(rows, request, total, codec, scope, position, toListingItem);
       }
-      const [rows, total] = await Promise.all([
-        queryListings(db.kysely, db.dialect, accountId, filters, request),
-        counted
-          ? readCount(db.kysely, accountId, listingsCounter(filters.status))
-          : countListings(db.kysely, db.dialect, accountId, filters),
-      ]);
+      if (counted) {
+        // A status (or nothing) in another order or by cursor: the maintained count still holds.
+        const [rows, total] = await Promise.all([
+          listingRows(db.kysely, db.dialect, accountId, filters, request),
+          readCount(db.kysely, accountId, listingsCounter(filters.status)),
+        ]);
+        return cursorPage(rows, request, total, codec, scope, position, toListingItem);
+      }
+      // Other filters have no maintained count: their total stops at COUNT_CAP (docs/api.md §19).
+      const { rows, total } = await queryListings(db.kysely, db.dialect, accountId, filters, request);
       return cursorPage(rows, request, total, codec, scope, position, toListingItem);
     },
 
@@ -279,10 +292,12 @@ export function createListingsService({
             { field: 'cover_media_id', message: 'must be the id of a photo of this gallery' },
           ]);
         }
-        await repo.updateListing(trx, accountId, id, changes);
+        // The row as it is now (RETURNING): the object is built from it, not read again.
+        const updated = await repo.updateListing(trx, accountId, id, changes);
+        if (updated === undefined) throw notFound('Gallery');
         // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
         if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(trx, accountId, id);
-        const listing = await load(trx, accountId, id);
+        const listing = await listingOfRow(trx, serialize, accountId, updated);
         w.announce('listing.updated', listing);
         if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));
         return listing;

@@ -371,7 +371,10 @@ describe('PUT media order', () => {
     const { listingId } = await galleryOf(0);
     const res = await putOrder(ctx, owner.key, listingId, { media_ids: [] });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { data: [], pagination: { page: 1, limit: 0, total: 0, next_cursor: null } });
+    assert.deepEqual(res.json(), {
+      data: [],
+      pagination: { page: 1, limit: 0, total: 0, total_exact: true, next_cursor: null },
+    });
   });
 
   test("another account's gallery and unknown galleries are 404, and are not reordered", async () => {

@@ -104,7 +104,7 @@ export async function registerMediaRoutes(
 function registerUploadRoute(
   app: App,
   media: MediaService,
-  { MediaUploadBody, MediaUploaded }: ReturnType<typeof uploadSchemas>,
+  { MediaUploadBody, MediaFromUrlBody, MediaUploaded }: ReturnType<typeof uploadSchemas>,
 ): void {
   app.post(
     '/listings/:id/media',
@@ -122,9 +122,13 @@ function registerUploadRoute(
           'answers as an upload of that one file; a fetch that fails (no answer, a non-2xx status, a cut, 30 s ' +
           'without a byte) is 422 `fetch_failed`, and nothing is kept.',
         tags,
-        consumes: ['multipart/form-data'],
         params: ListingMediaParams,
-        body: MediaUploadBody,
+        body: {
+          content: {
+            'multipart/form-data': { schema: MediaUploadBody },
+            'application/json': { schema: MediaFromUrlBody },
+          },
+        },
         response: {
           201: Answer(MediaUploaded, 'Created: every uploaded file, in upload order.'),
           ...errorResponses(400, 401, 403, 404, 413, 415, 422),
@@ -157,7 +161,7 @@ function registerUploadRoute(
 
 const URL_BODY_KEYS = new Set(['url', 'filename']);
 
-/** `{"url", "filename"?}`, checked here: the route's schema documents the multipart form. */
+/** `{"url", "filename"?}` (MediaFromUrlBody), checked here: the route's schemas document, the handler streams. */
 function urlBody(body: unknown): { url: string; filename?: string } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw validationError('url', 'is required: send {"url": "..."} as JSON, or files as multipart/form-data');

@@ -13,6 +13,7 @@ import {
 import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
 
 import type { MediaConfig } from '../../config.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/address.ts';
 
 /**
  * The limits the media schemas document: the configured ones (MEDIA_MAX_FILE_BYTES, MEDIA_MAX_FILES,
@@ -122,6 +123,21 @@ export function uploadSchemas({ maxFileBytes, maxFiles }: UploadLimits) {
           `of at most ${maxFileBytes} bytes each (MEDIA_MAX_FILES, MEDIA_MAX_FILE_BYTES); over a limit is 413.`,
       }),
     }),
+    /** Documents media from a URL (docs/api.md §21); checked by the handler, as the form is. */
+    MediaFromUrlBody: Type.Object(
+      {
+        url: Type.String({
+          minLength: 1,
+          maxLength: MAX_WEBHOOK_URL_LENGTH,
+          format: 'uri',
+          description: 'An http or https URL the service fetches the file from (the webhook address rules apply).',
+        }),
+        filename: Type.Optional(
+          Type.String({ maxLength: FILENAME_MAX, description: "The stored file's name; by default the URL's." }),
+        ),
+      },
+      { title: 'MediaFromUrl', additionalProperties: false },
+    ),
     Binary: Type.String({
       format: 'binary',
       maxLength: maxFileBytes,

@@ -60,13 +60,19 @@ describe('list, get and delete', () => {
   test('GET list: every item by position, pagination {page: 1, limit: n, total: n}', async () => {
     const res = await call(ctx, 'GET', `/v1/listings/${listingId}/media`, { key: owner.key });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { data: media, pagination: { page: 1, limit: 3, total: 3, next_cursor: null } });
+    assert.deepEqual(res.json(), {
+      data: media,
+      pagination: { page: 1, limit: 3, total: 3, total_exact: true, next_cursor: null },
+    });
     assert.deepEqual(
       media.map((m) => m.position),
       [1, 2, 3],
     );
     const empty = await call(ctx, 'GET', `/v1/listings/${await newGallery(ctx, owner)}/media`, { key: owner.key });
-    assert.deepEqual(empty.json(), { data: [], pagination: { page: 1, limit: 0, total: 0, next_cursor: null } });
+    assert.deepEqual(empty.json(), {
+      data: [],
+      pagination: { page: 1, limit: 0, total: 0, total_exact: true, next_cursor: null },
+    });
   });
 
   test('GET one: the media object, with every field present', async () => {

@@ -235,3 +235,21 @@ export async function latestNotifications(
     .limit(limit)
     .execute();
 }
+
+/** A gallery's notifications, newest first (the dashboard's gallery activity). */
+export async function notificationsOfListing(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  limit: number,
+): Promise<NotificationRow[]> {
+  return db
+    .selectFrom('notifications')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

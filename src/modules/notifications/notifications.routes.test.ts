@@ -112,7 +112,10 @@ describe('GET /v1/notifications', () => {
     }
     assert.deepEqual(seen, expected);
     const past = await page('/v1/notifications?limit=2&page=4', account);
-    assert.deepEqual(past, { data: [], pagination: { page: 4, limit: 2, total: 5, next_cursor: null } });
+    assert.deepEqual(past, {
+      data: [],
+      pagination: { page: 4, limit: 2, total: 5, total_exact: true, next_cursor: null },
+    });
     assert.equal((await page('/v1/notifications?limit=100', account)).data.length, 5);
   });
 

@@ -46,6 +46,12 @@ export function createNotificationsService({ db }: Pick<Deps, 'db'>) {
       return rows.map((row) => ({ ...toNotification(row), listing_address: row.listing_address }));
     },
 
+    /** A gallery's newest notifications (the dashboard's gallery activity). */
+    async ofListing(accountId: string, listingId: string, limit: number): Promise<NotificationType[]> {
+      const rows = await repo.notificationsOfListing(db.kysely, accountId, listingId, limit);
+      return rows.map(toNotification);
+    },
+
     async list(accountId: string, query: NotificationListQueryType): Promise<Page<NotificationType>> {
       const codec = await listCursors(db);
       const filter = { status: query.status };

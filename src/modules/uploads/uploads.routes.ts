@@ -195,11 +195,36 @@ const Chunk = (maxFileBytes: number) =>
   });
 const Empty = (description: string) => Type.Null({ description });
 
+/**
+ * Where the tus routes are mounted: /v1 (an API key's account) by default; the dashboard mounts
+ * the same routes, tus server and store under its galleries for the signed-in account.
+ */
+export interface UploadMount {
+  /** The account a request acts for. */
+  accountOf(request: FastifyRequest): string;
+  /** The routes' path before `/:id/uploads`. */
+  path: string;
+  /** An upload's URL (the creation's Location). */
+  location(listingId: string, uploadId: string): string;
+  /** Left out of the OpenAPI document, with this route config (the dashboard's). */
+  page?: { config: Record<string, unknown> };
+}
+
+const V1_MOUNT: UploadMount = {
+  accountOf: (request) => request.auth.accountId,
+  path: '/listings',
+  location: (listingId, uploadId) => `/v1/listings/${listingId}/uploads/${uploadId}`,
+};
+
 export async function registerUploadRoutes(
   v1: App,
   { uploads }: { uploads: UploadsService },
   limits: { maxFileBytes: number },
+  mount: UploadMount = V1_MOUNT,
 ): Promise<void> {
+  /** A route's schema, hidden from the document when mounted as a page. */
+  const doc = <S extends object>(schema: S): S => (mount.page === undefined ? schema : { ...schema, hide: true });
+  const config = <C extends object>(own: C): C => (mount.page === undefined ? own : { ...own, ...mount.page.config });
   const server = new Server({
     path: '/v1/uploads',
     datastore: uploads.store,
@@ -210,7 +235,7 @@ export async function registerUploadRoutes(
     getFileIdFromRequest: (req) => contextOf(req).tusId,
     generateUrl: (req) => {
       const { listingId, uploadId } = contextOf(req);
-      return `/v1/listings/${listingId}/uploads/${uploadId}`;
+      return mount.location(listingId, uploadId);
     },
     onUploadCreate: async (req, upload) => {
       const context = contextOf(req);
@@ -254,7 +279,7 @@ export async function registerUploadRoutes(
 
   /** The upload (404 before any protocol rule, as every /v1 route answers a missing id), then Tus-Resumable. */
   async function existing(request: FastifyRequest, params: { id: string; upload_id: string }): Promise<UploadRow> {
-    const row = await uploads.find(request.auth.accountId, params.id, params.upload_id);
+    const row = await uploads.find(mount.accountOf(request), params.id, params.upload_id);
     if (row === undefined) throw notFound('Upload');
     requireTusResumable(request);
     return row;
@@ -281,10 +306,10 @@ export async function registerUploadRoutes(
     };
 
     app.options(
-      '/listings/:id/uploads',
+      `${mount.path}/:id/uploads`,
       {
-        config: { auth: false },
-        schema: {
+        config: config({ auth: false }),
+        schema: doc({
           operationId: 'describeUploads',
           summary: 'What the tus server supports (no key needed)',
           security: [],
@@ -294,7 +319,7 @@ export async function registerUploadRoutes(
           tags,
           params: Params,
           response: { 204: Empty('The tus capabilities, in the headers.'), ...errorResponses() },
-        },
+        }),
       },
       async (_request, reply) =>
         empty(
@@ -308,11 +333,12 @@ export async function registerUploadRoutes(
     );
 
     app.post(
-      '/listings/:id/uploads',
+      `${mount.path}/:id/uploads`,
       {
         ...STREAMED_BODY,
+        config: config({ ...STREAMED_BODY.config }),
         onError: closeOnError,
-        schema: {
+        schema: doc({
           operationId: 'createUpload',
           summary: 'Start a resumable upload (tus creation, creation-with-upload)',
           description:
@@ -331,10 +357,10 @@ export async function registerUploadRoutes(
             412: ErrorAnswer('Without `Tus-Resumable: 1.0.0` (`precondition_failed`).'),
             ...errorResponses(400, 401, 403, 404, 413, 415),
           },
-        },
+        }),
       },
       async (request, reply) => {
-        const { accountId } = request.auth;
+        const accountId = mount.accountOf(request);
         await uploads.requireListing(accountId, request.params.id);
         requireTusResumable(request);
         const type = mediaType(request);
@@ -368,11 +394,11 @@ export async function registerUploadRoutes(
     );
 
     app.head(
-      '/listings/:id/uploads/:upload_id',
+      `${mount.path}/:id/uploads/:upload_id`,
       {
         // A HEAD of its own, not the twin of a GET: documented (its operationId gains `-head`).
-        config: { swagger: { exposeHeadRoute: true } },
-        schema: {
+        config: config({ swagger: { exposeHeadRoute: true } }),
+        schema: doc({
           operationId: 'getUpload',
           summary: "An upload's offset (tus HEAD)",
           description:
@@ -385,7 +411,7 @@ export async function registerUploadRoutes(
             412: ErrorAnswer('Without `Tus-Resumable: 1.0.0` (`precondition_failed`).'),
             ...errorResponses(400, 401, 404),
           },
-        },
+        }),
       },
       async (request, reply) => {
         const row = await existing(request, request.params);
@@ -402,11 +428,12 @@ export async function registerUploadRoutes(
     );
 
     app.patch(
-      '/listings/:id/uploads/:upload_id',
+      `${mount.path}/:id/uploads/:upload_id`,
       {
         ...STREAMED_BODY,
+        config: config({ ...STREAMED_BODY.config }),
         onError: closeOnError,
-        schema: {
+        schema: doc({
           operationId: 'appendUpload',
           summary: 'Append bytes at Upload-Offset (tus PATCH)',
           description:
@@ -425,7 +452,7 @@ export async function registerUploadRoutes(
             412: ErrorAnswer('Without `Tus-Resumable: 1.0.0` (`precondition_failed`).'),
             ...errorResponses(400, 401, 403, 404, 413, 415),
           },
-        },
+        }),
       },
       async (request, reply) => {
         const row = await existing(request, request.params);
@@ -455,9 +482,10 @@ export async function registerUploadRoutes(
     );
 
     app.delete(
-      '/listings/:id/uploads/:upload_id',
+      `${mount.path}/:id/uploads/:upload_id`,
       {
-        schema: {
+        config: config({}),
+        schema: doc({
           operationId: 'terminateUpload',
           summary: 'Abandon an upload (tus termination)',
           description:
@@ -471,7 +499,7 @@ export async function registerUploadRoutes(
             412: ErrorAnswer('Without `Tus-Resumable: 1.0.0` (`precondition_failed`).'),
             ...errorResponses(400, 401, 403, 404),
           },
-        },
+        }),
       },
       async (request, reply) => {
         const row = await existing(request, request.params);

@@ -95,11 +95,12 @@ export async function independentCheck(options: CheckOptions): Promise<CheckResu
   for (let round = 1; round <= options.rounds; round++) {
     let cpu = cpuSeconds(bare.child.pid);
     const b = await runLoadChild(spec(bare.port, {}), options.tool, options.work);
-    bareRounds.push({ ...b, round, ratio: 1, cpuUs: ((cpuSeconds(bare.child.pid) - cpu) / b.requests) * 1e6 });
+    const bareUs = ((cpuSeconds(bare.child.pid) - cpu) / b.requests) * 1e6;
+    bareRounds.push({ ...b, round, ratio: 1, cpuUs: bareUs, cpuRatio: 1 });
     cpu = cpuSeconds(node.child.pid);
     const l = await runLoadChild(spec(node.port, { authorization: `Bearer ${key}` }), options.tool, options.work);
     const cpuUs = ((cpuSeconds(node.child.pid) - cpu) / l.requests) * 1e6;
-    listRounds.push({ ...l, round, ratio: l.rps / b.rps, cpuUs });
+    listRounds.push({ ...l, round, ratio: l.rps / b.rps, cpuUs, cpuRatio: bareUs / cpuUs });
     const errors = l.errors + l.non2xx + l.timeouts;
     options.log(
       `  check round ${round}: bare ${fixed(b.rps, 0)} req/s, GET /v1/listings ${fixed(l.rps, 0)} req/s ` +

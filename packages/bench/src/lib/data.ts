@@ -14,7 +14,7 @@ const normalizeEmail = (value: string): string => value.trim().toLowerCase();
 
 const pick = <T>(rand: () => number, values: readonly T[]): T => values[Math.floor(rand() * values.length)] as T;
 
-/** Ids as src/ids.ts makes them (prefix + ULID), with the ULID's time taken from `created_at`. */
+/** Ids as src/lib/ids.ts makes them (prefix + ULID), with the ULID's time taken from `created_at`. */
 export function idMaker(prefix: IdPrefix): (timeMs: number) => string {
   const next = monotonicFactory();
   return (timeMs) => `${prefix}_${next(timeMs)}`;

@@ -10,6 +10,11 @@ export interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH';
   paths(seeded: Seeded & { gallery?: GalleryFixture; deepCursor?: string }): string[];
   body?: string;
+  /**
+   * Each request's body: `{run}` replaced by a token new to each measurement, `{n}` by the
+   * request's number within it (a client's email is unique within the account).
+   */
+  bodyTemplate?: string;
   /** No API key: the client's gallery, whose link's token is the credential. */
   anonymous?: boolean;
   /** Only with the newer paths' gallery (--no-paths leaves it out). */
@@ -59,6 +64,24 @@ export const ENDPOINTS: Endpoint[] = [
     body: JSON.stringify({ description: 'Benchmark update', beds: 5 }),
     fullRunOnly: true,
   },
+  // The same two writes of a client (docs/api.md §7): a create with a new email each time, and a
+  // PATCH of the client's phone and notes (no email change: none of its emails to re-address).
+  {
+    name: 'createclient',
+    label: 'create client',
+    method: 'POST',
+    paths: () => ['/v1/clients'],
+    bodyTemplate: JSON.stringify({ name: 'Bench Client {run} {n}', email: 'bench-{run}-{n}@bench.invalid', phone: '555-0100', company: 'Bench Realty' }), // prettier-ignore
+    fullRunOnly: true,
+  },
+  {
+    name: 'updateclient',
+    label: 'update client (PATCH)',
+    method: 'PATCH',
+    paths: (s) => s.clientIds.map((id) => `/v1/clients/${id}`),
+    body: JSON.stringify({ phone: '555-0199', notes: 'Benchmark update' }),
+    fullRunOnly: true,
+  },
   {
     name: 'assign',
     label: 'assign gallery to client',
@@ -68,3 +91,11 @@ export const ENDPOINTS: Endpoint[] = [
     paths: (s) => Array.from({ length: 20_000 }, (_, i) => `/v1/clients/${s.clientIds[i % s.clientIds.length] ?? ''}/listings/${s.galleryIds[i % s.galleryIds.length] ?? ''}`), // prettier-ignore
   },
 ];
+
+let measurements = 0;
+
+/** An endpoint's body for one measurement: its fixed body, or its template with `{run}` made new. */
+export function bodyOf(e: Endpoint): { body?: string; bodyTemplate?: string } {
+  if (e.bodyTemplate !== undefined) return { bodyTemplate: e.bodyTemplate.replaceAll('{run}', `r${(measurements += 1)}`) }; // prettier-ignore
+  return e.body === undefined ? {} : { body: e.body };
+}

@@ -75,7 +75,6 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
  * prints the summary as JSON. wrk counts statuses >= 400 as errors; the API answers no 3xx here.
  */
 export async function runWrk(spec: LoadSpec, scriptFile: string): Promise<LoadResult> {
-  if (spec.bodyTemplate !== undefined) throw new Error('bodyTemplate needs autocannon (--tool autocannon)');
   const lua = JSON.stringify;
   const headers = Object.entries(spec.headers).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`);
   const script = [
@@ -83,16 +82,20 @@ export async function runWrk(spec: LoadSpec, scriptFile: string): Promise<LoadRe
     ...Object.entries(spec.headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`),
     spec.body === undefined ? '' : `wrk.body = ${lua(spec.body)}`,
     `wrk.path = ${lua(spec.paths[0] ?? '/')}`,
-    // A request() function costs wrk time per request: only where the path rotates.
-    spec.paths.length <= 1
+    // A request() function costs wrk time per request: only where the path or the body changes.
+    spec.paths.length <= 1 && spec.bodyTemplate === undefined
       ? ''
       : [
           `local paths = { ${spec.paths.map((p) => lua(p)).join(', ')} }`,
           `local headers = { ${headers.join(', ')} }`,
+          spec.bodyTemplate === undefined ? '' : `local template = ${lua(spec.bodyTemplate)}`,
           'local i = 0',
           'request = function()',
           '  i = i + 1',
-          `  return wrk.format(${lua(spec.method)}, paths[(i - 1) % #paths + 1], headers, wrk.body)`,
+          spec.bodyTemplate === undefined
+            ? '  local body = wrk.body'
+            : '  local body = (string.gsub(template, "{n}", tostring(i - 1)))',
+          `  return wrk.format(${lua(spec.method)}, paths[(i - 1) % #paths + 1], headers, body)`,
           'end',
         ].join('\n'),
     'done = function(summary, latency, requests)',

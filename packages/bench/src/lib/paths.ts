@@ -6,10 +6,10 @@
 //   gallery   the gallery page GET /g/<token> vs GET /v1/listings/:id/media of the same gallery
 //             (the page is also a core endpoint, against the bare server);
 //   zip       GET /g/<token>/download.zip vs a bare node:http server streaming the same stored
-//             files one after another (bench-delivery.ts --raw-child);
+//             files one after another (delivery.ts --raw-child);
 //   webhooks  POST /v1/listings by an account with 3 subscribed endpoints vs one with none (the
 //             fan-out's cost on the write), and the backlog's delivery rate after each run;
-//   upload    a tus upload (section 16; skipped, saying so, where the route is absent) vs the
+//   upload    a tus upload (docs/api.md §16; skipped, saying so, where the route is absent) vs the
 //             multipart upload of the same bytes.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

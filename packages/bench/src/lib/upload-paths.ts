@@ -160,7 +160,7 @@ export function multipartPath(target: LightboxTarget): UploadPath {
   };
 }
 
-/** The same file through resumable uploads (section 16) in 8 MiB PATCHes (packages/bench/src/lib/upload-tus.ts). */
+/** The same file through resumable uploads (docs/api.md §16) in 8 MiB PATCHes (packages/bench/src/lib/upload-tus.ts). */
 export function tusPath(target: LightboxTarget): UploadPath {
   const { port, key, galleryId, logFile } = target;
   return {

@@ -1,4 +1,4 @@
-// The resumable-upload side of `npm run bench:upload` (section 16): the same generated file sent
+// The resumable-upload side of `npm run bench:upload` (docs/api.md §16): the same generated file sent
 // through tus 1.0 in 8 MiB PATCHes on one kept-alive connection (as tus-js-client sends it), timed
 // from the first byte of the creation request to the completing PATCH's answer. The bytes are
 // written straight from the generator's chunks (never gathered), so the client holds no 8 MiB

@@ -1039,6 +1039,16 @@ export interface components {
        */
       content_url: string;
     };
+    /** MediaFromUrl */
+    MediaFromUrl: {
+      /**
+       * Format: uri
+       * @description An http or https URL the service fetches the file from (the webhook address rules apply).
+       */
+      url: string;
+      /** @description The stored file's name; by default the URL's. */
+      filename?: string;
+    };
     /**
      * MediaKind
      * @description Decided by sniffing the bytes, never by the declared type or name.
@@ -1162,9 +1172,11 @@ export interface components {
       limit: number;
       /**
        * Format: int64
-       * @description Number of items matching the filters, over all pages.
+       * @description Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since`, at most 1000 (see `total_exact`).
        */
       total: number;
+      /** @description False when more items match than were counted: `total` is then 1000, a lower bound. Only galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since` stop counting there. */
+      total_exact: boolean;
       /** @description Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once. */
       next_cursor: string | null;
     };
@@ -1315,9 +1327,14 @@ export interface components {
       limit: number;
       /**
        * Format: int64
-       * @description Number of items matching the filters, over all pages.
+       * @description Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since`, at most 1000 (see `total_exact`).
        */
       total: number;
+      /**
+       * @description Always true: the whole list is counted.
+       * @enum {boolean}
+       */
+      total_exact: true;
       /** @description Always null: nothing follows the whole list. */
       next_cursor: null;
     };
@@ -7529,6 +7546,7 @@ export interface operations {
           /** @description One or more files (any field name works; `files` is conventional). At most 100 files of at most 2147483648 bytes each (MEDIA_MAX_FILES, MEDIA_MAX_FILE_BYTES); over a limit is 413. */
           files: string[];
         };
+        'application/json': components['schemas']['MediaFromUrl'];
       };
     };
     responses: {

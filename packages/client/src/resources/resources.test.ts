@@ -301,14 +301,15 @@ describe('client: every operation against a real server', () => {
     assert.equal(account.key.id, s.account.keyId);
   });
 
-  test('account.deleteTestData: a test key empties its test mode; a live key is refused', async () => {
+  test('testData.delete: a test key empties its test mode; a live key is refused', async () => {
     const test = await testModeOf(s.ctx, s.account);
     const sandbox = s.client({ apiKey: test.key });
     assert.equal((await sandbox.account.get()).livemode, false);
     const gallery = await sandbox.listings.create({ address: 'Sandbox Road' });
     const kept = await lb.listings.create({ address: 'Kept Road' });
-    await assert.rejects(lb.account.deleteTestData(), PermissionError);
-    const deleted = await sandbox.account.deleteTestData();
+    await assert.rejects(lb.testData.delete(), PermissionError);
+    assert.equal('deleteTestData' in sandbox.account, false, 'the deletion is lb.testData.delete() only');
+    const deleted = await sandbox.testData.delete();
     assert.deepEqual(deleted, { deleted: true });
     assert.equal(deleted.lastResponse.status, 202);
     await assert.rejects(sandbox.listings.get(gallery.id), NotFoundError);

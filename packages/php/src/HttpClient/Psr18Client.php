@@ -59,10 +59,19 @@ final class Psr18Client implements ClientInterface
                 $request = $request->withHeader('Content-Length', (string) $size);
             }
         } elseif ($body instanceof StreamBody) {
-            fseek($body->stream, $body->offset);
-            $chunk = $body->length > 0 ? (string) fread($body->stream, $body->length) : '';
-            $request = $request->withHeader('Content-Length', (string) strlen($chunk))
-                ->withBody($streams->createStream($chunk));
+            // The chunk goes through php://temp (at most 2 MiB in memory, the rest on disk): a PSR-7
+            // body is a stream of its own, and a chunk may be large.
+            if (fseek($body->stream, $body->offset) !== 0) {
+                throw new \RuntimeException('cannot seek the stream to ' . $body->offset);
+            }
+            $chunk = fopen('php://temp/maxmemory:2097152', 'w+b');
+            if ($chunk === false) {
+                throw new \RuntimeException('cannot open php://temp');
+            }
+            $copied = $body->length > 0 ? (int) stream_copy_to_stream($body->stream, $chunk, $body->length) : 0;
+            rewind($chunk);
+            $request = $request->withHeader('Content-Length', (string) $copied)
+                ->withBody($streams->createStreamFromResource($chunk));
         }
         /** @var \Psr\Http\Client\ClientInterface $client */
         $client = $this->client;

@@ -6,8 +6,11 @@
  * MODE `drop-first-post`: the first POST reaches the server, but its answer is dropped (the
  * connection closes with no byte sent back). MODE `cut-first-patch`: the first PATCH's body is
  * cut in the middle (both connections close). MODE `cut-first-get-answer`: the first GET's answer
- * stops half way (the connection closes). Every other request passes through unchanged, one
- * connection at a time (`Connection: close`). Each request is logged as `METHOD PATH ACTION`.
+ * stops half way (the connection closes). MODE `limit-first-post:SECONDS`: the first POST is
+ * answered by the proxy itself, 429 `rate_limited` with `Retry-After: SECONDS`, and never reaches
+ * the server; in this mode each POST's line ends with its `key=<Idempotency-Key>`. Every other
+ * request passes through unchanged, one connection at a time (`Connection: close`). Each request
+ * is logged as `METHOD PATH ACTION`.
  */
 
 declare(strict_types=1);
@@ -40,10 +43,14 @@ while (true) {
     $lines = explode("\r\n", $headers);
     [$method, $path] = explode(' ', $lines[0]);
     $length = 0;
+    $key = '';
     $out = [$lines[0]];
     foreach (array_slice($lines, 1) as $line) {
         if (stripos($line, 'content-length:') === 0) {
             $length = (int) trim(substr($line, 15));
+        }
+        if (stripos($line, 'idempotency-key:') === 0) {
+            $key = trim(substr($line, 16));
         }
         if (stripos($line, 'connection:') === 0) {
             continue;
@@ -51,6 +58,30 @@ while (true) {
         $out[] = $line;
     }
     $out[] = 'Connection: close';
+    $limited = str_starts_with($mode, 'limit-first-post:');
+    $note = $limited && $method === 'POST' ? " key={$key}" : '';
+    if (!$done && $limited && $method === 'POST') {
+        $done = true;
+        // Take in the whole body, then answer as the API's rate limit does.
+        for ($got = strlen($rest); $got < $length; $got += strlen((string) $chunk)) {
+            $chunk = fread($client, 65536);
+            if ($chunk === false || $chunk === '') {
+                break;
+            }
+        }
+        $seconds = substr($mode, strlen('limit-first-post:'));
+        $body = json_encode(['error' => [
+            'code' => 'rate_limited',
+            'message' => 'Too many requests',
+            'request_id' => 'req_proxy',
+        ]]);
+        fwrite($client, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+            . "Retry-After: {$seconds}\r\nX-Request-Id: req_proxy\r\nContent-Length: " . strlen((string) $body)
+            . "\r\nConnection: close\r\n\r\n" . $body);
+        fclose($client);
+        file_put_contents($log, "{$method} {$path} limited{$note}\n", FILE_APPEND);
+        continue;
+    }
     $up = stream_socket_client('tcp://127.0.0.1:' . $upstream);
     fwrite($up, implode("\r\n", $out) . "\r\n\r\n");
 
@@ -92,7 +123,7 @@ while (true) {
         fclose($client);
         continue;
     }
-    file_put_contents($log, "{$method} {$path} passed\n", FILE_APPEND);
+    file_put_contents($log, "{$method} {$path} passed{$note}\n", FILE_APPEND);
     fwrite($client, (string) $answer);
     fclose($client);
 }

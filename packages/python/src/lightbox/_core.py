@@ -23,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from . import _errors as errors
+from ._compat import async_early_answers, early_answers
 from ._generated.models import Pagination
 from ._models import Model, NotModified, RequestOptions, ResponseInfo
 from ._pagination import AsyncPage, SyncPage
@@ -150,6 +151,8 @@ class SyncHTTP(_Base):
         super().__init__(**kwargs)
         self._owns_client = http_client is None
         self.client = http_client or httpx.Client(timeout=self.timeout, follow_redirects=False)
+        if http_client is None:
+            early_answers(self.client)
 
     def close(self) -> None:
         if self._owns_client:
@@ -297,6 +300,8 @@ class AsyncHTTP(_Base):
         super().__init__(**kwargs)
         self._owns_client = http_client is None
         self.client = http_client or httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+        if http_client is None:
+            async_early_answers(self.client)
 
     async def close(self) -> None:
         if self._owns_client:

@@ -33,6 +33,7 @@ __all__ = [
     "UnsupportedMediaTypeError",
     "RangeNotSatisfiableError",
     "UnprocessableEntityError",
+    "FetchFailedError",
     "RateLimitError",
     "InternalServerError",
     "ServiceUnavailableError",
@@ -130,7 +131,11 @@ class RangeNotSatisfiableError(LightboxError):
 
 
 class UnprocessableEntityError(LightboxError):
-    """422, e.g. ``fetch_failed`` (media from a URL the service could not fetch)."""
+    """422: a well-formed request the server cannot carry out (a 422 code this version does not know)."""
+
+
+class FetchFailedError(UnprocessableEntityError):
+    """422 ``fetch_failed``: media from a URL whose fetch failed (no answer, a non-2xx, a cut, a stall)."""
 
 
 class RateLimitError(LightboxError):
@@ -175,7 +180,7 @@ _BY_CODE: dict[str, type[LightboxError]] = {
     "payload_too_large": PayloadTooLargeError,
     "unsupported_media_type": UnsupportedMediaTypeError,
     "range_not_satisfiable": RangeNotSatisfiableError,
-    "fetch_failed": UnprocessableEntityError,
+    "fetch_failed": FetchFailedError,
     "rate_limited": RateLimitError,
     "internal_error": InternalServerError,
     "unavailable": ServiceUnavailableError,

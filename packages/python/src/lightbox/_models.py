@@ -182,6 +182,23 @@ def model(cls: type[Model]) -> Converter:
     return cls
 
 
+def one_of(*classes: type[Model]) -> Converter:
+    """A converter for a union of models (an ``anyOf`` of object schemas, such as a photo's or a
+    video's ``variants``): the class whose declared fields best fit the object's, the first on a tie."""
+
+    def fit(cls: type[Model], keys: set[str]) -> int:
+        declared = _declared(cls)
+        return len(keys & declared) - len(declared - keys)
+
+    def run(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        keys = set(value)
+        return max(classes, key=lambda cls: fit(cls, keys))(value)
+
+    return run
+
+
 def list_of(convert: Converter) -> Converter:
     def run(value: Any) -> Any:
         return [None if v is None else convert(v) for v in value]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._models import LightboxObject, Model, list_of, model
+from .._models import LightboxObject, Model, list_of, model, one_of
 
 __all__ = [
     "Account",
@@ -35,6 +35,7 @@ __all__ = [
     "ListingStatus",
     "ListingUpdate",
     "Media",
+    "MediaFromUrl",
     "MediaKind",
     "MediaList",
     "MediaOrder",
@@ -306,6 +307,13 @@ class Media(Model):
     "Absolute URL of the bytes."
 
 
+class MediaFromUrl(Model):
+    url: str
+    "An http or https URL the service fetches the file from (the webhook address rules apply)."
+    filename: str
+    "The stored file's name; by default the URL's."
+
+
 class MediaList(Model):
     data: list[Media]
     pagination: WholeListPagination
@@ -385,7 +393,9 @@ class Pagination(Model):
     limit: int
     "Items per page, as asked (default 20)."
     total: int
-    "Number of items matching the filters, over all pages."
+    "Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since`, at most 1000 (see `total_exact`)."
+    total_exact: bool
+    "False when more items match than were counted: `total` is then 1000, a lower bound. Only galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since` stop counting there."
     next_cursor: str | None
     "Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once."
 
@@ -490,7 +500,9 @@ class WholeListPagination(Model):
     limit: int
     "The number of items: all of them."
     total: int
-    "Number of items matching the filters, over all pages."
+    "Number of items matching the filters, over all pages; on galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since`, at most 1000 (see `total_exact`)."
+    total_exact: bool
+    "Always true: the whole list is counted."
     next_cursor: None
     "Always null: nothing follows the whole list."
 
@@ -531,6 +543,7 @@ ClientList._converters = {
 
 ClientListingList._converters = {
     "data": list_of(model(ListingItem)),
+    "pagination": one_of(Pagination, WholeListPagination),
 }
 
 Error._converters = {
@@ -554,6 +567,10 @@ Listing._converters = {
 ListingList._converters = {
     "data": list_of(model(ListingItem)),
     "pagination": model(Pagination),
+}
+
+Media._converters = {
+    "variants": one_of(MediaVariants, MediaVideoVariants),
 }
 
 MediaList._converters = {

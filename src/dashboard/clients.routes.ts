@@ -1,0 +1,173 @@
+// Clients in the dashboard (docs/api.md §27): the list with search, a client's page with their
+// galleries, create, edit and delete, through the same clients service as /v1/clients.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { App } from '../http/types.ts';
+import { isEmail } from '../lib/email-address.ts';
+import type { ClientCreateInput, ClientType, ClientUpdateInput } from '../modules/clients/clients.schemas.ts';
+import type { FormFields } from './form.ts';
+import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
+import type { FieldErrors, Notice } from './views/layout.ts';
+import {
+  EMPTY_CLIENT,
+  clientPage,
+  clientsPage,
+  clientsUrl,
+  deleteClientPage,
+  newClientPage,
+  type ClientFormValues,
+} from './views/clients.ts';
+
+const MEMBER = { dashboard: 'member' } as const;
+/** A form with notes of 10,000 characters, each up to a few bytes encoded. */
+const FORM_WITH_TEXT = 96 * 1024;
+const PAGE_SIZE = 25;
+
+const NOTICES: Record<string, Notice> = {
+  'client-created': { kind: 'success', text: 'Client added.' },
+  'client-saved': { kind: 'success', text: 'Client saved.' },
+  'client-deleted': { kind: 'success', text: 'The client was deleted. Their galleries stay, unassigned.' },
+};
+
+const clientNotice = (request: FastifyRequest): Notice | null => {
+  const code = (request.query as Record<string, unknown> | undefined)?.notice;
+  return (typeof code === 'string' ? NOTICES[code] : undefined) ?? noticeOf(request);
+};
+
+const LIMITS = { name: 200, phone: 50, company: 200, notes: 10_000 } as const;
+
+/** The form's client, by the API's rules (docs/api.md §7), with what is wrong by field. */
+function readClient(form: FormFields): { values: ClientFormValues; input: ClientCreateInput; errors: FieldErrors } {
+  const values: ClientFormValues = {
+    name: form.get('name').trim(),
+    email: form.get('email').trim(),
+    phone: form.get('phone').trim(),
+    company: form.get('company').trim(),
+    notes: form.get('notes').trim(),
+  };
+  const errors: FieldErrors = {};
+  if (values.name === '') errors.name = 'Enter the name';
+  if (values.email === '') errors.email = 'Enter the email address';
+  else if (!isEmail(values.email)) errors.email = 'Enter an email address like name@example.com';
+  for (const name of ['name', 'phone', 'company', 'notes'] as const) {
+    if (values[name].length > LIMITS[name])
+      errors[name] = `Use at most ${LIMITS[name].toLocaleString('en-GB')} characters`;
+    else if (values[name].includes('\u0000')) errors[name] = 'Remove the control characters';
+  }
+  const input: ClientCreateInput = {
+    name: values.name,
+    email: values.email,
+    phone: values.phone === '' ? null : values.phone,
+    company: values.company === '' ? null : values.company,
+    notes: values.notes === '' ? null : values.notes,
+  };
+  return { values, input, errors };
+}
+
+const valuesOf = (c: ClientType): ClientFormValues => ({
+  name: c.name,
+  email: c.email,
+  phone: c.phone ?? '',
+  company: c.company ?? '',
+  notes: c.notes ?? '',
+});
+
+const taken = (err: unknown): boolean => err instanceof AppError && err.code === 'conflict';
+const TAKEN = 'Another client has this email address';
+
+export function registerClientsRoutes(scope: App, ctx: DashboardContext): void {
+  const { clients } = ctx.services;
+  const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
+
+  scope.get('/clients', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const query = request.query as Record<string, unknown>;
+    const search = typeof query.search === 'string' ? query.search.trim().slice(0, 200) : '';
+    const cursor = typeof query.cursor === 'string' ? query.cursor : '';
+    const ask = { limit: PAGE_SIZE, ...(search === '' ? {} : { search }) };
+    let notice = clientNotice(request);
+    let list;
+    try {
+      list = await clients.list(account.id, cursor === '' ? ask : { ...ask, cursor });
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'validation_error') || cursor === '') throw err;
+      list = await clients.list(account.id, ask);
+      notice = { kind: 'info', text: 'That page of the list is no longer available: here is the first page.' };
+    }
+    const next = list.pagination.next_cursor;
+    return sendPage(
+      reply,
+      clientsPage({
+        viewer,
+        notice,
+        search,
+        items: list.data,
+        total: list.pagination.total,
+        nextUrl: next === null ? null : clientsUrl(search, next),
+        paged: cursor !== '',
+      }),
+    );
+  });
+
+  scope.get('/clients/new', { config: MEMBER, schema: PAGE_ROUTE }, (request, reply) => {
+    const { viewer } = viewerOf(request);
+    return sendPage(reply, newClientPage({ viewer, values: EMPTY_CLIENT, errors: {} }));
+  });
+
+  scope.post('/clients', { config: MEMBER, schema: PAGE_ROUTE, bodyLimit: FORM_WITH_TEXT }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const { values, input, errors } = readClient(formFields(request.body));
+    if (Object.keys(errors).length > 0) return sendPage(reply, newClientPage({ viewer, values, errors }), 400);
+    try {
+      const created = await clients.create(account.id, input);
+      return await reply.redirect(`/dashboard/clients/${created.id}?notice=client-created`, 303);
+    } catch (err) {
+      if (!taken(err)) throw err;
+      return sendPage(reply, newClientPage({ viewer, values, errors: { email: TAKEN } }), 409);
+    }
+  });
+
+  scope.get('/clients/:id', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const client = await clients.get(account.id, idOf(request));
+    return sendPage(
+      reply,
+      clientPage({ viewer, notice: clientNotice(request), client, values: valuesOf(client), errors: {} }),
+    );
+  });
+
+  scope.post(
+    '/clients/:id',
+    { config: MEMBER, schema: PAGE_ROUTE, bodyLimit: FORM_WITH_TEXT },
+    async (request, reply) => {
+      const { viewer, account } = viewerOf(request);
+      const current = await clients.get(account.id, idOf(request));
+      const { values, input, errors } = readClient(formFields(request.body));
+      const render = (e: FieldErrors, status: number) =>
+        sendPage(reply, clientPage({ viewer, notice: null, client: current, values, errors: e }), status);
+      if (Object.keys(errors).length > 0) return render(errors, 400);
+      const patch: ClientUpdateInput = {};
+      for (const name of ['name', 'email', 'phone', 'company', 'notes'] as const) {
+        if (input[name] !== current[name]) (patch as Record<string, unknown>)[name] = input[name];
+      }
+      try {
+        if (Object.keys(patch).length > 0) await clients.update(account.id, current.id, patch);
+      } catch (err) {
+        if (!taken(err)) throw err;
+        return render({ email: TAKEN }, 409);
+      }
+      return reply.redirect(`/dashboard/clients/${current.id}?notice=client-saved`, 303);
+    },
+  );
+
+  scope.get('/clients/:id/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    return sendPage(reply, deleteClientPage({ viewer, client: await clients.get(account.id, idOf(request)) }));
+  });
+
+  scope.post('/clients/:id/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    await clients.remove(account.id, idOf(request));
+    return reply.redirect('/dashboard/clients?notice=client-deleted', 303);
+  });
+}

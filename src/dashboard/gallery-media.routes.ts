@@ -1,0 +1,171 @@
+// A gallery's files in the dashboard: the upload form (multipart, through the same media service
+// as POST /v1/listings/:id/media: sniffed, all or nothing, counted, announced, given variants) and
+// the thumbnails the gallery page shows. The dashboard parses only small forms; the upload has a
+// scope of its own where multipart is parsed, streamed to storage, never held in memory.
+import multipart, { type Multipart } from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS } from '../errors.ts';
+import { continueBody } from '../http/connections.ts';
+import { STREAMED_BODY } from '../http/validation.ts';
+import { sendStoredBytes } from '../http/send-bytes.ts';
+import type { App } from '../http/types.ts';
+import { sameToken } from '../modules/accounts/sessions.service.ts';
+import { asClientFault, type IncomingFile } from '../modules/media/media.service.ts';
+import { registerUploadRoutes } from '../modules/uploads/uploads.routes.ts';
+import { PAGE_ROUTE, viewerOf, type DashboardContext } from './respond.ts';
+import { fromThisSite } from './security.ts';
+
+const MEMBER = { dashboard: 'member' } as const;
+
+type Params = { id: string; media_id?: string };
+
+/** The refusals an upload form can meet, as the gallery page's notices. */
+const UPLOAD_REFUSALS: Partial<Record<string, string>> = {
+  validation_error: 'upload-empty',
+  unsupported_media_type: 'upload-refused',
+  payload_too_large: 'upload-too-large',
+};
+
+/** The page's script asks for JSON (it shows progress and the outcome in place); a plain form gets a redirect. */
+const wantsJson = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('application/json');
+
+/**
+ * The form token of a streamed body: in the `X-CSRF-Token` header (the page's script), else the
+ * form's first part, `_csrf` (the form puts it before the file input, and browsers send parts in
+ * order). Checked before any file byte is read.
+ */
+async function checkToken(request: FastifyRequest, expected: string, parts: AsyncIterator<Multipart>): Promise<void> {
+  const header = request.headers['x-csrf-token'];
+  if (header !== undefined) {
+    if (typeof header === 'string' && sameToken(expected, header)) return;
+    throw new AppError('forbidden', 'Missing or wrong form token');
+  }
+  const first = await parts.next();
+  const part = first.done === true ? undefined : first.value;
+  const token = part?.type === 'field' && part.fieldname === '_csrf' ? part.value : undefined;
+  if (typeof token !== 'string' || !sameToken(expected, token)) {
+    throw new AppError('forbidden', 'Missing or wrong form token');
+  }
+}
+
+export function registerGalleryMediaRoutes(scope: App, ctx: DashboardContext): void {
+  const { services } = ctx;
+  const limits = ctx.config.media;
+
+  // A photo's thumbnail or a video's poster, for the gallery page (the same bytes as /v1's variants).
+  scope.get('/galleries/:id/media/:media_id/thumb', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const { id, media_id: mediaId = '' } = request.params as Params;
+    const media = await services.media.get(account.id, id, mediaId);
+    const name = media.kind === 'video' ? 'poster' : 'thumb';
+    const variant = await services.media.variant(account.id, id, mediaId, name);
+    const sent = await sendStoredBytes(request, reply, {
+      etag: `"${mediaId}-${name}-${Date.parse(variant.created_at).toString(36)}-${variant.size.toString(36)}"`,
+      size: variant.size,
+      contentType: variant.content_type,
+      filename: `${mediaId}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
+      disposition: 'inline',
+      open: (range) => services.media.openVariant(variant, range),
+    });
+    return sent.reply;
+  });
+
+  void scope.register(async (child: App) => {
+    await child.register(multipart, {
+      limits: {
+        fileSize: limits.maxFileBytes + 1,
+        files: limits.maxFiles,
+        fields: 10,
+        fieldSize: 1024,
+        parts: limits.maxFiles + 10,
+        headerPairs: 200,
+      },
+    });
+
+    child.post(
+      '/galleries/:id/media',
+      {
+        ...STREAMED_BODY,
+        config: { ...STREAMED_BODY.config, ...MEMBER },
+        schema: PAGE_ROUTE,
+        // A refusal leaves the rest of the upload unread: close rather than have Node drain gigabytes.
+        onError: (_request: FastifyRequest, reply: FastifyReply, _error: unknown, done: () => void) => {
+          void reply.header('connection', 'close');
+          done();
+        },
+      },
+      async (request, reply) => {
+        const { account, session } = viewerOf(request);
+        const { id } = request.params as Params;
+        if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the upload form');
+        continueBody(request, reply);
+        const parts = request.parts()[Symbol.asyncIterator]();
+        await checkToken(request, session.csrfToken, parts);
+        async function* files(): AsyncGenerator<IncomingFile> {
+          try {
+            for (;;) {
+              const next = await parts.next();
+              if (next.done === true) return;
+              const part = next.value;
+              if (part.type !== 'file') continue;
+              // A form sent with no file chosen has one empty part without a name.
+              if (part.filename === '') {
+                part.file.resume();
+                continue;
+              }
+              yield { filename: part.filename, stream: part.file };
+            }
+          } catch (err) {
+            throw asClientFault(err);
+          }
+        }
+        let uploaded;
+        try {
+          uploaded = await services.media.upload(account.id, id, files(), request.log);
+        } catch (err) {
+          const notice = err instanceof AppError ? UPLOAD_REFUSALS[err.code] : undefined;
+          if (err instanceof AppError && notice !== undefined) {
+            void reply.header('connection', 'close');
+            if (wantsJson(request)) {
+              return reply.code(ERROR_STATUS[err.code]).send({ error: { code: err.code, notice } });
+            }
+            return reply.redirect(`/dashboard/galleries/${id}?notice=${notice}#media`, 303);
+          }
+          throw err;
+        }
+        if (wantsJson(request)) return reply.code(201).send({ uploaded: uploaded.map((m) => m.id) });
+        return reply.redirect(`/dashboard/galleries/${id}?notice=uploaded#media`, 303);
+      },
+    );
+  });
+
+  // Resumable uploads (tus, docs/api.md §16) for the page's script: the /v1 routes, tus server and
+  // store, mounted here for the signed-in account. Every request that writes carries the session's
+  // form token in X-CSRF-Token (a header no other site can make a browser send).
+  void scope.register(async (child: App) => {
+    child.addHook('preHandler', (request, _reply, done) => {
+      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') {
+        done();
+        return;
+      }
+      const { session } = request.dashboard;
+      const token = request.headers['x-csrf-token'];
+      if (
+        session === null ||
+        !fromThisSite(request, ctx.config.publicUrl) ||
+        typeof token !== 'string' ||
+        !sameToken(session.csrfToken, token)
+      ) {
+        done(new AppError('forbidden', 'Missing or wrong form token'));
+        return;
+      }
+      done();
+    });
+    await registerUploadRoutes(child, services, limits, {
+      accountOf: (request) => viewerOf(request).account.id,
+      path: '/galleries',
+      location: (listingId, uploadId) => `/dashboard/galleries/${listingId}/uploads/${uploadId}`,
+      page: { config: { ...MEMBER } },
+    });
+  });
+}

@@ -1,0 +1,171 @@
+// docs/api.md §19: a gallery list filtered by client_id, mls_number, search, created_since or
+// updated_since counts at most 1000 matches (`total` 1000 and `total_exact` false past that); the
+// unfiltered and status lists keep their exact, maintained totals. A frequent search term (more
+// matches than the count goes to) pages by walking the order's index: it must answer exactly what
+// the search index answers, page after page, on both dialects.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { seedListings } from '../../../test/support/seed.ts';
+import {
+  call,
+  createAccount,
+  createTestContext,
+  type TestAccount,
+  type TestContext,
+} from '../../../test/support/test-app.ts';
+import { COUNT_CAP } from '../../lib/pagination.ts';
+
+interface ListPage {
+  data: { id: string; address: string }[];
+  pagination: { page: number | null; limit: number; total: number; total_exact: boolean; next_cursor: string | null };
+}
+
+const SEEDED = COUNT_CAP + 5;
+
+let ctx: TestContext;
+let me: TestAccount;
+/** The seeded galleries' ids, newest first (the default order). */
+let newestFirst: string[];
+/** created_at of the seeded galleries, oldest first. */
+let createdAt: string[];
+
+before(async () => {
+  ctx = await createTestContext();
+  me = await createAccount(ctx);
+  await seedListings(ctx.deps.db, me.accountId, SEEDED);
+  // Every seeded address also says "Docks" (the search index follows the update).
+  await sql`update listings set address = address || ' Docks' where account_id = ${me.accountId}`.execute(
+    ctx.deps.db.kysely,
+  );
+  const rows = await ctx.deps.db.kysely
+    .selectFrom('listings')
+    .select(['id', 'created_at'])
+    .where('account_id', '=', me.accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  newestFirst = rows.map((r) => r.id);
+  createdAt = rows.map((r) => r.created_at).reverse();
+});
+after(() => ctx.close());
+
+async function list(query: Record<string, string>): Promise<ListPage> {
+  const res = await call(ctx, 'GET', '/v1/listings', { key: me.key, query });
+  assert.equal(res.statusCode, 200, `${JSON.stringify(query)}: ${res.body}`);
+  return res.json<ListPage>();
+}
+
+/** Every item of the list, walking by cursor. */
+async function walk(query: Record<string, string>): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: ListPage = await list(cursor === null ? query : { ...query, cursor });
+    ids.push(...page.data.map((g) => g.id));
+    cursor = page.pagination.next_cursor;
+  } while (cursor !== null);
+  return ids;
+}
+
+describe('GET /v1/listings: totals of filtered lists (docs/api.md §19)', () => {
+  test('unfiltered and by status: the exact total, total_exact true', async () => {
+    const all = await list({});
+    assert.equal(all.pagination.total, SEEDED);
+    assert.equal(all.pagination.total_exact, true);
+    const active = await list({ status: 'active', sort: 'updated_at' });
+    assert.equal(active.pagination.total, Math.floor(SEEDED / 3) + (SEEDED % 3 >= 2 ? 1 : 0));
+    assert.equal(active.pagination.total_exact, true);
+  });
+
+  test(`a filter counts up to ${COUNT_CAP}: exact at ${COUNT_CAP} matches, ${COUNT_CAP} and total_exact false past it`, async () => {
+    const since = (n: number): string => createdAt[SEEDED - n] ?? '';
+    const exactly = await list({ created_since: since(COUNT_CAP) });
+    assert.deepEqual([exactly.pagination.total, exactly.pagination.total_exact], [COUNT_CAP, true]);
+    const few = await list({ created_since: since(7) });
+    assert.deepEqual([few.pagination.total, few.pagination.total_exact], [7, true]);
+    // The last page by number holds the total (offset + its rows); past the end, it is counted.
+    const last = await list({ created_since: since(25), page: '2' });
+    assert.deepEqual([last.data.length, last.pagination.total, last.pagination.total_exact], [5, 25, true]);
+    const beyond = await list({ created_since: since(25), page: '3' });
+    assert.deepEqual([beyond.data.length, beyond.pagination.total, beyond.pagination.total_exact], [0, 25, true]);
+    const deepLast = await list({ created_since: since(COUNT_CAP + 3), page: String(COUNT_CAP / 20 + 1) });
+    assert.deepEqual(
+      [deepLast.data.length, deepLast.pagination.total, deepLast.pagination.total_exact],
+      [3, COUNT_CAP, false],
+    );
+    const capped: Record<string, string>[] = [
+      { created_since: since(COUNT_CAP + 1) },
+      { updated_since: '2000-01-01T00:00:00Z', sort: '-updated_at' },
+      { client_id: 'none' },
+      { search: 'docks' },
+      { search: 'harbour', sort: 'created_at' },
+      { search: 'road docks', created_since: since(SEEDED) },
+    ];
+    for (const query of capped) {
+      const page = await list(query);
+      assert.deepEqual(
+        [page.pagination.total, page.pagination.total_exact],
+        [COUNT_CAP, false],
+        `total of ${JSON.stringify(query)}`,
+      );
+      assert.equal(page.data.length, 20);
+      assert.equal(typeof page.pagination.next_cursor, 'string');
+    }
+    const past = await list({ client_id: 'none', page: '999' });
+    assert.deepEqual(past, {
+      data: [],
+      pagination: { page: 999, limit: 20, total: COUNT_CAP, total_exact: false, next_cursor: null },
+    });
+  });
+
+  test('a capped list still walks to its end: every match once, in order', async () => {
+    assert.deepEqual(await walk({ updated_since: '2000-01-01T00:00:00Z', limit: '100' }), newestFirst);
+    assert.deepEqual(await walk({ search: 'docks', limit: '100', sort: 'created_at' }), [...newestFirst].reverse());
+  });
+
+  test('a frequent term answers what the search index answers; a rare one is counted exactly', async () => {
+    const rare = await list({ search: '1004 harbour' });
+    assert.deepEqual(
+      rare.data.map((g) => g.address),
+      ['1004 Harbour Road Docks'],
+    );
+    assert.deepEqual([rare.pagination.total, rare.pagination.total_exact], [1, true]);
+    // Page 1 of a frequent term is the newest matches, as a walk of the whole list finds them.
+    const drafts = await list({ search: 'DOCKS', status: 'draft', limit: '30' });
+    const draftIds = new Set(
+      (
+        await ctx.deps.db.kysely
+          .selectFrom('listings')
+          .select('id')
+          .where('account_id', '=', me.accountId)
+          .where('status', '=', 'draft')
+          .execute()
+      ).map((r) => r.id),
+    );
+    assert.deepEqual(
+      drafts.data.map((g) => g.id),
+      newestFirst.filter((id) => draftIds.has(id)).slice(0, 30),
+    );
+    if (ctx.deps.db.dialect === 'sqlite') {
+      // The FTS index folds a Kelvin sign to "k" and a long s to "s"; SQLite's LIKE does not: the
+      // frequent term's walk asks the index about such rows, and finds what a rare term's would.
+      const kelvin = await call(ctx, 'POST', '/v1/listings', { key: me.key, body: { address: '1 Doc\u212As Lane' } });
+      const longS = await call(ctx, 'POST', '/v1/listings', { key: me.key, body: { address: '2 Docks \u017Fide' } });
+      const plain = await call(ctx, 'POST', '/v1/listings', { key: me.key, body: { address: '3 Wharf Lane' } });
+      assert.deepEqual([kelvin.statusCode, longS.statusCode, plain.statusCode], [201, 201, 201]);
+      const newest = await list({ search: 'docks', limit: '3' });
+      assert.equal(newest.pagination.total_exact, false);
+      assert.deepEqual(
+        newest.data.map((g) => g.address),
+        ['2 Docks \u017Fide', '1 Doc\u212As Lane', '1004 Harbour Road Docks'],
+      );
+      const side = await list({ search: 'docks side' });
+      assert.deepEqual(
+        side.data.map((g) => g.address),
+        ['2 Docks \u017Fide'],
+        'a rare term: the index',
+      );
+    }
+  });
+});
