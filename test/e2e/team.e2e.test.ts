@@ -177,6 +177,18 @@ describe('a team and two-factor sign-in in a browser', { skip }, () => {
           assert.ok(!nav.includes(`/dashboard/${path}`), `the member's page links to ${path}`);
         }
         assert.equal(await member.getByText('API keys').count(), 0);
+        // The assistant's work: a gallery and a client, through the pages of everyone on the team.
+        await member.goto(`${base}/dashboard/galleries/new`);
+        await member.getByLabel('Address').fill(`1 Assistant Row, ${tag}`);
+        await member.getByRole('button', { name: 'Create gallery' }).click();
+        await member.getByText('Gallery created.').waitFor();
+        await look(member, tag, 'member-gallery');
+        await member.goto(`${base}/dashboard/clients/new`);
+        await member.getByLabel('Name').fill('Cara Doe');
+        await member.getByLabel('Email').fill(`cara.${tag}@client.example`);
+        await member.getByRole('button', { name: 'Add client' }).click();
+        await member.getByText('Client added.').waitFor();
+        await look(member, tag, 'member-client');
         const refused = await member.goto(`${base}/dashboard/settings/api`);
         assert.equal(refused?.status(), 403);
         await member.getByRole('heading', { name: "That page is the studio owner's" }).waitFor();
