@@ -6,6 +6,8 @@ import { createAccountsService, type AccountsService } from './modules/accounts/
 import { createPasswordResetService, type PasswordResetService } from './modules/accounts/password-reset.service.ts';
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
 import { createSignInService, type SignInService } from './modules/accounts/sign-in.service.ts';
+import { createTeamService, type TeamService } from './modules/accounts/team.service.ts';
+import { createTwoFactorService, type TwoFactorService } from './modules/accounts/two-factor.service.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createClientLinksService, type ClientLinksService } from './modules/client-links/client-links.service.ts';
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
@@ -33,6 +35,8 @@ export interface Services {
   sessions: SessionsService;
   signIn: SignInService;
   passwordResets: PasswordResetService;
+  team: TeamService;
+  twoFactor: TwoFactorService;
   apiKeys: ApiKeysService;
   listings: ListingsService;
   clients: ClientsService;
@@ -62,6 +66,8 @@ export function createServices(deps: Deps): Services {
     sessions: createSessionsService(deps),
     signIn: createSignInService(deps),
     passwordResets: createPasswordResetService(deps),
+    team: createTeamService(deps),
+    twoFactor: createTwoFactorService(deps),
     apiKeys: createApiKeysService(deps),
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),

@@ -416,6 +416,8 @@ describe('the version trigger covers every table the reads show', () => {
     'kysely_migration_lock',
     // The deployment's cursor-signing secret (docs/api.md §19): no account's data.
     'instance_secrets',
+    // The dashboard's team and two-factor sign-in (docs/api.md §27): no /v1 read shows them.
+    ...['users', 'invitations', 'recovery_codes', 'two_factor_challenges'],
   ]);
 
   test('each other table raises the version on insert, update and delete', async () => {

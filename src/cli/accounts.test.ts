@@ -63,6 +63,13 @@ void describe('accounts list and reset-password', () => {
         .selectAll()
         .where('email', '=', email)
         .executeTakeFirstOrThrow();
+      // docs/api.md §27: the studio's sign-in is its owner, a person of its team.
+      const owner = await db.kysely
+        .selectFrom('users')
+        .selectAll()
+        .where('account_id', '=', account.id)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
       const at = new Date().toISOString();
       const later = new Date(Date.now() + 3_600_000).toISOString();
       await db.kysely
@@ -71,6 +78,7 @@ void describe('accounts list and reset-password', () => {
           ['a', 'b'].map((n) => ({
             token_hash: sha256(`session ${n}`),
             account_id: account.id,
+            user_id: owner.id,
             csrf_token: n,
             created_at: at,
             last_seen_at: at,
@@ -81,7 +89,13 @@ void describe('accounts list and reset-password', () => {
         .execute();
       await db.kysely
         .insertInto('password_resets')
-        .values({ token_hash: sha256('a link'), account_id: account.id, created_at: at, expires_at: later })
+        .values({
+          token_hash: sha256('a link'),
+          account_id: account.id,
+          user_id: owner.id,
+          created_at: at,
+          expires_at: later,
+        })
         .execute();
       await db.kysely
         .insertInto('sign_in_failures')
@@ -96,11 +110,11 @@ void describe('accounts list and reset-password', () => {
       assert.equal(none.code, 1);
       assert.match(none.stderr, /no password/);
       const unchanged = await db.kysely
-        .selectFrom('accounts')
+        .selectFrom('users')
         .select('password_hash')
-        .where('id', '=', account.id)
+        .where('id', '=', owner.id)
         .executeTakeFirstOrThrow();
-      assert.equal(unchanged.password_hash, account.password_hash, 'a refused password changes nothing');
+      assert.equal(unchanged.password_hash, owner.password_hash, 'a refused password changes nothing');
 
       const run = await lightbox(['accounts', 'reset-password', '--email', email.toUpperCase()], {
         input: 'a new studio password\n',
@@ -110,9 +124,9 @@ void describe('accounts list and reset-password', () => {
       assert.equal(run.stderr, `password changed for ${email}; 2 dashboard sessions ended\n`);
       assert.ok(!run.stderr.includes('a new studio password'));
       const row = await db.kysely
-        .selectFrom('accounts')
+        .selectFrom('users')
         .select('password_hash')
-        .where('id', '=', account.id)
+        .where('id', '=', owner.id)
         .executeTakeFirstOrThrow();
       assert.equal(await verifyPassword('a new studio password', row.password_hash), true);
       assert.equal(await verifyPassword(PASSWORD, row.password_hash), false);
@@ -159,5 +173,70 @@ void describe('reset-password at a terminal', () => {
     assert.equal(await main(args, same.io), 0, same.err());
     assert.match(same.err(), /password changed for tty@studio\.test; 0 dashboard sessions ended\n$/);
     assert.ok(!same.err().includes('a new long'), 'no echo');
+  });
+});
+
+void describe('accounts reset-2fa', () => {
+  void test("turns off a person's two-factor sign-in, forgets their codes and ends their sessions", async () => {
+    const db = openDatabase(loadConfig(baseEnv()).database);
+    try {
+      const owner = await db.kysely
+        .selectFrom('users')
+        .selectAll()
+        .where('email_normalized', '=', email)
+        .executeTakeFirstOrThrow();
+      const at = new Date().toISOString();
+      const later = new Date(Date.now() + 3_600_000).toISOString();
+      await db.kysely
+        .updateTable('users')
+        .set({ totp_secret: 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', totp_enabled: 1, totp_last_step: 1 })
+        .where('id', '=', owner.id)
+        .execute();
+      await db.kysely
+        .insertInto('recovery_codes')
+        .values({ user_id: owner.id, code_hash: sha256('a code'), created_at: at })
+        .execute();
+      await db.kysely
+        .insertInto('sessions')
+        .values({
+          token_hash: sha256('a 2fa session'),
+          account_id: owner.account_id,
+          user_id: owner.id,
+          csrf_token: 'c',
+          created_at: at,
+          last_seen_at: at,
+          expires_at: later,
+          one_time: null,
+        })
+        .execute();
+
+      const unknown = await lightbox(['accounts', 'reset-2fa', '--email', 'nobody@studio.test']);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /no one signs in with nobody@studio\.test/);
+      const bad = await lightbox(['accounts', 'reset-2fa', '--email', 'not an email']);
+      assert.equal(bad.code, 2);
+
+      const run = await lightbox(['accounts', 'reset-2fa', '--email', email.toUpperCase()]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, `two-factor sign-in off for ${email}; 1 dashboard session ended\n`);
+      const after = await db.kysely
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', owner.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([after.totp_enabled, after.totp_secret, after.totp_last_step], [0, null, null]);
+      assert.equal(after.password_hash, owner.password_hash, 'the password is unchanged');
+      const codes = await db.kysely.selectFrom('recovery_codes').select('code_hash').execute();
+      assert.deepEqual(codes, []);
+      const sessions = await db.kysely
+        .selectFrom('sessions')
+        .select('token_hash')
+        .where('user_id', '=', owner.id)
+        .execute();
+      assert.deepEqual(sessions, []);
+    } finally {
+      await db.destroy();
+    }
   });
 });

@@ -124,6 +124,46 @@ Example:
   },
 };
 
+export const accountsReset2faCommand: Command = {
+  name: 'accounts reset-2fa',
+  summary: "Turn off a person's two-factor sign-in and end their sessions",
+  help: `Usage: lightbox accounts reset-2fa --email EMAIL
+
+Turns off two-factor sign-in (docs/api.md §27) for the person who signs in with
+EMAIL (a studio's owner, or a member of its team), for someone who lost both their
+phone and their recovery codes. Their secret and recovery codes are forgotten and
+every dashboard session of theirs ends; their password is unchanged, and they can
+set two-factor up again after signing in. Prints nothing on stdout.
+
+Options:
+  --email EMAIL   the email the person signs in with
+  -h, --help      show this help
+
+Example:
+  npx lightbox accounts reset-2fa --email ana@example.com
+`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, ['email']);
+    const email = required(values, 'email', 'EMAIL');
+    if (!isEmail(email.trim())) throw new UsageError('--email must be a valid email address');
+    const done = await withDatabase(io, async ({ services: { twoFactor } }) => {
+      try {
+        return await twoFactor.resetByEmail(email);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'not_found') {
+          throw new CommandError(`no one signs in with ${email}; see npx lightbox accounts list`);
+        }
+        throw err;
+      }
+    });
+    io.stderr.write(
+      `two-factor sign-in off for ${printable(done.email)}; ` +
+        `${done.sessionsEnded} dashboard ${done.sessionsEnded === 1 ? 'session' : 'sessions'} ended\n`,
+    );
+    return EXIT_OK;
+  },
+};
+
 function explain(err: unknown, email: string): unknown {
   if (!(err instanceof AppError)) return err;
   if (err.code === 'conflict') return new CommandError(`an account with email ${email} already exists`);

@@ -2,7 +2,12 @@
 // failure into one line on stderr and an exit code (2 for bad arguments, 1 for the rest).
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config.ts';
-import { accountsCreateCommand, accountsListCommand, accountsResetPasswordCommand } from './accounts.ts';
+import {
+  accountsCreateCommand,
+  accountsListCommand,
+  accountsReset2faCommand,
+  accountsResetPasswordCommand,
+} from './accounts.ts';
 import {
   CommandError,
   EXIT_FAILURE,
@@ -28,6 +33,7 @@ const COMMANDS: readonly Command[] = [
   accountsCreateCommand,
   accountsListCommand,
   accountsResetPasswordCommand,
+  accountsReset2faCommand,
   keysCreateCommand,
   keysListCommand,
   keysRevokeCommand,

@@ -14,7 +14,8 @@ import {
   tooManyAttempts,
   type DashboardContext,
 } from './respond.ts';
-import { clearSessionCookie, preSessionToken } from './security.ts';
+import { CHALLENGE_VALID_MS } from '../modules/accounts/two-factor.service.ts';
+import { clearSessionCookie, preSessionToken, setTwoFactorCookie } from './security.ts';
 import { setupPage, signInPage } from './views/auth.ts';
 import type { FieldErrors } from './views/layout.ts';
 
@@ -92,7 +93,13 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
         // The same words whether the email is unknown or the password wrong.
         return refuse('That email and password do not match an account. Check them and try again.', 400);
       case 'signed_in':
-        await startSession(ctx, reply, result.account.id, request.dashboard.token);
+        // docs/api.md §27: with two-factor on, the password only opens the code step.
+        if (result.user.totp_enabled === 1) {
+          const pending = await services.twoFactor.challenge(result.user.id);
+          setTwoFactorCookie(reply, cookies, pending, CHALLENGE_VALID_MS);
+          return reply.redirect('/dashboard/sign-in/code', 303);
+        }
+        await startSession(ctx, reply, result.account.id, request.dashboard.token, result.user.id);
         return reply.redirect('/dashboard', 303);
     }
   });

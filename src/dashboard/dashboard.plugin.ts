@@ -16,19 +16,38 @@ import { registerClientsRoutes } from './clients.routes.ts';
 import { registerGalleriesRoutes } from './galleries.routes.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { formOf, parseForm } from './form.ts';
-import { PAGE_ROUTE, noticeOf, sendPage, viewerOf, type DashboardContext, type DashboardState } from './respond.ts';
+import {
+  PAGE_ROUTE,
+  noticeOf,
+  sendPage,
+  viewerFor,
+  viewerOf,
+  type DashboardContext,
+  type DashboardState,
+} from './respond.ts';
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
 import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
+import { registerTeamRoutes } from './team.routes.ts';
+import { registerTwoFactorRoutes } from './two-factor.routes.ts';
 import { registerWebhooksRoutes } from './webhooks.routes.ts';
 import { errorPage } from './views/errors.ts';
 import { overviewPage } from './views/overview.ts';
+
+/** Not an HTTP status: the key of the words of a member's 403 (an owner-only page). */
+const OWNER_ONLY_STATUS = 4031;
+/** The message of the AppError a member's request to an owner-only route is refused with. */
+const OWNER_ONLY = 'Only the studio owner may use this page';
 
 const ERROR_TEXT: Record<number, [string, string]> = {
   400: ['Something is wrong with that request', 'The page could not understand what was sent. Go back and try again.'],
   403: [
     'That form could not be accepted',
     'It was open too long, or it did not come from this dashboard. Go back, reload the page and try again.',
+  ],
+  [OWNER_ONLY_STATUS]: [
+    "That page is the studio owner's",
+    'API keys, webhooks, the team and the studio settings are for the owner of the studio. Ask them if you need something changed there.',
   ],
   404: ['Page not found', 'There is no such page, or what it showed no longer exists.'],
   405: ['Page not found', 'There is no such page.'],
@@ -38,13 +57,12 @@ const ERROR_TEXT: Record<number, [string, string]> = {
   503: ['Lightbox is unavailable', 'The service is unavailable right now. Try again shortly.'],
 };
 
-function errorReply(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
-  const [title, message] = ERROR_TEXT[status] ?? ERROR_TEXT[status < 500 ? 400 : 500] ?? ['Error', ''];
+function errorReply(request: FastifyRequest, reply: FastifyReply, status: number, ownerOnly = false): FastifyReply {
+  const text = ownerOnly ? ERROR_TEXT[OWNER_ONLY_STATUS] : ERROR_TEXT[status];
+  const [title, message] = text ?? ERROR_TEXT[status < 500 ? 400 : 500] ?? ['Error', ''];
   const state = request.dashboard as DashboardState | null;
   const viewer =
-    state?.account && state.session
-      ? { studioName: state.account.name, email: state.account.email, csrfToken: state.session.csrfToken }
-      : null;
+    state?.account && state.session && state.user ? viewerFor(state.account, state.session, state.user) : null;
   return sendPage(reply, errorPage({ title, message, viewer, requestId: request.id }), status);
 }
 
@@ -70,15 +88,22 @@ export async function registerDashboard(
     if (access === 'asset') return;
     const token = request.cookies[ctx.cookies.session];
     const session = await services.sessions.authenticate(token);
-    // The account may be gone (deleted by an operator); any other failure is a real error.
+    // The account may be gone (deleted by an operator), or the person removed from its team;
+    // any other failure is a real error.
+    const user = session === null ? null : await services.team.get(session.accountId, session.userId);
     const account =
-      session === null
+      user === null || session === null
         ? null
         : await services.accounts.get(session.accountId).catch((err: unknown) => {
             if (err instanceof AppError && err.code === 'not_found') return null;
             throw err;
           });
-    request.dashboard = { token, session: account === null ? null : session, account };
+    request.dashboard = {
+      token,
+      session: account === null ? null : session,
+      account,
+      user: account === null ? null : user,
+    };
     // A cookie that no longer signs anyone in is removed, so the browser stops sending it.
     if (token !== undefined && account === null) clearSessionCookie(reply, ctx.cookies);
     // No such page: a plain 404 for everyone (with the navigation when signed in).
@@ -107,12 +132,15 @@ export async function registerDashboard(
       if (!sameToken(session.csrfToken, form.optional('_csrf'))) {
         throw new AppError('forbidden', 'Missing or wrong form token');
       }
+      if (access === 'owner' && user?.role !== 'owner') throw new AppError('forbidden', OWNER_ONLY);
       return;
     }
-    if (access === 'member' && account === null) {
+    if ((access === 'member' || access === 'owner') && account === null) {
       const next = (await services.accounts.isSetUp()) ? '/dashboard/sign-in' : '/dashboard/setup';
       return reply.redirect(next, 303);
     }
+    // docs/api.md §27: a member is told the page is the owner's (the navigation never links to it).
+    if (access === 'owner' && user?.role !== 'owner') throw new AppError('forbidden', OWNER_ONLY);
   });
 
   scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -120,7 +148,7 @@ export async function registerDashboard(
     if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
     // The refusal's own headers (Accept-Encoding, and Connection: close for an unread body).
     if (error instanceof AppError) void reply.headers(error.headers);
-    return errorReply(request, reply, status);
+    return errorReply(request, reply, status, error instanceof AppError && error.message === OWNER_ONLY);
   });
   scope.setNotFoundHandler((request, reply) => errorReply(request, reply, 404));
 
@@ -137,14 +165,15 @@ export async function registerDashboard(
   });
 
   scope.get('/', { config: { dashboard: 'member' }, schema: PAGE_ROUTE }, async (request, reply) => {
-    const { viewer, account } = viewerOf(request);
+    const { viewer, account, user } = viewerOf(request);
     const [counts, keys, notifications, assignments] = await Promise.all([
       services.counts.counts(account.id),
-      services.apiKeys.list(account.id),
+      // A member does not see the keys (docs/api.md §27), not even how many there are.
+      user.role === 'owner' ? services.apiKeys.list(account.id) : null,
       services.notifications.latest(account.id, 10),
       services.clientLinks.latest(account.id, 10),
     ]);
-    const data = { counts, keys: keys.length, notifications, assignments };
+    const data = { counts, keys: keys === null ? null : keys.length, notifications, assignments };
     return sendPage(reply, overviewPage({ viewer, data, notice: noticeOf(request) }));
   });
 
@@ -155,4 +184,6 @@ export async function registerDashboard(
   registerWebhooksRoutes(scope, ctx);
   registerGalleriesRoutes(scope, ctx);
   registerClientsRoutes(scope, ctx);
+  registerTeamRoutes(scope, ctx);
+  registerTwoFactorRoutes(scope, ctx);
 }

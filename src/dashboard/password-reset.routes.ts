@@ -132,8 +132,14 @@ export function registerPasswordResetRoutes(scope: App, ctx: DashboardContext): 
     }
     // Used meanwhile (another tab, a double click): the link is spent either way.
     if (done === null) return invalid(reply);
-    // Every session of the account has ended; this browser, which holds the link, starts afresh.
-    await startSession(ctx, reply, done.accountId, request.dashboard.token);
+    // With two-factor on, the link proves the email, not the phone: sign in with the code.
+    const user = await services.team.get(done.accountId, done.userId);
+    if (user === null || user.twoFactor) {
+      await services.sessions.end(request.dashboard.token);
+      return reply.redirect('/dashboard/sign-in?notice=password-reset-sign-in', 303);
+    }
+    // Every session of the person has ended; this browser, which holds the link, starts afresh.
+    await startSession(ctx, reply, done.accountId, request.dashboard.token, done.userId);
     return reply.redirect('/dashboard?notice=password-reset', 303);
   });
 }

@@ -7,20 +7,27 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../errors.ts';
 import type { Account } from '../modules/accounts/accounts.service.ts';
 import type { Session } from '../modules/accounts/sessions.service.ts';
+import type { User } from '../modules/accounts/team.service.ts';
 import { formOf, type FormFields } from './form.ts';
 import type { SafeHtml } from '../lib/html.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import { setPageHeaders, setSessionCookie, type CookiePolicy } from './security.ts';
 import type { FieldErrors, Notice, Viewer } from './views/layout.ts';
 
-/** Who may use a route: anyone (assets), the signed-out (setup, sign-in), or a signed-in holder. */
-export type Access = 'asset' | 'anonymous' | 'member';
+/**
+ * Who may use a route: anyone (assets), the signed-out (setup, sign-in), anyone signed in
+ * ('member': galleries, clients, one's own sign-in), or the studio's owner only ('owner': keys,
+ * webhooks, the team and the studio's settings; docs/api.md §27). A member is answered 403.
+ */
+export type Access = 'asset' | 'anonymous' | 'member' | 'owner';
 
 export interface DashboardState {
   /** The session cookie's token as sent, whether or not it is still valid. */
   token: string | undefined;
   session: Session | null;
   account: Account | null;
+  /** The person signed in (the owner or a member of the studio's team). */
+  user: User | null;
 }
 
 export interface DashboardContext {
@@ -38,11 +45,20 @@ export function sendPage(reply: FastifyReply, body: SafeHtml, status = 200): Fas
   return reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 }
 
-/** The signed-in holder, for the page frame. Only called on member routes. */
-export function viewerOf(request: FastifyRequest): { viewer: Viewer; account: Account; session: Session } {
-  const { account, session } = request.dashboard;
-  if (account === null || session === null) throw new AppError('unauthorized', 'Sign in first');
-  return { viewer: { studioName: account.name, email: account.email, csrfToken: session.csrfToken }, account, session };
+/** The page frame's view of who is signed in. */
+export const viewerFor = (account: Account, session: Session, user: User): Viewer => ({
+  studioName: account.name,
+  email: user.email,
+  csrfToken: session.csrfToken,
+  role: user.role,
+  userId: user.id,
+});
+
+/** The signed-in holder, for the page frame. Only called on member and owner routes. */
+export function viewerOf(request: FastifyRequest): { viewer: Viewer; account: Account; session: Session; user: User } {
+  const { account, session, user } = request.dashboard;
+  if (account === null || session === null || user === null) throw new AppError('unauthorized', 'Sign in first');
+  return { viewer: viewerFor(account, session, user), account, session, user };
 }
 
 /** After a new key's redirect: the page shows the key instead, when this session still holds it. */
@@ -96,6 +112,20 @@ const NOTICES: Record<string, Notice> = {
     text: 'The gallery email is on its way to the client again. It is listed under Latest notification emails.',
   },
   'password-changed': { kind: 'success', text: 'Password changed. Every other session has been signed out.' },
+  'invitation-sent': { kind: 'success', text: 'The invitation is on its way. Its link works for 7 days.' },
+  'invitation-revoked': { kind: 'success', text: 'The invitation was withdrawn: its link no longer works.' },
+  'member-removed': { kind: 'success', text: 'The member was removed and signed out everywhere.' },
+  'two-factor-reset': {
+    kind: 'success',
+    text: 'Two-factor sign-in is off for that person, and they were signed out. They can set it up again.',
+  },
+  'two-factor-off': { kind: 'success', text: 'Two-factor sign-in is off. Your password alone signs you in.' },
+  joined: { kind: 'success', text: 'Welcome to the team: you are signed in.' },
+  'sign-in-again': { kind: 'info', text: 'Your sign-in took too long. Sign in again.' },
+  'password-reset-sign-in': {
+    kind: 'success',
+    text: 'Your new password is set. Every session has been signed out: sign in with it and your code.',
+  },
   'password-reset': {
     kind: 'success',
     text: 'Your new password is set and you are signed in. Every other session has been signed out.',
@@ -137,9 +167,10 @@ export async function startSession(
   reply: FastifyReply,
   accountId: string,
   oldToken: string | undefined,
+  userId?: string,
 ): Promise<void> {
   await ctx.services.sessions.end(oldToken);
-  const { token } = await ctx.services.sessions.create(accountId);
+  const { token } = await ctx.services.sessions.create(accountId, userId);
   setSessionCookie(reply, ctx.cookies, token);
 }
 

@@ -33,6 +33,8 @@ export interface CookiePolicy {
   secure: boolean;
   session: string;
   csrf: string;
+  /** A sign-in whose password was right, waiting for its code (docs/api.md §27). */
+  twoFactor: string;
   /** `__Host-` cookies must have Path=/; otherwise they are kept to the dashboard. */
   path: string;
 }
@@ -44,8 +46,8 @@ export interface CookiePolicy {
 export function cookiePolicy(publicUrl: string): CookiePolicy {
   const secure = publicUrl.startsWith('https:');
   return secure
-    ? { secure, session: '__Host-lbx_session', csrf: '__Host-lbx_csrf', path: '/' }
-    : { secure, session: 'lbx_session', csrf: 'lbx_csrf', path: '/dashboard' };
+    ? { secure, session: '__Host-lbx_session', csrf: '__Host-lbx_csrf', twoFactor: '__Host-lbx_2fa', path: '/' }
+    : { secure, session: 'lbx_session', csrf: 'lbx_csrf', twoFactor: 'lbx_2fa', path: '/dashboard' };
 }
 
 export function setSessionCookie(reply: FastifyReply, policy: CookiePolicy, token: string): void {
@@ -62,6 +64,26 @@ export function setSessionCookie(reply: FastifyReply, policy: CookiePolicy, toke
 
 export function clearSessionCookie(reply: FastifyReply, policy: CookiePolicy): void {
   void reply.clearCookie(policy.session, { path: policy.path, httpOnly: true, sameSite: 'lax', secure: policy.secure });
+}
+
+/** The pending sign-in's cookie: HttpOnly, Strict, gone when the code step's time is up. */
+export function setTwoFactorCookie(reply: FastifyReply, policy: CookiePolicy, token: string, maxAgeMs: number): void {
+  void reply.setCookie(policy.twoFactor, token, {
+    path: policy.path,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: policy.secure,
+    maxAge: Math.floor(maxAgeMs / 1000),
+  });
+}
+
+export function clearTwoFactorCookie(reply: FastifyReply, policy: CookiePolicy): void {
+  void reply.clearCookie(policy.twoFactor, {
+    path: policy.path,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: policy.secure,
+  });
 }
 
 /**

@@ -30,7 +30,11 @@ import {
 } from './views/keys.ts';
 import type { FieldErrors } from './views/layout.ts';
 import { studioPage } from './views/studio.ts';
+import { youPage } from './views/you.ts';
 
+/** docs/api.md §27: keys, test data and the studio's settings are the owner's. */
+const OWNER = { dashboard: 'owner' } as const;
+/** Anyone signed in changes their own password. */
 const MEMBER = { dashboard: 'member' } as const;
 
 /** The keys page's Test mode switch (docs/api.md §20): `?mode=test`, else live. */
@@ -43,6 +47,7 @@ const ofMode = (keys: ApiKey[], mode: KeyMode): ApiKey[] => keys.filter((k) => k
 export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
   const now = (): number => ctx.clock.now();
+  const teamOf = async (accountId: string) => (await services.team.list(accountId)).users;
 
   /** One of the holder's own keys; another account's key is simply not found. */
   async function ownKey(request: FastifyRequest, accountId: string): Promise<ApiKey> {
@@ -60,11 +65,11 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return typeof value.id === 'string' && typeof value.key === 'string' ? { id: value.id, key: value.key } : undefined;
   }
 
-  scope.get('/settings', { config: MEMBER, schema: PAGE_ROUTE }, (_request, reply) =>
+  scope.get('/settings', { config: OWNER, schema: PAGE_ROUTE }, (_request, reply) =>
     reply.redirect('/dashboard/settings/api', 303),
   );
 
-  scope.get('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.get('/settings/api', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const mode = modeOf(request);
     const keys = ofMode(await services.apiKeys.list(account.id), mode);
@@ -80,7 +85,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return sendPage(reply, keysPage({ viewer, keys, mode, now: now(), notice, created }));
   });
 
-  scope.post('/settings/api', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/api', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const mode = modeOf(request);
     const form = formFields(request.body);
@@ -130,12 +135,12 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     return reply.redirect(keysPath(mode, 'notice=key-created'), 303);
   });
 
-  scope.get('/settings/api/:id/revoke', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.get('/settings/api/:id/revoke', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     return sendPage(reply, revokePage({ viewer, key: await ownKey(request, account.id) }));
   });
 
-  scope.post('/settings/api/:id/revoke', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/api/:id/revoke', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const key = await ownKey(request, account.id);
     // Refused from the next request on this node at once, and on every other within seconds.
@@ -144,22 +149,23 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
   });
 
   // docs/api.md §20: "Delete all test data", after a confirmation page (a form: no script needed).
-  scope.get('/settings/api/test-data/delete', { config: MEMBER, schema: PAGE_ROUTE }, (request, reply) =>
+  scope.get('/settings/api/test-data/delete', { config: OWNER, schema: PAGE_ROUTE }, (request, reply) =>
     sendPage(reply, deleteTestDataPage({ viewer: viewerOf(request).viewer })),
   );
 
-  scope.post('/settings/api/test-data/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/api/test-data/delete', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     await services.testData.removeAll(account.id, request.log);
     return reply.redirect(keysPath('test', 'notice=test-data-deleted'), 303);
   });
 
-  scope.get('/settings/studio', { config: MEMBER, schema: PAGE_ROUTE }, (request, reply) => {
+  scope.get('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const values = { name: account.name, sender_name: account.sender_name ?? '' };
     return sendPage(
       reply,
       studioPage({
+        team: await teamOf(account.id),
         viewer,
         email: account.email,
         values,
@@ -169,7 +175,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     );
   });
 
-  scope.post('/settings/studio', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const form = formFields(request.body);
     const values = { name: form.get('name').trim(), sender_name: form.get('sender_name').trim() };
@@ -182,6 +188,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       return sendPage(
         reply,
         studioPage({
+          team: await teamOf(account.id),
           viewer,
           email: account.email,
           values,
@@ -195,14 +202,24 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
   });
 
   scope.post('/settings/password', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
-    const { viewer, account } = viewerOf(request);
+    const { viewer, account, user } = viewerOf(request);
     const form = formFields(request.body);
     const next = form.get('new_password');
     const values = { name: account.name, sender_name: account.sender_name ?? '' };
-    const render = (passwordErrors: FieldErrors, status = 400) =>
+    // The owner changes it on the studio page; a member on their own sign-in page.
+    const render = async (passwordErrors: FieldErrors, status = 400) =>
       sendPage(
         reply,
-        studioPage({ viewer, email: account.email, values, passwordErrors, minPassword: MIN_PASSWORD_LENGTH }),
+        user.role === 'owner'
+          ? studioPage({
+              team: await teamOf(account.id),
+              viewer,
+              email: account.email,
+              values,
+              passwordErrors,
+              minPassword: MIN_PASSWORD_LENGTH,
+            })
+          : youPage({ viewer, status: await services.twoFactor.status(user.id), passwordErrors }),
         status,
       );
     if (form.get('new_password_confirm') !== next) {
@@ -210,7 +227,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     }
     try {
       // Ends every session of the account, this one included, in one transaction.
-      await services.accounts.changePassword(account.id, {
+      await services.accounts.changePassword(user.id, {
         current: form.get('current_password'),
         next,
         address: request.ip,
@@ -227,8 +244,9 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       return render(refused);
     }
     // Whoever changed it stays signed in, on a fresh session.
-    const { token } = await services.sessions.create(account.id);
+    const { token } = await services.sessions.create(account.id, user.id);
     setSessionCookie(reply, cookies, token);
-    return reply.redirect('/dashboard/settings/studio?notice=password-changed', 303);
+    const back = user.role === 'owner' ? '/dashboard/settings/studio' : '/dashboard/account';
+    return reply.redirect(`${back}?notice=password-changed`, 303);
   });
 }

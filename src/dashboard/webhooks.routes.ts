@@ -30,7 +30,8 @@ import {
   type WebhookFormValues,
 } from './views/webhooks.ts';
 
-const MEMBER = { dashboard: 'member' } as const;
+/** docs/api.md §27: webhooks are the owner's. */
+const OWNER = { dashboard: 'owner' } as const;
 const PAGE = '/dashboard/settings/webhooks';
 /** The endpoints one page lists (the service's largest page). */
 const MAX_LISTED = 100;
@@ -109,7 +110,7 @@ export function registerWebhooksRoutes(scope: App, ctx: DashboardContext): void 
   const back = (notice: string, id?: string): string =>
     `${PAGE}?notice=${notice}${id === undefined ? '' : `#endpoint-${id}`}`;
 
-  scope.get('/settings/webhooks', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.get('/settings/webhooks', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const { views, total } = await endpointViews(account.id);
     let notice = noticeOf(request);
@@ -125,7 +126,7 @@ export function registerWebhooksRoutes(scope: App, ctx: DashboardContext): void 
     return sendPage(reply, webhooksPage({ viewer, endpoints: views, totalEndpoints: total, notice, shown }));
   });
 
-  scope.post('/settings/webhooks', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/webhooks', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const { values, selected, errors } = readForm(request.body);
     const render = async (e: FieldErrors) => {
@@ -155,7 +156,7 @@ export function registerWebhooksRoutes(scope: App, ctx: DashboardContext): void 
     ['enable', true],
     ['disable', false],
   ] as const) {
-    scope.post(`/settings/webhooks/:id/${action}`, { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    scope.post(`/settings/webhooks/:id/${action}`, { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
       const { account } = viewerOf(request);
       const { id } = request.params as Params;
       // Enabling makes the retries that waited due at once (the service does it).
@@ -164,14 +165,14 @@ export function registerWebhooksRoutes(scope: App, ctx: DashboardContext): void 
     });
   }
 
-  scope.post('/settings/webhooks/:id/rotate', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/webhooks/:id/rotate', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const rotated = await webhooks.rotateSecret(account.id, (request.params as Params).id);
     await holdSecret(request, rotated);
     return reply.redirect(back('webhook-rotated'), 303);
   });
 
-  scope.post('/settings/webhooks/:id/test', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/webhooks/:id/test', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const { id } = request.params as Params;
     try {
@@ -188,7 +189,7 @@ export function registerWebhooksRoutes(scope: App, ctx: DashboardContext): void 
 
   scope.post(
     '/settings/webhooks/:id/deliveries/:delivery_id/retry',
-    { config: MEMBER, schema: PAGE_ROUTE },
+    { config: OWNER, schema: PAGE_ROUTE },
     async (request, reply) => {
       const { account } = viewerOf(request);
       const { id, delivery_id: deliveryId = '' } = request.params as Params;
@@ -197,12 +198,12 @@ export function registerWebhooksRoutes(scope: App, ctx: DashboardContext): void 
     },
   );
 
-  scope.get('/settings/webhooks/:id/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.get('/settings/webhooks/:id/delete', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     return sendPage(reply, deleteWebhookPage({ viewer, endpoint: await ownEndpoint(request, account.id) }));
   });
 
-  scope.post('/settings/webhooks/:id/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+  scope.post('/settings/webhooks/:id/delete', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     await webhooks.remove(account.id, (request.params as Params).id);
     return reply.redirect(back('webhook-deleted'), 303);

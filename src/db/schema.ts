@@ -322,6 +322,8 @@ export interface SessionsTable {
    * cookie's token: unreadable from the database alone. Null when nothing is waiting.
    */
   one_time: string | null;
+  /** The person signed in (docs/api.md §27); their removal deletes the row. */
+  user_id: string | null;
 }
 
 /** Sign-in failures by client address and by account; reset-link requests likewise, apart. */
@@ -339,8 +341,58 @@ interface SignInFailuresTable {
 export interface PasswordResetsTable {
   token_hash: string;
   account_id: string;
+  /** Whose password the link sets. */
+  user_id: string | null;
   created_at: string;
   /** The link works until then (30 minutes), once. */
+  expires_at: string;
+}
+
+/** docs/api.md §27: who may do what in the dashboard. */
+export type UserRole = 'owner' | 'member';
+
+/** A person of a studio's team: the owner (the studio's first sign-in) or a member. */
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  email_normalized: string;
+  role: UserRole;
+  password_hash: string;
+  /** The TOTP secret, sealed (two-factor.service.ts): pending while totp_enabled is 0, in use once 1. */
+  totp_secret: string | null;
+  totp_enabled: number;
+  /** The last accepted time step: a code is never accepted twice. */
+  totp_last_step: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An invitation emailed to join a team; only the SHA-256 of its link's token is kept. */
+export interface InvitationsTable {
+  id: string;
+  account_id: string;
+  email: string;
+  email_normalized: string;
+  role: UserRole;
+  token_hash: string;
+  created_at: string;
+  /** The link works until then (7 days), once. */
+  expires_at: string;
+}
+
+/** One unused recovery code (SHA-256); using it deletes the row. */
+interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: string;
+}
+
+/** A sign-in waiting for its second factor. */
+interface TwoFactorChallengesTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
   expires_at: string;
 }
 
@@ -423,7 +475,7 @@ interface ListingsFtsTable {
   listings_fts: string;
 }
 
-/** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors). */
+/** Per-deployment secrets, made by migrations (`list_cursor` signs list cursors, `totp_secret_key` seals TOTP secrets). */
 interface InstanceSecretsTable {
   name: string;
   value: string;
@@ -451,6 +503,10 @@ export interface Database {
   sign_in_failures: SignInFailuresTable;
   setup_marker: SetupMarkerTable;
   password_resets: PasswordResetsTable;
+  users: UsersTable;
+  invitations: InvitationsTable;
+  recovery_codes: RecoveryCodesTable;
+  two_factor_challenges: TwoFactorChallengesTable;
   idempotency_keys: IdempotencyKeysTable;
   account_counts: AccountCountsTable;
   account_versions: AccountVersionsTable;

@@ -3,7 +3,8 @@
 // Clients must treat them as opaque.
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'lst' | 'cli' | 'med' | 'key' | 'acc' | 'ntf' | 'job' | 'evt' | 'whe' | 'whd' | 'upl';
+export type IdPrefix =
+  'lst' | 'cli' | 'med' | 'key' | 'acc' | 'ntf' | 'job' | 'evt' | 'whe' | 'whd' | 'upl' | 'usr' | 'inv';
 
 // Crockford's base32, as the ULID spec has it.
 const ENCODING = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -60,7 +60,8 @@ export async function brandedAccount(ctx: TestContext): Promise<TestAccount> {
   const account = await ctx.services.accounts.create({ name: BRAND.studio, email, password: 'correct horse battery' });
   await ctx.services.accounts.updateStudio(account.id, { name: BRAND.studio, senderName: BRAND.sender });
   const { key, apiKey } = await ctx.services.apiKeys.create(account.id, { name: 'test' });
-  return { accountId: account.id, email, key, keyId: apiKey.id };
+  const userId = (await ctx.services.team.ownerOf(account.id)).id;
+  return { accountId: account.id, userId, email, key, keyId: apiKey.id };
 }
 
 export const publish = (ctx: TestContext, key: string, listingId: string): Promise<Response> =>

@@ -120,6 +120,8 @@ let accountCounter = 0;
 
 export interface TestAccount {
   accountId: string;
+  /** The studio's owner (docs/api.md §27), who signs in with `email`. */
+  userId: string;
   email: string;
   key: string;
   keyId: string;
@@ -131,7 +133,8 @@ export async function createAccount(ctx: TestContext, name = 'Studio'): Promise<
   const email = `owner${accountCounter}.${randomBytes(3).toString('hex')}@studio.test`;
   const account = await ctx.services.accounts.create({ name, email, password: 'correct horse battery' });
   const { key, apiKey } = await ctx.services.apiKeys.create(account.id, { name: 'test' });
-  return { accountId: account.id, email, key, keyId: apiKey.id };
+  const userId = (await ctx.services.team.ownerOf(account.id)).id;
+  return { accountId: account.id, userId, email, key, keyId: apiKey.id };
 }
 
 /**
@@ -142,7 +145,7 @@ export async function testModeOf(ctx: TestContext, live: TestAccount): Promise<T
   const { key, apiKey } = await ctx.services.apiKeys.create(live.accountId, { name: 'test mode', test: true });
   const auth = await ctx.services.apiKeys.authenticate(key);
   if (auth === null || auth.livemode) throw new Error('a test key did not authenticate to test mode');
-  return { accountId: auth.accountId, email: live.email, key, keyId: apiKey.id };
+  return { accountId: auth.accountId, userId: live.userId, email: live.email, key, keyId: apiKey.id };
 }
 
 /** A test context (`env` as in createTestContext) listening on 127.0.0.1, and an account of it. */

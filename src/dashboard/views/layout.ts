@@ -3,7 +3,7 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-type Section = 'overview' | 'galleries' | 'clients' | 'keys' | 'webhooks' | 'studio';
+type Section = 'overview' | 'galleries' | 'clients' | 'keys' | 'webhooks' | 'studio' | 'team' | 'you';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -12,8 +12,12 @@ export interface Notice {
 
 export interface Viewer {
   studioName: string;
+  /** The signed-in person's email. */
   email: string;
   csrfToken: string;
+  /** docs/api.md §27: a member is not shown the owner's pages. */
+  role: 'owner' | 'member';
+  userId: string;
 }
 
 export interface PageOptions {
@@ -29,13 +33,16 @@ export interface PageOptions {
 
 export type FieldErrors = Partial<Record<string, string>>;
 
-const NAV: { section: Section; href: string; label: string }[] = [
+/** `owner`: shown to the studio's owner only (the routes answer a member 403). */
+const NAV: { section: Section; href: string; label: string; owner?: true }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
   { section: 'galleries', href: '/dashboard/galleries', label: 'Galleries' },
   { section: 'clients', href: '/dashboard/clients', label: 'Clients' },
-  { section: 'keys', href: '/dashboard/settings/api', label: 'API keys' },
-  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks' },
-  { section: 'studio', href: '/dashboard/settings/studio', label: 'Studio settings' },
+  { section: 'keys', href: '/dashboard/settings/api', label: 'API keys', owner: true },
+  { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', owner: true },
+  { section: 'team', href: '/dashboard/settings/team', label: 'Team', owner: true },
+  { section: 'studio', href: '/dashboard/settings/studio', label: 'Studio settings', owner: true },
+  { section: 'you', href: '/dashboard/account', label: 'Your sign-in' },
 ];
 
 export function csrfField(token: string): SafeHtml {
@@ -57,7 +64,7 @@ export function page(options: PageOptions): SafeHtml {
           <a class="brand" href="/dashboard">Lightbox</a>
           <nav aria-label="Main">
             <ul class="nav">
-              ${NAV.map(
+              ${NAV.filter((item) => item.owner !== true || viewer.role === 'owner').map(
                 (item) =>
                   html`<li>
                     <a href="${item.href}" ${item.section === section ? html` aria-current="page"` : ''}

@@ -10,7 +10,8 @@ import { page, type Notice, type Viewer } from './layout.ts';
 export interface OverviewData {
   /** The account's maintained counts: a few keyed rows, cheap at any size. */
   counts: AccountCounts;
-  keys: number;
+  /** How many API keys; null for a member, who does not see them (docs/api.md §27). */
+  keys: number | null;
   notifications: LatestNotification[];
   /** The latest assignments, with their link's counters. */
   assignments: RecentAssignment[];
@@ -121,13 +122,17 @@ export function overviewPage(o: { viewer: Viewer; data: OverviewData; notice: No
             >
           </dd>
         </div>
-        <div class="stat">
-          <dt>API keys</dt>
-          <dd>
-            <span class="figure">${count(keys)}</span>
-            <span class="breakdown"><a href="/dashboard/settings/api">Manage keys</a></span>
-          </dd>
-        </div>
+        ${
+          keys === null
+            ? ''
+            : html`<div class="stat">
+                <dt>API keys</dt>
+                <dd>
+                  <span class="figure">${count(keys)}</span>
+                  <span class="breakdown"><a href="/dashboard/settings/api">Manage keys</a></span>
+                </dd>
+              </div>`
+        }
       </dl>
       ${assignmentsPanel(o.data.assignments, o.viewer.csrfToken)}
       <section class="card" aria-labelledby="latest-emails">

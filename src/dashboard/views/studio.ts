@@ -22,6 +22,8 @@ export function studioPage(o: {
   passwordErrors?: FieldErrors;
   notice?: Notice | null;
   minPassword: number;
+  /** docs/api.md §27: who signs in to the studio. */
+  team: { email: string; role: 'owner' | 'member' }[];
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -41,6 +43,19 @@ export function studioPage(o: {
           ${field({ name: 'sender_name', label: STUDIO_LABELS.sender_name, value: o.values.sender_name, error: se.sender_name, maxlength: 200, required: false, autocomplete: 'off', hint: 'The “From” name of the emails sent to your clients, and the name they are signed with. Leave it empty to use the studio name.', autofocus: se.sender_name !== undefined })}
           <div class="actions"><button type="submit" class="button">Save studio</button></div>
         </form>
+      </section>
+      <section class="card" aria-labelledby="team-title">
+        <h2 id="team-title">Team</h2>
+        <ul class="plain-list">
+          ${o.team.map(
+            (u) =>
+              html`<li>
+                <span class="wrap-anywhere">${u.email}</span>
+                <span class="badge badge-${u.role}">${u.role === 'owner' ? 'Owner' : 'Member'}</span>
+              </li>`,
+          )}
+        </ul>
+        <p><a href="/dashboard/settings/team">Invite or remove people</a></p>
       </section>
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">Change password</h2>

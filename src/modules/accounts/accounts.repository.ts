@@ -95,7 +95,3 @@ export async function updateStudio(
   await db.updateTable('accounts').set(values).where('live_account_id', '=', id).execute();
   return Number(result.numUpdatedRows) > 0;
 }
-
-export async function updatePasswordHash(db: Executor, id: string, passwordHash: string, now: string): Promise<void> {
-  await db.updateTable('accounts').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
-}

@@ -6,10 +6,10 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { isEmail, normalizeEmail } from '../../lib/email-address.ts';
 import type { Executor } from '../../db/executor.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { deleteResetsOfAccount } from './password-reset.repository.ts';
-import { deleteSessionsOfAccount } from './sessions.repository.ts';
+import { deleteResetsOfUser } from './password-reset.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
 import * as repo from './accounts.repository.ts';
+import * as users from './users.repository.ts';
 
 export interface Account {
   id: string;
@@ -58,13 +58,13 @@ function checkName(field: string, value: string): void {
 }
 
 /**
- * A new password takes effect: in the caller's transaction, every session of the account ends
- * and every reset link of it stops working. Returns how many sessions ended.
+ * A person's new password takes effect: in the caller's transaction, every session of theirs
+ * ends and every reset link of theirs stops working. Returns how many sessions ended.
  */
-export async function storeNewPassword(trx: Executor, accountId: string, hash: string, now: string): Promise<number> {
-  await repo.updatePasswordHash(trx, accountId, hash, now);
-  await deleteResetsOfAccount(trx, accountId);
-  return deleteSessionsOfAccount(trx, accountId);
+export async function storeNewPassword(trx: Executor, userId: string, hash: string, now: string): Promise<number> {
+  await users.updatePassword(trx, userId, hash, now);
+  await deleteResetsOfUser(trx, userId);
+  return users.deleteSessionsOfUser(trx, userId);
 }
 
 /** The rules of every new password: setup, change, reset (the form's own field name in errors). */
@@ -90,17 +90,32 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     if (!isEmail(email)) throw validationError('email', 'must be a valid email address');
     checkNewPassword('password', input.password);
     const now = clock.iso();
-    return {
-      id: newId('acc'),
+    const id = newId('acc');
+    const owner: users.NewUser = {
+      // The owner's id follows the account's, as the migration made it for older studios.
+      id: `usr_${id.slice(4)}`,
+      account_id: id,
+      email,
+      email_normalized: normalizeEmail(email),
+      role: 'owner',
+      password_hash: await hashPassword(input.password),
+      totp_enabled: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    const account = {
+      id,
       name,
       email,
       email_normalized: normalizeEmail(email),
-      password_hash: await hashPassword(input.password),
+      // Passwords are the team's (users): the account's column is no longer read.
+      password_hash: '!',
       sender_name: null,
       created_at: now,
       updated_at: now,
       live_account_id: null,
     };
+    return { account, owner };
   }
 
   async function requireRow(id: string): Promise<repo.AccountRow> {
@@ -111,14 +126,17 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
 
   return {
     async create(input: CreateAccountInput): Promise<Account> {
-      const row = await newRow(input);
+      const { account, owner } = await newRow(input);
       try {
-        await repo.insertAccount(db.kysely, row);
+        await db.kysely.transaction().execute(async (trx) => {
+          await repo.insertAccount(trx, account);
+          await users.insertUser(trx, owner);
+        });
       } catch (err) {
         if (isUniqueViolation(err)) throw new AppError('conflict', 'An account with this email already exists');
         throw err;
       }
-      return toAccount(row);
+      return toAccount(account);
     },
 
     /** Whether the first account exists (the dashboard's setup form is offered until then). */
@@ -131,18 +149,19 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
      * account exists. The setup marker's primary key makes concurrent setups create exactly one.
      */
     async createFirst(input: CreateAccountInput): Promise<Account> {
-      const row = await newRow(input);
+      const { account, owner } = await newRow(input);
       try {
         await db.kysely.transaction().execute(async (trx) => {
           if (await repo.hasAnyAccount(trx)) throw setupDone();
-          await repo.insertSetupMarker(trx, row.id, row.created_at);
-          await repo.insertAccount(trx, row);
+          await repo.insertSetupMarker(trx, account.id, account.created_at);
+          await repo.insertAccount(trx, account);
+          await users.insertUser(trx, owner);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw setupDone();
         throw err;
       }
-      return toAccount(row);
+      return toAccount(account);
     },
 
     async findByEmail(email: string): Promise<Account> {
@@ -167,11 +186,12 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     },
 
     /**
-     * Changes the password after checking the current one, and ends every session of the
-     * account in the same transaction (the caller starts a fresh one for whoever changed it).
+     * Changes a person's password after checking the current one, and ends every session of
+     * theirs in the same transaction (the caller starts a fresh one for whoever changed it).
      */
-    async changePassword(id: string, input: ChangePasswordInput): Promise<void> {
-      const row = await requireRow(id);
+    async changePassword(userId: string, input: ChangePasswordInput): Promise<void> {
+      const row = await users.findUser(db.kysely, userId);
+      if (row === undefined) throw notFound('User');
       checkNewPassword('new_password', input.next);
       // A stolen session must not become a way to guess the password at speed: failures count
       // against the sign-in limits (this account, this address) and are refused past them.
@@ -189,7 +209,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       if (checked.outcome === 'invalid') throw validationError('current_password', 'is not your current password');
       const hash = await hashPassword(input.next);
       const now = clock.iso();
-      await db.kysely.transaction().execute((trx) => storeNewPassword(trx, id, hash, now));
+      await db.kysely.transaction().execute((trx) => storeNewPassword(trx, userId, hash, now));
     },
 
     /**
@@ -198,14 +218,14 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
      * Resolves to how many sessions ended.
      */
     async resetPassword(email: string, password: string): Promise<{ account: Account; sessionsEnded: number }> {
-      const row = await repo.findAccountByEmail(db.kysely, normalizeEmail(email));
-      if (row === undefined) throw notFound('Account');
+      const user = await users.findUserByEmail(db.kysely, normalizeEmail(email));
+      if (user === undefined) throw notFound('Account');
       checkNewPassword('password', password);
       const hash = await hashPassword(password);
       const now = clock.iso();
-      const sessionsEnded = await db.kysely.transaction().execute((trx) => storeNewPassword(trx, row.id, hash, now));
-      await throttle.forgive(row.email);
-      return { account: toAccount(row), sessionsEnded };
+      const sessionsEnded = await db.kysely.transaction().execute((trx) => storeNewPassword(trx, user.id, hash, now));
+      await throttle.forgive(user.email);
+      return { account: { ...toAccount(await requireRow(user.account_id)), email: user.email }, sessionsEnded };
     },
 
     /** Every account, oldest first. */

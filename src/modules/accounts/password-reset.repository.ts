@@ -6,15 +6,15 @@ export async function insertReset(db: Executor, row: Insertable<PasswordResetsTa
   await db.insertInto('password_resets').values(row).execute();
 }
 
-/** The account of a link still valid at `now`, or undefined (unknown, used or expired). */
+/** The person of a link still valid at `now`, or undefined (unknown, used or expired). */
 export async function findLiveReset(db: Executor, tokenHash: string, now: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('password_resets')
-    .select('account_id')
+    .select('user_id')
     .where('token_hash', '=', tokenHash)
     .where('expires_at', '>', now)
     .executeTakeFirst();
-  return row?.account_id;
+  return row?.user_id ?? undefined;
 }
 
 /** Uses a link up: true for exactly one of any number of requests that race with it. */
@@ -27,9 +27,9 @@ export async function consumeReset(db: Executor, tokenHash: string, now: string)
   return Number(result.numDeletedRows) === 1;
 }
 
-/** Every link of the account stops working (its password was just set). */
-export async function deleteResetsOfAccount(db: Executor, accountId: string): Promise<void> {
-  await db.deleteFrom('password_resets').where('account_id', '=', accountId).execute();
+/** Every link of the person stops working (their password was just set). */
+export async function deleteResetsOfUser(db: Executor, userId: string): Promise<void> {
+  await db.deleteFrom('password_resets').where('user_id', '=', userId).execute();
 }
 
 export async function deleteExpiredResets(db: Executor, now: string): Promise<void> {

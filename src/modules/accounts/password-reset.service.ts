@@ -6,7 +6,8 @@ import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
 import { checkNewPassword, storeNewPassword } from './accounts.service.ts';
-import { findAccount, findAccountByEmail } from './accounts.repository.ts';
+import { findAccount } from './accounts.repository.ts';
+import { findUser, findUserByEmail } from './users.repository.ts';
 import { hashPassword } from './password.ts';
 import { sendPasswordResetEmail } from './password-reset.email.ts';
 import * as repo from './password-reset.repository.ts';
@@ -35,8 +36,8 @@ export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'co
   const signInThrottle = createSignInThrottle({ db, clock });
   const linkBase = new URL('/dashboard/reset-password', config.publicUrl);
 
-  /** The account a link is for while it is valid, or undefined. */
-  async function liveAccount(token: string | undefined): Promise<string | undefined> {
+  /** The person a link is for while it is valid, or undefined. */
+  async function liveUser(token: string | undefined): Promise<string | undefined> {
     if (token === undefined || !TOKEN_SHAPE.test(token)) return undefined;
     return repo.findLiveReset(db.kysely, hashResetToken(token), clock.iso());
   }
@@ -45,21 +46,23 @@ export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'co
   async function issue(email: string): Promise<boolean> {
     const now = clock.now();
     await repo.deleteExpiredResets(db.kysely, isoAt(now));
-    const account = await findAccountByEmail(db.kysely, normalizeEmail(email));
-    if (account === undefined) return false;
+    const user = await findUserByEmail(db.kysely, normalizeEmail(email));
+    const account = user === undefined ? undefined : await findAccount(db.kysely, user.account_id);
+    if (user === undefined || account === undefined) return false;
     // Earlier links stay valid until they expire: emails arrive out of order, and any of them
     // should work. Using one (or setting the password any other way) ends them all.
     const token = newToken();
     await repo.insertReset(db.kysely, {
       token_hash: hashResetToken(token),
       account_id: account.id,
+      user_id: user.id,
       created_at: isoAt(now),
       expires_at: isoAt(now + RESET_VALID_MS),
     });
     const url = new URL(linkBase);
     url.searchParams.set('token', token);
     await sendPasswordResetEmail(deps, {
-      to: account.email,
+      to: user.email,
       studioName: account.name,
       resetUrl: url.toString(),
       validMinutes: RESET_VALID_MS / 60_000,
@@ -76,9 +79,9 @@ export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'co
 
     /** Whose password a link would set (for the form), or null when it is no longer valid. */
     async inspect(token: string | undefined): Promise<{ email: string } | null> {
-      const accountId = await liveAccount(token);
-      const account = accountId === undefined ? undefined : await findAccount(db.kysely, accountId);
-      return account === undefined ? null : { email: account.email };
+      const userId = await liveUser(token);
+      const user = userId === undefined ? undefined : await findUser(db.kysely, userId);
+      return user === undefined ? null : { email: user.email };
     },
 
     /**
@@ -87,22 +90,22 @@ export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'co
      * or null when the link is no longer valid; a password that breaks the rules is a
      * validation_error on `password` and leaves the link as it was.
      */
-    async complete(token: string | undefined, password: string): Promise<{ accountId: string } | null> {
-      const accountId = await liveAccount(token);
-      if (token === undefined || accountId === undefined) return null;
+    async complete(token: string | undefined, password: string): Promise<{ accountId: string; userId: string } | null> {
+      const userId = await liveUser(token);
+      const user = userId === undefined ? undefined : await findUser(db.kysely, userId);
+      if (token === undefined || user === undefined) return null;
       checkNewPassword('password', password);
       const hash = await hashPassword(password); // slow: never inside the transaction
       const now = clock.iso();
       const done = await db.kysely.transaction().execute(async (trx) => {
         if (!(await repo.consumeReset(trx, hashResetToken(token), now))) return false;
-        await storeNewPassword(trx, accountId, hash, now);
+        await storeNewPassword(trx, user.id, hash, now);
         return true;
       });
       if (!done) return null;
-      // Whoever holds the link controls the email: the account's sign-in lock (if any) is lifted.
-      const account = await findAccount(db.kysely, accountId);
-      if (account !== undefined) await signInThrottle.forgive(account.email);
-      return { accountId };
+      // Whoever holds the link controls the email: the person's sign-in lock (if any) is lifted.
+      await signInThrottle.forgive(user.email);
+      return { accountId: user.account_id, userId: user.id };
     },
   };
 }

@@ -118,7 +118,10 @@ describe('using a link', () => {
     const second = await linkFor(who);
     const otherLink = await linkFor(other);
 
-    assert.deepEqual(await resets().complete(second, 'a brand new password'), { accountId: who.accountId });
+    assert.deepEqual(await resets().complete(second, 'a brand new password'), {
+      accountId: who.accountId,
+      userId: who.userId,
+    });
     for (const s of mine) assert.equal(await sessions().authenticate(s.token), null);
     assert.equal(await sessions().countOf(who.accountId), 0);
     assert.notEqual(await sessions().authenticate(theirs.token), null, 'another account is untouched');

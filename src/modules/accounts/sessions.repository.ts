@@ -41,11 +41,6 @@ export async function deleteSession(db: Executor, tokenHash: string): Promise<vo
   await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
 }
 
-export async function deleteSessionsOfAccount(db: Executor, accountId: string): Promise<number> {
-  const result = await db.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 /** Sessions past their absolute end or idle too long: nobody can use them any more. */
 export async function deleteDeadSessions(db: Executor, now: string, idleSince: string): Promise<void> {
   await db

@@ -4,6 +4,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, ti
 import type { Deps } from '../../deps.ts';
 import * as repo from './sessions.repository.ts';
 import { isoAt } from '../../lib/clock.ts';
+import { findOwner } from './users.repository.ts';
 
 /** A session unused this long ends (the owner signs in again after a night away). */
 export const SESSION_IDLE_MS = 8 * 3_600_000;
@@ -17,6 +18,8 @@ export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface Session {
   accountId: string;
+  /** The person signed in (docs/api.md §27). */
+  userId: string;
   /** The synchronizer token every form of this session must send back. */
   csrfToken: string;
   createdAt: string;
@@ -61,8 +64,9 @@ function unseal(token: string, sealed: string): string | null {
   }
 }
 
-const toSession = (row: repo.SessionRow): Session => ({
+const toSession = (row: repo.SessionRow & { user_id: string }): Session => ({
   accountId: row.account_id,
+  userId: row.user_id,
   csrfToken: row.csrf_token,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
@@ -73,7 +77,10 @@ export type SessionsService = ReturnType<typeof createSessionsService>;
 export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
   return {
     /** Starts a session; the returned token goes in the cookie and is never stored. */
-    async create(accountId: string): Promise<{ token: string; session: Session }> {
+    async create(accountId: string, userId?: string): Promise<{ token: string; session: Session }> {
+      // Without a person named, the studio's owner (the CLI's and the tests' sign-in).
+      const user = userId ?? (await findOwner(db.kysely, accountId))?.id;
+      if (user === undefined) throw new Error(`account ${accountId} has no owner to sign in`);
       const now = clock.now();
       // Dead sessions are removed as new ones start: the table stays the size of who is signed in.
       await repo.deleteDeadSessions(db.kysely, isoAt(now), isoAt(now - SESSION_IDLE_MS));
@@ -81,6 +88,7 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       const row = {
         token_hash: hashToken(token),
         account_id: accountId,
+        user_id: user,
         csrf_token: newToken(),
         created_at: isoAt(now),
         last_seen_at: isoAt(now),
@@ -98,6 +106,11 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       const row = await repo.findSession(db.kysely, hash);
       if (row === undefined) return null;
       const now = clock.now();
+      // A session from before teams whose person is gone signs nobody in.
+      if (row.user_id === null) {
+        await repo.deleteSession(db.kysely, hash);
+        return null;
+      }
       if (Date.parse(row.expires_at) <= now || Date.parse(row.last_seen_at) + SESSION_IDLE_MS <= now) {
         await repo.deleteSession(db.kysely, hash);
         return null;
@@ -105,7 +118,7 @@ export function createSessionsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       if (now - Date.parse(row.last_seen_at) >= TOUCH_INTERVAL_MS) {
         await repo.touchSession(db.kysely, hash, isoAt(now), isoAt(now - TOUCH_INTERVAL_MS));
       }
-      return toSession(row);
+      return toSession({ ...row, user_id: row.user_id });
     },
 
     /** Signs out: the token stops working at once, on every node. */

@@ -85,7 +85,7 @@ describe('a session', () => {
     const theirs = await sessions().create(other.accountId);
 
     await assert.rejects(
-      accounts.changePassword(owner.accountId, {
+      accounts.changePassword(owner.userId, {
         current: 'not the password',
         next: 'a brand new password',
         address: '192.0.2.1',
@@ -96,7 +96,7 @@ describe('a session', () => {
     );
     for (const s of mine) assert.notEqual(await sessions().authenticate(s.token), null, 'refused change ends nothing');
 
-    await accounts.changePassword(owner.accountId, {
+    await accounts.changePassword(owner.userId, {
       current: 'correct horse battery',
       next: 'a brand new password',
       address: '192.0.2.1',
@@ -107,7 +107,7 @@ describe('a session', () => {
 
     const fresh = await sessions().create(owner.accountId);
     assert.notEqual(await sessions().authenticate(fresh.token), null);
-    await accounts.changePassword(owner.accountId, {
+    await accounts.changePassword(owner.userId, {
       current: 'a brand new password',
       next: 'correct horse battery',
       address: '192.0.2.1',
@@ -118,7 +118,7 @@ describe('a session', () => {
     const accounts = createAccountsService({ db: ctx.deps.db, clock });
     const s = await sessions().create(owner.accountId);
     await assert.rejects(
-      accounts.changePassword(owner.accountId, {
+      accounts.changePassword(owner.userId, {
         current: 'correct horse battery',
         next: 'short',
         address: '192.0.2.1',

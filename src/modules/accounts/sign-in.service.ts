@@ -5,7 +5,8 @@ import { addressGroup } from '../../lib/client-address.ts';
 import type { Deps } from '../../deps.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
 import type { Account } from './accounts.service.ts';
-import { findAccountByEmail } from './accounts.repository.ts';
+import { findAccount } from './accounts.repository.ts';
+import { findUserByEmail, type UserRow } from './users.repository.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import * as repo from './sign-in.repository.ts';
 import type { SignInScope } from '../../db/schema.ts';
@@ -17,7 +18,8 @@ export const ADDRESS_LIMIT = 10;
 export const ACCOUNT_LIMIT = 5;
 
 export type SignInResult =
-  | { outcome: 'signed_in'; account: Account }
+  /** The password was right; `user.totp_enabled` says whether a code must follow. */
+  | { outcome: 'signed_in'; account: Account; user: UserRow }
   /** Unknown email and wrong password alike: the caller must not tell them apart. */
   | { outcome: 'invalid' }
   | { outcome: 'throttled'; retryAfterSeconds: number };
@@ -90,14 +92,22 @@ export function createSignInThrottle({ db, clock }: Pick<Deps, 'db' | 'clock'>, 
   }
 
   return {
-    /** Runs `check` unless over a limit; `check` answers null for a wrong password. */
-    async attempt<T>(who: { email: string; address: string }, check: () => Promise<T | null>): Promise<Attempt<T>> {
+    /**
+     * Runs `check` unless over a limit; `check` answers null for a wrong password. A pass forgets
+     * the account's earlier failures, unless `forgive` says no: a right password followed by a
+     * second factor still to come proves too little to reset the count of wrong codes.
+     */
+    async attempt<T>(
+      who: { email: string; address: string },
+      check: () => Promise<T | null>,
+      forgive: (value: T) => boolean = () => true,
+    ): Promise<Attempt<T>> {
       const claimed = await claim(who);
       if (claimed.throttled) return { outcome: 'throttled', retryAfterSeconds: claimed.retryAfterSeconds };
       const value = await check();
       if (value === null) return { outcome: 'invalid' };
       await repo.deleteFailures(db.kysely, claimed.ids);
-      await repo.clearSubject(db.kysely, claimed.byAccount);
+      if (forgive(value)) await repo.clearSubject(db.kysely, claimed.byAccount);
       return { outcome: 'passed', value };
     },
 
@@ -133,14 +143,15 @@ export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
   // Awaited before first use; a failure then surfaces there, not as an unhandled rejection.
   dummyHash.catch(() => undefined);
 
-  async function check(email: string, password: string): Promise<Account | null> {
-    const row = await findAccountByEmail(db.kysely, normalizeEmail(email));
-    if (row === undefined) {
+  async function check(email: string, password: string): Promise<{ account: Account; user: UserRow } | null> {
+    const user = await findUserByEmail(db.kysely, normalizeEmail(email));
+    const row = user === undefined ? undefined : await findAccount(db.kysely, user.account_id);
+    if (user === undefined || row === undefined) {
       await verifyPassword(password, await dummyHash);
       return null;
     }
-    if (!(await verifyPassword(password, row.password_hash))) return null;
-    return {
+    if (!(await verifyPassword(password, user.password_hash))) return null;
+    const account: Account = {
       id: row.id,
       name: row.name,
       email: row.email,
@@ -149,12 +160,17 @@ export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
       updated_at: row.updated_at,
       livemode: true,
     };
+    return { account, user };
   }
 
   return {
     async signIn(input: SignInInput): Promise<SignInResult> {
-      const result = await throttle.attempt(input, () => check(input.email, input.password));
-      return result.outcome === 'passed' ? { outcome: 'signed_in', account: result.value } : result;
+      const result = await throttle.attempt(
+        input,
+        () => check(input.email, input.password),
+        (passed) => passed.user.totp_enabled === 0,
+      );
+      return result.outcome === 'passed' ? { outcome: 'signed_in', ...result.value } : result;
     },
   };
 }

@@ -160,7 +160,7 @@ describe('throttling per account', () => {
 describe('changing the password', () => {
   const accounts = () => createAccountsService({ db: ctx.deps.db, clock });
   const change = (who: TestAccount, current: string, address = freshAddress()) =>
-    accounts().changePassword(who.accountId, { current, next: 'another long password', address });
+    accounts().changePassword(who.userId, { current, next: 'another long password', address });
   const refusedWith = (code: string) => (err: unknown) => err instanceof AppError && err.code === code;
 
   test(`wrong current passwords share the account's sign-in limit; past it, rate_limited`, async () => {

@@ -1,0 +1,232 @@
+// docs/api.md §27: two-factor sign-in. TOTP (RFC 6238, totp.ts) set up by scanning a QR code the
+// app draws (qr.ts), confirmed with a first code; then 10 one-time recovery codes, shown once and
+// kept as SHA-256 hashes. At sign-in, a right password leaves a challenge (a cookie of its own)
+// that a code completes; code attempts count against the same sign-in limits as passwords.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import { notFound, validationError } from '../../errors.ts';
+import { isoAt } from '../../lib/clock.ts';
+import { normalizeEmail } from '../../lib/email-address.ts';
+import { findAccount } from './accounts.repository.ts';
+import type { SafeHtml } from '../../lib/html.ts';
+import { qrSvg } from './qr.ts';
+import { newToken, TOKEN_SHAPE } from './sessions.service.ts';
+import { createSignInThrottle, type Attempt } from './sign-in.service.ts';
+import { groupedSecret, matchingStep, newTotpSecret, otpauthUri } from './totp.ts';
+import * as repo from './users.repository.ts';
+
+const RECOVERY_CODE_COUNT = 10;
+/** How long a sign-in waits for its code after the right password. */
+export const CHALLENGE_VALID_MS = 10 * 60_000;
+
+// 31 characters, none that reads like another (no 0/o, 1/l/i): 10 of them hold 49 bits.
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+function newRecoveryCode(): string {
+  let code = '';
+  for (let i = 0; i < 10; i += 1) code += RECOVERY_ALPHABET.charAt(randomInt(RECOVERY_ALPHABET.length));
+  return `${code.slice(0, 5)}-${code.slice(5)}`;
+}
+
+/** A recovery code as typed: case, spaces and dashes do not matter. */
+const normalizeRecoveryCode = (code: string): string => code.toLowerCase().replace(/[\s-]/g, '');
+
+/** Salted with the person's id: the same code of two people hashes apart. */
+const hashRecoveryCode = (userId: string, code: string): string =>
+  createHash('sha256')
+    .update(`${userId}:${normalizeRecoveryCode(code)}`)
+    .digest('hex');
+
+const hashChallenge = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** The deployment's sealing key (made by the team migration), read once per database handle. */
+const sealingKeys = new WeakMap<object, Promise<Buffer>>();
+
+function sealingKey(db: Deps['db']): Promise<Buffer> {
+  let key = sealingKeys.get(db.kysely);
+  if (key === undefined) {
+    key = repo.instanceSecret(db.kysely, 'totp_secret_key').then((value) => Buffer.from(value, 'base64url'));
+    key.catch(() => sealingKeys.delete(db.kysely));
+    sealingKeys.set(db.kysely, key);
+  }
+  return key;
+}
+
+/** AES-256-GCM, bound to the person's id: a sealed secret copied to another row opens nothing. */
+function seal(key: Buffer, userId: string, secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(userId));
+  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+}
+
+function unseal(key: Buffer, userId: string, sealed: string | null): string | null {
+  if (sealed === null || !sealed.startsWith('v1.')) return null;
+  const bytes = Buffer.from(sealed.slice(3), 'base64url');
+  if (bytes.length < 29) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(Buffer.from(userId));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+export interface TwoFactorSetup {
+  /** The secret in groups of four, for typing into an app by hand. */
+  secret: string;
+  /** The QR code of the otpauth:// URI, as inline SVG. */
+  qr: SafeHtml;
+}
+
+export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
+
+export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+  const throttle = createSignInThrottle({ db, clock });
+
+  async function requireUser(userId: string): Promise<repo.UserRow> {
+    const row = await repo.findUser(db.kysely, userId);
+    if (row === undefined) throw notFound('User');
+    return row;
+  }
+
+  const secretOf = async (user: repo.UserRow): Promise<string | null> =>
+    unseal(await sealingKey(db), user.id, user.totp_secret);
+
+  /** Whether `code` (a TOTP code or a recovery code) proves the person, using it up if so. */
+  async function verify(user: repo.UserRow, code: string): Promise<boolean> {
+    const typed = code.replace(/\s/g, '');
+    const secret = await secretOf(user);
+    if (user.totp_enabled !== 1 || secret === null) return false;
+    if (/^\d{6}$/.test(typed)) {
+      const step = matchingStep(secret, typed, clock.now(), user.totp_last_step);
+      return step !== null && (await repo.useStep(db.kysely, user.id, step));
+    }
+    if (normalizeRecoveryCode(typed).length !== 10) return false;
+    return repo.consumeRecoveryCode(db.kysely, user.id, hashRecoveryCode(user.id, typed));
+  }
+
+  return {
+    async status(userId: string): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
+      const user = await requireUser(userId);
+      return { enabled: user.totp_enabled === 1, recoveryCodesLeft: await repo.countRecoveryCodes(db.kysely, user.id) };
+    },
+
+    /**
+     * The set-up's secret and QR code, while two-factor is off. The secret is made on the first
+     * visit and kept until confirmed (a reload shows the same one, so a scan already done works).
+     */
+    async setup(userId: string): Promise<TwoFactorSetup | null> {
+      let user = await requireUser(userId);
+      if (user.totp_enabled === 1) return null;
+      if ((await secretOf(user)) === null) {
+        const sealed = seal(await sealingKey(db), user.id, newTotpSecret());
+        await repo.setPendingSecret(db.kysely, user.id, sealed, clock.iso());
+        user = await requireUser(userId);
+      }
+      const secret = await secretOf(user);
+      if (secret === null) return null;
+      const account = await findAccount(db.kysely, user.account_id);
+      const uri = otpauthUri(secret, `Lightbox ${account?.name ?? ''}`.trim(), user.email);
+      return { secret: groupedSecret(secret), qr: qrSvg(uri, 'QR code to scan with an authenticator app') };
+    },
+
+    /**
+     * Turns two-factor on with a first code from the app; resolves to the 10 recovery codes, to be
+     * shown once. A wrong code is a validation_error on `code`.
+     */
+    async confirm(userId: string, code: string): Promise<string[]> {
+      const user = await requireUser(userId);
+      const typed = code.replace(/\s/g, '');
+      const secret = await secretOf(user);
+      const step = user.totp_enabled === 0 && secret !== null ? matchingStep(secret, typed, clock.now(), null) : null;
+      if (step === null) throw validationError('code', 'is not the code the app shows now');
+      const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+      const now = clock.iso();
+      const enabled = await db.kysely.transaction().execute(async (trx) => {
+        if (!(await repo.enableTotp(trx, user.id, step, now))) return false;
+        await repo.replaceRecoveryCodes(
+          trx,
+          user.id,
+          codes.map((c) => hashRecoveryCode(user.id, c)),
+          now,
+        );
+        return true;
+      });
+      if (!enabled) throw validationError('code', 'is not the code the app shows now');
+      return codes;
+    },
+
+    /** Turns one's own two-factor off, with a current code (or a recovery code); throttled. */
+    async disable(userId: string, code: string, address: string): Promise<Attempt<true>> {
+      const user = await requireUser(userId);
+      const result = await throttle.attempt({ email: user.email, address }, async () =>
+        (await verify(user, code)) ? (true as const) : null,
+      );
+      if (result.outcome === 'passed') await repo.disableTotp(db.kysely, user.id, clock.iso());
+      return result;
+    },
+
+    /**
+     * The owner's (or the operator's) reset for someone who lost their phone and codes: two-factor
+     * off, and every session of theirs ended. Resolves to how many sessions ended.
+     */
+    async reset(userId: string): Promise<number> {
+      return db.kysely.transaction().execute(async (trx) => {
+        await repo.disableTotp(trx, userId, clock.iso());
+        return repo.deleteSessionsOfUser(trx, userId);
+      });
+    },
+
+    /** `lightbox accounts reset-2fa`: the same, by email. */
+    async resetByEmail(email: string): Promise<{ email: string; sessionsEnded: number }> {
+      const user = await repo.findUserByEmail(db.kysely, normalizeEmail(email));
+      if (user === undefined) throw notFound('User');
+      const sessionsEnded = await this.reset(user.id);
+      return { email: user.email, sessionsEnded };
+    },
+
+    /** A right password of a person with two-factor on: the token of the code step's cookie. */
+    async challenge(userId: string): Promise<string> {
+      const token = newToken();
+      const now = clock.now();
+      await repo.insertChallenge(db.kysely, {
+        token_hash: hashChallenge(token),
+        user_id: userId,
+        created_at: isoAt(now),
+        expires_at: isoAt(now + CHALLENGE_VALID_MS),
+      });
+      return token;
+    },
+
+    /** The email a challenge signs in, while it is valid; null otherwise. */
+    async pending(token: string | undefined): Promise<{ email: string } | null> {
+      if (token === undefined || !TOKEN_SHAPE.test(token)) return null;
+      const userId = await repo.findChallenge(db.kysely, hashChallenge(token), clock.iso());
+      const user = userId === undefined ? undefined : await repo.findUser(db.kysely, userId);
+      return user === undefined ? null : { email: user.email };
+    },
+
+    /**
+     * The code step of sign-in, throttled with the password attempts (per address and per
+     * person). Passed: the challenge is used up and the person may be signed in.
+     */
+    async complete(
+      token: string | undefined,
+      code: string,
+      address: string,
+    ): Promise<Attempt<{ accountId: string; userId: string }> | { outcome: 'expired' }> {
+      if (token === undefined || !TOKEN_SHAPE.test(token)) return { outcome: 'expired' };
+      const hash = hashChallenge(token);
+      const userId = await repo.findChallenge(db.kysely, hash, clock.iso());
+      const user = userId === undefined ? undefined : await repo.findUser(db.kysely, userId);
+      if (user === undefined) return { outcome: 'expired' };
+      const result = await throttle.attempt({ email: user.email, address }, async () =>
+        (await verify(user, code)) ? { accountId: user.account_id, userId: user.id } : null,
+      );
+      if (result.outcome === 'passed' && !(await repo.consumeChallenge(db.kysely, hash))) return { outcome: 'expired' };
+      return result;
+    },
+  };
+}
