@@ -1,11 +1,20 @@
 // A gallery's activity on its dashboard page: what the client did with the link (views,
 // downloads, favorites and their note), the property pages' views, and the emails sent about it.
+import type { FavoritesType, ListingType } from '../../modules/listings/listings.schemas.ts';
 import type { MediaType } from '../../modules/media/media.schemas.ts';
+import type { NotificationType } from '../../modules/notifications/notifications.schemas.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, when } from './format.ts';
-import type { GalleryPageOptions } from './gallery.ts';
 
-export function activitySection(o: GalleryPageOptions): SafeHtml {
+/** What the activity is drawn from: a part of the gallery page's own options. */
+interface ActivityOptions {
+  listing: ListingType;
+  media: MediaType[];
+  favorites: FavoritesType;
+  emails: NotificationType[];
+}
+
+export function activitySection(o: ActivityOptions): SafeHtml {
   const l = o.listing;
   const link = l.client_link;
   const favorites = o.favorites.media_ids

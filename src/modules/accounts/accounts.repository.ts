@@ -6,6 +6,18 @@ import type { AccountsTable } from '../../db/schema.ts';
 
 export type AccountRow = Selectable<AccountsTable>;
 
+/** A studio as the services hand it out (its row without the secrets and the normalised email). */
+export interface Account {
+  id: string;
+  name: string;
+  email: string;
+  sender_name: string | null;
+  created_at: string;
+  updated_at: string;
+  /** false for a studio's test account (docs/api.md §20). */
+  livemode: boolean;
+}
+
 export async function insertAccount(db: Executor, row: Insertable<AccountsTable>): Promise<void> {
   await db.insertInto('accounts').values(row).execute();
 }

@@ -9,18 +9,10 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { deleteResetsOfUser } from './password-reset.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
 import * as repo from './accounts.repository.ts';
+import type { Account } from './accounts.repository.ts';
 import * as users from './users.repository.ts';
 
-export interface Account {
-  id: string;
-  name: string;
-  email: string;
-  sender_name: string | null;
-  created_at: string;
-  updated_at: string;
-  /** false for a studio's test account (docs/api.md §20). */
-  livemode: boolean;
-}
+export type { Account };
 
 export interface CreateAccountInput {
   name: string;

@@ -135,6 +135,7 @@ function filtered(db: Executor, dialect: Dialect, shape: Shape, p: Params): List
       const indexed = db
         .selectFrom('listings_search_keys as k')
         .crossJoin('listings_fts')
+        .where('k.account_id', '=', p.accountId)
         .where(sql<boolean>`${sql.ref('k.listing_id')} = ${sql.ref('l.id')}`)
         .whereRef('listings_fts.rowid', '=', 'k.rowid')
         .where('listings_fts.listings_fts', 'match', p.phrase)
