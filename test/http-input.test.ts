@@ -154,7 +154,7 @@ describe('an operation that takes no body', () => {
 });
 
 describe('a raw upload', () => {
-  test('is told to send multipart/form-data (415), not application/json', async () => {
+  test('is told to send multipart/form-data, or JSON naming a URL (415)', async () => {
     const listing = (await newGallery(ctx, account)).id;
     for (const type of ['image/jpeg', 'application/octet-stream']) {
       const res = await call(ctx, 'POST', `/v1/listings/${listing}/media`, {
@@ -163,8 +163,7 @@ describe('a raw upload', () => {
         headers: { 'content-type': type },
       });
       const error = expectError(res, 415, 'unsupported_media_type');
-      assert.match(error.message, /multipart\/form-data/);
-      assert.doesNotMatch(error.message, /application\/json/);
+      assert.equal(error.message, 'Unsupported Content-Type; send multipart/form-data or application/json');
     }
     // A JSON route still names JSON.
     const json = await call(ctx, 'POST', '/v1/listings', {

@@ -10,7 +10,7 @@ import { toDetails } from './validation.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { App } from './types.ts';
 
-/** Content-Type refusals: the message names what the route takes (its schema's `consumes`). */
+/** Content-Type refusals: the message names what the route takes (its schema's `consumes`, or its body's types). */
 const MEDIA_TYPE_CODES = new Set(['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_TYPE']);
 
 const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
@@ -77,8 +77,10 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
     );
   }
   if (error.code !== undefined && MEDIA_TYPE_CODES.has(error.code)) {
-    const consumes = request.routeOptions.schema?.consumes;
-    const wanted = consumes === undefined || consumes.length === 0 ? ['application/json'] : consumes;
+    // The types the route documents: per content type (an upload: a form, or JSON naming a URL), else JSON.
+    const schema = request.routeOptions.schema;
+    const content = (schema?.body as { content?: Record<string, unknown> } | undefined)?.content;
+    const wanted = schema?.consumes?.length ? schema.consumes : content ? Object.keys(content) : ['application/json'];
     return new AppError('unsupported_media_type', `Unsupported Content-Type; send ${wanted.join(' or ')}`);
   }
   const known = error.code === undefined ? undefined : FASTIFY_CODES[error.code];

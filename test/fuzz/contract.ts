@@ -91,12 +91,14 @@ export function operations(doc: Document): Operation[] {
       // The tus protocol's operations (docs/api.md §16) speak headers, not JSON: their refusals are
       // tested in test/support/tus-cases.ts and by the security and tenant-isolation suites.
       if (op.tags?.includes('Uploads') === true) continue;
+      // The upload's form is fuzzed; its JSON body (media from a URL, docs/api.md §21) makes the
+      // service fetch a URL, and is tested with loopback servers in media.from-url.test.ts.
       const content = op.requestBody?.content ?? {};
       const body =
-        content['application/json'] !== undefined
-          ? { type: 'json' as const, schema: content['application/json'].schema }
-          : content['multipart/form-data'] !== undefined
-            ? { type: 'multipart' as const, schema: content['multipart/form-data'].schema }
+        content['multipart/form-data'] !== undefined
+          ? { type: 'multipart' as const, schema: content['multipart/form-data'].schema }
+          : content['application/json'] !== undefined
+            ? { type: 'json' as const, schema: content['application/json'].schema }
             : undefined;
       out.push({
         operationId: op.operationId,
