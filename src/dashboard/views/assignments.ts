@@ -18,38 +18,49 @@ function linkState(a: RecentAssignment): SafeHtml {
   ${a.password_protected ? 'password' : 'no password'} · ${a.downloads_enabled ? 'downloads on' : 'downloads off'}`;
 }
 
+/** A link's settings as the forms show them (the overview's row, the gallery's page). */
+interface LinkControls {
+  expires_at: string | null;
+  password_protected: boolean;
+  downloads_enabled: boolean;
+}
+
+/** The fields of docs/api.md §25's controls for one link; `id` keeps their labels apart on a page. */
+export function linkSettingsFields(id: string, a: LinkControls): SafeHtml {
+  return html`<label for="${id}-expires">Expires on <span class="muted small">(empty: never)</span></label>
+    <input
+      id="${id}-expires"
+      name="expires_on"
+      type="date"
+      value="${a.expires_at === null ? '' : a.expires_at.slice(0, 10)}"
+    />
+    <label for="${id}-password">
+      ${a.password_protected ? 'New password' : 'Password'}
+      <span class="muted small"
+        >(8 to 200 characters${a.password_protected ? '; empty: keep it' : '; empty: none'})</span
+      >
+    </label>
+    <input id="${id}-password" name="password" type="password" autocomplete="new-password" maxlength="200" />
+    ${
+      a.password_protected
+        ? html`<label class="check"
+            ><input type="checkbox" name="remove_password" value="1" /> Remove the password</label
+          >`
+        : ''
+    }
+    <label class="check">
+      <input type="checkbox" name="downloads_enabled" value="1" ${a.downloads_enabled ? 'checked' : ''} />
+      The client can download the originals and the ZIP
+    </label>`;
+}
+
 /** The controls of docs/api.md §25 for one link, folded away: a plain form (no JavaScript). */
 function linkSettings(a: RecentAssignment, csrfToken: string): SafeHtml {
   const id = `link-${a.listing_id}`;
   return html`<details class="link-settings">
     <summary>Link settings <span class="muted small">(${linkState(a)})</span></summary>
     <form method="post" action="${linkAction(a)}" class="stack-form">
-      ${csrfField(csrfToken)}
-      <label for="${id}-expires">Expires on <span class="muted small">(empty: never)</span></label>
-      <input
-        id="${id}-expires"
-        name="expires_on"
-        type="date"
-        value="${a.expires_at === null ? '' : a.expires_at.slice(0, 10)}"
-      />
-      <label for="${id}-password">
-        ${a.password_protected ? 'New password' : 'Password'}
-        <span class="muted small"
-          >(8 to 200 characters${a.password_protected ? '; empty: keep it' : '; empty: none'})</span
-        >
-      </label>
-      <input id="${id}-password" name="password" type="password" autocomplete="new-password" maxlength="200" />
-      ${
-        a.password_protected
-          ? html`<label class="check"
-              ><input type="checkbox" name="remove_password" value="1" /> Remove the password</label
-            >`
-          : ''
-      }
-      <label class="check">
-        <input type="checkbox" name="downloads_enabled" value="1" ${a.downloads_enabled ? 'checked' : ''} />
-        The client can download the originals and the ZIP
-      </label>
+      ${csrfField(csrfToken)} ${linkSettingsFields(id, a)}
       <button type="submit" class="button button-small">
         Save link settings<span class="visually-hidden"> for ${a.listing_address}</span>
       </button>

@@ -9,6 +9,7 @@ import type { NotificationType } from '../../modules/notifications/notifications
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day } from './format.ts';
 import { activitySection } from './gallery-activity.ts';
+import { linkSettingsFields } from './assignments.ts';
 import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } from './galleries.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
@@ -203,31 +204,7 @@ function linkSettings(l: ListingType, csrf: string): SafeHtml {
     <form method="post" action="/dashboard/galleries/${l.id}/link" class="stack-form">
       ${csrfField(csrf)}
       <input type="hidden" name="back" value="gallery" />
-      <label for="link-expires">Expires on <span class="muted small">(empty: never)</span></label>
-      <input
-        id="link-expires"
-        name="expires_on"
-        type="date"
-        value="${link.expires_at === null ? '' : link.expires_at.slice(0, 10)}"
-      />
-      <label for="link-password">
-        ${link.password_protected ? 'New password' : 'Password'}
-        <span class="muted small"
-          >(8 to 200 characters${link.password_protected ? '; empty: keep it' : '; empty: none'})</span
-        >
-      </label>
-      <input id="link-password" name="password" type="password" autocomplete="new-password" maxlength="200" />
-      ${
-        link.password_protected
-          ? html`<label class="check"
-              ><input type="checkbox" name="remove_password" value="1" /> Remove the password</label
-            >`
-          : ''
-      }
-      <label class="check">
-        <input type="checkbox" name="downloads_enabled" value="1" ${link.downloads_enabled ? 'checked' : ''} />
-        The client can download the originals and the ZIP
-      </label>
+      ${linkSettingsFields('link', link)}
       <button type="submit" class="button button-small">Save link settings</button>
     </form>`;
 }
