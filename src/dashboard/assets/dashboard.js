@@ -239,8 +239,9 @@ function setUpReorder() {
 
   for (const item of items()) {
     item.draggable = true;
+    // One item has no order to change: its tools stay hidden.
     const tools = item.querySelector('.order-tools');
-    if (tools) tools.hidden = false;
+    if (tools) tools.hidden = items().length < 2;
     // The item moves, not its picture.
     for (const img of item.querySelectorAll('img')) img.draggable = false;
 
