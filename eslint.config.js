@@ -203,6 +203,8 @@ export default defineConfig(
     'test/support/media-storage-cases.ts': 420,
     // One browser, one app and one gallery built once, then every scenario a client can take.
     'test/e2e/gallery.e2e.test.ts': 540,
+    // One browser, one app and one studio's gallery built once, then the studio's steps in order.
+    'test/e2e/workspace.e2e.test.ts': 480,
     // The whole served document against the routes the app registered, checked in one place.
     'src/http/openapi.test.ts': 610,
     // The route table of every authenticated /v1 route and the attacks run against each: split,

@@ -1,8 +1,8 @@
 // The studio's workspace of docs/api.md §27 in a real browser (Debian's chromium through
 // playwright-core) against the app on a free port, at 1280 and 390 px wide: a photographer with no
 // developer creates a gallery, uploads photos and a document (with the page's script, and with the
-// plain form without JavaScript), captions, hides, reorders (by drag, and by position fields
-// without JavaScript), sets the cover, deletes, assigns to a new client, copies and protects the
+// plain form without JavaScript), captions, hides, reorders (by mouse drag, by a finger's drag on
+// the phone, by Earlier / Later buttons from the keyboard, and by position fields without JavaScript), sets the cover, deletes, assigns to a new client, copies and protects the
 // link, publishes the property pages, and sees the client's views and favorites; clients are
 // listed, searched, created, edited and deleted. Every page is checked by axe-core (no serious or
 // critical violation), fits the phone, and logs no console error (a CSP violation included).
@@ -241,6 +241,8 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
 
     // Drag the garden (first) onto the last photo: it goes after it.
     const room3 = (await media()).find((m) => m.filename === 'room-3.jpg')!;
+    // Both on the screen first: Playwright would scroll to the target mid-drag, which no mouse does.
+    await inPage(page, `document.getElementById('m-${garden.id}').scrollIntoView({ block: 'start' })`);
     await page.locator(`#m-${garden.id} .media-preview`).dragTo(page.locator(`#m-${room3.id} .media-preview`));
     await page.getByText('Order saved.').waitFor();
     assert.deepEqual(
@@ -249,6 +251,84 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     );
     assert.equal(await page.locator(`#pos-${garden.id}`).inputValue(), '4');
     await checkPage(page, 'gallery-edited');
+  });
+
+  test('reorder on the phone: drag by the handle with a finger, and Earlier / Later from the keyboard', async () => {
+    await phone.goto(`${base}/dashboard/galleries/${galleryId}`);
+    const before = await media();
+    assert.deepEqual(
+      before.map((m) => m.filename),
+      ['room-1.jpg', 'room-2.jpg', 'room-3.jpg', 'garden.jpg', 'floor-plan.pdf'],
+    );
+    const garden = before[3]!;
+    const plan = before[4]!;
+    // The handle takes the finger (the page scrolls elsewhere); Earlier and Later show with the script.
+    const handle = phone.locator(`#m-${plan.id} .drag-handle`);
+    assert.equal(
+      await inPage(phone, `getComputedStyle(document.querySelector('#m-${plan.id} .drag-handle')).touchAction`),
+      'none',
+    );
+    await inPage(phone, `document.getElementById('m-${garden.id}').scrollIntoView({ block: 'start' })`);
+    const from = (await handle.boundingBox())!;
+    const onto = (await phone.locator(`#m-${garden.id} .media-preview`).boundingBox())!;
+    assert.ok(from.y + from.height < 844 && onto.y >= 0, 'both items are on the screen');
+
+    // A real touch through chromium's input (Playwright's touchscreen only taps): the plan's handle
+    // is dragged up onto the garden's picture, so the plan goes before it.
+    const saved = phone.waitForResponse((r) => r.url().endsWith(`/galleries/${galleryId}/order`), { timeout: 10_000 });
+    const cdp = await mobile.newCDPSession(phone);
+    const touch = async (type: 'touchStart' | 'touchMove' | 'touchEnd', x: number, y: number) =>
+      cdp.send('Input.dispatchTouchEvent', {
+        type,
+        touchPoints: type === 'touchEnd' ? [] : [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }],
+      });
+    const x0 = from.x + from.width / 2;
+    const y0 = from.y + from.height / 2;
+    const x1 = onto.x + onto.width / 2;
+    const y1 = onto.y + onto.height / 2;
+    await touch('touchStart', x0, y0);
+    for (let i = 1; i <= 10; i += 1) await touch('touchMove', x0 + ((x1 - x0) * i) / 10, y0 + ((y1 - y0) * i) / 10);
+    await touch('touchEnd', x1, y1);
+    await cdp.detach();
+    assert.equal((await saved).status(), 200);
+    await phone.getByText('Order saved.').waitFor();
+    assert.deepEqual(
+      (await media()).map((m) => m.filename),
+      ['room-1.jpg', 'room-2.jpg', 'room-3.jpg', 'floor-plan.pdf', 'garden.jpg'],
+    );
+    assert.equal(await phone.locator(`#pos-${plan.id}`).inputValue(), '4');
+    assert.equal(await phone.locator(`#pos-${garden.id}`).inputValue(), '5');
+    await phone.screenshot({ path: path.join(SHOTS, 'phone-gallery-reordered-by-touch.png') });
+    await checkPage(phone, 'gallery-reorder-touch');
+
+    // The keyboard: focus the plan's Later and press Enter; the focus stays on the moved item (on
+    // Earlier, once it is last and Later is off).
+    const later = phone.locator(`#m-${plan.id}`).getByRole('button', { name: /^Later/ });
+    const again = phone.waitForResponse((r) => r.url().endsWith(`/galleries/${galleryId}/order`), { timeout: 10_000 });
+    await later.focus();
+    await phone.keyboard.press('Enter');
+    assert.equal((await again).status(), 200);
+    assert.deepEqual(
+      (await media()).map((m) => m.filename),
+      ['room-1.jpg', 'room-2.jpg', 'room-3.jpg', 'garden.jpg', 'floor-plan.pdf'],
+    );
+    assert.equal(await later.isDisabled(), true);
+    assert.match(await inPage(phone, 'document.activeElement.textContent'), /Earlier/);
+    assert.equal(
+      await phone
+        .locator(`#m-${plan.id}`)
+        .getByRole('button', { name: /^Earlier/ })
+        .isEnabled(),
+      true,
+    );
+    assert.equal(
+      await phone
+        .locator('.media-grid > li')
+        .first()
+        .getByRole('button', { name: /^Earlier/ })
+        .isDisabled(),
+      true,
+    );
   });
 
   test('assign to a new client, copy the link, protect it, publish the property pages', async () => {

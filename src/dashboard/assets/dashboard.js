@@ -1,6 +1,7 @@
 // The dashboard's only script, and every page works without it: it adds copy buttons (a new API
 // key, a gallery's links), and on a gallery's page uploads by drag and drop with progress
-// (resumable for large files when tus is on the page) and reordering by drag. Served from
+// (resumable for large files when tus is on the page) and reordering by drag (mouse, finger) and
+// by Earlier / Later buttons. Served from
 // /dashboard/assets/ (the Content-Security-Policy allows no inline script).
 'use strict';
 
@@ -201,21 +202,55 @@ function setUpUploads() {
   });
 }
 
-// ---- a gallery's order, by drag --------------------------------------------------------------
+// ---- a gallery's order: drag (mouse, finger, pen) and Earlier / Later (keyboard) -------------
+//
+// A mouse drags an item with HTML5 drag and drop; phones fire none of that, so a finger or a pen
+// drags the item by its handle with Pointer Events (the handle has touch-action: none, so the rest
+// of the page still scrolls under a finger). The Earlier and Later buttons do the same from the keyboard. Every
+// change saves the whole order in one request (POST .../order, as media.reorder takes it), and the
+// position fields follow, so the plain forms stay right.
 
 function setUpReorder() {
   const grid = document.querySelector('ol.media-grid[data-order-action]');
   if (!grid) return;
   const status = document.querySelector('.order-status');
   let dragged = null;
+  // The drag in progress by a finger or a pen: { id, item, handle, before } or null.
+  let pointer = null;
   const items = () => [...grid.querySelectorAll('li[data-media-id]')];
+  const orderOf = () => items().map((li) => li.getAttribute('data-media-id'));
+
+  /** Moves `item` to `target`'s place: after it when moving down, before it when moving up. */
+  const moveOnto = (item, target) => {
+    const all = items();
+    const after = all.indexOf(item) < all.indexOf(target);
+    target.insertAdjacentElement(after ? 'afterend' : 'beforebegin', item);
+  };
+
+  const refreshButtons = () => {
+    const all = items();
+    all.forEach((li, i) => {
+      const earlier = li.querySelector('button[data-move="earlier"]');
+      const later = li.querySelector('button[data-move="later"]');
+      if (earlier) earlier.disabled = i === 0;
+      if (later) later.disabled = i === all.length - 1;
+    });
+  };
+
   for (const item of items()) {
     item.draggable = true;
-    const handle = item.querySelector('.drag-handle');
-    if (handle) handle.hidden = false;
+    // One item has no order to change: its tools stay hidden.
+    const tools = item.querySelector('.order-tools');
+    if (tools) tools.hidden = items().length < 2;
     // The item moves, not its picture.
     for (const img of item.querySelectorAll('img')) img.draggable = false;
+
+    // A mouse: HTML5 drag and drop.
     item.addEventListener('dragstart', (e) => {
+      if (pointer) {
+        e.preventDefault();
+        return;
+      }
       dragged = item;
       item.classList.add('dragging');
       e.dataTransfer.effectAllowed = 'move';
@@ -235,31 +270,107 @@ function setUpReorder() {
       if (!dragged || dragged === item) return;
       e.preventDefault();
       item.classList.remove('drag-over');
-      const all = items();
-      const after = all.indexOf(dragged) < all.indexOf(item);
-      item.insertAdjacentElement(after ? 'afterend' : 'beforebegin', dragged);
+      moveOnto(dragged, item);
       dragged = null;
       void saveOrder();
     });
+
+    // The keyboard (and anyone): one place earlier or later, the focus kept on the button.
+    for (const button of item.querySelectorAll('button[data-move]')) {
+      button.addEventListener('click', () => {
+        const all = items();
+        const i = all.indexOf(item);
+        const earlier = button.getAttribute('data-move') === 'earlier';
+        const neighbour = all[earlier ? i - 1 : i + 1];
+        if (!neighbour) return;
+        moveOnto(item, neighbour);
+        refreshButtons();
+        (button.disabled ? item.querySelector(`button[data-move="${earlier ? 'later' : 'earlier'}"]`) : button).focus();
+        void saveOrder();
+      });
+    }
+
+    // A finger or a pen: Pointer Events on the handle.
+    const handle = item.querySelector('.drag-handle');
+    if (handle) handle.addEventListener('pointerdown', (e) => startPointer(e, item, handle));
   }
-  async function saveOrder() {
-    const ids = items().map((li) => li.getAttribute('data-media-id'));
+  refreshButtons();
+
+  function startPointer(e, item, handle) {
+    if (e.pointerType === 'mouse' || pointer || !e.isPrimary) return;
+    e.preventDefault();
+    pointer = { id: e.pointerId, item, handle, before: orderOf().join(',') };
+    item.draggable = false;
+    item.classList.add('dragging');
+    try {
+      handle.setPointerCapture(e.pointerId);
+    } catch {
+      // Capture is a convenience: the document's listeners below follow the pointer anyway.
+    }
+    document.addEventListener('pointermove', onPointerMove);
+    document.addEventListener('pointerup', onPointerEnd);
+    document.addEventListener('pointercancel', onPointerEnd);
+  }
+
+  function onPointerMove(e) {
+    if (!pointer || e.pointerId !== pointer.id) return;
+    e.preventDefault();
+    // Near the top or bottom of the screen the page scrolls, so an item can go far.
+    const edge = 48;
+    if (e.clientY < edge) window.scrollBy(0, -16);
+    else if (e.clientY > window.innerHeight - edge) window.scrollBy(0, 16);
+    const under = document.elementFromPoint(e.clientX, e.clientY);
+    const target = under ? under.closest('li[data-media-id]') : null;
+    for (const other of items()) other.classList.toggle('drag-over', other === target && other !== pointer.item);
+    if (target && target !== pointer.item && grid.contains(target)) {
+      moveOnto(pointer.item, target);
+      target.classList.remove('drag-over');
+    }
+  }
+
+  function onPointerEnd(e) {
+    if (!pointer || e.pointerId !== pointer.id) return;
+    const { item, handle, before } = pointer;
+    pointer = null;
+    document.removeEventListener('pointermove', onPointerMove);
+    document.removeEventListener('pointerup', onPointerEnd);
+    document.removeEventListener('pointercancel', onPointerEnd);
+    try {
+      handle.releasePointerCapture(e.pointerId);
+    } catch {
+      // Already released.
+    }
+    item.draggable = true;
+    item.classList.remove('dragging');
+    for (const other of items()) other.classList.remove('drag-over');
+    refreshButtons();
+    if (orderOf().join(',') !== before) void saveOrder();
+  }
+
+  // One save at a time, in order: a later order never lands before an earlier one.
+  let saving = Promise.resolve();
+  function saveOrder() {
+    refreshButtons();
+    const ids = orderOf();
     items().forEach((li, i) => {
       const position = li.querySelector('.position-input');
       if (position) position.value = String(i + 1);
     });
     status.textContent = 'Saving the order…';
     const body = new URLSearchParams({ _csrf: grid.getAttribute('data-csrf'), media_ids: ids.join(',') });
-    try {
-      const res = await fetch(grid.getAttribute('data-order-action'), {
-        method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
-        body,
-      });
-      status.textContent = res.ok ? 'Order saved.' : 'The order was not saved: reload the page and try again.';
-    } catch {
-      status.textContent = 'The order was not saved: reload the page and try again.';
-    }
+    saving = saving.then(async () => {
+      try {
+        const res = await fetch(grid.getAttribute('data-order-action'), {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+        });
+        status.textContent = res.ok ? 'Order saved.' : 'The order was not saved: reload the page and try again.';
+      } catch {
+        status.textContent = 'The order was not saved: reload the page and try again.';
+      }
+    });
+    return saving;
   }
 }
 

@@ -73,11 +73,17 @@ function mediaItem(l: ListingType, m: MediaType, total: number, csrf: string): S
   const name = `${m.kind} ${m.position}`;
   const isCover = l.cover_media_id === id;
   return html`<li class="media-item${m.hidden ? ' media-hidden' : ''}" id="m-${id}" data-media-id="${id}">
+    <div class="order-tools" hidden>
+      <span class="drag-handle" title="Drag to reorder"><span aria-hidden="true">⠿</span> Drag</span>
+      <button type="button" class="button button-secondary button-small" data-move="earlier">
+        Earlier<span class="visually-hidden">: move ${m.filename} one place up</span>
+      </button>
+      <button type="button" class="button button-secondary button-small" data-move="later">
+        Later<span class="visually-hidden">: move ${m.filename} one place down</span>
+      </button>
+    </div>
     <div class="media-preview">${preview(l, m)}</div>
-    <p class="media-name">
-      <span class="drag-handle" aria-hidden="true" hidden>⠿</span>
-      <span class="media-filename">${m.filename}</span>
-    </p>
+    <p class="media-name"><span class="media-filename">${m.filename}</span></p>
     <p class="muted small">
       ${m.kind} · ${bytes(m.size)}${m.width === null ? '' : ` · ${m.width}×${m.height}`}
       ${isCover ? html` · <span class="badge badge-cover">cover</span>` : ''}
@@ -165,8 +171,8 @@ function mediaSection(o: GalleryPageOptions): SafeHtml {
     o.media.length === 0
       ? html`<p class="muted">No media yet.</p>`
       : html`<p class="hint">
-            Change a position and save to move an item; the items between shift. With a mouse or a finger, drag items to
-            reorder them.
+            Change a position and save to move an item; the items between shift. With the page's script, drag an item by
+            its handle (with a mouse or a finger) or use Earlier and Later; the order saves at once.
           </p>
           <ol class="media-grid" data-order-action="${base(l)}/order" data-csrf="${csrf}">
             ${o.media.map((m) => mediaItem(l, m, o.media.length, csrf))}
