@@ -237,6 +237,10 @@ function setUpReorder() {
     });
   };
 
+  // The ways to reorder that need this script are named once it runs.
+  const hint = document.querySelector('.order-hint');
+  if (hint) hint.hidden = items().length < 2;
+
   for (const item of items()) {
     item.draggable = true;
     // One item has no order to change: its tools stay hidden.

@@ -171,8 +171,11 @@ function mediaSection(o: GalleryPageOptions): SafeHtml {
     o.media.length === 0
       ? html`<p class="muted">No media yet.</p>`
       : html`<p class="hint">
-            Change a position and save to move an item; the items between shift. With the page's script, drag an item by
-            its handle (with a mouse or a finger) or use Earlier and Later; the order saves at once.
+            Change a position and save to move an item; the items between shift.
+            <span class="order-hint" hidden
+              >Or drag an item by its handle (with a mouse or a finger), or use Earlier and Later: the order saves at
+              once.</span
+            >
           </p>
           <ol class="media-grid" data-order-action="${base(l)}/order" data-csrf="${csrf}">
             ${o.media.map((m) => mediaItem(l, m, o.media.length, csrf))}
