@@ -238,7 +238,12 @@ describe('a studio day through the Zap steps', () => {
     for (const [key, data] of Object.entries(subscriptions)) {
       if (!expectations[key]) continue;
       const type = TRIGGERS[key];
-      const delivery = await receiver.waitFor((body, r) => r.path === `/hooks/${key}` && body.type === type, 60_000);
+      // Deliveries run concurrently, so another gallery's event of the same type (the assignment
+      // without an email above) may arrive first: wait for the one about this step's object.
+      const delivery = await receiver.waitFor(
+        (body, r) => r.path === `/hooks/${key}` && body.type === type && expectations[key](body.data.object),
+        60_000,
+      );
       const bundle = {
         authData,
         inputData: {},
