@@ -69,6 +69,8 @@ while (true) {
                 break;
             }
         }
+        // Log before answering: the test reads the log as soon as the answer reaches it.
+        file_put_contents($log, "{$method} {$path} limited{$note}\n", FILE_APPEND);
         $seconds = substr($mode, strlen('limit-first-post:'));
         $body = json_encode(['error' => [
             'code' => 'rate_limited',
@@ -79,7 +81,6 @@ while (true) {
             . "Retry-After: {$seconds}\r\nX-Request-Id: req_proxy\r\nContent-Length: " . strlen((string) $body)
             . "\r\nConnection: close\r\n\r\n" . $body);
         fclose($client);
-        file_put_contents($log, "{$method} {$path} limited{$note}\n", FILE_APPEND);
         continue;
     }
     $up = stream_socket_client('tcp://127.0.0.1:' . $upstream);
