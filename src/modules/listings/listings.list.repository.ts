@@ -7,8 +7,9 @@
 // What a filtered page costs does not grow with the account (docs/query-plans.md has the figures):
 // - `total` counts at most COUNT_CAP + 1 matches (docs/api.md §19): an exact count is linear in
 //   the matches, and these filters have no maintained count.
-// - Every shape of query without `search` is compiled once and prepared (src/db/prepared.ts):
-//   building it with Kysely on each request cost as much as running it.
+// - Every shape of query is compiled once and prepared (src/db/prepared.ts), but for a search,
+//   a range or an MLS number on PostgreSQL: building it with Kysely on each request cost as much
+//   as running it.
 // - `search` on SQLite: the FTS5 index drives (matches, then each one's keyed row), so a rare term
 //   costs its few matches. A term more than COUNT_CAP galleries match is frequent: the page then
 //   walks the order's index and keeps the rows whose address or MLS number contains it (about
@@ -131,7 +132,9 @@ function filtered(db: Executor, dialect: Dialect, shape: Shape, p: Params): List
     else {
       // The FTS index folds case beyond ASCII (a long s matches "s", a Kelvin sign "k"): for an
       // ASCII term the LIKE agrees with it on every row of ASCII text, and the index itself
-      // judges the few rows holding other characters.
+      // judges the few rows holding other characters. A text is ASCII when its UTF-8 bytes are
+      // as many as its characters: two lengths, cheaper than a GLOB over every row the walk reads.
+      const nonAscii = sql<boolean>`(octet_length(l.address) <> length(l.address) or octet_length(l.mls_number) <> length(l.mls_number))`;
       const indexed = db
         .selectFrom('listings_search_keys as k')
         .crossJoin('listings_fts')
@@ -140,9 +143,7 @@ function filtered(db: Executor, dialect: Dialect, shape: Shape, p: Params): List
         .whereRef('listings_fts.rowid', '=', 'k.rowid')
         .where('listings_fts.listings_fts', 'match', p.phrase)
         .select(sql<number>`1`.as('one'));
-      query = query.where(
-        sql<boolean>`(${like} or ((l.address || coalesce(l.mls_number, '')) glob '*[^ -~]*' and exists ${indexed}))`,
-      );
+      query = query.where(sql<boolean>`(${like} or (${nonAscii} and exists ${indexed}))`);
     }
   }
   return query;
@@ -186,15 +187,15 @@ function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
   return db.selectFrom(matches.limit(COUNT_CAP + 1).as('c')).select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
 
-// One prepared query per shape without a search (at most a few hundred shapes, a few in use).
+// One prepared query per shape (at most a few hundred shapes, a few in use).
 const pages = new Map<string, PreparedQuery<Params, ListingListRow>>();
 const counts = new Map<string, PreparedQuery<Params, { n: number | string }>>();
 
 /**
  * The shape's query, run prepared where that cannot change its plan for the worse: always on
  * SQLite (its statements are reused by SQL text anyway), and on PostgreSQL unless a range or an
- * MLS number filters it, where a generic plan (a named statement's, after five runs) could not see
- * how many rows match and might walk the whole account for a handful of them.
+ * MLS number filters it or a term searches it, where a generic plan (a named statement's, after
+ * five runs) could not see how many rows match and might walk the whole account for a handful.
  */
 function preparedOf<R>(
   cache: Map<string, PreparedQuery<Params, R>>,
@@ -202,7 +203,7 @@ function preparedOf<R>(
   dialect: Dialect,
   build: (db: Executor, p: Params) => Compilable<R>,
 ): { all(db: Executor, p: Params): Promise<R[]>; first(db: Executor, p: Params): Promise<R | undefined> } {
-  if (dialect === 'postgres' && (shape.createdSince || shape.updatedSince || shape.mls)) {
+  if (dialect === 'postgres' && (shape.createdSince || shape.updatedSince || shape.mls || shape.search)) {
     return {
       all: async (db, p) => (await db.executeQuery<R>(build(db, p).compile())).rows,
       first: async (db, p) => (await db.executeQuery<R>(build(db, p).compile())).rows[0],
@@ -289,16 +290,18 @@ export async function queryListings(
     const counted = await preparedOf(counts, shape, dialect, (d, x) => countQuery(d, dialect, shape, x)).first(db, p);
     return { rows, total: totalOf(counted?.n ?? 0) };
   }
-  // Searches stay unprepared: on PostgreSQL a generic plan could not see how common the term is.
   const indexed = dialect === 'sqlite' && characters(q.search) >= MIN_INDEXED_TERM;
   const counting = shapeOf(q, after, indexed ? 'index' : 'like');
-  const counted = await countQuery(db, dialect, counting, p).executeTakeFirstOrThrow();
-  const total = totalOf(counted.n);
+  const counted = await preparedOf(counts, counting, dialect, (d, x) => countQuery(d, dialect, counting, x)).first(
+    db,
+    p,
+  );
+  const total = totalOf(counted?.n ?? 0);
   // A frequent ASCII term walks the order's index; a rare one (or one with other characters, which
   // only the index folds) reads its matches from the index and sorts them.
   // eslint-disable-next-line no-control-regex
   const walk = indexed && !total.exact && /^[\x00-\x7f]*$/.test(q.search);
   const shape = walk ? { ...counting, search: 'walk' as const } : counting;
-  const rows = await pageQuery(db, dialect, shape, p).execute();
+  const rows = await preparedOf(pages, shape, dialect, (d, x) => pageQuery(d, dialect, shape, x)).all(db, p);
   return { rows, total };
 }
