@@ -184,7 +184,29 @@ function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
         keyof Database,
         { one: number }
       >);
-  return db.selectFrom(matches.limit(COUNT_CAP + 1).as('c')).select((eb) => eb.fn.countAll<number | string>().as('n'));
+  return db
+    .selectFrom(
+      countedInOrder(matches, dialect, shape)
+        .limit(COUNT_CAP + 1)
+        .as('c'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n'));
+}
+
+/**
+ * On PostgreSQL, a range filter's capped count reads its index in order: without an order, the
+ * planner takes the range for most of the account and scans the table (at 1M galleries an
+ * `updated_since` count read 1,112 rows from the heap, 0.9 ms, against 0.3 ms from the index).
+ */
+function countedInOrder<Q extends SelectQueryBuilder<Database, keyof Database, { one: number }>>(
+  matches: Q,
+  dialect: Dialect,
+  shape: Shape,
+): Q {
+  if (dialect !== 'postgres' || shape.search !== undefined) return matches;
+  const column = shape.updatedSince ? 'l.updated_at' : shape.createdSince ? 'l.created_at' : undefined;
+  if (column === undefined) return matches;
+  return (matches as unknown as ListingsFrom).orderBy('l.account_id').orderBy(column) as unknown as Q;
 }
 
 // One prepared query per shape (at most a few hundred shapes, a few in use).
