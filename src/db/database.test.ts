@@ -1,6 +1,7 @@
 // The SQLite statement cache: statements are reused by SQL text, never while one is busy, and
 // the cache stays bounded. SQLite-only by nature (PostgreSQL has no such wrapper), so it runs on
-// a temporary SQLite file whatever DATABASE_URL says.
+// a temporary SQLite file whatever DATABASE_URL says; so does the check of the settings
+// openDatabase gives a SQLite file.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
-import { withStatementCache } from './database.ts';
+import { directSqlite, openDatabase, withStatementCache } from './database.ts';
 
 describe('withStatementCache', () => {
   let dir: string;
@@ -86,5 +87,26 @@ describe('withStatementCache', () => {
     await kysely.destroy();
     assert.equal(sqlite.open, false);
     sqlite = new SQLite(path.join(dir, 'cache.db'));
+  });
+});
+
+describe('openDatabase on SQLite', () => {
+  test('WAL, synchronous NORMAL, foreign keys, a busy timeout and journals in memory', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-open-'));
+    const db = openDatabase({ kind: 'sqlite', file: path.join(dir, 'open.db') });
+    try {
+      const direct = directSqlite(db.kysely);
+      assert.ok(direct);
+      const pragma = (name: string): unknown => Object.values(direct.prepare(`pragma ${name}`).get() as object)[0];
+      assert.equal(pragma('journal_mode'), 'wal');
+      assert.equal(pragma('synchronous'), 1);
+      assert.equal(pragma('foreign_keys'), 1);
+      assert.equal(pragma('busy_timeout'), 5000);
+      // decisions/0018, 7: a write's savepoint journal never spills to a temporary file.
+      assert.equal(pragma('temp_store'), 2);
+    } finally {
+      await db.kysely.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -124,6 +124,10 @@ export function openDatabase(database: Config['database']): Db {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // Statement and savepoint journals in memory (decisions/0018, 7): a write's savepoint, and each
+    // statement that may fail half way, keep the first copy of every page they change; past 64 KiB
+    // SQLite spilled them to a temporary file, written on every write. Sorts still spill to disk.
+    sqlite.pragma('temp_store = MEMORY');
     const statements = withStatementCache(sqlite);
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     direct.set(kysely, {
