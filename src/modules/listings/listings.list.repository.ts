@@ -194,19 +194,33 @@ function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
 }
 
 /**
- * On PostgreSQL, a range filter's capped count reads its index in order: without an order, the
- * planner takes the range for most of the account and scans the table (at 1M galleries an
- * `updated_since` count read 1,112 rows from the heap, 0.9 ms, against 0.3 ms from the index).
+ * On PostgreSQL, the capped count of a range or client filter reads the filter's index in order:
+ * without an order, the planner takes the filter for most of the account and scans the table (at
+ * 100k galleries an `updated_since` count read 1,112 rows from the heap, 0.9 ms, against 0.3 ms
+ * from the index; `client_id=none` is the same).
  */
+type OrderColumn = 'l.client_id' | 'l.created_at' | 'l.updated_at';
+
 function countedInOrder<Q extends SelectQueryBuilder<Database, keyof Database, { one: number }>>(
   matches: Q,
   dialect: Dialect,
   shape: Shape,
 ): Q {
   if (dialect !== 'postgres' || shape.search !== undefined) return matches;
-  const column = shape.updatedSince ? 'l.updated_at' : shape.createdSince ? 'l.created_at' : undefined;
-  if (column === undefined) return matches;
-  return (matches as unknown as ListingsFrom).orderBy('l.account_id').orderBy(column) as unknown as Q;
+  const range: OrderColumn | undefined = shape.updatedSince
+    ? 'l.updated_at'
+    : shape.createdSince
+      ? 'l.created_at'
+      : undefined;
+  // `client_id IS NULL` is not an equality the planner can drop from an order: name the column.
+  const columns: OrderColumn[] = [
+    ...(shape.client === undefined ? [] : ['l.client_id' as const]),
+    ...(range === undefined ? [] : [range]),
+  ];
+  if (columns.length === 0) return matches;
+  let ordered = (matches as unknown as ListingsFrom).orderBy('l.account_id');
+  for (const column of columns) ordered = ordered.orderBy(column);
+  return ordered as unknown as Q;
 }
 
 // One prepared query per shape (at most a few hundred shapes, a few in use).

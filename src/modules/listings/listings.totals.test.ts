@@ -5,7 +5,9 @@
 // the search index answers, page after page, on both dialects.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../../db/schema.ts';
 import { seedListings } from '../../../test/support/seed.ts';
 import {
   call,
@@ -15,6 +17,7 @@ import {
   type TestContext,
 } from '../../../test/support/test-app.ts';
 import { COUNT_CAP } from '../../lib/pagination.ts';
+import { queryListings, type ListingQuery } from './listings.list.repository.ts';
 
 interface ListPage {
   data: { id: string; address: string }[];
@@ -166,6 +169,57 @@ describe('GET /v1/listings: totals of filtered lists (docs/api.md §19)', () => 
         ['2 Docks \u017Fide'],
         'a rare term: the index',
       );
+    }
+  });
+});
+
+describe('GET /v1/listings: a capped count reads the filter’s index (PostgreSQL)', () => {
+  test('updated_since, created_since and client_id count from their index, never the table', async (t) => {
+    const database = ctx.config.database;
+    if (database.kind !== 'postgres') {
+      t.skip('the planner choice is PostgreSQL’s (SQLite counts from the same indexes unasked)');
+      return;
+    }
+    // An account big enough that reading the whole table costs more than reading the index (at
+    // a thousand galleries, the planner rightly prefers the table), settled as autovacuum leaves
+    // it: statistics and the visibility map.
+    const big = await createAccount(ctx, 'Big studio');
+    await seedListings(ctx.deps.db, big.accountId, 30_000);
+    await sql`vacuum analyze listings`.execute(ctx.deps.db.kysely);
+    const captured: CompiledQuery[] = [];
+    const logging = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
+      log: (event) => {
+        if (event.level === 'query') captured.push(event.query);
+      },
+    });
+    try {
+      const newest = { column: 'updated_at', desc: true } as const;
+      const queries: [string, ListingQuery][] = [
+        ['updated_since', { updatedSince: '2000-01-01T00:00:00Z', sort: newest }],
+        ['created_since', { createdSince: '2000-01-01T00:00:00Z', sort: { column: 'created_at', desc: true } }],
+        ['client_id=none', { clientId: null, sort: newest }],
+        ['client_id=none, updated_since', { clientId: null, updatedSince: '2000-01-01T00:00:00Z', sort: newest }],
+      ];
+      for (const [name, q] of queries) {
+        captured.length = 0;
+        const { total } = await queryListings(logging, 'postgres', big.accountId, q, {
+          fetch: 21,
+          offset: 0,
+          after: undefined,
+        });
+        assert.deepEqual([total.n, total.exact], [COUNT_CAP, false], name);
+        const count = captured.find((c) => c.sql.includes('count(*)'));
+        assert.ok(count, `${name}: no count query`);
+        const plan = await logging.executeQuery<{ 'QUERY PLAN': string }>(
+          CompiledQuery.raw(`explain ${count.sql}`, [...count.parameters]),
+        );
+        const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(text, /Index (Only )?Scan using listings_account_/, `${name}:\n${text}`);
+        assert.doesNotMatch(text, /Seq Scan/, `${name}:\n${text}`);
+      }
+    } finally {
+      await logging.destroy();
     }
   });
 });
