@@ -5,7 +5,7 @@
  *
  *   php packages/php/bench/upload_memory.php [SIZE_MIB]    (default 1024: 1 GiB; Node 22.18+ on PATH)
  *
- * Starts a real Lightbox (tests/support/TestServer: SQLite, local disk, a temporary DATA_DIR),
+ * Starts a real Lightbox (tests/Support/TestServer: SQLite, local disk, a temporary DATA_DIR),
  * writes a file of SIZE_MIB MiB (a 1x1 PNG, then zeros with a marker every MiB), and uploads it to
  * a gallery from a child PHP process each time, so each figure is that process's own:
  *
@@ -23,7 +23,7 @@
 
 declare(strict_types=1);
 
-require dirname(__DIR__) . '/tests/support/TestServer.php';
+require dirname(__DIR__) . '/tests/Support/TestServer.php';
 
 use Lightbox\Tests\Support\TestServer;
 

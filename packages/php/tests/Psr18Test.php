@@ -15,7 +15,7 @@ use Lightbox\Tests\Support\TestServer;
 
 /**
  * The optional PSR-18 client (docs/api.md §23: "an optional PSR-18 client may be passed instead of
- * curl"), against the real server: a small one of the tests' own (tests/support/SocketHttpClient,
+ * curl"), against the real server: a small one of the tests' own (tests/Support/SocketHttpClient,
  * a plain socket, so nothing of curl is involved) and Guzzle's, both from Debian's PSR packages
  * (bin/ci.sh installs php-psr-http-client, php-psr-http-message, php-psr-http-factory and
  * php-guzzlehttp-guzzle). The library itself names no PSR interface in a signature, so it loads
@@ -32,8 +32,8 @@ final class Psr18Test extends LiveTestCase
             }
             require_once '/usr/share/php/' . $file;
         }
-        require_once __DIR__ . '/support/SocketNetworkException.php';
-        require_once __DIR__ . '/support/SocketHttpClient.php';
+        require_once __DIR__ . '/Support/SocketNetworkException.php';
+        require_once __DIR__ . '/Support/SocketHttpClient.php';
     }
 
     /** @return array{0: LightboxClient, 1: SocketHttpClient} */

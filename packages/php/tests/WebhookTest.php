@@ -19,7 +19,7 @@ final class WebhookTest extends LiveTestCase
         $port = TestServer::freePort();
         putenv('RECEIVER_DIR=' . $dir);
         $receiver = new Process(
-            [PHP_BINARY, '-S', '127.0.0.1:' . $port, __DIR__ . '/support/receiver.php'],
+            [PHP_BINARY, '-S', '127.0.0.1:' . $port, __DIR__ . '/Support/receiver.php'],
             $port,
             $dir . '/server'
         );

@@ -8,6 +8,6 @@
 declare(strict_types=1);
 
 require dirname(__DIR__) . '/init.php';
-require __DIR__ . '/support/TestServer.php';
-require __DIR__ . '/support/Process.php';
-require __DIR__ . '/support/LiveTestCase.php';
+require __DIR__ . '/Support/TestServer.php';
+require __DIR__ . '/Support/Process.php';
+require __DIR__ . '/Support/LiveTestCase.php';

@@ -38,7 +38,7 @@ final class Process
         throw new \RuntimeException('helper did not listen: ' . @file_get_contents($log . '.out'));
     }
 
-    /** Starts the loopback proxy of tests/support/proxy.php in front of `$upstream`. */
+    /** Starts the loopback proxy of tests/Support/proxy.php in front of `$upstream`. */
     public static function proxy(int $upstream, string $mode): self
     {
         $port = TestServer::freePort();
