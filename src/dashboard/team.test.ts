@@ -322,3 +322,29 @@ describe('turning one’s own two-factor off', () => {
     assert.equal(plain.headers.location, '/dashboard');
   });
 });
+
+describe('setting two-factor up', () => {
+  test('wrong set-up codes count against the sign-in limits: past them even the right code waits', async () => {
+    now += 60 * 60_000;
+    const owner = await ownerBrowser();
+    const email = 'setup-limit@harbour.test';
+    const member = await join(await invite(owner, email), email);
+    const setup = await member.get('/dashboard/account/two-factor');
+    const secret = (/<code class="secret"[^>]*>([A-Z2-7 ]+)<\/code>/.exec(setup.body)?.[1] ?? '').replace(/ /g, '');
+    assert.equal(secret.length, 32);
+    for (let i = 0; i < ACCOUNT_LIMIT; i += 1) {
+      const wrong = await member.post('/dashboard/account/two-factor', { code: `00000${i}` });
+      assert.equal(wrong.statusCode, 400, `wrong code ${i + 1}`);
+    }
+    const right = await member.post('/dashboard/account/two-factor', { code: totpAt(secret, now) });
+    assert.equal(right.statusCode, 429, 'past the limit even a right code waits');
+    assert.ok(Number(right.headers['retry-after']) > 0);
+    assert.match(textOf(right.body), /Set up two-factor sign-in/);
+    assert.match(textOf((await member.get('/dashboard/account')).body), /Off Your password alone signs you in/);
+    // Once the window has passed, the right code turns it on.
+    now += 60 * 60_000;
+    const on = await member.post('/dashboard/account/two-factor', { code: totpAt(secret, now) });
+    assert.equal(on.statusCode, 200, textOf(on.body));
+    assert.match(textOf(on.body), /recovery codes/i);
+  });
+});

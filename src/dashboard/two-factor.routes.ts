@@ -4,7 +4,6 @@ import type { FastifyReply } from 'fastify';
 import type { App } from '../http/types.ts';
 import {
   PAGE_ROUTE,
-  fieldErrors,
   formFields,
   noticeOf,
   sendPage,
@@ -38,19 +37,20 @@ export function registerTwoFactorRoutes(scope: App, ctx: DashboardContext): void
   scope.post('/account/two-factor', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, user } = viewerOf(request);
     const code = formFields(request.body).get('code');
-    let codes: string[];
-    try {
-      codes = await services.twoFactor.confirm(user.id, code);
-    } catch (err) {
-      const refused = fieldErrors(err);
-      if (refused === null) throw err;
+    const result = await services.twoFactor.confirm(user.id, code, request.ip);
+    if (result.outcome !== 'passed') {
       const setup = await services.twoFactor.setup(user.id);
       if (setup === null) return reply.redirect('/dashboard/account', 303);
+      if (result.outcome === 'throttled') {
+        void reply.header('retry-after', String(result.retryAfterSeconds));
+        const error = tooManyAttempts(result.retryAfterSeconds);
+        return sendPage(reply, twoFactorSetupPage({ viewer, setup, error }), 429);
+      }
       const error = 'That is not the code the app shows now. Check the app and try again.';
       return sendPage(reply, twoFactorSetupPage({ viewer, setup, error }), 400);
     }
     // The codes are answered once, to this request only (no-store): never stored readable.
-    return sendPage(reply, recoveryCodesPage({ viewer, codes }));
+    return sendPage(reply, recoveryCodesPage({ viewer, codes: result.value }));
   });
 
   scope.post('/account/two-factor/disable', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {

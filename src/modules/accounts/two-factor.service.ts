@@ -4,7 +4,7 @@
 // that a code completes; code attempts count against the same sign-in limits as passwords.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
-import { notFound, validationError } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { isoAt } from '../../lib/clock.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
 import { findAccount } from './accounts.repository.ts';
@@ -133,15 +133,20 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
     },
 
     /**
-     * Turns two-factor on with a first code from the app; resolves to the 10 recovery codes, to be
-     * shown once. A wrong code is a validation_error on `code`.
+     * Turns two-factor on with a first code from the app; passes with the 10 recovery codes, to be
+     * shown once. Throttled like every code check: a wrong code counts against the sign-in limits.
      */
-    async confirm(userId: string, code: string): Promise<string[]> {
+    async confirm(userId: string, code: string, address: string): Promise<Attempt<string[]>> {
       const user = await requireUser(userId);
       const typed = code.replace(/\s/g, '');
       const secret = await secretOf(user);
-      const step = user.totp_enabled === 0 && secret !== null ? matchingStep(secret, typed, clock.now(), null) : null;
-      if (step === null) throw validationError('code', 'is not the code the app shows now');
+      const checked = await throttle.attempt({ email: user.email, address }, () =>
+        Promise.resolve(
+          user.totp_enabled === 0 && secret !== null ? matchingStep(secret, typed, clock.now(), null) : null,
+        ),
+      );
+      if (checked.outcome !== 'passed') return checked;
+      const step = checked.value;
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
       const now = clock.iso();
       const enabled = await db.kysely.transaction().execute(async (trx) => {
@@ -154,8 +159,9 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
         );
         return true;
       });
-      if (!enabled) throw validationError('code', 'is not the code the app shows now');
-      return codes;
+      // Turned on meanwhile (another tab), or the step already used: as a wrong code.
+      if (!enabled) return { outcome: 'invalid' };
+      return { outcome: 'passed', value: codes };
     },
 
     /** Turns one's own two-factor off, with a current code (or a recovery code); throttled. */
