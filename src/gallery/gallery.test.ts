@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { clockOf } from '../lib/clock.ts';
+import { WINDOW_MS } from '../http/rate-limit-store.ts';
 import {
   call,
   createAccount,
@@ -331,7 +333,10 @@ describe('the gallery rate limit per client address', () => {
   let owner: TestAccount;
 
   before(async () => {
-    ctx = await createTestContext({ GALLERY_RATE_LIMIT_PER_MINUTE: '5' });
+    // Windows are fixed minutes (decisions/0004) and a new window forgets the last: the clock runs
+    // at real speed from 10 s into a window, so the requests below never straddle two.
+    const shift = WINDOW_MS + 10_000 - (Date.now() % WINDOW_MS);
+    ctx = await createTestContext({ GALLERY_RATE_LIMIT_PER_MINUTE: '5' }, { clock: clockOf(() => Date.now() + shift) });
     owner = await createAccount(ctx);
   });
   after(() => ctx.close());

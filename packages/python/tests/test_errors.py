@@ -185,7 +185,9 @@ def test_rate_limit_error_from_a_real_server(strict: tuple[str, str, str, str]) 
     url, key, _, _ = strict
     with Lightbox(api_key=key, base_url=url, max_retries=0) as lb:
         with pytest.raises(lightbox.RateLimitError) as caught:
-            for _ in range(4):
+            # Windows are fixed minutes (decisions/0004): across a boundary up to twice the
+            # limit pass, so the seventh request at 3 a minute is refused whenever it runs.
+            for _ in range(7):
                 lb.listings.list(limit=1)
     err = caught.value
     assert err.status == 429 and err.code == "rate_limited" and err.request_id and err.message
