@@ -16,20 +16,35 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { closeDeps, createDeps, type Deps } from '../../src/deps.ts';
 import type { App } from '../../src/http/types.ts';
 import type { KeyScope } from '../../src/db/schema.ts';
+import { copySqliteTemplate, postgresTemplate } from './template-database.ts';
 
 export const isPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 
-/** A fresh, empty database for one test file; `drop` removes it. */
-export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+/**
+ * A fresh database for one test file, empty or (`migrated`) with today's schema copied from a
+ * template (test/support/template-database.ts); `drop` removes it. On SQLite the database is the
+ * file DATA_DIR/lightbox.db: `migrated` needs `dataDir`.
+ */
+export async function createTestDatabase(
+  options: { migrated?: boolean; dataDir?: string } = {},
+): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (base === undefined || !isPostgres) {
+    if (options.migrated === true) {
+      if (options.dataDir === undefined) throw new Error('a migrated SQLite test database needs its dataDir');
+      await copySqliteTemplate(path.join(options.dataDir, 'lightbox.db'));
+    }
     return { env: {}, drop: () => Promise.resolve() };
   }
   const name = `lbx_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    const template = options.migrated === true ? ` template ${await postgresTemplate(admin, base)}` : '';
+    await admin.query(`create database ${name}${template}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
@@ -74,7 +89,9 @@ export async function createTestContext(
   overrides: Partial<Omit<Deps, 'config' | 'db'>> = {},
 ): Promise<TestContext> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-test-'));
-  const database = await createTestDatabase();
+  // Copied from a migrated template unless the test names a database of its own.
+  const migrated = env.DATABASE_URL === undefined && env.DATA_DIR === undefined;
+  const database = await createTestDatabase({ migrated, dataDir });
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
