@@ -30,6 +30,8 @@ test('./run on an old Node fetches Node 24 with the machine npm configuration, t
   mkdirSync(bin);
   copyFileSync(path.join(ROOT, 'run'), path.join(project, 'run'));
   writeFileSync(path.join(project, 'package-lock.json'), '{}\n');
+  // One npm script for `./run SCRIPT` to run once everything is installed.
+  writeFileSync(path.join(project, 'package.json'), '{\n  "scripts": {\n    "noop": "true"\n  }\n}\n');
   // The machine's Node: too old for every check `./run` makes.
   script(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = --version ] && echo v20.20.2\nexit 1\n');
   // The machine's npm: its global config is /machine/etc/npmrc. `install --prefix .tools` puts a
@@ -51,7 +53,7 @@ test('./run on an old Node fetches Node 24 with the machine npm configuration, t
       '',
     ].join('\n'),
   );
-  const run = spawnSync('bash', ['run', '--help'], {
+  const run = spawnSync('bash', ['run', 'noop'], {
     cwd: project,
     encoding: 'utf8',
     timeout: 60_000,
@@ -59,7 +61,6 @@ test('./run on an old Node fetches Node 24 with the machine npm configuration, t
   });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /older than 22\.18: fetching Node 24 from the npm registry into \.tools\//);
-  assert.match(run.stderr, /^usage: \.\/run start \| test \| lint/m);
   const calls = readFileSync(log, 'utf8').trim().split('\n');
   const install = calls.find((c) => c.startsWith('install --prefix .tools '));
   assert.ok(install, `Node 24 was never fetched: ${calls.join('\n')}`);
@@ -76,7 +77,7 @@ test('./run on an old Node fetches Node 24 with the machine npm configuration, t
   assert.ok(calls.indexOf(install) < calls.indexOf(ci));
   // A second run finds Node 24 in .tools/ and fetches nothing.
   writeFileSync(log, '');
-  const again = spawnSync('bash', ['run', '--help'], {
+  const again = spawnSync('bash', ['run', 'noop'], {
     cwd: project,
     encoding: 'utf8',
     timeout: 60_000,
@@ -85,4 +86,38 @@ test('./run on an old Node fetches Node 24 with the machine npm configuration, t
   assert.equal(again.status, 0, again.stderr);
   assert.doesNotMatch(readFileSync(log, 'utf8'), /^install /m);
   assert.doesNotMatch(again.stderr, /fetching Node 24/);
+});
+
+test('./run test --help, ./run --help and an unknown command answer before installing anything', () => {
+  const project = path.join(dir, 'help');
+  const bin = path.join(dir, 'help-bin');
+  const log = path.join(dir, 'help-npm.log');
+  mkdirSync(project);
+  mkdirSync(bin);
+  copyFileSync(path.join(ROOT, 'run'), path.join(project, 'run'));
+  mkdirSync(path.join(project, 'scripts'));
+  copyFileSync(path.join(ROOT, 'scripts', 'test-all'), path.join(project, 'scripts', 'test-all'));
+  writeFileSync(path.join(project, 'package.json'), '{\n  "scripts": {\n    "noop": "true"\n  }\n}\n');
+  // An old Node and an npm that records any call: none may happen.
+  script(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = --version ] && echo v20.20.2\nexit 1\n');
+  script(path.join(bin, 'npm'), `#!/bin/sh\necho "$*" >> '${log}'\nexit 1\n`);
+  const run = (...args: string[]) =>
+    spawnSync('bash', ['run', ...args], {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir },
+    });
+  const help = run('test', '--help');
+  assert.equal(help.status, 0, help.stderr);
+  assert.match(help.stdout, /^usage: \.\/run test \[--quick\]/m);
+  assert.match(help.stdout, /--quick +every module's own tests/);
+  const usage = run('--help');
+  assert.equal(usage.status, 0, usage.stderr);
+  assert.match(usage.stderr, /^usage: \.\/run start \| test \[--quick\] \| lint/m);
+  const unknown = run('tset');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /^\.\/run: unknown command tset$/m);
+  assert.throws(() => readFileSync(log), /ENOENT/, 'npm was called');
+  assert.throws(() => readFileSync(path.join(project, '.tools')), /ENOENT/, '.tools/ was made');
 });

@@ -1,13 +1,12 @@
-// Over 400 lines on purpose: one list of cases run on both local and S3 storage; split, each half would start its own S3 server.
+// One list of cases run on both local and S3 storage: split, each half would start its own S3 server.
 // "Download all" over HTTP (docs/api.md §14), on local and S3 storage: Content-Length known before the
 // first byte, every range equal to the same slice of the whole, If-Range with the strong ETag, an
 // ETag that follows the set and order of visible originals, entries in position order with unique
-// names and the originals' bytes; and, on local storage, a ZIP64 archive past 4 GiB streamed
-// through a real socket (sparse sources, hashed on the fly, never stored).
+// names and the originals' bytes. The ZIP64 archive past 4 GiB is zip64.http.test.ts.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { mkdtemp, open as openFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,22 +15,13 @@ import {
   call,
   createAccount,
   createTestContext,
-  isPostgres,
   type TestAccount,
   type TestContext,
 } from '../../test/support/test-app.ts';
 import { jpeg, pdf } from '../../test/support/media-fixtures.ts';
-import { mediaRows, sha256, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
+import { sha256, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { patchMedia, putOrder } from '../../test/support/gallery-order.ts';
-import {
-  assertGalleryHeaders,
-  linkedGallery,
-  dataOffsetOf,
-  readZip,
-  readZipDirectory,
-  visit,
-  type LinkedGallery,
-} from '../../test/support/gallery.ts';
+import { assertGalleryHeaders, linkedGallery, readZip, visit, type LinkedGallery } from '../../test/support/gallery.ts';
 import { checkZipWithTools } from '../../test/support/zip-tools.ts';
 
 interface StorageSetup {
@@ -296,125 +286,5 @@ describe('the ZIP ETag follows the visible originals, and If-Range follows the E
     assert.equal(res.statusCode, 200);
     assert.deepEqual(readZip(res.rawPayload), []);
     assert.equal(res.headers['content-length'], String(res.rawPayload.length));
-  });
-});
-
-const GiB = 1024 ** 3;
-
-describe('a ZIP64 gallery past 4 GiB through a real socket (local storage, sparse files)', () => {
-  let ctx: TestContext;
-  let base: string;
-  let skip: string | undefined;
-
-  before(async () => {
-    if (isPostgres) {
-      skip = 'streams 4 GiB and touches the database only to set it up: run in the SQLite pass only';
-      return;
-    }
-    ctx = await createTestContext();
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = ctx.app.server.address();
-    assert.ok(address !== null && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
-  });
-  after(async () => {
-    if (skip === undefined) await ctx.close();
-  });
-
-  /** Makes a media item's stored file `size` bytes (sparse, with markers) and its row say so. */
-  async function inflate(item: MediaJson, size: number): Promise<string> {
-    const [row] = (await mediaRows(ctx, item.listing_id)).filter((r) => r.id === item.id);
-    const file = ctx.deps.storage.localPath!(row!.storage_key);
-    const handle = await openFile(file, 'r+');
-    try {
-      await handle.truncate(size);
-      for (const at of [2 * GiB + 17, 4 * GiB - 3, size - 8]) await handle.write(randomBytes(8), 0, 8, at);
-    } finally {
-      await handle.close();
-    }
-    const hash = createHash('sha256');
-    let crc = 0;
-    for await (const chunk of createReadStream(file, { highWaterMark: 4 * 1024 * 1024 })) {
-      hash.update(chunk as Buffer);
-      crc = zlib.crc32(chunk as Buffer, crc);
-    }
-    const digest = hash.digest('hex');
-    await ctx.deps.db.kysely
-      .updateTable('media')
-      .set({ size, sha256: digest, crc32: crc })
-      .where('id', '=', item.id)
-      .execute();
-    return digest;
-  }
-
-  const get = async (url: string, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${base}${url}`, { headers });
-
-  test('Content-Length, the ZIP64 directory and every entry past 4 GiB, hashed as it streams', async (t) => {
-    if (skip !== undefined) return t.skip(skip);
-    const owner = await createAccount(ctx);
-    const linked = await linkedGallery(ctx, owner);
-    const small = Buffer.concat([pdf('small'), randomBytes(5000)]);
-    const media = await uploaded(ctx, owner.key, linked.listingId, [
-      { filename: 'first.pdf', contentType: 'application/pdf', data: small },
-      { filename: 'huge.pdf', contentType: 'application/pdf', data: pdf('huge') },
-      { filename: 'after.pdf', contentType: 'application/pdf', data: small },
-    ]);
-    const hugeSize = 4 * GiB + 4097;
-    const hugeHash = await inflate(media[1]!, hugeSize);
-    const expected = [media[0]!.sha256, hugeHash, media[2]!.sha256];
-    const url = `${linked.path}/download.zip`;
-
-    const head = await fetch(`${base}${url}`, { method: 'HEAD' });
-    const size = Number(head.headers.get('content-length'));
-    const etag = head.headers.get('etag')!;
-    assert.ok(size > hugeSize + 2 * small.length, `Content-Length ${size}`);
-
-    // The directory from the tail, the local headers from their offsets: all by Range.
-    const range = async (start: number, end: number): Promise<Buffer> => {
-      const res = await get(url, { range: `bytes=${start}-${end}`, 'if-range': etag });
-      assert.equal(res.status, 206);
-      assert.equal(res.headers.get('content-range'), `bytes ${start}-${end}/${size}`);
-      return Buffer.from(await res.arrayBuffer());
-    };
-    const tailStart = size - 4096;
-    const members = readZipDirectory(await range(tailStart, size - 1), tailStart);
-    assert.deepEqual(
-      members.map((m) => [m.name, m.size, m.method]),
-      [
-        ['first.pdf', small.length, 0],
-        ['huge.pdf', hugeSize, 0],
-        ['after.pdf', small.length, 0],
-      ],
-    );
-    assert.ok(members[2]!.headerOffset > 2 ** 32, 'the last entry starts past 4 GiB (a ZIP64 offset)');
-    const spans: { start: number; end: number }[] = [];
-    for (const m of members) {
-      const start = dataOffsetOf(m, await range(m.headerOffset, m.headerOffset + 1023));
-      spans.push({ start, end: start + m.size });
-    }
-    // A range wholly past 4 GiB: the last original, byte for byte.
-    assert.ok((await range(spans[2]!.start, spans[2]!.end - 1)).equals(small));
-
-    // The whole archive through the socket: every entry's bytes hashed as they pass.
-    const res = await get(url);
-    assert.equal(res.status, 200);
-    assert.equal(Number(res.headers.get('content-length')), size);
-    const hashes = spans.map(() => createHash('sha256'));
-    let at = 0;
-    for await (const chunk of res.body!) {
-      const bytes = chunk as Uint8Array;
-      spans.forEach((span, i) => {
-        const from = Math.max(span.start, at);
-        const to = Math.min(span.end, at + bytes.length);
-        if (from < to) hashes[i]!.update(bytes.subarray(from - at, to - at));
-      });
-      at += bytes.length;
-    }
-    assert.equal(at, size, 'the bytes received are the Content-Length');
-    assert.deepEqual(
-      hashes.map((h) => h.digest('hex')),
-      expected,
-    );
   });
 });

@@ -1,8 +1,8 @@
 // (Over 400 lines: one storage's whole case list, shared by the local and S3 suites, reads as the contract does.)
 // Resumable uploads (docs/api.md §16) on one storage, run by src/modules/uploads/uploads.local.test.ts
 // and uploads.s3.test.ts: the protocol with a real client (tus-js-client over real HTTP),
-// every refusal, completion exactly once, expiry and gallery deletion removing the bytes, and
-// 1 GiB in 8 MiB chunks through a connection cut at random points.
+// every refusal, completion exactly once, expiry and gallery deletion removing the bytes; and
+// (uploads.large.test.ts) 1 GiB in 8 MiB chunks through a connection cut at random points.
 // node:test's describe() and test() return promises that the runner itself awaits.
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -526,43 +526,6 @@ export function describeTusCases(name: string, start: () => Promise<StorageUnder
       await assertNoMultipartUploads();
     });
 
-    it('1 GiB in 8 MiB chunks with tus-js-client through a connection cut at 5 random points: sha256 matches', async () => {
-      const big = await createTestContext({ ...storage?.env('tus-big') });
-      const dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-tus-'));
-      try {
-        const account = await createAccount(big);
-        const listingId = await newGallery(big, account);
-        const port = Number(new URL(await big.app.listen({ port: 0, host: '127.0.0.1' })).port);
-        const size = 1024 * MIB;
-        const file = path.join(dir, 'walkthrough.mp4');
-        const digest = await writeTestFile(file, mp4(), size);
-        const cuts = Array.from({ length: 5 }, () => Math.floor(Math.random() * size));
-        const proxy = await cuttingProxy(port, cuts);
-        try {
-          const mediaId = await tusUpload(createReadStream(file), {
-            endpoint: `http://127.0.0.1:${proxy.port}/v1/listings/${listingId}/uploads`,
-            key: account.key,
-            size,
-            filename: 'walkthrough.mp4',
-          });
-          assert.equal(proxy.cut(), 5, 'every cut happened');
-          const media = (
-            await call(big, 'GET', `/v1/listings/${listingId}/media/${mediaId}`, { key: account.key })
-          ).json<MediaJson>();
-          assert.equal(media.size, size);
-          assert.equal(media.sha256, digest);
-          assert.equal(media.kind, 'video');
-          assert.equal(await servedSha256(`http://127.0.0.1:${port}`, account.key, media), digest);
-          assert.equal((await mediaRows(big, listingId)).length, 1);
-        } finally {
-          await proxy.close();
-        }
-      } finally {
-        await big.close();
-        await rm(dir, { recursive: true, force: true });
-      }
-    }, 600_000);
-
     /** On S3: no multipart upload left in the bucket (parts of a removed upload are aborted). */
     async function assertNoMultipartUploads(on: TestContext = ctx): Promise<void> {
       const config = on.config.media.storage;
@@ -586,5 +549,65 @@ export function describeTusCases(name: string, start: () => Promise<StorageUnder
         client.destroy();
       }
     }
+  });
+}
+
+/**
+ * The upload a studio's walkthrough video makes: 1 GiB in 8 MiB chunks through a connection cut at
+ * five random points. Its own suite (uploads.large.test.ts), out of `npm run test:quick` and run on
+ * one dialect: it streams bytes and touches the database only to set up.
+ */
+export function describeLargeTusUpload(name: string, start: () => Promise<StorageUnderTest | string>): void {
+  describe(`a 1 GiB resumable upload on ${name} storage`, () => {
+    let storage: StorageUnderTest | undefined;
+    let skip: string | undefined;
+    before(async () => {
+      const started = await start();
+      if (typeof started === 'string') skip = started;
+      else storage = started;
+    });
+    after(() => storage?.stop());
+    const skippable = skippableTest(() => skip);
+
+    skippable(
+      '1 GiB in 8 MiB chunks with tus-js-client through a connection cut at 5 random points: sha256 matches',
+      async () => {
+        const big = await createTestContext({ ...storage?.env('tus-big') });
+        const dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-tus-'));
+        try {
+          const account = await createAccount(big);
+          const listingId = await newGallery(big, account);
+          const port = Number(new URL(await big.app.listen({ port: 0, host: '127.0.0.1' })).port);
+          const size = 1024 * MIB;
+          const file = path.join(dir, 'walkthrough.mp4');
+          const digest = await writeTestFile(file, mp4(), size);
+          const cuts = Array.from({ length: 5 }, () => Math.floor(Math.random() * size));
+          const proxy = await cuttingProxy(port, cuts);
+          try {
+            const mediaId = await tusUpload(createReadStream(file), {
+              endpoint: `http://127.0.0.1:${proxy.port}/v1/listings/${listingId}/uploads`,
+              key: account.key,
+              size,
+              filename: 'walkthrough.mp4',
+            });
+            assert.equal(proxy.cut(), 5, 'every cut happened');
+            const media = (
+              await call(big, 'GET', `/v1/listings/${listingId}/media/${mediaId}`, { key: account.key })
+            ).json<MediaJson>();
+            assert.equal(media.size, size);
+            assert.equal(media.sha256, digest);
+            assert.equal(media.kind, 'video');
+            assert.equal(await servedSha256(`http://127.0.0.1:${port}`, account.key, media), digest);
+            assert.equal((await mediaRows(big, listingId)).length, 1);
+          } finally {
+            await proxy.close();
+          }
+        } finally {
+          await big.close();
+          await rm(dir, { recursive: true, force: true });
+        }
+      },
+      { timeout: 600_000 },
+    );
   });
 }

@@ -7,8 +7,16 @@
 # interfaces (php-psr-http-client php-psr-http-message php-psr-http-factory) and Guzzle
 # (php-guzzlehttp-guzzle) for the tests that send through a PSR-18 client instead of curl: the
 # ones missing are installed here with apt-get when we may (root, or sudo without a password).
+#
+# `--lint-only` runs the static checks (Composer, drift, php -l, PSR-12: `./run lint` runs them),
+# `--tests-only` PHPUnit alone (`./run test` runs that); other arguments go to PHPUnit.
 set -eu
 cd "$(dirname "$0")/.."
+mode=all
+case "${1:-}" in
+  --lint-only) mode=lint; shift ;;
+  --tests-only) mode=tests; shift ;;
+esac
 
 missing=""
 has() { "$@" >/dev/null 2>&1; }
@@ -36,18 +44,21 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-echo '== composer validate --strict (the package Composer users install from a path repository)'
-COMPOSER_DISABLE_NETWORK=1 composer validate --strict --no-interaction
+if [ "$mode" != tests ]; then
+  echo '== composer validate --strict (the package Composer users install from a path repository)'
+  COMPOSER_DISABLE_NETWORK=1 composer validate --strict --no-interaction
 
-echo '== drift and completeness: php bin/generate.php --check'
-php bin/generate.php --check
+  echo '== drift and completeness: php bin/generate.php --check'
+  php bin/generate.php --check
 
-echo '== php -l on every file'
-find . -name '*.php' -not -path './vendor/*' -print0 | xargs -0 -n 1 php -l >/dev/null
-echo "$(find . -name '*.php' -not -path './vendor/*' | wc -l) files parse"
+  echo '== php -l on every file'
+  find . -name '*.php' -not -path './vendor/*' -print0 | xargs -0 -n 1 php -l >/dev/null
+  echo "$(find . -name '*.php' -not -path './vendor/*' | wc -l) files parse"
 
-echo '== phpcs --standard=PSR12'
-phpcs
+  echo '== phpcs --standard=PSR12'
+  phpcs
+fi
+[ "$mode" != lint ] || exit 0
 
 echo '== phpunit'
 phpunit "$@"
