@@ -129,7 +129,7 @@ export async function updateControls(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Wrong passwords at this link from this address since `since`. */
+/** Answers (pending or wrong) at this link from this address since `since`. */
 export async function countPasswordFailures(
   db: Executor,
   accountId: string,
@@ -161,6 +161,21 @@ export async function recordPasswordFailure(
     .where('failed_at', '<=', before)
     .execute();
   await db.insertInto('client_link_password_failures').values(row).execute();
+}
+
+/** The right password was given: this address's answers at this link no longer count. */
+export async function clearPasswordFailures(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  address: string,
+): Promise<void> {
+  await db
+    .deleteFrom('client_link_password_failures')
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('address', '=', address)
+    .execute();
 }
 
 /** A page load: one more view. Fenced by the token, so a link replaced meanwhile counts nothing. */

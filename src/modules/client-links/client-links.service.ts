@@ -97,18 +97,32 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     favoriteIds: (link: repo.ClientLinkRow): Promise<string[]> =>
       repo.favoriteIds(db.kysely, link.account_id, link.listing_id),
 
-    /** Wrong passwords at this link from this address within the last `windowMs`. */
-    passwordFailures: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<number> =>
-      repo.countPasswordFailures(db.kysely, link.account_id, link.listing_id, address, clock.iso(-windowMs)),
+    /**
+     * An answer to the link's password, counted before it is checked: with the gallery locked (every
+     * node waits on its row), the answers of the last `windowMs` from this address are counted and,
+     * under `limit`, this one is recorded as if wrong. So guesses sent at once are checked `limit` at
+     * most; the right one clears the address's record (`passwordRight`). 'gone' when the gallery went.
+     */
+    claimPasswordAttempt: (
+      link: repo.ClientLinkRow,
+      address: string,
+      limit: number,
+      windowMs: number,
+    ): Promise<'claimed' | 'limited' | 'gone'> =>
+      writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
+        if (w.listing === undefined) return 'gone';
+        const since = new Date(Date.parse(w.now) - windowMs).toISOString();
+        const answers = await repo.countPasswordFailures(w.trx, link.account_id, link.listing_id, address, since);
+        if (answers >= limit) return 'limited';
+        const row = { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: w.now };
+        await repo.recordPasswordFailure(w.trx, row, since);
+        return 'claimed';
+      }),
 
-    /** One more wrong password (and the ones older than the window go). */
-    recordPasswordFailure: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<void> =>
+    /** The right password from this address: its earlier answers at this link no longer count. */
+    passwordRight: (link: repo.ClientLinkRow, address: string): Promise<void> =>
       writes.run(link.account_id, {}, (w) =>
-        repo.recordPasswordFailure(
-          w.trx,
-          { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: w.now },
-          new Date(Date.parse(w.now) - windowMs).toISOString(),
-        ),
+        repo.clearPasswordFailures(w.trx, link.account_id, link.listing_id, address),
       ),
 
     /** The account's latest assignments, newest first, with their link's counters (the dashboard). */
