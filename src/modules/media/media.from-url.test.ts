@@ -11,6 +11,7 @@ import {
   call,
   createAccount,
   createTestContext,
+  expectError,
   type TestAccount,
   type TestContext,
 } from '../../../test/support/test-app.ts';
@@ -198,6 +199,20 @@ describe('POST /v1/listings/:id/media with {"url"}', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.body, first.body);
     assert.equal(hits - before, 1);
+    assert.equal((await mediaRows(ctx, id)).length, 1);
+  });
+
+  test('an Idempotency-Key used with another URL is 409 conflict; nothing is fetched or kept', async () => {
+    const id = await gallery();
+    const headers = { 'idempotency-key': `other-url-${id}` };
+    const first = await fromUrl(id, { url: at('/files/plan.pdf') }, headers);
+    assert.equal(first.statusCode, 201, first.body);
+    const before = hits;
+    const other = await fromUrl(id, { url: at('/download') }, headers);
+    expectError(other, 409, 'conflict');
+    const renamed = await fromUrl(id, { url: at('/files/plan.pdf'), filename: 'other.pdf' }, headers);
+    expectError(renamed, 409, 'conflict');
+    assert.equal(hits - before, 0);
     assert.equal((await mediaRows(ctx, id)).length, 1);
   });
 
