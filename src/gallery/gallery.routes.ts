@@ -154,10 +154,13 @@ export function registerGalleryRoutes(
     return sent.reply;
   });
 
-  /** A video, played in the page (Range); not a download. */
+  /** A video, played in the page (Range); not a download. With downloads off, its web rendition only. */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
-    const { found } = await item(request);
-    return sendPlayback(request, reply, services.media, found, found.row.filename);
+    const { view, found } = await item(request);
+    return sendPlayback(request, reply, services.media, found, {
+      originalName: found.row.filename,
+      original: view.link.downloads_enabled !== 0,
+    });
   });
 
   /** A ZIP as a download: Content-Length known, resumable (Range, If-Range), counted from byte 0. */
