@@ -49,6 +49,10 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     case '/redirect':
       res.writeHead(302, { location: hop >= 4 ? '/files/plan.pdf' : `/redirect?hop=${hop + 1}` }).end();
       return;
+    case '/bad-redirect':
+      // A Location that does not parse as a URL (the test names it in `to`).
+      res.writeHead(302, { location: url.searchParams.get('to') ?? '' }).end();
+      return;
     case '/loop':
       res.writeHead(302, { location: `/loop?hop=${hop + 1}` }).end();
       return;
@@ -166,6 +170,22 @@ describe('POST /v1/listings/:id/media with {"url"}', () => {
     assert.equal(loop.json<{ error: { code: string } }>().error.code, 'fetch_failed');
     assert.match(loop.json<{ error: { message: string } }>().error.message, /redirects/);
     assert.deepEqual(await storedKeys(ctx), keys);
+  });
+
+  test('a redirect to a Location that does not parse is 422 fetch_failed, logged as no error', async () => {
+    const id = await gallery();
+    const keys = await storedKeys(ctx);
+    for (const to of ['http://[::1', 'http://a:99999/', 'http://exa mple.com/', 'https://[1:2:3]/x']) {
+      const res = await fromUrl(id, { url: at(`/bad-redirect?to=${encodeURIComponent(to)}`) });
+      const error = expectError(res, 422, 'fetch_failed');
+      await nothingKept(id, keys);
+      const lines = ctx
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes(error.request_id));
+      assert.ok(lines.length > 0);
+      assert.ok(!lines.some((line) => line.includes('"level":50')), to);
+    }
   });
 
   test('failures keep nothing: a 404 (422), a cut (422), over the limit declared or streamed (413), not media (415)', async () => {
