@@ -287,7 +287,8 @@ export async function submitFavorites(
 ): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
-    .set({ favorites_note: note, favorites_submitted_at: now })
+    // Sending changes the selection (its note): one write, one timestamp for both.
+    .set({ favorites_note: note, favorites_submitted_at: now, favorites_updated_at: now })
     .where('account_id', '=', link.account_id)
     .where('listing_id', '=', link.listing_id)
     .where('token', '=', link.token)
