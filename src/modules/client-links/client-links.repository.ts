@@ -296,6 +296,22 @@ export async function submitFavorites(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Whether the gallery's selection email is queued and not yet taken by a worker (a retry waiting
+ * counts): it reads the selection when it runs, so a new press needs no email of its own.
+ */
+export async function selectionEmailWaiting(db: Executor, accountId: string, listingId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', 'selection.email')
+    .where('account_id', '=', accountId)
+    .where('subject_id', '=', listingId)
+    .where('lease', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The marked photos of a gallery's link, in position order (scoped by the account). */
 export async function favoriteIds(db: Executor, accountId: string, listingId: string): Promise<string[]> {
   const rows = await db

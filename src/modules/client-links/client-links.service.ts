@@ -8,6 +8,8 @@ import { touchListing } from '../listings/listings.repository.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
+import { SELECTION_EMAIL_DELAY_MS } from './selection-email.job.ts';
+import { isoAt } from '../../lib/clock.ts';
 
 export type ClientLinksService = ReturnType<typeof createClientLinksService>;
 
@@ -78,7 +80,8 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
 
     /**
      * The client sends the selection (with an optional note): client_link.selection_submitted with
-     * the gallery object, and the studio's email (a selection.email job), in the same transaction. False when the link stopped working meanwhile.
+     * the gallery object, and the studio's email (a selection.email job, unless one is waiting), in
+     * the same transaction. False when the link stopped working meanwhile.
      */
     async submitFavorites(link: repo.ClientLinkRow, note: string | null): Promise<boolean> {
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
@@ -87,8 +90,13 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
         const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
         if (listing === undefined) return false;
         w.announce('client_link.selection_submitted', listing);
-        // The studio's email, sent in the background from the same transaction (never lost).
-        w.enqueue({ kind: 'selection.email', accountId: link.account_id, subjectId: link.listing_id, runAt: w.now });
+        // The studio's email, sent in the background from the same transaction (never lost), a few
+        // minutes on: presses meanwhile join it (it reads the selection when it runs), so 20
+        // presses are one email with the latest selection. The gallery's lock orders the presses.
+        if (!(await repo.selectionEmailWaiting(w.trx, link.account_id, link.listing_id))) {
+          const runAt = isoAt(Date.parse(w.now) + SELECTION_EMAIL_DELAY_MS);
+          w.enqueue({ kind: 'selection.email', accountId: link.account_id, subjectId: link.listing_id, runAt });
+        }
         return true;
       });
     },
