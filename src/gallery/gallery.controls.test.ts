@@ -2,7 +2,8 @@
 // downloads), and what they do to every URL of the link: an expired link answers 410 naming the
 // studio and the date, a protected one the password form, on every byte route, until the browser
 // gives the password (remembered 7 days, forgotten when the password changes); wrong answers are
-// limited per address and link; with downloads off, originals and the ZIP are 404.
+// limited per address and link; with downloads off, originals, the ZIP and a video without a web
+// rendition are 404.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -291,8 +292,12 @@ describe('client link controls', () => {
         assert.match(String(res.headers['content-type']), /^text\/html/);
       }
     }
-    for (const url of g.images) assert.equal((await visit(ctx, url)).statusCode, 200, url);
+    // Images still show; the video has no web rendition, so it does not play (that would serve its original).
+    for (const url of g.images) {
+      assert.equal((await visit(ctx, url)).statusCode, url.endsWith('/play') ? 404 : 200, url);
+    }
     await patch(g.listingId, { downloads_enabled: true });
+    assert.equal((await visit(ctx, `${g.path}/media/${g.video.id}/play`)).statusCode, 200);
     for (const url of g.downloads) assert.equal((await visit(ctx, url)).statusCode, 200, url);
   });
 

@@ -137,6 +137,23 @@ describe('favorites', () => {
     assert.equal((await form(`${g.path}/favorites`, { note: 'x'.repeat(2001) })).statusCode, 400);
   });
 
+  test('a selection sent (and sent again) has one timestamp: updated_at is submitted_at', async () => {
+    const g = await galleryWithPhotos();
+    for (const [id, note] of [
+      [g.ids[0]!, 'first'],
+      [g.ids[2]!, 'second'],
+    ] as const) {
+      await form(`${g.path}/favorites/${id}`, { on: '1' });
+      // A moment between the mark and the send, so two timestamps would differ.
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      assert.equal((await form(`${g.path}/favorites`, { note })).statusCode, 303);
+      const sent = await favorites(g.listingId);
+      assert.equal(sent.note, note);
+      assert.notEqual(sent.submitted_at, null);
+      assert.equal(sent.updated_at, sent.submitted_at, note);
+    }
+  });
+
   test('favorites pass the gate: a protected or expired link takes no mark and no selection', async () => {
     const g = await galleryWithPhotos();
     await call(ctx, 'PATCH', `/v1/listings/${g.listingId}/client_link`, {

@@ -154,10 +154,13 @@ export function registerGalleryRoutes(
     return sent.reply;
   });
 
-  /** A video, played in the page (Range); not a download. */
+  /** A video, played in the page (Range); not a download. With downloads off, its web rendition only. */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
-    const { found } = await item(request);
-    return sendPlayback(request, reply, services.media, found, found.row.filename);
+    const { view, found } = await item(request);
+    return sendPlayback(request, reply, services.media, found, {
+      originalName: found.row.filename,
+      original: view.link.downloads_enabled !== 0,
+    });
   });
 
   /** A ZIP as a download: Content-Length known, resumable (Range, If-Range), counted from byte 0. */
@@ -235,21 +238,29 @@ export function registerGalleryRoutes(
     const base = galleryUrl('', view.link.token);
     if (view.link.password_hash === null) return reply.code(303).header('location', base).send(null);
     const address = addressBucket(request.ip);
-    const failures = await services.clientLinks.passwordFailures(view.link, address, PASSWORD_WINDOW_MS);
-    if (failures >= PASSWORD_ATTEMPTS) {
+    // Counted before it is checked (atomically, on every node): guesses sent at once cannot all
+    // be checked against a limit read before any of them failed.
+    const claim = await services.clientLinks.claimPasswordAttempt(
+      view.link,
+      address,
+      PASSWORD_ATTEMPTS,
+      PASSWORD_WINDOW_MS,
+    );
+    if (claim === 'gone') throw new AppError('not_found', 'This gallery is no longer available');
+    if (claim === 'limited') {
       throw new AppError('rate_limited', 'Too many wrong passwords; try again later', undefined, {
         'retry-after': String(PASSWORD_WINDOW_MS / 1000),
       });
     }
     const given = formOf(request.body)?.get('password') ?? '';
     if (given !== '' && given.length <= 200 && (await verifyPassword(given, view.link.password_hash))) {
+      await services.clientLinks.passwordRight(view.link, address);
       return reply
         .code(303)
         .header('set-cookie', rememberCookie(view.link, clock.now(), secureCookies))
         .header('location', base)
         .send(null);
     }
-    await services.clientLinks.recordPasswordFailure(view.link, address, PASSWORD_WINDOW_MS);
     return reply
       .code(403)
       .header('cache-control', 'private, no-store')

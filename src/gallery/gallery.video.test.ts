@@ -118,4 +118,36 @@ describe('videos on the client gallery page', () => {
     assert.ok(!page.includes(needsWeb.id), 'a hidden video is not on the page');
     await patchMedia(ctx, owner.key, linked.listingId, needsWeb.id, { hidden: false });
   });
+
+  test('downloads off: `play` serves the web rendition only; a video without one shows its poster alone', async () => {
+    await makeVariantsNow(ctx);
+    const downloads = (on: boolean) =>
+      call(ctx, 'PATCH', `/v1/listings/${linked.listingId}/client_link`, {
+        key: owner.key,
+        body: { downloads_enabled: on },
+      });
+    assert.equal((await downloads(false)).statusCode, 200);
+    try {
+      const api = await call(ctx, 'GET', `/v1/listings/${linked.listingId}/media/${needsWeb.id}/variants/web`, {
+        key: owner.key,
+      });
+      const web = await visit(ctx, `${linked.path}/media/${needsWeb.id}/play`);
+      assert.equal(web.statusCode, 200);
+      assert.ok(web.rawPayload.equals(api.rawPayload), 'the web rendition plays');
+      // The original plays as it is (no web rendition), or failed: its bytes are not served.
+      for (const m of [asIs, broken]) {
+        for (const method of ['GET', 'HEAD'] as const) {
+          const res = await visit(ctx, `${linked.path}/media/${m.id}/play`, { method });
+          assert.equal(res.statusCode, 404, `${method} ${m.filename}`);
+          assert.ok(!res.rawPayload.equals(originals.get(m.id)!));
+        }
+      }
+      const page = (await visit(ctx, linked.path)).body;
+      assert.match(videoTag(page, needsWeb.id), new RegExp(`poster="${linked.path}/poster/${needsWeb.id}"`));
+      for (const m of [asIs, broken]) assert.ok(!page.includes(`/media/${m.id}/play`), m.filename);
+      assert.match(page, new RegExp(`<img[^>]+src="${linked.path}/poster/${asIs.id}"`));
+    } finally {
+      assert.equal((await downloads(true)).statusCode, 200);
+    }
+  });
 });

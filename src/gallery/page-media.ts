@@ -33,16 +33,19 @@ export async function sendPageImage(
 /**
  * A video to play in the page (Range): its web rendition when it has one, else the original,
  * named `originalName` (the property pages name it by id: a file name could carry the studio's).
+ * `original: false` (a gallery link with downloads off, docs/api.md §25): the web rendition or
+ * nothing, since playing the original would hand out the file the link does not offer.
  */
 export async function sendPlayback(
   request: FastifyRequest,
   reply: FastifyReply,
   media: Services['media'],
   found: VisibleMedia,
-  originalName: string,
+  { originalName, original }: { originalName: string; original: boolean },
 ): Promise<FastifyReply> {
   if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
   const web = found.variants.find((v) => v.name === 'web');
+  if (web === undefined && !original) throw new AppError('not_found', 'Downloads are off for this gallery');
   const sent =
     web === undefined
       ? await sendStoredBytes(request, reply, {

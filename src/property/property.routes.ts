@@ -96,6 +96,6 @@ export function registerPropertyRoutes(
     const found = await item(request);
     // The media's id, not its filename: a name could carry the studio's onto the unbranded page.
     const name = `${found.row.id}.${found.row.content_type.split('/')[1] ?? 'bin'}`;
-    return sendPlayback(request, reply, services.media, found, name);
+    return sendPlayback(request, reply, services.media, found, { originalName: name, original: true });
   });
 }

@@ -31,19 +31,62 @@ final class ApiRequestor
     private \Closure $sleep;
 
     /**
+     * The key, behind a closure: var_export prints every property as it is (__debugInfo does not
+     * apply), but never what a closure holds.
+     *
+     * @var \Closure(): string
+     */
+    private readonly \Closure $apiKey;
+
+    /** The key as debugging output shows it: its prefix and last 4 characters (stripe-php's way). */
+    public readonly string $redactedApiKey;
+
+    /**
      * @param array<string, string> $headers sent with every request
      */
     public function __construct(
-        private readonly string $apiKey,
+        string $apiKey,
         public readonly string $baseUrl,
         public readonly int $maxRetries,
         public readonly float $timeout,
         private readonly ClientInterface $http,
         private readonly array $headers = []
     ) {
+        $this->apiKey = static fn (): string => $apiKey;
+        $this->redactedApiKey = self::redact($apiKey);
         $this->sleep = static function (float $seconds): void {
             usleep((int) ($seconds * 1_000_000));
         };
+    }
+
+    private static function redact(string $key): string
+    {
+        $prefix = preg_match('/^[a-z]+_(?:(?:live|test)_)?/', $key, $m) === 1 ? $m[0] : '';
+        $rest = substr($key, strlen($prefix));
+        return $prefix . (strlen($rest) > 8 ? str_repeat('*', 8) . substr($rest, -4) : str_repeat('*', 8));
+    }
+
+    /**
+     * What var_dump and print_r show: the key redacted, and headers given for every request
+     * without their values when they could carry a credential.
+     *
+     * @return array<string, mixed>
+     */
+    public function __debugInfo(): array
+    {
+        $headers = [];
+        foreach ($this->headers as $name => $value) {
+            $secret = preg_match('/authorization|key|token|secret|cookie/i', (string) $name) === 1;
+            $headers[$name] = $secret ? '[redacted]' : $value;
+        }
+        return [
+            'apiKey' => $this->redactedApiKey,
+            'baseUrl' => $this->baseUrl,
+            'maxRetries' => $this->maxRetries,
+            'timeout' => $this->timeout,
+            'http' => $this->http,
+            'headers' => $headers,
+        ];
     }
 
     /** Replaces how the requestor waits between attempts (tests count the waits). */
@@ -117,7 +160,7 @@ final class ApiRequestor
                 $all[strtolower((string) $name)] = (string) $value;
             }
         }
-        $all['authorization'] = 'Bearer ' . $this->apiKey;
+        $all['authorization'] = 'Bearer ' . ($this->apiKey)();
         $all['accept'] ??= 'application/json';
         $all['user-agent'] ??= 'lightbox-php/' . LightboxClient::VERSION . ' PHP/' . PHP_VERSION;
         if ($method === 'POST' && !isset($all['idempotency-key'])) {

@@ -167,21 +167,37 @@ function selectionForm(view: GalleryView, base: string, count: number, sent: boo
  * when there is one. Before the poster is made, `#t=0.1` has the browser show the first frame
  * rather than a black box.
  */
-function video(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
+function player(base: string, m: VisibleMedia, downloads: boolean): SafeHtml | '' {
   const poster = m.variants.find((v) => v.name === 'poster');
+  // With downloads off only a web rendition plays (the original is not served): else the poster alone.
+  if (!downloads && !m.variants.some((v) => v.name === 'web')) {
+    if (poster === undefined) return '';
+    return html`<img
+      class="file__poster"
+      src="${base}/poster/${m.row.id}"
+      width="${poster.width}"
+      height="${poster.height}"
+      alt="${m.row.caption ?? m.row.filename}"
+      loading="lazy"
+      decoding="async"
+    />`;
+  }
+  if (poster === undefined) {
+    return html`<video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>`;
+  }
+  return html`<video
+    controls
+    preload="none"
+    poster="${base}/poster/${m.row.id}"
+    width="${poster.width}"
+    height="${poster.height}"
+    src="${base}/media/${m.row.id}/play"
+  ></video>`;
+}
+
+function video(base: string, m: VisibleMedia, downloads: boolean): SafeHtml {
   return html`<li class="file file--video">
-    ${
-      poster === undefined
-        ? html`<video controls preload="metadata" src="${base}/media/${m.row.id}/play#t=0.1"></video>`
-        : html`<video
-            controls
-            preload="none"
-            poster="${base}/poster/${m.row.id}"
-            width="${poster.width}"
-            height="${poster.height}"
-            src="${base}/media/${m.row.id}/play"
-          ></video>`
-    }
+    ${player(base, m, downloads)}
     <div class="file__meta">
       <span class="file__name">${m.row.caption ?? m.row.filename}</span>
       ${

@@ -19,6 +19,9 @@ import type { RouteHooksFor } from '../../http/route-hooks.ts';
 import type { App } from '../../http/types.ts';
 import { fingerprint, JSON_LEASE_MS, UPLOAD_LEASE_MS, type IdempotencyService } from './idempotency.service.ts';
 
+/** A body /v1's JSON parser read whole (src/v1.ts), on any route. */
+const JSON_BODY = /^\s*application\/json\s*(;|$)/i;
+
 /** Response headers a replay carries besides status and body. */
 const KEPT_HEADERS = ['content-type', 'location'] as const;
 
@@ -89,7 +92,10 @@ export function registerIdempotency(v1: App, idempotency: IdempotencyService): R
     if (raw === undefined || request.auth === null) return 'run';
     if (typeof raw !== 'string' || !VALID_KEY.test(raw)) throw invalidKey();
     const path = request.url.split('?')[0] ?? request.url;
-    const print = fingerprint(request.method, path, upload ? 'upload' : { json: request.body });
+    // A streamed route that took JSON (media from a URL) was read whole: the body is part of the
+    // request, so the same key with another URL is another request (a conflict), not a replay.
+    const streamed = upload && !JSON_BODY.test(request.headers['content-type'] ?? '');
+    const print = fingerprint(request.method, path, streamed ? 'upload' : { json: request.body });
     const { accountId } = request.auth;
     const outcome = await idempotency.begin(accountId, raw, print, upload ? UPLOAD_LEASE_MS : JSON_LEASE_MS);
     // An upload's body is not read when the request does not run: close rather than drain it.

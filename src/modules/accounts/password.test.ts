@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { hashPassword, verifyPassword } from './password.ts';
 
 test('a hash is scrypt with its parameters and a random salt, and never contains the password', async () => {
@@ -33,4 +35,16 @@ test('a malformed or foreign stored value never verifies', async () => {
   for (const stored of ['', 'plain', 'bcrypt$2b$10$abc', 'scrypt$16384$8$1$']) {
     assert.equal(await verifyPassword('anything at all', stored), false, stored);
   }
+});
+
+test('password checks leave libuv threads free: a file read does not wait behind 8 of them', async () => {
+  const stored = await hashPassword('correct horse battery');
+  const order: string[] = [];
+  const checks = Array.from({ length: 8 }, (_, i) =>
+    verifyPassword(`guess ${i}`, stored).then(() => order.push(`check ${i}`)),
+  );
+  // Each check is a 32 MiB scrypt on libuv's thread pool (4 threads), which file reads share.
+  const read = readFile(fileURLToPath(import.meta.url)).then(() => order.push('read'));
+  await Promise.all([...checks, read]);
+  assert.equal(order[0], 'read', order.join(', '));
 });

@@ -16,13 +16,39 @@ export interface Derivation {
   p: number;
 }
 
+/**
+ * Derivations running at once in this process. Each holds one of libuv's 4 threads (UV_THREADPOOL_SIZE's
+ * default) for the whole derivation, and file reads, DNS look-ups and zlib share those threads: password
+ * checks sent at once (guesses at a gallery link, sign-ins) would otherwise take all four and stall
+ * every gallery's images behind them. The others wait here, in order, holding no thread.
+ */
+const MAX_RUNNING = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running < MAX_RUNNING) running += 1;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await work();
+  } finally {
+    // The place passes to the next in line, or is given back.
+    const next = waiting.shift();
+    if (next === undefined) running -= 1;
+    else next();
+  }
+}
+
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    if (derivations.hasSubscribers) {
-      derivations.publish({ N: options.N, r: options.r, p: options.p } satisfies Partial<Derivation>);
-    }
-    scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  inTurn(
+    () =>
+      new Promise((resolve, reject) => {
+        if (derivations.hasSubscribers) {
+          derivations.publish({ N: options.N, r: options.r, p: options.p } satisfies Partial<Derivation>);
+        }
+        scryptCb(password.normalize('NFKC'), salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key)));
+      }),
+  );
 
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;

@@ -129,7 +129,7 @@ export async function updateControls(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Wrong passwords at this link from this address since `since`. */
+/** Answers (pending or wrong) at this link from this address since `since`. */
 export async function countPasswordFailures(
   db: Executor,
   accountId: string,
@@ -161,6 +161,21 @@ export async function recordPasswordFailure(
     .where('failed_at', '<=', before)
     .execute();
   await db.insertInto('client_link_password_failures').values(row).execute();
+}
+
+/** The right password was given: this address's answers at this link no longer count. */
+export async function clearPasswordFailures(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  address: string,
+): Promise<void> {
+  await db
+    .deleteFrom('client_link_password_failures')
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('address', '=', address)
+    .execute();
 }
 
 /** A page load: one more view. Fenced by the token, so a link replaced meanwhile counts nothing. */
@@ -272,12 +287,29 @@ export async function submitFavorites(
 ): Promise<boolean> {
   const result = await db
     .updateTable('client_links')
-    .set({ favorites_note: note, favorites_submitted_at: now })
+    // Sending changes the selection (its note): one write, one timestamp for both.
+    .set({ favorites_note: note, favorites_submitted_at: now, favorites_updated_at: now })
     .where('account_id', '=', link.account_id)
     .where('listing_id', '=', link.listing_id)
     .where('token', '=', link.token)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Whether the gallery's selection email is queued and not yet taken by a worker (a retry waiting
+ * counts): it reads the selection when it runs, so a new press needs no email of its own.
+ */
+export async function selectionEmailWaiting(db: Executor, accountId: string, listingId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', 'selection.email')
+    .where('account_id', '=', accountId)
+    .where('subject_id', '=', listingId)
+    .where('lease', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The marked photos of a gallery's link, in position order (scoped by the account). */

@@ -8,6 +8,8 @@ import { touchListing } from '../listings/listings.repository.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
+import { SELECTION_EMAIL_DELAY_MS } from './selection-email.job.ts';
+import { isoAt } from '../../lib/clock.ts';
 
 export type ClientLinksService = ReturnType<typeof createClientLinksService>;
 
@@ -78,7 +80,8 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
 
     /**
      * The client sends the selection (with an optional note): client_link.selection_submitted with
-     * the gallery object, and the studio's email (a selection.email job), in the same transaction. False when the link stopped working meanwhile.
+     * the gallery object, and the studio's email (a selection.email job, unless one is waiting), in
+     * the same transaction. False when the link stopped working meanwhile.
      */
     async submitFavorites(link: repo.ClientLinkRow, note: string | null): Promise<boolean> {
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
@@ -87,8 +90,13 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
         const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
         if (listing === undefined) return false;
         w.announce('client_link.selection_submitted', listing);
-        // The studio's email, sent in the background from the same transaction (never lost).
-        w.enqueue({ kind: 'selection.email', accountId: link.account_id, subjectId: link.listing_id, runAt: w.now });
+        // The studio's email, sent in the background from the same transaction (never lost), a few
+        // minutes on: presses meanwhile join it (it reads the selection when it runs), so 20
+        // presses are one email with the latest selection. The gallery's lock orders the presses.
+        if (!(await repo.selectionEmailWaiting(w.trx, link.account_id, link.listing_id))) {
+          const runAt = isoAt(Date.parse(w.now) + SELECTION_EMAIL_DELAY_MS);
+          w.enqueue({ kind: 'selection.email', accountId: link.account_id, subjectId: link.listing_id, runAt });
+        }
         return true;
       });
     },
@@ -97,18 +105,32 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
     favoriteIds: (link: repo.ClientLinkRow): Promise<string[]> =>
       repo.favoriteIds(db.kysely, link.account_id, link.listing_id),
 
-    /** Wrong passwords at this link from this address within the last `windowMs`. */
-    passwordFailures: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<number> =>
-      repo.countPasswordFailures(db.kysely, link.account_id, link.listing_id, address, clock.iso(-windowMs)),
+    /**
+     * An answer to the link's password, counted before it is checked: with the gallery locked (every
+     * node waits on its row), the answers of the last `windowMs` from this address are counted and,
+     * under `limit`, this one is recorded as if wrong. So guesses sent at once are checked `limit` at
+     * most; the right one clears the address's record (`passwordRight`). 'gone' when the gallery went.
+     */
+    claimPasswordAttempt: (
+      link: repo.ClientLinkRow,
+      address: string,
+      limit: number,
+      windowMs: number,
+    ): Promise<'claimed' | 'limited' | 'gone'> =>
+      writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
+        if (w.listing === undefined) return 'gone';
+        const since = new Date(Date.parse(w.now) - windowMs).toISOString();
+        const answers = await repo.countPasswordFailures(w.trx, link.account_id, link.listing_id, address, since);
+        if (answers >= limit) return 'limited';
+        const row = { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: w.now };
+        await repo.recordPasswordFailure(w.trx, row, since);
+        return 'claimed';
+      }),
 
-    /** One more wrong password (and the ones older than the window go). */
-    recordPasswordFailure: (link: repo.ClientLinkRow, address: string, windowMs: number): Promise<void> =>
+    /** The right password from this address: its earlier answers at this link no longer count. */
+    passwordRight: (link: repo.ClientLinkRow, address: string): Promise<void> =>
       writes.run(link.account_id, {}, (w) =>
-        repo.recordPasswordFailure(
-          w.trx,
-          { listing_id: link.listing_id, account_id: link.account_id, address, failed_at: w.now },
-          new Date(Date.parse(w.now) - windowMs).toISOString(),
-        ),
+        repo.clearPasswordFailures(w.trx, link.account_id, link.listing_id, address),
       ),
 
     /** The account's latest assignments, newest first, with their link's counters (the dashboard). */

@@ -14,6 +14,12 @@ import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import { isoAt } from '../../lib/clock.ts';
 import { selectionForEmail } from './client-links.repository.ts';
 
+/**
+ * How long after a press of "Send selection" the studio's email goes. Presses meanwhile join it (it
+ * reads the selection when it runs), so a link sends one email at most every so often, the latest.
+ */
+export const SELECTION_EMAIL_DELAY_MS = 2 * 60_000;
+
 const LEASE_MS = 5 * 60_000;
 const SEND_MARGIN_MS = 2 * 60_000;
 

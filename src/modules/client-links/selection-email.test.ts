@@ -17,7 +17,7 @@ import {
 } from '../../../test/support/notification-helpers.ts';
 import { linkedGallery } from '../../../test/support/gallery.ts';
 import { createJobRunner } from '../../mechanisms/queue/queue.runner.ts';
-import { selectionEmailHandler } from './selection-email.job.ts';
+import { SELECTION_EMAIL_DELAY_MS, selectionEmailHandler } from './selection-email.job.ts';
 import type { TestContext } from '../../../test/support/test-app.ts';
 
 describe('the studio is emailed a selection', () => {
@@ -46,7 +46,8 @@ describe('the studio is emailed a selection', () => {
       remoteAddress: '127.0.0.1',
     });
 
-  const runner = (clock = fakeClock()) =>
+  // A worker's clock once the selection email is due (it goes a few minutes after the first press).
+  const runner = (clock = fakeClock(Date.now() + SELECTION_EMAIL_DELAY_MS)) =>
     createJobRunner(
       { ...ctx.deps, clock: clock.clock },
       captureLog(),
@@ -102,9 +103,37 @@ describe('the studio is emailed a selection', () => {
     assert.equal((await selectionJobs()).length, 0, 'the job is done');
   });
 
+  test('20 presses of "Send selection" are one email, a few minutes on, with the latest selection', async () => {
+    const pressed = Date.now();
+    const g = await sentSelection('note 1');
+    for (let i = 2; i <= 20; i += 1) {
+      assert.equal((await form(`${g.path}/favorites`, { note: `note ${i}` })).statusCode, 303);
+    }
+    const jobs = await selectionJobs();
+    assert.equal(jobs.length, 1, 'one email queued for the link');
+    assert.ok(Date.parse(jobs[0]!.run_at) >= pressed + SELECTION_EMAIL_DELAY_MS, jobs[0]!.run_at);
+    // Not before the delay; then one email, with the last note sent.
+    await runner(fakeClock(pressed)).drain();
+    assert.equal(env.smtp.received.length, 0);
+    await runner().drain();
+    const [mail] = await env.smtp.waitForReceived(1);
+    assert.match(mail!.email.text ?? '', /note 20/);
+    assert.doesNotMatch(mail!.email.text ?? '', /note 19/);
+    assert.equal((await selectionJobs()).length, 0);
+    // Sent again after the email went: the next email, as far from this press.
+    const again = Date.now();
+    assert.equal((await form(`${g.path}/favorites`, { note: 'note 21' })).statusCode, 303);
+    const [next] = await selectionJobs();
+    assert.ok(Date.parse(next!.run_at) >= again + SELECTION_EMAIL_DELAY_MS, next!.run_at);
+    await runner(fakeClock(Date.now() + 2 * SELECTION_EMAIL_DELAY_MS)).drain();
+    const mails = await env.smtp.waitForReceived(2);
+    assert.match(mails[1]!.email.text ?? '', /note 21/);
+    assert.equal(env.smtp.received.length, 2);
+  });
+
   test('a transient failure is retried with the same Message-ID; a 5xx gives up', async () => {
     await sentSelection('');
-    const clock = fakeClock();
+    const clock = fakeClock(Date.now() + SELECTION_EMAIL_DELAY_MS);
     await env.smtp.setMode('451');
     await runner(clock).drain();
     const [job] = await selectionJobs();

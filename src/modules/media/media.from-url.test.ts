@@ -11,6 +11,7 @@ import {
   call,
   createAccount,
   createTestContext,
+  expectError,
   type TestAccount,
   type TestContext,
 } from '../../../test/support/test-app.ts';
@@ -47,6 +48,10 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
       return;
     case '/redirect':
       res.writeHead(302, { location: hop >= 4 ? '/files/plan.pdf' : `/redirect?hop=${hop + 1}` }).end();
+      return;
+    case '/bad-redirect':
+      // A Location that does not parse as a URL (the test names it in `to`).
+      res.writeHead(302, { location: url.searchParams.get('to') ?? '' }).end();
       return;
     case '/loop':
       res.writeHead(302, { location: `/loop?hop=${hop + 1}` }).end();
@@ -167,6 +172,22 @@ describe('POST /v1/listings/:id/media with {"url"}', () => {
     assert.deepEqual(await storedKeys(ctx), keys);
   });
 
+  test('a redirect to a Location that does not parse is 422 fetch_failed, logged as no error', async () => {
+    const id = await gallery();
+    const keys = await storedKeys(ctx);
+    for (const to of ['http://[::1', 'http://a:99999/', 'http://exa mple.com/', 'https://[1:2:3]/x']) {
+      const res = await fromUrl(id, { url: at(`/bad-redirect?to=${encodeURIComponent(to)}`) });
+      const error = expectError(res, 422, 'fetch_failed');
+      await nothingKept(id, keys);
+      const lines = ctx
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes(error.request_id));
+      assert.ok(lines.length > 0);
+      assert.ok(!lines.some((line) => line.includes('"level":50')), to);
+    }
+  });
+
   test('failures keep nothing: a 404 (422), a cut (422), over the limit declared or streamed (413), not media (415)', async () => {
     const id = await gallery();
     const keys = await storedKeys(ctx);
@@ -198,6 +219,20 @@ describe('POST /v1/listings/:id/media with {"url"}', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.body, first.body);
     assert.equal(hits - before, 1);
+    assert.equal((await mediaRows(ctx, id)).length, 1);
+  });
+
+  test('an Idempotency-Key used with another URL is 409 conflict; nothing is fetched or kept', async () => {
+    const id = await gallery();
+    const headers = { 'idempotency-key': `other-url-${id}` };
+    const first = await fromUrl(id, { url: at('/files/plan.pdf') }, headers);
+    assert.equal(first.statusCode, 201, first.body);
+    const before = hits;
+    const other = await fromUrl(id, { url: at('/download') }, headers);
+    expectError(other, 409, 'conflict');
+    const renamed = await fromUrl(id, { url: at('/files/plan.pdf'), filename: 'other.pdf' }, headers);
+    expectError(renamed, 409, 'conflict');
+    assert.equal(hits - before, 0);
     assert.equal((await mediaRows(ctx, id)).length, 1);
   });
 

@@ -104,6 +104,8 @@ export async function openUrl(
     if (status >= 300 && status < 400 && location !== undefined) {
       response.resume();
       if (hop >= MAX_REDIRECTS) throw fetchFailed(`more than ${MAX_REDIRECTS} redirects`);
+      // The server's Location is not ours to trust: one that is no URL is its failure, not ours.
+      if (!URL.canParse(location, url.href)) throw fetchFailed('the server redirected to an address that is not a URL');
       current = new URL(location, url).toString();
       continue;
     }
