@@ -290,37 +290,33 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     return reply.redirect('/dashboard/galleries?notice=gallery-deleted', 303);
   });
 
-  // Assign to a client chosen in the list, or to a new one created here (the API's two calls).
+  // Assign to a client chosen in the list, or to one named here: the client with that email, made
+  // first when the studio has none (one service write: a failure leaves no client behind).
   scope.post('/galleries/:id/assign', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const { id } = params(request);
     const form = formFields(request.body);
     const notify = form.get('notify') === '1';
-    let clientId = form.get('client_id');
+    const clientId = form.get('client_id');
     // The gallery first: another account's, or a deleted one, is the 404 page, whatever the form says.
     await services.listings.get(account.id, id);
-    if (clientId === '') {
-      const name = form.get('name').trim();
-      const email = form.get('email').trim();
-      if (hasErrors(schemaFieldErrors(ClientCreateBody, { name, email }))) {
-        return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
-      }
-      try {
-        clientId = (await services.clients.create(account.id, { name, email })).id;
-      } catch (err) {
-        if (!(err instanceof AppError && err.code === 'conflict')) throw err;
-        // That email is a client already (perhaps not among those the list offers): them.
-        const same = await services.clients.list(account.id, { search: email, limit: 100 });
-        const existing = same.data.find((c) => c.email.toLowerCase() === email.toLowerCase());
-        if (existing === undefined) return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
-        await services.clients.assign(account.id, existing.id, id, { notify });
-        return reply.redirect(galleryPath(id, 'assigned-existing', 'client'), 303);
-      }
-    } else if (!hasIdShape('cli', clientId)) {
+    const assigned = galleryPath(id, notify ? 'assigned-emailed' : 'assigned', 'client');
+    if (clientId !== '') {
+      if (!hasIdShape('cli', clientId)) return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
+      await services.clients.assign(account.id, clientId, id, { notify });
+      return reply.redirect(assigned, 303);
+    }
+    const client = { name: form.get('name').trim(), email: form.get('email').trim() };
+    if (hasErrors(schemaFieldErrors(ClientCreateBody, client))) {
       return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
     }
-    await services.clients.assign(account.id, clientId, id, { notify });
-    return reply.redirect(galleryPath(id, notify ? 'assigned-emailed' : 'assigned', 'client'), 303);
+    try {
+      const { existing } = await services.clients.assignToClientByEmail(account.id, id, client, { notify });
+      return await reply.redirect(existing ? galleryPath(id, 'assigned-existing', 'client') : assigned, 303);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'conflict')) throw err;
+      return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
+    }
   });
 
   scope.post('/galleries/:id/unassign', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
