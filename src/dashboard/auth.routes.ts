@@ -1,5 +1,6 @@
 // First-run setup, sign-in and sign-out.
-import { isEmail } from '../lib/email-address.ts';
+import { StudioBody } from '../modules/accounts/account.schemas.ts';
+import { schemaFieldErrors, type FieldWords } from './form.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
@@ -19,6 +20,12 @@ import { clearSessionCookie, preSessionToken, setTwoFactorCookie } from './secur
 import { setupPage, signInPage } from './views/auth.ts';
 import type { FieldErrors } from './views/layout.ts';
 
+/** Where the schema's own keyword says too little. */
+const SETUP_WORDS: Record<string, FieldWords> = {
+  name: { empty: 'Enter the name of your studio' },
+  email: { empty: 'Enter an email address like name@example.com' },
+};
+
 export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
 
@@ -36,10 +43,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     const form = formFields(request.body);
     const values = { name: form.get('name').trim(), email: form.get('email').trim() };
     const password = form.get('password');
-    const errors: FieldErrors = {};
-    if (values.name === '') errors.name = 'Enter the name of your studio';
-    else if (values.name.length > 200) errors.name = 'Use at most 200 characters';
-    if (!isEmail(values.email)) errors.email = 'Enter an email address like name@example.com';
+    const errors = schemaFieldErrors(StudioBody, values, SETUP_WORDS);
     Object.assign(errors, newPasswordErrors(password, form.get('password_confirm')));
     const render = (e: FieldErrors) =>
       sendPage(

@@ -7,6 +7,7 @@ import { hasIdShape } from '../lib/ids.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
 import { ApiKeyCreateBody } from '../modules/api-keys/api-keys.schemas.ts';
+import { STUDIO_NAME_MAX_LENGTH } from '../modules/accounts/account.schemas.ts';
 import { schemaFieldErrors, type FieldWords } from './form.ts';
 import {
   KEY_CREATED,
@@ -189,7 +190,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     } catch (err) {
       const refused = fieldErrors(err);
       if (refused === null) throw err;
-      if (refused.name !== undefined) refused.name = 'Enter a studio name of 1 to 200 characters';
+      if (refused.name !== undefined) refused.name = `Enter a studio name of 1 to ${STUDIO_NAME_MAX_LENGTH} characters`;
       return sendPage(
         reply,
         studioPage({
