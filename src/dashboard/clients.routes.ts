@@ -5,11 +5,12 @@ import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import {
   ClientCreateBody,
+  ClientListQuery,
   type ClientCreateInput,
   type ClientType,
   type ClientUpdateInput,
 } from '../modules/clients/clients.schemas.ts';
-import { schemaFieldErrors, type FieldWords, type FormFields } from './form.ts';
+import { maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields } from './form.ts';
 import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
 import {
@@ -81,7 +82,8 @@ export function registerClientsRoutes(scope: App, ctx: DashboardContext): void {
   scope.get('/clients', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const query = request.query as Record<string, unknown>;
-    const search = typeof query.search === 'string' ? query.search.trim().slice(0, 200) : '';
+    const search =
+      typeof query.search === 'string' ? query.search.trim().slice(0, maxLengthOf(ClientListQuery, 'search')) : '';
     const cursor = typeof query.cursor === 'string' ? query.cursor : '';
     const ask = { limit: PAGE_SIZE, ...(search === '' ? {} : { search }) };
     let notice = clientNotice(request);

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { ClientCreateBody } from '../modules/clients/clients.schemas.ts';
 import { ListingCreateBody } from '../modules/listings/listings.schemas.ts';
 import { WebhookEndpointCreateBody } from '../modules/webhooks/webhooks.schemas.ts';
-import { schemaFieldErrors } from './form.ts';
+import { maxLengthOf, minLengthOf, schemaFieldErrors } from './form.ts';
+import { ClientLinkUpdateBody } from '../modules/listings/listings.schemas.ts';
 
 describe('form fields checked by the /v1 schemas', () => {
   it('says each refused field in words, with the limits the schema holds', () => {
@@ -69,5 +70,15 @@ describe('form fields checked by the /v1 schemas', () => {
     assert.deepEqual(schemaFieldErrors(WebhookEndpointCreateBody, { url: 'https://a b' }, { url: { invalid: url } }), {
       url: 'spaces',
     });
+  });
+
+  it("reads a field's limits from its schema, a nullable or optional one included", () => {
+    assert.equal(maxLengthOf(ListingCreateBody, 'address'), 500);
+    assert.equal(maxLengthOf(ListingCreateBody, 'description'), 10_000);
+    assert.deepEqual(
+      [minLengthOf(ClientLinkUpdateBody, 'password'), maxLengthOf(ClientLinkUpdateBody, 'password')],
+      [8, 200],
+    );
+    assert.throws(() => maxLengthOf(ListingCreateBody, 'beds'), /no maxLength/);
   });
 });

@@ -125,3 +125,26 @@ export function schemaFieldErrors(
 }
 
 export const hasErrors = (errors: FieldErrors): boolean => Object.keys(errors).length > 0;
+
+interface LengthSchema {
+  maxLength?: number;
+  minLength?: number;
+  anyOf?: LengthSchema[];
+}
+
+/** The string among a field's schemas (a nullable field is a union with null). */
+function textSchemaOf(schema: TObject, field: string): LengthSchema {
+  const property = (schema.properties as Record<string, LengthSchema | undefined>)[field];
+  const text = property?.maxLength === undefined ? property?.anyOf?.find((s) => s.maxLength !== undefined) : property;
+  if (text?.maxLength === undefined) throw new Error(`${field}: no maxLength in ${String(schema.title)}`);
+  return text;
+}
+
+/**
+ * A text field's most characters, read from its schema: for a form's `maxlength` and the words
+ * that state a limit, so the number is written once, in the schema.
+ */
+export const maxLengthOf = (schema: TObject, field: string): number => textSchemaOf(schema, field).maxLength ?? 0;
+
+/** A text field's fewest characters (0 when the schema sets none). */
+export const minLengthOf = (schema: TObject, field: string): number => textSchemaOf(schema, field).minLength ?? 0;

@@ -8,14 +8,16 @@ import { hasIdShape } from '../lib/ids.ts';
 import { ClientCreateBody } from '../modules/clients/clients.schemas.ts';
 import {
   ListingCreateBody,
+  ListingListQuery,
   type ListingCreateInput,
   type ListingType,
   type ListingUpdateInput,
 } from '../modules/listings/listings.schemas.ts';
 import { MediaUpdateBody, type MediaUpdateInput } from '../modules/media/media.schemas.ts';
 import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
-import { hasErrors, schemaFieldErrors, type FieldWords, type FormFields } from './form.ts';
+import { hasErrors, maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields } from './form.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
+import { count } from './views/format.ts';
 import {
   EMPTY_GALLERY,
   GALLERY_SORTS,
@@ -58,7 +60,7 @@ const NOTICES: Record<string, Notice> = {
   'media-saved': { kind: 'success', text: 'Saved.' },
   'media-refused': {
     kind: 'error',
-    text: 'Not saved: a caption has at most 2,000 characters, a position is 1 to the number of items.',
+    text: `Not saved: a caption has at most ${count(maxLengthOf(MediaUpdateBody, 'caption'))} characters, a position is 1 to the number of items.`,
   },
   'media-deleted': { kind: 'success', text: 'Deleted.' },
   'cover-set': { kind: 'success', text: 'Cover set: the client gallery and property pages open with this photo.' },
@@ -70,7 +72,7 @@ const NOTICES: Record<string, Notice> = {
   },
   'assign-refused': {
     kind: 'error',
-    text: 'Not assigned: choose a client, or give a new client a name (up to 200 characters) and a valid email.',
+    text: `Not assigned: choose a client, or give a new client a name (up to ${count(maxLengthOf(ClientCreateBody, 'name'))} characters) and a valid email.`,
   },
   'assigned-existing': {
     kind: 'success',
@@ -103,7 +105,7 @@ function filtersOf(query: Record<string, unknown>): GalleryFilters {
   const status = one(query.status);
   const sort = one(query.sort);
   return {
-    search: one(query.search).trim().slice(0, 200),
+    search: one(query.search).trim().slice(0, maxLengthOf(ListingListQuery, 'search')),
     status: (GALLERY_STATUSES as readonly string[]).includes(status) ? (status as GalleryFilters['status']) : '',
     sort: sort in GALLERY_SORTS ? (sort as GallerySort) : '-created_at',
   };
