@@ -1,7 +1,7 @@
 // The overview's assignments panel: Resend sends a gallery's email to its client again, through
 // the same service call as POST /v1/clients/:id/listings/:listing_id/notify.
 import type { App } from '../http/types.ts';
-import { PAGE_ROUTE, viewerOf, type DashboardContext } from './respond.ts';
+import { PAGE_ROUTE, viewerOf, type DashboardContext } from './page.ts';
 import { AppError } from '../errors.ts';
 import { formOf, hasErrors, schemaFieldErrors } from './form.ts';
 import { ClientLinkUpdateBody, type ClientLinkUpdateInput } from '../modules/listings/listings.schemas.ts';

@@ -1,20 +1,12 @@
 // First-run setup, sign-in and sign-out.
 import { StudioBody } from '../modules/accounts/account.schemas.ts';
-import { schemaFieldErrors, type FieldWords } from './form.ts';
+import { schemaFieldErrors, type FieldWords, fieldErrors, formFields } from './form.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
-import {
-  PAGE_ROUTE,
-  fieldErrors,
-  formFields,
-  newPasswordErrors,
-  noticeOf,
-  sendPage,
-  startSession,
-  tooManyAttempts,
-  type DashboardContext,
-} from './respond.ts';
+import { PAGE_ROUTE, sendPage, type DashboardContext } from './page.ts';
+import { newPasswordErrors, startSession, tooManyAttempts } from './session.ts';
+import { noticeOf } from './notices.ts';
 import { CHALLENGE_VALID_MS } from '../modules/accounts/two-factor.service.ts';
 import { clearSessionCookie, preSessionToken, setTwoFactorCookie } from './security.ts';
 import { setupPage, signInPage } from './views/auth.ts';

@@ -10,8 +10,9 @@ import {
   type ClientType,
   type ClientUpdateInput,
 } from '../modules/clients/clients.schemas.ts';
-import { maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields } from './form.ts';
-import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
+import { maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
+import { noticeOf } from './notices.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
 import {
   EMPTY_CLIENT,

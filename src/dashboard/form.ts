@@ -3,6 +3,7 @@
 // must reach the service as it was entered).
 import type { TObject } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
+import { AppError } from '../errors.ts';
 import { bodySchemaErrors } from '../http/validation.ts';
 import type { FieldErrors } from './views/layout.ts';
 
@@ -148,3 +149,18 @@ export const maxLengthOf = (schema: TObject, field: string): number => textSchem
 
 /** A text field's fewest characters (0 when the schema sets none). */
 export const minLengthOf = (schema: TObject, field: string): number => textSchemaOf(schema, field).minLength ?? 0;
+
+/** The preHandler has already refused anything but a form on POST routes. */
+export function formFields(body: unknown): FormFields {
+  const form = formOf(body);
+  if (form === null) throw new AppError('unsupported_media_type', 'Send a form');
+  return form;
+}
+
+/** Service validation errors, by field, for a form that re-renders itself. */
+export function fieldErrors(err: unknown, rename: Record<string, string> = {}): FieldErrors | null {
+  if (!(err instanceof AppError) || err.code !== 'validation_error') return null;
+  const errors: FieldErrors = {};
+  for (const d of err.details ?? []) errors[rename[d.field] ?? d.field] = d.message;
+  return errors;
+}

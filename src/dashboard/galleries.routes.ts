@@ -14,8 +14,9 @@ import {
   type ListingUpdateInput,
 } from '../modules/listings/listings.schemas.ts';
 import { MediaUpdateBody, type MediaUpdateInput } from '../modules/media/media.schemas.ts';
-import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
-import { hasErrors, maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields } from './form.ts';
+import { noticeOf } from './notices.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { hasErrors, maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
 import { count } from './views/format.ts';
 import {

@@ -8,19 +8,10 @@ import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
 import { ApiKeyCreateBody } from '../modules/api-keys/api-keys.schemas.ts';
 import { STUDIO_NAME_MAX_LENGTH } from '../modules/accounts/account.schemas.ts';
-import { schemaFieldErrors, type FieldWords } from './form.ts';
-import {
-  KEY_CREATED,
-  KEY_SHOWN_ONCE,
-  PAGE_ROUTE,
-  fieldErrors,
-  formFields,
-  noticeOf,
-  sendPage,
-  tooManyAttempts,
-  viewerOf,
-  type DashboardContext,
-} from './respond.ts';
+import { schemaFieldErrors, type FieldWords, fieldErrors, formFields } from './form.ts';
+import { KEY_CREATED, KEY_SHOWN_ONCE, noticeOf } from './notices.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { tooManyAttempts } from './session.ts';
 import { setSessionCookie } from './security.ts';
 import {
   deleteTestDataPage,

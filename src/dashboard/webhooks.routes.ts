@@ -7,18 +7,9 @@ import { EVENT_TYPES, type EventType } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { WebhookEndpointCreateBody, type WebhookEndpointType } from '../modules/webhooks/webhooks.schemas.ts';
-import { schemaFieldErrors, type FieldWords } from './form.ts';
-import {
-  PAGE_ROUTE,
-  WEBHOOK_SECRET_READY,
-  WEBHOOK_SECRET_SHOWN_ONCE,
-  fieldErrors,
-  formFields,
-  noticeOf,
-  sendPage,
-  viewerOf,
-  type DashboardContext,
-} from './respond.ts';
+import { schemaFieldErrors, type FieldWords, fieldErrors, formFields } from './form.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { WEBHOOK_SECRET_READY, WEBHOOK_SECRET_SHOWN_ONCE, noticeOf } from './notices.ts';
 import type { FieldErrors } from './views/layout.ts';
 import {
   RECENT_DELIVERIES,
