@@ -64,7 +64,7 @@ export default defineConfig(
   },
   {
     // Pages call services, never SQL.
-    files: ['src/dashboard/**/*.ts', 'src/gallery/**/*.ts'],
+    files: ['src/dashboard/**/*.ts', 'src/gallery/**/*.ts', 'src/property/**/*.ts', 'src/public/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -136,6 +136,8 @@ export default defineConfig(
       'src/http/**',
       'src/dashboard/**',
       'src/gallery/**',
+      'src/property/**',
+      'src/public/**',
       'src/modules/**',
       'src/mechanisms/**',
       'src/outbound/**',

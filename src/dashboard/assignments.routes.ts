@@ -1,10 +1,10 @@
 // The overview's assignments panel: Resend sends a gallery's email to its client again, through
 // the same service call as POST /v1/clients/:id/listings/:listing_id/notify.
 import type { App } from '../http/types.ts';
-import { PAGE_ROUTE, viewerOf, type DashboardContext } from './respond.ts';
+import { PAGE_ROUTE, viewerOf, type DashboardContext } from './page.ts';
 import { AppError } from '../errors.ts';
-import { formOf } from './form.ts';
-import type { ClientLinkUpdateInput } from '../modules/listings/listings.schemas.ts';
+import { formOf, hasErrors, schemaFieldErrors } from './form.ts';
+import { ClientLinkUpdateBody, type ClientLinkUpdateInput } from '../modules/listings/listings.schemas.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 
@@ -48,12 +48,9 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
     else return reply.redirect(back('link-refused'), 303);
     const password = form?.get('password') ?? '';
     if (form?.get('remove_password') === '1') input.password = null;
-    else if (password !== '') {
-      if (password.length < 8 || password.length > 200) {
-        return reply.redirect(back('link-refused'), 303);
-      }
-      input.password = password;
-    }
+    else if (password !== '') input.password = password;
+    // The same schema as PATCH /v1/listings/:id/client_link (a password's length, above all).
+    if (hasErrors(schemaFieldErrors(ClientLinkUpdateBody, input))) return reply.redirect(back('link-refused'), 303);
     try {
       await services.listings.updateClientLink(account.id, listingId, input);
     } catch (err) {

@@ -1,23 +1,22 @@
 // First-run setup, sign-in and sign-out.
-import { isEmail } from '../lib/email-address.ts';
+import { StudioBody } from '../modules/accounts/account.schemas.ts';
+import { schemaFieldErrors, type FieldWords, fieldErrors, formFields } from './form.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
-import {
-  PAGE_ROUTE,
-  fieldErrors,
-  formFields,
-  newPasswordErrors,
-  noticeOf,
-  sendPage,
-  startSession,
-  tooManyAttempts,
-  type DashboardContext,
-} from './respond.ts';
+import { PAGE_ROUTE, sendPage, type DashboardContext } from './page.ts';
+import { newPasswordErrors, startSession, tooManyAttempts } from './session.ts';
+import { noticeOf } from './notices.ts';
 import { CHALLENGE_VALID_MS } from '../modules/accounts/two-factor.service.ts';
 import { clearSessionCookie, preSessionToken, setTwoFactorCookie } from './security.ts';
 import { setupPage, signInPage } from './views/auth.ts';
 import type { FieldErrors } from './views/layout.ts';
+
+/** Where the schema's own keyword says too little. */
+const SETUP_WORDS: Record<string, FieldWords> = {
+  name: { empty: 'Enter the name of your studio' },
+  email: { empty: 'Enter an email address like name@example.com' },
+};
 
 export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
   const { services, cookies } = ctx;
@@ -36,10 +35,7 @@ export function registerAuthRoutes(scope: App, ctx: DashboardContext): void {
     const form = formFields(request.body);
     const values = { name: form.get('name').trim(), email: form.get('email').trim() };
     const password = form.get('password');
-    const errors: FieldErrors = {};
-    if (values.name === '') errors.name = 'Enter the name of your studio';
-    else if (values.name.length > 200) errors.name = 'Use at most 200 characters';
-    if (!isEmail(values.email)) errors.email = 'Enter an email address like name@example.com';
+    const errors = schemaFieldErrors(StudioBody, values, SETUP_WORDS);
     Object.assign(errors, newPasswordErrors(password, form.get('password_confirm')));
     const render = (e: FieldErrors) =>
       sendPage(

@@ -3,10 +3,16 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
-import { isEmail } from '../lib/email-address.ts';
-import type { ClientCreateInput, ClientType, ClientUpdateInput } from '../modules/clients/clients.schemas.ts';
-import type { FormFields } from './form.ts';
-import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
+import {
+  ClientCreateBody,
+  ClientListQuery,
+  type ClientCreateInput,
+  type ClientType,
+  type ClientUpdateInput,
+} from '../modules/clients/clients.schemas.ts';
+import { maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
+import { noticeOf } from './notices.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
 import {
   EMPTY_CLIENT,
@@ -34,9 +40,13 @@ const clientNotice = (request: FastifyRequest): Notice | null => {
   return (typeof code === 'string' ? NOTICES[code] : undefined) ?? noticeOf(request);
 };
 
-const LIMITS = { name: 200, phone: 50, company: 200, notes: 10_000 } as const;
+/** Where the schema's own keyword says too little. */
+const CLIENT_WORDS: Record<string, FieldWords> = {
+  name: { empty: 'Enter the name' },
+  email: { empty: 'Enter the email address' },
+};
 
-/** The form's client, by the API's rules (docs/api.md §7), with what is wrong by field. */
+/** The form's client, checked by the API's schema (docs/api.md §7), with what is wrong by field. */
 function readClient(form: FormFields): { values: ClientFormValues; input: ClientCreateInput; errors: FieldErrors } {
   const values: ClientFormValues = {
     name: form.get('name').trim(),
@@ -45,15 +55,6 @@ function readClient(form: FormFields): { values: ClientFormValues; input: Client
     company: form.get('company').trim(),
     notes: form.get('notes').trim(),
   };
-  const errors: FieldErrors = {};
-  if (values.name === '') errors.name = 'Enter the name';
-  if (values.email === '') errors.email = 'Enter the email address';
-  else if (!isEmail(values.email)) errors.email = 'Enter an email address like name@example.com';
-  for (const name of ['name', 'phone', 'company', 'notes'] as const) {
-    if (values[name].length > LIMITS[name])
-      errors[name] = `Use at most ${LIMITS[name].toLocaleString('en-GB')} characters`;
-    else if (values[name].includes('\u0000')) errors[name] = 'Remove the control characters';
-  }
   const input: ClientCreateInput = {
     name: values.name,
     email: values.email,
@@ -61,7 +62,7 @@ function readClient(form: FormFields): { values: ClientFormValues; input: Client
     company: values.company === '' ? null : values.company,
     notes: values.notes === '' ? null : values.notes,
   };
-  return { values, input, errors };
+  return { values, input, errors: schemaFieldErrors(ClientCreateBody, input, CLIENT_WORDS) };
 }
 
 const valuesOf = (c: ClientType): ClientFormValues => ({
@@ -82,7 +83,8 @@ export function registerClientsRoutes(scope: App, ctx: DashboardContext): void {
   scope.get('/clients', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const query = request.query as Record<string, unknown>;
-    const search = typeof query.search === 'string' ? query.search.trim().slice(0, 200) : '';
+    const search =
+      typeof query.search === 'string' ? query.search.trim().slice(0, maxLengthOf(ClientListQuery, 'search')) : '';
     const cursor = typeof query.cursor === 'string' ? query.cursor : '';
     const ask = { limit: PAGE_SIZE, ...(search === '' ? {} : { search }) };
     let notice = clientNotice(request);

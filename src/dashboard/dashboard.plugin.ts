@@ -16,15 +16,8 @@ import { registerClientsRoutes } from './clients.routes.ts';
 import { registerGalleriesRoutes } from './galleries.routes.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { formOf, parseForm } from './form.ts';
-import {
-  PAGE_ROUTE,
-  noticeOf,
-  sendPage,
-  viewerFor,
-  viewerOf,
-  type DashboardContext,
-  type DashboardState,
-} from './respond.ts';
+import { PAGE_ROUTE, sendPage, viewerFor, viewerOf, type DashboardContext, type DashboardState } from './page.ts';
+import { noticeOf } from './notices.ts';
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
 import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';

@@ -5,12 +5,20 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import { hasIdShape } from '../lib/ids.ts';
-import { isEmail } from '../lib/email-address.ts';
-import type { ListingCreateInput, ListingType, ListingUpdateInput } from '../modules/listings/listings.schemas.ts';
-import type { MediaUpdateInput } from '../modules/media/media.schemas.ts';
-import { formFields, noticeOf, PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './respond.ts';
-import type { FormFields } from './form.ts';
+import { ClientCreateBody } from '../modules/clients/clients.schemas.ts';
+import {
+  ListingCreateBody,
+  ListingListQuery,
+  type ListingCreateInput,
+  type ListingType,
+  type ListingUpdateInput,
+} from '../modules/listings/listings.schemas.ts';
+import { MediaUpdateBody, type MediaUpdateInput } from '../modules/media/media.schemas.ts';
+import { noticeOf } from './notices.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { hasErrors, maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
+import { count } from './views/format.ts';
 import {
   EMPTY_GALLERY,
   GALLERY_SORTS,
@@ -53,7 +61,7 @@ const NOTICES: Record<string, Notice> = {
   'media-saved': { kind: 'success', text: 'Saved.' },
   'media-refused': {
     kind: 'error',
-    text: 'Not saved: a caption has at most 2,000 characters, a position is 1 to the number of items.',
+    text: `Not saved: a caption has at most ${count(maxLengthOf(MediaUpdateBody, 'caption'))} characters, a position is 1 to the number of items.`,
   },
   'media-deleted': { kind: 'success', text: 'Deleted.' },
   'cover-set': { kind: 'success', text: 'Cover set: the client gallery and property pages open with this photo.' },
@@ -65,7 +73,7 @@ const NOTICES: Record<string, Notice> = {
   },
   'assign-refused': {
     kind: 'error',
-    text: 'Not assigned: choose a client, or give a new client a name (up to 200 characters) and a valid email.',
+    text: `Not assigned: choose a client, or give a new client a name (up to ${count(maxLengthOf(ClientCreateBody, 'name'))} characters) and a valid email.`,
   },
   'assigned-existing': {
     kind: 'success',
@@ -98,15 +106,26 @@ function filtersOf(query: Record<string, unknown>): GalleryFilters {
   const status = one(query.status);
   const sort = one(query.sort);
   return {
-    search: one(query.search).trim().slice(0, 200),
+    search: one(query.search).trim().slice(0, maxLengthOf(ListingListQuery, 'search')),
     status: (GALLERY_STATUSES as readonly string[]).includes(status) ? (status as GalleryFilters['status']) : '',
     sort: sort in GALLERY_SORTS ? (sort as GallerySort) : '-created_at',
   };
 }
 
-const NUMBER_LIMITS = { beds: 1000, baths: 1000, sqft: 10_000_000 } as const;
+/** The form's text as a number for the schema: '' is none, "1,250" is 1250, and text that is no number stays text. */
+function numberOf(raw: string): number | string | null {
+  if (raw === '') return null;
+  const n = Number(raw.replace(/,/g, ''));
+  return Number.isFinite(n) ? n : raw;
+}
 
-/** The form's gallery, checked by the API's rules (docs/api.md §5), with what is wrong by field. */
+/** Where the schema's own keyword says too little. */
+const GALLERY_WORDS: Record<string, FieldWords> = {
+  address: { empty: 'Enter the address', invalid: 'Use one line' },
+  status: { choice: 'Choose draft, active or archived' },
+};
+
+/** The form's gallery, checked by the API's schema (docs/api.md §5), with what is wrong by field. */
 function readGallery(form: FormFields): { values: GalleryFormValues; input: ListingCreateInput; errors: FieldErrors } {
   const values: GalleryFormValues = {
     address: form.get('address').trim(),
@@ -117,34 +136,17 @@ function readGallery(form: FormFields): { values: GalleryFormValues; input: List
     mls_number: form.get('mls_number').trim(),
     description: form.get('description').trim(),
   };
-  const errors: FieldErrors = {};
-  const hasNul = (s: string) => s.includes('\u0000');
-  if (values.address === '') errors.address = 'Enter the address';
-  else if (values.address.length > 500) errors.address = 'Use at most 500 characters';
-  else if (/[\r\n]/.test(values.address) || hasNul(values.address)) errors.address = 'Use one line';
-  const status = (GALLERY_STATUSES as readonly string[]).includes(values.status)
-    ? (values.status as ListingCreateInput['status'])
-    : undefined;
-  if (status === undefined) errors.status = 'Choose draft, active or archived';
-  const input: ListingCreateInput = { address: values.address, ...(status === undefined ? {} : { status }) };
-  for (const name of ['beds', 'baths', 'sqft'] as const) {
-    const raw = values[name];
-    if (raw === '') {
-      input[name] = null;
-      continue;
-    }
-    const n = Number(raw.replace(/,/g, ''));
-    if (!Number.isFinite(n) || n < 0 || n > NUMBER_LIMITS[name]) {
-      errors[name] = `Enter a number from 0 to ${NUMBER_LIMITS[name].toLocaleString('en-GB')}`;
-    } else input[name] = n;
-  }
-  if (values.mls_number.length > 50) errors.mls_number = 'Use at most 50 characters';
-  else if (hasNul(values.mls_number)) errors.mls_number = 'Remove the control characters';
-  input.mls_number = values.mls_number === '' ? null : values.mls_number;
-  if (values.description.length > 10_000) errors.description = 'Use at most 10,000 characters';
-  else if (hasNul(values.description)) errors.description = 'Remove the control characters';
-  input.description = values.description === '' ? null : values.description;
-  return { values, input, errors };
+  const body = {
+    address: values.address,
+    status: values.status,
+    beds: numberOf(values.beds),
+    baths: numberOf(values.baths),
+    sqft: numberOf(values.sqft),
+    mls_number: values.mls_number === '' ? null : values.mls_number,
+    description: values.description === '' ? null : values.description,
+  };
+  const errors = schemaFieldErrors(ListingCreateBody, body, GALLERY_WORDS);
+  return { values, input: body as ListingCreateInput, errors };
 }
 
 const valuesOf = (l: ListingType): GalleryFormValues => ({
@@ -291,37 +293,33 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     return reply.redirect('/dashboard/galleries?notice=gallery-deleted', 303);
   });
 
-  // Assign to a client chosen in the list, or to a new one created here (the API's two calls).
+  // Assign to a client chosen in the list, or to one named here: the client with that email, made
+  // first when the studio has none (one service write: a failure leaves no client behind).
   scope.post('/galleries/:id/assign', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const { id } = params(request);
     const form = formFields(request.body);
     const notify = form.get('notify') === '1';
-    let clientId = form.get('client_id');
+    const clientId = form.get('client_id');
     // The gallery first: another account's, or a deleted one, is the 404 page, whatever the form says.
     await services.listings.get(account.id, id);
-    if (clientId === '') {
-      const name = form.get('name').trim();
-      const email = form.get('email').trim();
-      if (name === '' || name.length > 200 || name.includes('\u0000') || !isEmail(email)) {
-        return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
-      }
-      try {
-        clientId = (await services.clients.create(account.id, { name, email })).id;
-      } catch (err) {
-        if (!(err instanceof AppError && err.code === 'conflict')) throw err;
-        // That email is a client already (perhaps not among those the list offers): them.
-        const same = await services.clients.list(account.id, { search: email, limit: 100 });
-        const existing = same.data.find((c) => c.email.toLowerCase() === email.toLowerCase());
-        if (existing === undefined) return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
-        await services.clients.assign(account.id, existing.id, id, { notify });
-        return reply.redirect(galleryPath(id, 'assigned-existing', 'client'), 303);
-      }
-    } else if (!hasIdShape('cli', clientId)) {
+    const assigned = galleryPath(id, notify ? 'assigned-emailed' : 'assigned', 'client');
+    if (clientId !== '') {
+      if (!hasIdShape('cli', clientId)) return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
+      await services.clients.assign(account.id, clientId, id, { notify });
+      return reply.redirect(assigned, 303);
+    }
+    const client = { name: form.get('name').trim(), email: form.get('email').trim() };
+    if (hasErrors(schemaFieldErrors(ClientCreateBody, client))) {
       return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
     }
-    await services.clients.assign(account.id, clientId, id, { notify });
-    return reply.redirect(galleryPath(id, notify ? 'assigned-emailed' : 'assigned', 'client'), 303);
+    try {
+      const { existing } = await services.clients.assignToClientByEmail(account.id, id, client, { notify });
+      return await reply.redirect(existing ? galleryPath(id, 'assigned-existing', 'client') : assigned, 303);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'conflict')) throw err;
+      return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
+    }
   });
 
   scope.post('/galleries/:id/unassign', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -359,26 +357,26 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     const { id, media_id: mediaId = '' } = params(request);
     const form = formFields(request.body);
     const current = await services.media.get(account.id, id, mediaId);
-    const patch: MediaUpdateInput = {};
+    // What the form sent, as PATCH .../media/:media_id would take it; checked by that route's schema.
+    const asked: Record<string, unknown> = {};
     const caption = form.optional('caption');
-    if (caption !== undefined) {
-      const trimmed = caption.trim();
-      if (trimmed.length > 2000 || trimmed.includes('\u0000')) {
-        return reply.redirect(galleryPath(id, 'media-refused', `m-${mediaId}`), 303);
-      }
-      const value = trimmed === '' ? null : trimmed;
-      if (value !== current.caption) patch.caption = value;
+    if (caption !== undefined) asked.caption = caption.trim() === '' ? null : caption.trim();
+    const position = form.optional('position')?.trim() ?? '';
+    if (position !== '') {
+      const n = Number(position);
+      asked.position = Number.isFinite(n) ? n : position;
     }
+    if (hasErrors(schemaFieldErrors(MediaUpdateBody, asked))) {
+      return reply.redirect(galleryPath(id, 'media-refused', `m-${mediaId}`), 303);
+    }
+    const patch: MediaUpdateInput = {};
+    if (asked.caption !== undefined && asked.caption !== current.caption)
+      patch.caption = asked.caption as string | null;
     if (form.optional('hidden_shown') !== undefined) {
       const hidden = form.get('hidden') === '1';
       if (hidden !== current.hidden) patch.hidden = hidden;
     }
-    const position = form.optional('position');
-    if (position !== undefined && position.trim() !== '') {
-      const n = Number(position.trim());
-      if (!Number.isInteger(n) || n < 1) return reply.redirect(galleryPath(id, 'media-refused', `m-${mediaId}`), 303);
-      if (n !== current.position) patch.position = n;
-    }
+    if (asked.position !== undefined && asked.position !== current.position) patch.position = asked.position as number;
     if (Object.keys(patch).length > 0) {
       try {
         await services.media.update(account.id, id, mediaId, patch);

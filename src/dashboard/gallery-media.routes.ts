@@ -12,7 +12,7 @@ import type { App } from '../http/types.ts';
 import { sameToken } from '../modules/accounts/sessions.service.ts';
 import { asClientFault, type IncomingFile } from '../modules/media/media.service.ts';
 import { registerUploadRoutes } from '../modules/uploads/uploads.routes.ts';
-import { PAGE_ROUTE, viewerOf, type DashboardContext } from './respond.ts';
+import { PAGE_ROUTE, viewerOf, type DashboardContext } from './page.ts';
 import { fromThisSite } from './security.ts';
 
 const MEMBER = { dashboard: 'member' } as const;

@@ -7,16 +7,9 @@ import { isEmail } from '../lib/email-address.ts';
 import { classifySendError } from '../mail/mailer.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import { RESET_VALID_MS } from '../modules/accounts/password-reset.service.ts';
-import {
-  PAGE_ROUTE,
-  fieldErrors,
-  formFields,
-  newPasswordErrors,
-  sendPage,
-  startSession,
-  tooManyResetRequests,
-  type DashboardContext,
-} from './respond.ts';
+import { PAGE_ROUTE, sendPage, type DashboardContext } from './page.ts';
+import { fieldErrors, formFields } from './form.ts';
+import { newPasswordErrors, startSession, tooManyResetRequests } from './session.ts';
 import { preSessionToken } from './security.ts';
 import type { FieldErrors } from './views/layout.ts';
 import { forgotPage, linkInvalidPage, resetPage, resetSentPage } from './views/password-reset.ts';

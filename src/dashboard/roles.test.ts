@@ -13,7 +13,7 @@ import { appRoutes, routeKey } from '../../test/support/app-routes.ts';
 import { addMember } from '../../test/support/team.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../../test/support/test-app.ts';
 import { assetUrl } from './assets.ts';
-import type { Access } from './respond.ts';
+import type { Access } from './page.ts';
 
 /** Every dashboard route and who may use it. A new route must be added here. */
 const ACCESS: Record<string, Access> = {

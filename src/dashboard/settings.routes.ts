@@ -6,18 +6,12 @@ import type { App } from '../http/types.ts';
 import { hasIdShape } from '../lib/ids.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import type { ApiKey } from '../modules/api-keys/api-keys.service.ts';
-import {
-  KEY_CREATED,
-  KEY_SHOWN_ONCE,
-  PAGE_ROUTE,
-  fieldErrors,
-  formFields,
-  noticeOf,
-  sendPage,
-  tooManyAttempts,
-  viewerOf,
-  type DashboardContext,
-} from './respond.ts';
+import { ApiKeyCreateBody } from '../modules/api-keys/api-keys.schemas.ts';
+import { STUDIO_NAME_MAX_LENGTH } from '../modules/accounts/account.schemas.ts';
+import { schemaFieldErrors, type FieldWords, fieldErrors, formFields } from './form.ts';
+import { KEY_CREATED, KEY_SHOWN_ONCE, noticeOf } from './notices.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { tooManyAttempts } from './session.ts';
 import { setSessionCookie } from './security.ts';
 import {
   deleteTestDataPage,
@@ -36,6 +30,12 @@ import { youPage } from './views/you.ts';
 const OWNER = { dashboard: 'owner' } as const;
 /** Anyone signed in changes their own password. */
 const MEMBER = { dashboard: 'member' } as const;
+
+/** Where the schema's own keyword says too little. */
+const KEY_WORDS: Record<string, FieldWords> = {
+  name: { empty: 'Give the key a name' },
+  scope: { choice: 'Choose full access or read only' },
+};
 
 /** The keys page's Test mode switch (docs/api.md §20): `?mode=test`, else live. */
 const modeOf = (request: FastifyRequest): KeyMode =>
@@ -94,10 +94,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       scope: form.get('scope') || 'full',
       expires: form.get('expires'),
     };
-    const errors: FieldErrors = {};
-    if (values.name === '') errors.name = 'Give the key a name';
-    else if (values.name.length > 100) errors.name = 'Use at most 100 characters';
-    if (values.scope !== 'full' && values.scope !== 'read_only') errors.scope = 'Choose full access or read only';
+    const errors = schemaFieldErrors(ApiKeyCreateBody, { name: values.name, scope: values.scope }, KEY_WORDS);
     if (!EXPIRY_CHOICES.some((c) => c.value === values.expires)) errors.expires = 'Choose one of the options';
     const render = async (e: FieldErrors) =>
       sendPage(
@@ -184,7 +181,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     } catch (err) {
       const refused = fieldErrors(err);
       if (refused === null) throw err;
-      if (refused.name !== undefined) refused.name = 'Enter a studio name of 1 to 200 characters';
+      if (refused.name !== undefined) refused.name = `Enter a studio name of 1 to ${STUDIO_NAME_MAX_LENGTH} characters`;
       return sendPage(
         reply,
         studioPage({

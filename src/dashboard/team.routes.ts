@@ -8,17 +8,10 @@ import { hasIdShape } from '../lib/ids.ts';
 import { classifySendError } from '../mail/mailer.ts';
 import { MIN_PASSWORD_LENGTH } from '../modules/accounts/accounts.service.ts';
 import { INVITATION_VALID_MS, type User } from '../modules/accounts/team.service.ts';
-import {
-  PAGE_ROUTE,
-  fieldErrors,
-  formFields,
-  newPasswordErrors,
-  noticeOf,
-  sendPage,
-  startSession,
-  viewerOf,
-  type DashboardContext,
-} from './respond.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { fieldErrors, formFields } from './form.ts';
+import { newPasswordErrors, startSession } from './session.ts';
+import { noticeOf } from './notices.ts';
 import { preSessionToken } from './security.ts';
 import type { FieldErrors } from './views/layout.ts';
 import { acceptPage, invitationInvalidPage, removeMemberPage, teamPage } from './views/team.ts';

@@ -2,16 +2,10 @@
 // and the code step of sign-in, for a browser whose password was right.
 import type { FastifyReply } from 'fastify';
 import type { App } from '../http/types.ts';
-import {
-  PAGE_ROUTE,
-  formFields,
-  noticeOf,
-  sendPage,
-  startSession,
-  tooManyAttempts,
-  viewerOf,
-  type DashboardContext,
-} from './respond.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
+import { formFields } from './form.ts';
+import { noticeOf } from './notices.ts';
+import { startSession, tooManyAttempts } from './session.ts';
 import { clearTwoFactorCookie, preSessionToken } from './security.ts';
 import { recoveryCodesPage, signInCodePage, twoFactorSetupPage, youPage } from './views/you.ts';
 

@@ -127,7 +127,7 @@ describe('webhooks page', () => {
       [{ url: '' }, /Endpoint URL: Enter the URL that should receive the events/],
       [{ url: 'hooks.example.test/in' }, /Endpoint URL: Enter a full URL starting with https:\/\//],
       [{ url: 'https://hooks.example.test/a b' }, /cannot contain spaces/],
-      [{ url: 'https://x.test/' + 'a'.repeat(2048) }, /Use at most 2048 characters/],
+      [{ url: 'https://x.test/' + 'a'.repeat(2048) }, /Use at most 2,048 characters/],
       [{ url: HOOK_URL, description: 'd'.repeat(501) }, /Description: Use at most 500 characters/],
     ];
     for (const [fields, message] of refusals) {

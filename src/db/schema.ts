@@ -441,6 +441,8 @@ interface AccountCountsTable {
 interface AccountVersionsTable {
   account_id: string;
   version: number;
+  /** Raised by public page activity alone (2026-12-07-1000): only tags that show its counters use it. */
+  views_version: Generated<number>;
 }
 
 /** SQLite only: a stable integer key per client for the FTS5 search index (src/db/search.ts). */

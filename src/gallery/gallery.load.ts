@@ -31,8 +31,3 @@ export async function loadGallery(services: Services, token: string): Promise<Ga
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
   return { link, listing, studioName: account.name, livemode: account.livemode, media, cover };
 }
-
-/** One visible media item of the gallery, or undefined (hidden, another gallery's, gone). */
-export function visibleItem(view: GalleryView, mediaId: string): VisibleMedia | undefined {
-  return view.media.find((m) => m.row.id === mediaId);
-}

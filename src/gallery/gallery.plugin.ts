@@ -3,11 +3,11 @@
 // the token in the URL is the capability. Every response (the 404 page included) is private,
 // unindexed, sends no referrer (the token is in the URL) and loads nothing from other sites; each
 // client address is rate limited (GALLERY_RATE_LIMIT_PER_MINUTE, shared through Redis when set).
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { statusOf } from '../http/error-handler.ts';
-import { AppError } from '../errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
+import { publicHeaders } from '../public/headers.ts';
+import { publicUnroutable, registerPublicScope, type PublicScope } from '../public/public-scope.ts';
 import { findGalleryAsset } from './assets.ts';
 import { registerGalleryRoutes, type GalleryContext } from './gallery.routes.ts';
 import { errorPage } from './views/errors.ts';
@@ -15,68 +15,21 @@ import { parseForm } from '../dashboard/form.ts';
 import { LinkExpired, PasswordNeeded } from './gallery.gate.ts';
 import { expiredPage, passwordPage } from './views/gate.ts';
 
-/** Nothing from another origin, no inline script or style; images, video and our files only. */
-const GALLERY_CSP =
-  "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
-  "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/** A capability page: private, unindexed, and its forms (password, favorites) post to itself. */
+const GALLERY_HEADERS = publicHeaders({ formAction: "'self'", cacheControl: 'private, no-cache', indexable: false });
 
-const GALLERY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': GALLERY_CSP,
-  'referrer-policy': 'no-referrer',
-  'x-robots-tag': 'noindex, nofollow',
-  'cache-control': 'private, no-cache',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-};
-
-function sendGalleryError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
-  return reply
-    .code(status)
-    .headers(GALLERY_HEADERS)
-    .header('cache-control', 'private, no-store')
-    .type('text/html; charset=utf-8')
-    .send(errorPage(status, request.id).toString());
-}
-
-/**
- * A URL under /g that the router could not read (a malformed escape, an over-long segment): the
- * same 404 page, charged against the address like any gallery request (over the limit: the 429).
- */
-export async function galleryUnroutable(
-  limiter: Pick<RateLimiter, 'chargeGallery'>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> {
-  let status = 404;
-  try {
-    await limiter.chargeGallery(request.ip, reply);
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    void reply.headers(err.headers);
-    status = err.status;
-  }
-  sendGalleryError(request, reply, status);
-}
-
-export function registerGallery(
-  scope: App,
-  { services, limiter, clock, config }: GalleryContext & { limiter: RateLimiter },
-): void {
-  // Pages and downloads, and two small forms (the password, favorites): no other body is read here.
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 8 * 1024 },
-    (_request, body, done) => {
-      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
-    },
-  );
-  scope.addHook('onRequest', async (request, reply) => {
-    void reply.headers(GALLERY_HEADERS);
-    const counted = limiter.chargeGallery(request.ip, reply);
-    if (counted !== undefined) await counted;
-  });
-  scope.setErrorHandler((error: FastifyError, request, reply) => {
+const GALLERY_SCOPE: PublicScope = {
+  failure: 'gallery request failed',
+  headers: GALLERY_HEADERS,
+  sendError: (request, reply, status) =>
+    reply
+      .code(status)
+      .headers(GALLERY_HEADERS)
+      .header('cache-control', 'private, no-store')
+      .type('text/html; charset=utf-8')
+      .send(errorPage(status, request.id).toString()),
+  // An expired link and a locked one have pages of their own (docs/api.md §25).
+  ownPage(error, _request, reply) {
     if (error instanceof LinkExpired) {
       return reply
         .code(410)
@@ -98,16 +51,34 @@ export function registerGallery(
           }).toString(),
         );
     }
-    const status = statusOf(error, request);
-    if (status >= 500) request.log.error({ err: error }, 'gallery request failed');
-    if (error instanceof AppError) void reply.headers(error.headers);
-    return sendGalleryError(request, reply, status);
-  });
-  scope.setNotFoundHandler((request, reply) => sendGalleryError(request, reply, 404));
+    return undefined;
+  },
+};
+
+/** A URL under /g that the router could not read: the 404 page, charged like any gallery request. */
+export const galleryUnroutable = (
+  limiter: Pick<RateLimiter, 'chargeGallery'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> => publicUnroutable(limiter, GALLERY_SCOPE, request, reply);
+
+export function registerGallery(
+  scope: App,
+  { services, limiter, clock, config }: GalleryContext & { limiter: RateLimiter },
+): void {
+  registerPublicScope(scope, limiter, GALLERY_SCOPE);
+  // Pages and downloads, and two small forms (the password, favorites): no other body is read here.
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 8 * 1024 },
+    (_request, body, done) => {
+      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
+    },
+  );
 
   scope.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
     const asset = findGalleryAsset((request.params as { file: string }).file);
-    if (asset === undefined) return sendGalleryError(request, reply, 404);
+    if (asset === undefined) return GALLERY_SCOPE.sendError(request, reply, 404);
     return reply
       .headers({ 'content-type': asset.type, 'cache-control': 'private, max-age=31536000, immutable' })
       .send(asset.body);

@@ -7,13 +7,15 @@ import { matchesAny, requestedRange, sendStoredBytes } from '../http/send-bytes.
 import type { App } from '../http/types.ts';
 import { galleryUrl } from '../modules/listings/listings.serializer.ts';
 import { zipOfGallery, type GalleryZip } from './gallery.zip.ts';
-import { loadGallery, visibleItem, type GalleryView } from './gallery.load.ts';
+import { loadGallery, type GalleryView } from './gallery.load.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Services } from '../services.ts';
 import { galleryPage } from './views/page.ts';
-import { sendPageImage, sendPlayback, type PageImage } from './page-media.ts';
-import { photoPage, viewablePhotos } from './views/photo.ts';
+import { registerPageImages, sendPlayback } from '../public/page-media.ts';
+import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
+import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
+import { photoPage } from './views/photo.ts';
 import { addressBucket } from '../http/rate-limit.ts';
 import { verifyPassword } from '../modules/accounts/password.ts';
 import { formOf } from '../dashboard/form.ts';
@@ -27,15 +29,6 @@ import {
   remembered,
 } from './gallery.gate.ts';
 import { passwordPage } from './views/gate.ts';
-
-interface TokenParams {
-  token: string;
-}
-interface ItemParams extends TokenParams {
-  media_id: string;
-}
-
-const HIDDEN = { hide: true } as const;
 
 /** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
 const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
@@ -113,27 +106,10 @@ export function registerGalleryRoutes(
     return reply.type('text/html; charset=utf-8').send(photoPage(view, base, photos, index).toString());
   });
 
-  /** An image the page shows: a photo's thumb or large variant, or a video's poster, shown inline. */
-  const image = (name: PageImage) => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) =>
-    sendPageImage(request, reply, services.media, (await item(request)).found, name);
-  app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
-  app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
-  app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
-
-  /** The cover as a JPEG (the email shows it: every mail client reads JPEG). */
-  app.get<{ Params: TokenParams }>('/:token/cover.jpg', { schema: HIDDEN }, async (request, reply) => {
-    const view = await gallery(request);
-    const variant = view.cover?.variants.find((v) => v.name === 'large');
-    if (variant === undefined) throw new AppError('not_found', 'This gallery has no cover photo yet');
-    const sent = await sendStoredBytes(request, reply, {
-      etag: `"${variant.media_id}-cover-${Date.parse(variant.created_at).toString(36)}"`,
-      size: variant.size,
-      contentType: variant.content_type,
-      filename: 'cover.jpg',
-      disposition: 'inline',
-      open: (range) => services.media.openVariant(variant, range),
-    });
-    return sent.reply;
+  // Thumb, large, poster, and the cover as a JPEG (the email shows it: every mail client reads JPEG).
+  registerPageImages(app, services.media, {
+    item: async (request) => (await item(request)).found,
+    cover: async (request) => (await gallery(request)).cover,
   });
 
   /** An original, as a download (counted from byte 0). */

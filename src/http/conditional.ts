@@ -17,8 +17,12 @@ import type { RouteHooksFor } from './route-hooks.ts';
 import type { App } from './types.ts';
 
 export interface ConditionalOptions {
-  /** The account's current version, read from the database (never cached). */
-  version(accountId: string): Promise<number>;
+  /**
+   * The account's current versions, read from the database (never cached): `version`, raised by
+   * every change a read shows, and `views`, raised by public page activity alone (a gallery's view
+   * and download counters, a property page's views), which only some reads show.
+   */
+  version(accountId: string): Promise<{ version: number; views: number }>;
   /**
    * What else the representations depend on, constant per process: the OpenAPI document (the
    * shapes), the public URL (absolute URLs in bodies). Read once, at the first request.
@@ -119,6 +123,25 @@ export function isConditionalRoute(route: Pick<RouteOptions, 'method' | 'schema'
   return route.config?.auth !== false;
 }
 
+/**
+ * Whether a route's 200 shows public page counters (a `views` field anywhere in it: the gallery
+ * object's `client_link` and `property_page`). Only such tags are built on the views version too,
+ * so a page view on /g or /p leaves every other tag of the studio as it was.
+ */
+export function showsPageViews(route: Pick<RouteOptions, 'schema'>): boolean {
+  const ok = (route.schema?.response as Record<string, unknown> | undefined)?.['200'];
+  const pending: unknown[] = [ok];
+  // Iterative and bounded: response schemas are ours, but a $ref loop must not hang start-up.
+  for (let seen = 0; pending.length > 0 && seen < 10_000; seen += 1) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const properties = (node as { properties?: unknown }).properties;
+    if (typeof properties === 'object' && properties !== null && Object.hasOwn(properties, 'views')) return true;
+    pending.push(...(Object.values(node) as unknown[]));
+  }
+  return false;
+}
+
 export function registerConditionalGets(v1: App, options: ConditionalOptions): RouteHooksFor {
   v1.decorateRequest('conditional', null);
   let salt: string | undefined;
@@ -135,10 +158,11 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): R
   // After authentication, the rate limit, validation and the Idempotency-Key check (the hooks of
   // the scope, then the route hooks attached before this one): preconditions are evaluated last
   // (RFC 9110 13.2.1), so a refused request is refused whatever its If-None-Match.
-  const check = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+  const checkFor = (withViews: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     salt ??= options.salt();
     const { accountId } = request.auth;
-    const version = await options.version(accountId);
+    const versions = await options.version(accountId);
+    const version = withViews ? `${versions.version}.${versions.views}` : String(versions.version);
     const resource = `${accountId}\n${request.url}`;
     let digest = digests.get(resource);
     if (digest === undefined) {
@@ -147,7 +171,7 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): R
       digest = resourceDigest(salt, accountId, request.url);
       digests.set(resource, digest);
     }
-    // A weak ETag: the version, then a hash of what else the body depends on (account, URL, build).
+    // A weak ETag: the version(s), then a hash of what else the body depends on (account, URL, build).
     const etag = `W/"${version}-${digest}"`;
     const outcome = ifNoneMatch(request.headers['if-none-match'], etag);
     if (outcome === 'match') return reply.code(304).header('etag', etag).send();
@@ -190,5 +214,10 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): R
     done(null, payload);
   };
 
-  return (route) => (isConditionalRoute(route) ? { preHandler: check, onSend: stamp } : undefined);
+  const check = checkFor(false);
+  const checkWithViews = checkFor(true);
+  return (route) =>
+    isConditionalRoute(route)
+      ? { preHandler: showsPageViews(route) ? checkWithViews : check, onSend: stamp }
+      : undefined;
 }

@@ -36,8 +36,3 @@ export async function loadProperty(services: Services, token: string): Promise<P
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
   return { page, token, listing, studioName: branded ? account.name : null, livemode: account.livemode, media, cover };
 }
-
-/** One visible media item of the property, or undefined (hidden, another gallery's, gone). */
-export function visibleItem(view: PropertyView, mediaId: string): VisibleMedia | undefined {
-  return view.media.find((m) => m.row.id === mediaId);
-}

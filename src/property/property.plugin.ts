@@ -4,68 +4,49 @@
 // referrer and loads nothing from other sites, as the client gallery's (docs/api.md §14), but
 // these pages are public, so search engines are not turned away. Nothing may frame a page but
 // the embeddable view. The client gallery's per-address rate limit applies.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { statusOf } from '../http/error-handler.ts';
-import { AppError } from '../errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { App } from '../http/types.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../services.ts';
+import { allowFraming, publicHeaders } from '../public/headers.ts';
+import { publicUnroutable, registerPublicScope, type PublicScope } from '../public/public-scope.ts';
 import { registerPropertyRoutes } from './property.routes.ts';
 import { propertyErrorPage } from './views/page.ts';
-import { allowFraming, PROPERTY_HEADERS } from './property.headers.ts';
 
 export interface PropertyContext {
   services: Services;
   config: Config;
 }
 
+/** The client gallery's headers (docs/api.md §14), but public: indexable, cached by no one for long, no form. */
+const PROPERTY_HEADERS = publicHeaders({ formAction: "'none'", cacheControl: 'no-cache', indexable: true });
+
 /** An embedded page that is gone says so inside the other site's frame rather than a browser error. */
 const isEmbed = (request: FastifyRequest): boolean => /^\/p\/[^/?#]+\/embed(?:[?#]|$)/.test(request.url);
 
-function sendPropertyError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
-  void reply.code(status).headers(PROPERTY_HEADERS).header('cache-control', 'no-store');
-  if (isEmbed(request)) allowFraming(reply);
-  return reply.type('text/html; charset=utf-8').send(propertyErrorPage(status).toString());
-}
+const PROPERTY_SCOPE: PublicScope = {
+  failure: 'property page request failed',
+  headers: PROPERTY_HEADERS,
+  sendError(request: FastifyRequest, reply: FastifyReply, status: number): FastifyReply {
+    void reply.code(status).headers(PROPERTY_HEADERS).header('cache-control', 'no-store');
+    if (isEmbed(request)) allowFraming(reply, "'none'");
+    return reply.type('text/html; charset=utf-8').send(propertyErrorPage(status).toString());
+  },
+};
 
-/**
- * A URL under /p that the router could not read (a malformed escape, an over-long segment): the
- * same 404 page, charged against the address like any page request (over the limit: the 429).
- */
-export async function propertyUnroutable(
+/** A URL under /p that the router could not read: the 404 page, charged like any page request. */
+export const propertyUnroutable = (
   limiter: Pick<RateLimiter, 'chargeGallery'>,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<void> {
-  let status = 404;
-  try {
-    await limiter.chargeGallery(request.ip, reply);
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    void reply.headers(err.headers);
-    status = err.status;
-  }
-  sendPropertyError(request, reply, status);
-}
+): Promise<void> => publicUnroutable(limiter, PROPERTY_SCOPE, request, reply);
 
 export function registerProperty(
   scope: App,
   { services, limiter, config }: PropertyContext & { limiter: RateLimiter },
 ): void {
   // Pages and images only: no request body is read here.
-  scope.removeAllContentTypeParsers();
-  scope.addHook('onRequest', async (request, reply) => {
-    void reply.headers(PROPERTY_HEADERS);
-    const counted = limiter.chargeGallery(request.ip, reply);
-    if (counted !== undefined) await counted;
-  });
-  scope.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = statusOf(error, request);
-    if (status >= 500) request.log.error({ err: error }, 'property page request failed');
-    if (error instanceof AppError) void reply.headers(error.headers);
-    return sendPropertyError(request, reply, status);
-  });
-  scope.setNotFoundHandler((request, reply) => sendPropertyError(request, reply, 404));
+  registerPublicScope(scope, limiter, PROPERTY_SCOPE);
   registerPropertyRoutes(scope, { services, publicUrl: config.publicUrl });
 }

@@ -1,24 +1,16 @@
 // The routes of a property page (docs/api.md §25), the same under the branded and the unbranded
 // token. Every one resolves the token first: an unknown token, a page taken down, a hidden item,
 // another gallery's media: all the same plain 404. No route serves an original or a ZIP.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
-import { sendStoredBytes } from '../http/send-bytes.ts';
 import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
-import { loadProperty, visibleItem, type PropertyView } from './property.load.ts';
-import { allowFraming } from './property.headers.ts';
-import { embedView, photoPage, propertyPage, viewablePhotos } from './views/page.ts';
-import { sendPageImage, sendPlayback, type PageImage } from '../gallery/page-media.ts';
-
-interface TokenParams {
-  token: string;
-}
-interface ItemParams extends TokenParams {
-  media_id: string;
-}
-
-const HIDDEN = { hide: true } as const;
+import { loadProperty, type PropertyView } from './property.load.ts';
+import { embedView, photoPage, propertyPage } from './views/page.ts';
+import { allowFraming } from '../public/headers.ts';
+import { registerPageImages, sendPlayback } from '../public/page-media.ts';
+import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
+import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
 
 export function registerPropertyRoutes(
   app: App,
@@ -55,7 +47,7 @@ export function registerPropertyRoutes(
   app.get<{ Params: TokenParams }>('/:token/embed', { schema: HIDDEN }, async (request, reply) => {
     const view = await property(request);
     await countView(view, request);
-    allowFraming(reply);
+    allowFraming(reply, "'none'");
     return reply.type('text/html; charset=utf-8').send(embedView(view, { publicUrl }).toString());
   });
 
@@ -68,27 +60,11 @@ export function registerPropertyRoutes(
     return reply.type('text/html; charset=utf-8').send(photoPage(view, photos, index).toString());
   });
 
-  /** A photo's thumb or large variant or a video's poster, inline (the WordPress plugin uses these URLs too). */
-  const image = (name: PageImage) => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) =>
-    sendPageImage(request, reply, services.media, await item(request), name);
-  app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
-  app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
-  app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
-
-  /** The cover's large variant: the Open Graph image and the oEmbed thumbnail. */
-  app.get<{ Params: TokenParams }>('/:token/cover.jpg', { schema: HIDDEN }, async (request, reply) => {
-    const view = await property(request);
-    const variant = view.cover?.variants.find((v) => v.name === 'large');
-    if (variant === undefined) throw new AppError('not_found', 'This property has no cover photo yet');
-    const sent = await sendStoredBytes(request, reply, {
-      etag: `"${variant.media_id}-cover-${Date.parse(variant.created_at).toString(36)}"`,
-      size: variant.size,
-      contentType: variant.content_type,
-      filename: 'cover.jpg',
-      disposition: 'inline',
-      open: (range) => services.media.openVariant(variant, range),
-    });
-    return sent.reply;
+  // Thumb, large, poster and cover.jpg (the Open Graph image, the oEmbed thumbnail; the WordPress
+  // plugin uses these URLs too).
+  registerPageImages(app, services.media, {
+    item,
+    cover: async (request) => (await property(request)).cover,
   });
 
   /** A video, played in the page (Range), as the client gallery plays it; not a download. */

@@ -1,7 +1,7 @@
 // Everything this app adds to Fastify's request and route config, in one place. A declaration
 // file that no module imports (TypeScript reads it through tsconfig's include), so the types it
 // names do not make an import circle through the modules that use them.
-import type { Access, DashboardState } from '../dashboard/respond.ts';
+import type { Access, DashboardState } from '../dashboard/page.ts';
 import type { IdempotencyClaim } from '../mechanisms/idempotency/idempotency.hooks.ts';
 import type { AuthContext } from '../modules/api-keys/api-keys.service.ts';
 import type { ConditionalState } from '../http/conditional.ts';

@@ -1,9 +1,17 @@
 // The overview's latest assignments: which client has which gallery, what they did with its link
 // (views, downloads, last visit), the link itself, and a button that sends the email again.
+import { ClientLinkUpdateBody } from '../../modules/listings/listings.schemas.ts';
+import { maxLengthOf, minLengthOf } from '../form.ts';
 import type { RecentAssignment } from '../../modules/client-links/client-links.service.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day, when } from './format.ts';
 import { csrfField } from './layout.ts';
+
+/** A link password's length, as PATCH /v1/listings/:id/client_link takes it. */
+const PASSWORD = {
+  min: minLengthOf(ClientLinkUpdateBody, 'password'),
+  max: maxLengthOf(ClientLinkUpdateBody, 'password'),
+};
 
 /** Where the Resend button posts: the dashboard's twin of POST /v1/clients/:id/listings/:listing_id/notify. */
 const resendAction = (a: Pick<RecentAssignment, 'client_id' | 'listing_id'>): string =>
@@ -37,10 +45,17 @@ export function linkSettingsFields(id: string, a: LinkControls): SafeHtml {
     <label for="${id}-password">
       ${a.password_protected ? 'New password' : 'Password'}
       <span class="muted small"
-        >(8 to 200 characters${a.password_protected ? '; empty: keep it' : '; empty: none'})</span
+        >(${PASSWORD.min} to ${PASSWORD.max}
+        characters${a.password_protected ? '; empty: keep it' : '; empty: none'})</span
       >
     </label>
-    <input id="${id}-password" name="password" type="password" autocomplete="new-password" maxlength="200" />
+    <input
+      id="${id}-password"
+      name="password"
+      type="password"
+      autocomplete="new-password"
+      maxlength="${PASSWORD.max}"
+    />
     ${
       a.password_protected
         ? html`<label class="check"

@@ -1,4 +1,6 @@
 // The pages before sign-in: the one-time setup, and sign-in itself.
+import { StudioBody } from '../../modules/accounts/account.schemas.ts';
+import { maxLengthOf } from '../form.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice } from './layout.ts';
 
@@ -32,8 +34,8 @@ export function setupPage(o: {
       ${errorSummary(e, SETUP_LABELS)}
       <form method="post" action="/dashboard/setup" class="card">
         ${csrfField(o.csrf)}
-        ${field({ name: 'name', label: SETUP_LABELS.name, value: o.values.name, error: e.name, maxlength: 200, autocomplete: 'organization', hint: 'Shown to your clients in the emails Lightbox sends them.', autofocus: firstInvalid === undefined || firstInvalid === 'name' })}
-        ${field({ name: 'email', label: SETUP_LABELS.email, type: 'email', value: o.values.email, error: e.email, autocomplete: 'username', maxlength: 254, autofocus: firstInvalid === 'email' })}
+        ${field({ name: 'name', label: SETUP_LABELS.name, value: o.values.name, error: e.name, maxlength: maxLengthOf(StudioBody, 'name'), autocomplete: 'organization', hint: 'Shown to your clients in the emails Lightbox sends them.', autofocus: firstInvalid === undefined || firstInvalid === 'name' })}
+        ${field({ name: 'email', label: SETUP_LABELS.email, type: 'email', value: o.values.email, error: e.email, autocomplete: 'username', maxlength: maxLengthOf(StudioBody, 'email'), autofocus: firstInvalid === 'email' })}
         ${field({ name: 'password', label: SETUP_LABELS.password, type: 'password', error: e.password, autocomplete: 'new-password', minlength: o.minPassword, hint: `At least ${o.minPassword} characters. A short sentence is easy to remember and hard to guess.`, autofocus: firstInvalid === 'password' })}
         ${field({ name: 'password_confirm', label: SETUP_LABELS.password_confirm, type: 'password', error: e.password_confirm, autocomplete: 'new-password', autofocus: firstInvalid === 'password_confirm' })}
         <div class="actions"><button type="submit" class="button">Create studio account</button></div>

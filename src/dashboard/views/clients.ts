@@ -1,5 +1,7 @@
 // Clients (docs/api.md §27): the list with search (paged by cursor), a client's page with their
 // galleries, and the forms that create, edit and delete one. Plain forms: no script needed.
+import { ClientCreateBody, ClientListQuery } from '../../modules/clients/clients.schemas.ts';
+import { maxLengthOf } from '../form.ts';
 import type { ClientItemType, ClientType } from '../../modules/clients/clients.schemas.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day } from './format.ts';
@@ -87,7 +89,7 @@ export function clientsPage(o: {
               name="search"
               type="search"
               value="${o.search}"
-              maxlength="200"
+              maxlength="${maxLengthOf(ClientListQuery, 'search')}"
               placeholder="Name or email"
             />
           </div>
@@ -105,14 +107,15 @@ export function clientsPage(o: {
 
 function clientFields(v: ClientFormValues, errors: FieldErrors): SafeHtml {
   const notesError = errors.notes;
-  return html`${field({ name: 'name', label: 'Name', value: v.name, error: errors.name, maxlength: 200, autocomplete: 'off' })}
-    ${field({ name: 'email', label: 'Email', type: 'email', value: v.email, error: errors.email, maxlength: 254, autocomplete: 'off', hint: 'Gallery emails go to this address. Each client has their own.' })}
-    ${field({ name: 'phone', label: 'Phone', value: v.phone, error: errors.phone, maxlength: 50, required: false, autocomplete: 'off' })}
-    ${field({ name: 'company', label: 'Company', value: v.company, error: errors.company, maxlength: 200, required: false, autocomplete: 'off' })}
+  return html`${field({ name: 'name', label: 'Name', value: v.name, error: errors.name, maxlength: maxLengthOf(ClientCreateBody, 'name'), autocomplete: 'off' })}
+    ${field({ name: 'email', label: 'Email', type: 'email', value: v.email, error: errors.email, maxlength: maxLengthOf(ClientCreateBody, 'email'), autocomplete: 'off', hint: 'Gallery emails go to this address. Each client has their own.' })}
+    ${field({ name: 'phone', label: 'Phone', value: v.phone, error: errors.phone, maxlength: maxLengthOf(ClientCreateBody, 'phone'), required: false, autocomplete: 'off' })}
+    ${field({ name: 'company', label: 'Company', value: v.company, error: errors.company, maxlength: maxLengthOf(ClientCreateBody, 'company'), required: false, autocomplete: 'off' })}
     <div class="field${notesError === undefined ? '' : ' field-invalid'}">
       <label for="f-notes">Notes <span class="optional">(optional)</span></label>
       ${notesError === undefined ? '' : html`<p class="field-error" id="f-notes-error">${notesError}</p>`}
-      <textarea id="f-notes" name="notes" rows="4" maxlength="10000">${v.notes}</textarea>
+      <textarea id="f-notes" name="notes" rows="4" maxlength="${maxLengthOf(ClientCreateBody, 'notes')}">
+${v.notes}</textarea>
     </div>`;
 }
 

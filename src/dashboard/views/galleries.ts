@@ -1,5 +1,7 @@
 // Galleries (docs/api.md §27): the list with search, status filter and sort (docs/api.md §19's
 // queries, paged by cursor), and the form that creates a gallery. Plain forms and links: no script.
+import { ListingCreateBody, ListingListQuery } from '../../modules/listings/listings.schemas.ts';
+import { maxLengthOf } from '../form.ts';
 import type { ListingItemType } from '../../modules/listings/listings.schemas.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day } from './format.ts';
@@ -45,7 +47,7 @@ function filtersForm(f: GalleryFilters): SafeHtml {
         name="search"
         type="search"
         value="${f.search}"
-        maxlength="200"
+        maxlength="${maxLengthOf(ListingListQuery, 'search')}"
         placeholder="Address or MLS number"
       />
     </div>
@@ -187,7 +189,7 @@ function input(name: keyof GalleryFormValues, v: GalleryFormValues, errors: Fiel
 export function galleryFields(v: GalleryFormValues, errors: FieldErrors): SafeHtml {
   const num = html`type="text" inputmode="decimal" autocomplete="off"`;
   const descError = errors.description;
-  return html`${input('address', v, errors, html`type="text" required maxlength="500" autocomplete="off"`)}
+  return html`${input('address', v, errors, html`type="text" required maxlength="${maxLengthOf(ListingCreateBody, 'address')}" autocomplete="off"`)}
     <div class="field">
       <label for="f-status">Status</label>
       <p class="hint" id="f-status-hint">Draft: being prepared. Active: delivered, can be published. Archived: done.</p>
@@ -198,11 +200,17 @@ export function galleryFields(v: GalleryFormValues, errors: FieldErrors): SafeHt
     <div class="form-grid form-grid-3">
       ${input('beds', v, errors, num)} ${input('baths', v, errors, num)} ${input('sqft', v, errors, num)}
     </div>
-    ${input('mls_number', v, errors, html`type="text" maxlength="50" autocomplete="off"`)}
+    ${input('mls_number', v, errors, html`type="text" maxlength="${maxLengthOf(ListingCreateBody, 'mls_number')}" autocomplete="off"`)}
     <div class="field${descError === undefined ? '' : ' field-invalid'}">
       <label for="f-description">Description <span class="optional">(optional)</span></label>
       ${descError === undefined ? '' : html`<p class="field-error" id="f-description-error">${descError}</p>`}
-      <textarea id="f-description" name="description" rows="5" maxlength="10000">${v.description}</textarea>
+      <textarea
+        id="f-description"
+        name="description"
+        rows="5"
+        maxlength="${maxLengthOf(ListingCreateBody, 'description')}"
+      >
+${v.description}</textarea>
     </div>`;
 }
 

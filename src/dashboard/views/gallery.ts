@@ -2,6 +2,9 @@
 // delete), its client and link, its property pages, and what the client did with it. Every
 // control is a plain form that works without JavaScript; dashboard.js adds drag and drop (upload
 // and order), progress and resumable uploads, and copy buttons.
+import { ClientCreateBody } from '../../modules/clients/clients.schemas.ts';
+import { MediaUpdateBody } from '../../modules/media/media.schemas.ts';
+import { maxLengthOf } from '../form.ts';
 import type { ClientItemType } from '../../modules/clients/clients.schemas.ts';
 import type { FavoritesType, ListingType } from '../../modules/listings/listings.schemas.ts';
 import type { MediaType } from '../../modules/media/media.schemas.ts';
@@ -92,7 +95,8 @@ function mediaItem(l: ListingType, m: MediaType, total: number, csrf: string): S
     <form method="post" action="${base(l)}/media/${id}" class="stack-form media-form">
       ${csrfField(csrf)}
       <label for="cap-${id}">Caption<span class="visually-hidden"> of ${name}</span></label>
-      <textarea id="cap-${id}" name="caption" rows="2" maxlength="2000">${m.caption ?? ''}</textarea>
+      <textarea id="cap-${id}" name="caption" rows="2" maxlength="${maxLengthOf(MediaUpdateBody, 'caption')}">
+${m.caption ?? ''}</textarea>
       <div class="media-form-row">
         <div>
           <label for="pos-${id}">Position<span class="visually-hidden"> of ${name}</span></label>
@@ -235,9 +239,21 @@ function assignForm(o: GalleryPageOptions, again: boolean): SafeHtml {
     <fieldset class="new-client">
       <legend>${others.length === 0 ? 'A new client' : 'Or a new client'}</legend>
       <label for="assign-name">Name</label>
-      <input id="assign-name" name="name" type="text" maxlength="200" autocomplete="off" />
+      <input
+        id="assign-name"
+        name="name"
+        type="text"
+        maxlength="${maxLengthOf(ClientCreateBody, 'name')}"
+        autocomplete="off"
+      />
       <label for="assign-email">Email</label>
-      <input id="assign-email" name="email" type="email" maxlength="254" autocomplete="off" />
+      <input
+        id="assign-email"
+        name="email"
+        type="email"
+        maxlength="${maxLengthOf(ClientCreateBody, 'email')}"
+        autocomplete="off"
+      />
     </fieldset>
     <label class="check">
       <input type="checkbox" name="notify" value="1" checked /> Email the client the link to the gallery

@@ -1,6 +1,8 @@
 // Settings > API: generate a key (shown once), list the keys, revoke one after confirming. A Test
 // mode switch (docs/api.md §20) shows the test keys instead, generates test keys, and offers to
 // delete all test data after a confirmation. Plain links and forms: it all works without JavaScript.
+import { ApiKeyCreateBody } from '../../modules/api-keys/api-keys.schemas.ts';
+import { maxLengthOf } from '../form.ts';
 import type { ApiKey } from '../../modules/api-keys/api-keys.service.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { day, when } from './format.ts';
@@ -172,7 +174,7 @@ export function keysPage(o: {
         ${errorSummary(errors, LABELS)}
         <form method="post" action="${keysPath(o.mode)}">
           ${csrfField(o.viewer.csrfToken)}
-          ${field({ name: 'name', label: LABELS.name, value: values.name, error: errors.name, maxlength: 100, hint: 'What uses it, so you recognise it later: “Website”, “Booking app”.', autocomplete: 'off', autofocus: errors.name !== undefined })}
+          ${field({ name: 'name', label: LABELS.name, value: values.name, error: errors.name, maxlength: maxLengthOf(ApiKeyCreateBody, 'name'), hint: 'What uses it, so you recognise it later: “Website”, “Booking app”.', autocomplete: 'off', autofocus: errors.name !== undefined })}
           <div class="form-grid">
             <fieldset class="field">
               <legend>${LABELS.scope}</legend>

@@ -1,4 +1,6 @@
 // Settings > Studio: the names clients see in emails, and the password.
+import { StudioBody } from '../../modules/accounts/account.schemas.ts';
+import { maxLengthOf } from '../form.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
@@ -39,8 +41,8 @@ export function studioPage(o: {
         ${errorSummary(se, STUDIO_LABELS)}
         <form method="post" action="/dashboard/settings/studio">
           ${csrfField(o.viewer.csrfToken)}
-          ${field({ name: 'name', label: STUDIO_LABELS.name, value: o.values.name, error: se.name, maxlength: 200, autocomplete: 'organization', hint: 'Your studio as clients know it: emails to them name it in the subject line.', autofocus: se.name !== undefined })}
-          ${field({ name: 'sender_name', label: STUDIO_LABELS.sender_name, value: o.values.sender_name, error: se.sender_name, maxlength: 200, required: false, autocomplete: 'off', hint: 'The “From” name of the emails sent to your clients, and the name they are signed with. Leave it empty to use the studio name.', autofocus: se.sender_name !== undefined })}
+          ${field({ name: 'name', label: STUDIO_LABELS.name, value: o.values.name, error: se.name, maxlength: maxLengthOf(StudioBody, 'name'), autocomplete: 'organization', hint: 'Your studio as clients know it: emails to them name it in the subject line.', autofocus: se.name !== undefined })}
+          ${field({ name: 'sender_name', label: STUDIO_LABELS.sender_name, value: o.values.sender_name, error: se.sender_name, maxlength: maxLengthOf(StudioBody, 'sender_name'), required: false, autocomplete: 'off', hint: 'The “From” name of the emails sent to your clients, and the name they are signed with. Leave it empty to use the studio name.', autofocus: se.sender_name !== undefined })}
           <div class="actions"><button type="submit" class="button">Save studio</button></div>
         </form>
       </section>

@@ -3,7 +3,7 @@
 // Every value is escaped (html``); every URL is this site's own, relative to /g/<token>.
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../assets.ts';
-import { pageHead } from './head.ts';
+import { pageHead } from '../../public/views/head.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 

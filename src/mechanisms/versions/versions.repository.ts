@@ -1,31 +1,43 @@
 import type { Executor } from '../../db/executor.ts';
 import { prepared } from '../../db/prepared.ts';
 
-const versionQuery = prepared((db, p: { accountId: string }) =>
-  db.selectFrom('account_versions').select('version').where('account_id', '=', p.accountId),
-);
-
-/** The account's version: one primary-key lookup (0 before its first versioned write). */
-async function readVersion(db: Executor, accountId: string): Promise<number> {
-  const row = await versionQuery.first(db, { accountId });
-  return row === undefined ? 0 : row.version;
+/**
+ * An account's two versions: `version`, raised by every change a /v1 read shows, and `views`,
+ * raised by public page activity alone (a gallery's view and download counters, a property
+ * page's views: migration 2026-12-07-1000). Both 0 before the account's first such write.
+ */
+export interface AccountVersion {
+  version: number;
+  views: number;
 }
 
-/** Several accounts' versions in one statement (0 for an account with no versioned write yet). */
-export async function readVersions(db: Executor, accountIds: readonly string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
+const NONE: AccountVersion = { version: 0, views: 0 };
+
+const versionQuery = prepared((db, p: { accountId: string }) =>
+  db.selectFrom('account_versions').select(['version', 'views_version']).where('account_id', '=', p.accountId),
+);
+
+/** The account's versions: one primary-key lookup. */
+async function readVersion(db: Executor, accountId: string): Promise<AccountVersion> {
+  const row = await versionQuery.first(db, { accountId });
+  return row === undefined ? NONE : { version: row.version, views: row.views_version };
+}
+
+/** Several accounts' versions in one statement. */
+export async function readVersions(db: Executor, accountIds: readonly string[]): Promise<Map<string, AccountVersion>> {
+  const out = new Map<string, AccountVersion>();
   const only = accountIds.length === 1 ? accountIds[0] : undefined;
   if (only !== undefined) {
     out.set(only, await readVersion(db, only));
     return out;
   }
-  for (const id of accountIds) out.set(id, 0);
+  for (const id of accountIds) out.set(id, NONE);
   if (accountIds.length === 0) return out;
   const rows = await db
     .selectFrom('account_versions')
-    .select(['account_id', 'version'])
+    .select(['account_id', 'version', 'views_version'])
     .where('account_id', 'in', [...accountIds])
     .execute();
-  for (const row of rows) out.set(row.account_id, row.version);
+  for (const row of rows) out.set(row.account_id, { version: row.version, views: row.views_version });
   return out;
 }

@@ -4,7 +4,9 @@
 // path can forget to.
 import type { Db } from '../../db/database.ts';
 import { coalesce } from '../../lib/coalesce.ts';
-import { readVersions } from './versions.repository.ts';
+import { readVersions, type AccountVersion } from './versions.repository.ts';
+
+export type { AccountVersion };
 
 export type VersionsService = ReturnType<typeof createVersionsService>;
 
@@ -14,9 +16,9 @@ export function createVersionsService({ db }: { db: Pick<Db, 'kysely'> }) {
   const reads = coalesce((accountIds: string[]) => readVersions(db.kysely, accountIds));
   return {
     /**
-     * The account's current version, from a read of the database that begins after this call
+     * The account's current versions, from a read of the database that begins after this call
      * (never cached: every node must see another node's write at once).
      */
-    current: (accountId: string): Promise<number> => reads.get(accountId),
+    current: (accountId: string): Promise<AccountVersion> => reads.get(accountId),
   };
 }

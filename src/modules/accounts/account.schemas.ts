@@ -1,6 +1,23 @@
 // GET /v1/account (docs/api.md §20): the studio behind a key, and the key itself.
 import { Type, type Static } from '@sinclair/typebox';
-import { Id, NullableTimestamp } from '../../http/schemas.ts';
+import { Id, NullableString, NullableTimestamp, TextInput } from '../../http/schemas.ts';
+import { MAX_EMAIL_LENGTH } from '../../lib/email-address.ts';
+
+/** A studio's name (and an email's From name): at most this many characters. */
+export const STUDIO_NAME_MAX_LENGTH = 200;
+
+/**
+ * A studio as the dashboard's forms give it (the first-run setup, Settings > Studio): no /v1 route
+ * writes it, so this is where its limits are written, for the forms and the service alike.
+ */
+export const StudioBody = Type.Object(
+  {
+    name: TextInput({ minLength: 1, maxLength: STUDIO_NAME_MAX_LENGTH }),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_EMAIL_LENGTH, format: 'email' })),
+    sender_name: Type.Optional(NullableString({ maxLength: STUDIO_NAME_MAX_LENGTH })),
+  },
+  { additionalProperties: false, title: 'Studio' },
+);
 
 const AccountKey = Type.Object(
   {

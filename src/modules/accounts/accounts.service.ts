@@ -8,6 +8,7 @@ import type { Executor } from '../../db/executor.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { deleteResetsOfUser } from './password-reset.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
+import { STUDIO_NAME_MAX_LENGTH } from './account.schemas.ts';
 import * as repo from './accounts.repository.ts';
 import type { Account } from './accounts.repository.ts';
 import * as users from './users.repository.ts';
@@ -46,7 +47,9 @@ export interface StudioSettingsInput {
 }
 
 function checkName(field: string, value: string): void {
-  if (value.length < 1 || value.length > 200) throw validationError(field, 'must be 1 to 200 characters');
+  if (value.length < 1 || value.length > STUDIO_NAME_MAX_LENGTH) {
+    throw validationError(field, `must be 1 to ${STUDIO_NAME_MAX_LENGTH} characters`);
+  }
 }
 
 /**
@@ -171,7 +174,9 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       const name = input.name.trim();
       const sender = input.senderName?.trim() ?? '';
       checkName('name', name);
-      if (sender.length > 200) throw validationError('sender_name', 'must be at most 200 characters');
+      if (sender.length > STUDIO_NAME_MAX_LENGTH) {
+        throw validationError('sender_name', `must be at most ${STUDIO_NAME_MAX_LENGTH} characters`);
+      }
       const values = { name, sender_name: sender === '' ? null : sender, updated_at: clock.iso() };
       if (!(await repo.updateStudio(db.kysely, id, values))) throw notFound('Account');
       return toAccount(await requireRow(id));

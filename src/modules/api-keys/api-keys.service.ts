@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyScope } from '../../db/schema.ts';
 import { testAccountOf } from '../accounts/test-mode.entry.ts';
+import { KEY_MAX_DAYS, KEY_NAME_MAX_LENGTH } from './api-keys.schemas.ts';
 import * as repo from './api-keys.repository.ts';
 
 /** Who is calling: set by the auth hook on every authenticated /v1 request. */
@@ -99,15 +100,15 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
   return {
     async create(accountId: string, input: CreateKeyInput): Promise<{ key: string; apiKey: ApiKey }> {
       const name = input.name.trim();
-      if (name.length < 1 || name.length > 100) {
-        throw new AppError('validation_error', 'name must be 1 to 100 characters', [
-          { field: 'name', message: 'must be 1 to 100 characters' },
+      if (name.length < 1 || name.length > KEY_NAME_MAX_LENGTH) {
+        throw new AppError('validation_error', `name must be 1 to ${KEY_NAME_MAX_LENGTH} characters`, [
+          { field: 'name', message: `must be 1 to ${KEY_NAME_MAX_LENGTH} characters` },
         ]);
       }
       const days = input.expiresInDays;
-      if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
-        throw new AppError('validation_error', 'expires_in_days must be a whole number from 1 to 3650', [
-          { field: 'expires_in_days', message: 'must be a whole number from 1 to 3650' },
+      if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > KEY_MAX_DAYS)) {
+        throw new AppError('validation_error', `expires_in_days must be a whole number from 1 to ${KEY_MAX_DAYS}`, [
+          { field: 'expires_in_days', message: `must be a whole number from 1 to ${KEY_MAX_DAYS}` },
         ]);
       }
       const now = clock.date();

@@ -192,3 +192,68 @@ describe('DELETE /v1/clients/:id/listings/:listing_id (unassign)', () => {
     assert.equal((await notificationsOf(g.id))[0]?.status, 'queued');
   });
 });
+
+describe('assignToClientByEmail (the dashboard: assign to a client named by email)', () => {
+  const db = () => ctx.deps.db.kysely;
+  const clientsNamed = (email: string) =>
+    db()
+      .selectFrom('clients')
+      .select(['id', 'name'])
+      .where('account_id', '=', me.accountId)
+      .where('email_normalized', '=', email.toLowerCase())
+      .execute();
+  const eventsOf = (type: 'client.created') =>
+    db().selectFrom('events').select('id').where('account_id', '=', me.accountId).where('type', '=', type).execute();
+  const clientCount = async () => (await get('/v1/clients?limit=1')).json().pagination.total as number;
+
+  test('a new email: the client is made and the gallery assigned, with its email, in one write', async () => {
+    const g = await createListing();
+    const email = uniqueEmail('By.Email');
+    const done = await ctx.services.clients.assignToClientByEmail(me.accountId, g.id, { name: 'Ada', email });
+    assert.equal(done.existing, false);
+    assert.equal(done.listing.client_id, done.clientId);
+    assert.deepEqual(await clientsNamed(email), [{ id: done.clientId, name: 'Ada' }]);
+    const rows = await notificationsOf(g.id);
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.to_email, email);
+  });
+
+  test('an email the studio knows (in any case): that client is assigned, no second one made', async () => {
+    const c = await createClient({ email: uniqueEmail('Known.One') });
+    const g = await createListing();
+    const before = await clientCount();
+    const done = await ctx.services.clients.assignToClientByEmail(
+      me.accountId,
+      g.id,
+      { name: 'Someone Else', email: c.email.toUpperCase() },
+      { notify: false },
+    );
+    assert.deepEqual({ existing: done.existing, clientId: done.clientId }, { existing: true, clientId: c.id });
+    assert.equal((await get(`/v1/listings/${g.id}`)).json().client_id, c.id);
+    assert.equal(await clientCount(), before);
+    assert.equal((await notificationsOf(g.id)).length, 0);
+  });
+
+  test('a failure half way (the gallery deleted meanwhile) leaves nothing written: no client, event or count', async () => {
+    const g = await createListing();
+    assert.equal(
+      (
+        await ctx.app.inject({
+          method: 'DELETE',
+          url: `/v1/listings/${g.id}`,
+          headers: { authorization: `Bearer ${me.key}` },
+        })
+      ).statusCode,
+      204,
+    );
+    const email = uniqueEmail('Half.Way');
+    const before = { count: await clientCount(), created: (await eventsOf('client.created')).length };
+    await assert.rejects(
+      ctx.services.clients.assignToClientByEmail(me.accountId, g.id, { name: 'Half Way', email }),
+      (err: { code?: string }) => err.code === 'not_found',
+    );
+    assert.deepEqual(await clientsNamed(email), []);
+    assert.equal(await clientCount(), before.count);
+    assert.equal((await eventsOf('client.created')).length, before.created);
+  });
+});

@@ -63,6 +63,20 @@ export async function findClient(db: Executor, accountId: string, id: string): P
     .executeTakeFirst();
 }
 
+/** The account's client with this email (compared as stored: normalized), if any. */
+export async function findClientByEmail(
+  db: Executor,
+  accountId: string,
+  emailNormalized: string,
+): Promise<ClientRow | undefined> {
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('email_normalized', '=', emailNormalized)
+    .executeTakeFirst();
+}
+
 /** A page of the account's clients, newest first. */
 export async function listClients(
   db: Executor,

@@ -16,7 +16,7 @@ import { listingSerializer, toListingItem } from '../listings/listings.serialize
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
-import { createWrites } from '../../db/write.ts';
+import { createWrites, type Write } from '../../db/write.ts';
 import type { Executor } from '../../db/executor.ts';
 import {
   cancelQueuedNotifications,
@@ -80,29 +80,61 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     return row;
   }
 
+  /** A new client, in the write `w`: its row, its event and its count. */
+  async function insertIn(w: Write, input: ClientCreateInput): Promise<ClientType> {
+    const now = w.now;
+    const inserted = await repo.insertClient(w.trx, {
+      id: newId('cli'),
+      account_id: w.accountId,
+      name: input.name,
+      name_normalized: input.name.toLowerCase(),
+      email: input.email,
+      email_normalized: normalizeEmail(input.email),
+      phone: input.phone ?? null,
+      company: input.company ?? null,
+      notes: input.notes ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+    const client = toClient(inserted, []);
+    w.announce('client.created', client);
+    w.count({ clients: 1 });
+    return client;
+  }
+
+  /**
+   * The gallery given to `client`, in the write `w`: the assignment, the client's link, the earlier
+   * client's unsent email cancelled and (unless `notify` is false) the new one queued. Assigning to
+   * the client it already has changes and sends nothing.
+   */
+  async function assignIn(
+    w: Write,
+    client: Pick<repo.ClientRow, 'id' | 'email'>,
+    listingId: string,
+    notify: boolean,
+  ): Promise<ListingType> {
+    const { trx, now, accountId } = w;
+    const clientId = client.id;
+    if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
+    if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
+      // The gallery is no longer the earlier client's: their link stops, their unsent email is moot.
+      await giveLink(trx, { accountId, listingId, clientId, now });
+      await cancelQueuedNotifications(w, { listingId, notClientId: clientId });
+      if (notify) await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
+      const assigned = await loadListing(trx, serializeListing, accountId, listingId);
+      if (assigned === undefined) throw notFound('Gallery');
+      w.announce('listing.assigned', assigned);
+      return assigned;
+    }
+    const listing = await loadListing(trx, serializeListing, accountId, listingId);
+    if (listing === undefined) throw notFound('Gallery');
+    return listing;
+  }
+
   return {
     async create(accountId: string, input: ClientCreateInput): Promise<ClientType> {
       try {
-        return await writes.run(accountId, {}, async (w) => {
-          const now = w.now;
-          const inserted = await repo.insertClient(w.trx, {
-            id: newId('cli'),
-            account_id: accountId,
-            name: input.name,
-            name_normalized: input.name.toLowerCase(),
-            email: input.email,
-            email_normalized: normalizeEmail(input.email),
-            phone: input.phone ?? null,
-            company: input.company ?? null,
-            notes: input.notes ?? null,
-            created_at: now,
-            updated_at: now,
-          });
-          const client = toClient(inserted, []);
-          w.announce('client.created', client);
-          w.count({ clients: 1 });
-          return client;
-        });
+        return await writes.run(accountId, {}, (w) => insertIn(w, input));
       } catch (err) {
         if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;
@@ -240,29 +272,39 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
       try {
         return await writes.run(accountId, {}, async (w) => {
-          const { trx, now } = w;
-          const client = await repo.findClient(trx, accountId, clientId);
+          const client = await repo.findClient(w.trx, accountId, clientId);
           if (client === undefined) throw notFound('Client');
-          if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
-          if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
-            // The gallery is no longer the earlier client's: their link stops, their unsent email is moot.
-            await giveLink(trx, { accountId, listingId, clientId, now });
-            await cancelQueuedNotifications(w, { listingId, notClientId: clientId });
-            if (options.notify !== false) {
-              await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
-            }
-            const assigned = await loadListing(trx, serializeListing, accountId, listingId);
-            if (assigned === undefined) throw notFound('Gallery');
-            w.announce('listing.assigned', assigned);
-            return assigned;
-          }
-          const listing = await loadListing(trx, serializeListing, accountId, listingId);
-          if (listing === undefined) throw notFound('Gallery');
-          return listing;
+          return assignIn(w, client, listingId, options.notify !== false);
         });
       } catch (err) {
         // The client was deleted between our read and our write (a concurrent DELETE).
         if (isForeignKeyViolation(err)) throw notFound('Client');
+        throw err;
+      }
+    },
+
+    /**
+     * The dashboard's "assign to a new client": the gallery goes to the account's client with this
+     * email, who is created first when there is none. One write: a failure anywhere (the gallery
+     * gone, the email not queued) leaves neither the client nor the assignment.
+     */
+    async assignToClientByEmail(
+      accountId: string,
+      listingId: string,
+      input: ClientCreateInput,
+      options: { notify?: boolean } = {},
+    ): Promise<{ listing: ListingType; clientId: string; existing: boolean }> {
+      if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
+      try {
+        return await writes.run(accountId, {}, async (w) => {
+          const found = await repo.findClientByEmail(w.trx, accountId, normalizeEmail(input.email));
+          const client = found ?? (await insertIn(w, input));
+          const listing = await assignIn(w, client, listingId, options.notify !== false);
+          return { listing, clientId: client.id, existing: found !== undefined };
+        });
+      } catch (err) {
+        // Another request added a client with this email meanwhile: nothing of this one was kept.
+        if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;
       }
     },

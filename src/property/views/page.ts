@@ -5,7 +5,8 @@
 // file is this site's own, under /p/<token>. Open Graph tags carry absolute URLs (shared links unfold).
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../../gallery/assets.ts';
-import { pageHead } from '../../gallery/views/head.ts';
+import { pageHead } from '../../public/views/head.ts';
+import { photoPage as publicPhotoPage } from '../../public/views/photo.ts';
 import { fileSize } from '../../gallery/views/page.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import type { PropertyView } from '../property.load.ts';
@@ -326,50 +327,16 @@ export function propertyErrorPage(status: number): SafeHtml {
     </html> `;
 }
 
-/** The photos a visitor can step through: visible, with a large variant, in position order. */
-export const viewablePhotos = (view: PropertyView): VisibleMedia[] =>
-  view.media.filter((m) => m.row.kind === 'photo' && m.variants.some((v) => v.name === 'large'));
-
 /**
- * One photo at its large size, as a page: what a photo opens without JavaScript (the browser's own
- * image viewer styles itself inline, which the CSP refuses). The client gallery's photo page, with
- * no original to offer and nothing naming anyone.
+ * One photo at its large size, as a page (src/public/views/photo.ts): the client gallery's photo
+ * page, with no original to offer and nothing naming anyone.
  */
-export function photoPage(view: PropertyView, photos: VisibleMedia[], index: number): SafeHtml {
-  const base = `/p/${view.token}`;
-  const m = photos[index];
-  const large = m?.variants.find((v) => v.name === 'large');
-  if (m === undefined || large === undefined) throw new Error('photoPage needs a viewable photo');
-  const previous = photos[index - 1];
-  const next = photos[index + 1];
-  const alt = m.row.caption ?? `Photo ${index + 1}`;
-  return html`<!doctype html>
-    <html lang="en">
-      ${pageHead({ title: `${alt} · ${view.listing.address}`, indexable: false })}
-      <body class="photo-page">
-        ${testModeBanner(view)}
-        <header class="photo-bar">
-          <a class="photo-bar__back" href="${base}#photo-${m.row.id}">← ${view.listing.address}</a>
-          <span class="photo-bar__count">${index + 1} / ${photos.length}</span>
-        </header>
-        <main class="photo-stage">
-          <img src="${base}/large/${m.row.id}" width="${large.width}" height="${large.height}" alt="${alt}" />
-        </main>
-        <footer class="photo-bar photo-bar--bottom">
-          ${
-            previous === undefined
-              ? html`<span class="photo-nav photo-nav--off" aria-hidden="true">← Previous</span>`
-              : html`<a class="photo-nav" href="${base}/photo/${previous.row.id}" rel="prev">← Previous</a>`
-          }
-          <div class="photo-bar__middle">
-            ${m.row.caption === null ? '' : html`<p class="photo-caption">${m.row.caption}</p>`}
-          </div>
-          ${
-            next === undefined
-              ? html`<span class="photo-nav photo-nav--off" aria-hidden="true">Next →</span>`
-              : html`<a class="photo-nav" href="${base}/photo/${next.row.id}" rel="next">Next →</a>`
-          }
-        </footer>
-      </body>
-    </html> `;
-}
+export const photoPage = (view: PropertyView, photos: VisibleMedia[], index: number): SafeHtml =>
+  publicPhotoPage({
+    head: (title) => pageHead({ title, indexable: false }),
+    banner: testModeBanner(view),
+    base: `/p/${view.token}`,
+    address: view.listing.address,
+    photos,
+    index,
+  });

@@ -1,7 +1,8 @@
-// The <head> of the public pages (the client gallery at /g, the property pages at /p): the same
-// charset, viewport, referrer policy, icon, stylesheets and viewer script, from this site only.
+// The <head> of the public pages (the client gallery at /g, the property pages at /p, and those to
+// come): the same charset, viewport, referrer policy, icon, stylesheets and viewer script, from
+// this site only (the assets are served under /g/assets/).
 import { html, type SafeHtml } from '../../lib/html.ts';
-import { galleryAssetUrl } from '../assets.ts';
+import { galleryAssetUrl } from '../../gallery/assets.ts';
 
 export function pageHead(options: {
   title: string;

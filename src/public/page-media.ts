@@ -1,11 +1,14 @@
-// The bytes a public page shows inline, for the client gallery (/g) and the property pages (/p)
-// alike: a photo's thumb or large variant, a video's poster, and a video to play (its web
-// rendition when it has one, else the original: docs/api.md §25). Never a download.
+// The bytes a public page shows inline, for the client gallery (/g), the property pages (/p) and
+// the public pages to come: a photo's thumb or large variant, a video's poster, the cover, and a
+// video to play (its web rendition when it has one, else the original: docs/api.md §25). Never a
+// download.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { sendStoredBytes } from '../http/send-bytes.ts';
 import type { Services } from '../services.ts';
 import type { VisibleMedia } from '../modules/media/media.service.ts';
+import type { App } from '../http/types.ts';
+import { HIDDEN, type ItemParams, type TokenParams } from './public-scope.ts';
 
 export type PageImage = 'thumb' | 'large' | 'poster';
 
@@ -65,4 +68,36 @@ export async function sendPlayback(
           open: (range) => media.openVariant(web, range),
         });
   return sent.reply;
+}
+
+/** What a public page's image routes need of it: the visible item a URL names, and the cover. */
+export interface PageImages {
+  item(request: FastifyRequest<{ Params: ItemParams }>): Promise<VisibleMedia>;
+  cover(request: FastifyRequest<{ Params: TokenParams }>): Promise<VisibleMedia | undefined>;
+}
+
+/**
+ * The image routes of every public page, inline: an item's thumb, large and poster, and the
+ * cover's large variant as cover.jpg (an email's image, the Open Graph image, the oEmbed thumbnail).
+ */
+export function registerPageImages(app: App, media: Services['media'], page: PageImages): void {
+  const image = (name: PageImage) => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) =>
+    sendPageImage(request, reply, media, await page.item(request), name);
+  app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
+  app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
+  app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
+
+  app.get<{ Params: TokenParams }>('/:token/cover.jpg', { schema: HIDDEN }, async (request, reply) => {
+    const variant = (await page.cover(request))?.variants.find((v) => v.name === 'large');
+    if (variant === undefined) throw new AppError('not_found', 'There is no cover photo yet');
+    const sent = await sendStoredBytes(request, reply, {
+      etag: `"${variant.media_id}-cover-${Date.parse(variant.created_at).toString(36)}"`,
+      size: variant.size,
+      contentType: variant.content_type,
+      filename: 'cover.jpg',
+      disposition: 'inline',
+      open: (range) => media.openVariant(variant, range),
+    });
+    return sent.reply;
+  });
 }
