@@ -2,6 +2,11 @@
 // The app (both scopes), the command line and the tests all take their services from here, so a
 // new service or a new dependency between services is written in one place.
 import type { Deps } from './deps.ts';
+import { createWrites, type LockQueries, type Writes } from './mechanisms/writes/writes.ts';
+import { lockAccount } from './modules/accounts/accounts.repository.ts';
+import { lockListing } from './modules/listings/listings.repository.ts';
+import { lockMedia } from './modules/media/media.repository.ts';
+import { lockPhotoForVariants } from './modules/variants/variants.repository.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
 import { createPasswordResetService, type PasswordResetService } from './modules/accounts/password-reset.service.ts';
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
@@ -31,6 +36,8 @@ import { createTestDataService, type TestDataService } from './modules/test-data
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 export interface Services {
+  /** The unit of work (decisions/0018): every change of an account's data goes through it. */
+  writes: Writes;
   accounts: AccountsService;
   sessions: SessionsService;
   signIn: SignInService;
@@ -59,9 +66,24 @@ export interface Services {
   versions: VersionsService;
 }
 
-export function createServices(deps: Deps): Services {
+/**
+ * Each lock of the unit of work, registered by the feature that owns its row; the unit of work
+ * takes them in its one order (account, listing, media, photo) and knows no feature's table.
+ */
+const locks: LockQueries = {
+  account: lockAccount,
+  listing: lockListing,
+  media: lockMedia,
+  photo: lockPhotoForVariants,
+};
+
+export function createServices(base: Deps): Services {
+  // Built once: on SQLite its group committer is the one writer of the database.
+  const writes = createWrites({ db: base.db, clock: base.clock, locks });
+  const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
   return {
+    writes,
     accounts: createAccountsService(deps),
     sessions: createSessionsService(deps),
     signIn: createSignInService(deps),

@@ -2,7 +2,6 @@
 // to its test account, a second account row made on first need (docs/decisions/0020-test-mode.md).
 // A test key authenticates to the studio, and its data scope is this account, so every query
 // scoped by account is scoped by mode too.
-import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { newId } from '../../lib/ids.ts';
 import * as repo from './accounts.repository.ts';
@@ -24,21 +23,10 @@ export async function findTestAccountId(db: Executor, liveAccountId: string): Pr
 }
 
 /**
- * In test data's deletion: the test account's row, locked until the transaction ends
- * (PostgreSQL), so no insert referencing it (an upload's media, say) commits meanwhile.
- */
-export async function lockTestAccount(
-  trx: Executor,
-  dialect: Dialect,
-  id: string,
-): Promise<repo.AccountRow | undefined> {
-  return repo.lockAccount(trx, dialect, id);
-}
-
-/**
  * Deletes the test account with every row of its data (foreign keys cascade) and makes it again
  * under the same id, empty, so test keys (whose data scope is cached for a few seconds) carry on.
- * The caller has scheduled the bytes first.
+ * The caller holds the row locked (the unit of work's `lock: { account }`) and has scheduled the
+ * bytes first.
  */
 export async function emptyTestAccount(trx: Executor, row: repo.AccountRow): Promise<void> {
   if (row.live_account_id === null) throw new Error('emptyTestAccount: a live account');

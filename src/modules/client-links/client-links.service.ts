@@ -2,7 +2,7 @@
 // A count is a change of the gallery object (its client_link counters), so it records its event
 // (client_link.viewed, client_link.downloaded) in the same transaction (docs/api.md §15).
 import type { Deps } from '../../deps.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { touchListing } from '../listings/listings.repository.ts';
 import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
@@ -31,9 +31,13 @@ export interface RecentAssignment {
   downloads_enabled: boolean;
 }
 
-export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
+export function createClientLinksService({
+  db,
+  clock,
+  config,
+  writes,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const serialize = listingSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
 
   /** Counts once, with its event; false when the link stopped working meanwhile. */
   function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {

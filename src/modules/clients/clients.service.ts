@@ -16,7 +16,7 @@ import { listingSerializer, toListingItem } from '../listings/listings.serialize
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { Executor } from '../../db/executor.ts';
 import {
   cancelQueuedNotifications,
@@ -62,10 +62,14 @@ const toClient = (row: repo.ClientRow, listings: ListingItemType[]): ClientType 
 
 export type ClientsService = ReturnType<typeof createClientsService>;
 
-export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
+export function createClientsService({
+  db,
+  clock,
+  config,
+  writes,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
   const serializeListing = listingSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
 
   /** The single-client object (with its galleries), read in `trx` for a write's answer and event. */
   async function withListings(accountId: string, row: repo.ClientRow, trx: Executor = db.kysely): Promise<ClientType> {

@@ -26,7 +26,7 @@ import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-link
 import { hashPassword } from '../accounts/password.ts';
 import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
 import type { Executor } from '../../db/executor.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { Log } from '../../lib/log.ts';
 
 /**
@@ -86,10 +86,10 @@ export function createListingsService({
   db,
   clock,
   config,
+  writes,
   cleanup,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { cleanup: MediaCleanup }) {
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes; cleanup: MediaCleanup }) {
   const serialize = listingSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
   const load = async (trx: Executor, accountId: string, id: string): Promise<ListingType> => {
     const listing = await loadListing(trx, serialize, accountId, id);
     if (listing === undefined) throw notFound('Gallery');

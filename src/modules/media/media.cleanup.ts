@@ -6,7 +6,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
 import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
-import type { Write } from '../../db/write.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import * as repo from './media.repository.ts';
 import * as uploads from '../uploads/uploads.repository.ts';
 import type { Log } from '../../lib/log.ts';

@@ -17,7 +17,7 @@ import type { MediaCleanup } from './media.cleanup.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
-import { createWrites, type Write } from '../../db/write.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { loadListing } from '../listings/listings.service.ts';
 import { listingSerializer } from '../listings/listings.serializer.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -63,15 +63,20 @@ export function createMediaService({
   db,
   clock,
   config,
+  writes,
   storage,
   cleanup,
   resolve,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup; resolve?: Resolver }) {
+}: Pick<Deps, 'db' | 'clock' | 'config'> & {
+  writes: Writes;
+  storage: MediaStorage;
+  cleanup: MediaCleanup;
+  resolve?: Resolver;
+}) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
   const serializeListing = listingSerializer(config.publicUrl);
   const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
     serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
@@ -342,10 +347,8 @@ export function createMediaService({
 
     async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
       await record(accountId, listingId, mediaId);
-      await writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
-        const { trx, listing: gallery } = w;
-        const row =
-          gallery === undefined ? undefined : await repo.lockMedia(trx, db.dialect, accountId, listingId, mediaId);
+      await writes.run(accountId, { lock: { listing: listingId, media: mediaId } }, async (w) => {
+        const { trx, listing: gallery, media: row } = w;
         if (row === undefined) throw notFound('Media');
         // The variants' rows go with the media row (ON DELETE CASCADE); their bytes with the original's.
         const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];

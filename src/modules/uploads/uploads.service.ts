@@ -15,7 +15,7 @@ import { withLocalFile } from '../../storage/local-file.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
 import { commitMedia, type StoredFile } from '../media/media.commit.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from '../media/media.ingest.ts';
 import * as repo from '../media/media.repository.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
@@ -64,12 +64,12 @@ export function createUploadsService({
   db,
   clock,
   config,
+  writes,
   storage,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage }) {
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes; storage: MediaStorage }) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const serialize = mediaSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
   const digests = new UploadDigests();
   const tus = createUploadStore(limits.storage, storage, db, limits.uploadExpiryMs, digests);
   const locker = new DatabaseLocker(db, clock);

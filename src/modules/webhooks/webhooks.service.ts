@@ -10,7 +10,7 @@ import { listCursors } from '../../db/keyset.ts';
 import { cursorPage, pageRequest, sinceValue, type PagingQuery } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { eventsRecorded, type Counter, type CountDeltas } from '../../mechanisms/counts/counters.ts';
 import { enqueue, pendingJob, runJobNow } from '../../mechanisms/queue/queue.ts';
 import { checkWebhookUrl, resolveAndCheck } from '../../outbound/address.ts';
@@ -92,9 +92,9 @@ export function createWebhooksService({
   clock,
   config,
   resolve,
-}: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>) {
+  writes,
+}: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'> & { writes: Writes }) {
   const policy = { allowPrivate: config.webhooks.allowPrivate, resolve };
-  const writes = createWrites({ db, clock });
 
   /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
   async function checkUrl(raw: string): Promise<string> {

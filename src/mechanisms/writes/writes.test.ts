@@ -1,17 +1,17 @@
-// The unit of work (src/db/write.ts) under concurrent writers, on both dialects: each write is
+// The unit of work (src/mechanisms/writes/writes.ts) under concurrent writers, on both dialects: each write is
 // all or nothing on its own, its counts and events are exact, and its after-commit work runs
 // only once it has committed. On SQLite, writes that arrive together share one transaction
-// (src/db/write-group.ts); that must change none of this.
+// (./write-group.ts); that must change none of this.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createAccount, createTestContext, isPostgres, type TestContext } from '../../test/support/test-app.ts';
-import { newId } from '../lib/ids.ts';
-import { checkCounts } from '../mechanisms/counts/counts.service.ts';
-import { readCount } from '../mechanisms/counts/counts.repository.ts';
-import * as clientsRepo from '../modules/clients/clients.repository.ts';
-import type { Executor } from './executor.ts';
-import { createWrites, type Write } from './write.ts';
+import { createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/support/test-app.ts';
+import { newId } from '../../lib/ids.ts';
+import { checkCounts } from '../counts/counts.service.ts';
+import { readCount } from '../counts/counts.repository.ts';
+import * as clientsRepo from '../../modules/clients/clients.repository.ts';
+import type { Executor } from '../../db/executor.ts';
+import type { Write } from './writes.ts';
 
 let ctx: TestContext;
 
@@ -52,7 +52,7 @@ const eventCount = async (accountId: string): Promise<number> =>
 describe('the unit of work under concurrent writers', () => {
   test('writes started together each commit or fail alone; counts and events stay exact', async () => {
     const { accountId } = await createAccount(ctx);
-    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock });
+    const { writes } = ctx.services;
     const transactions = new Set<Executor>();
     const afterCommit: string[] = [];
     const outcomes = await Promise.allSettled(
@@ -83,7 +83,7 @@ describe('the unit of work under concurrent writers', () => {
 
   test('a long queue of writes is committed in bounded groups, every write answered', async () => {
     const { accountId } = await createAccount(ctx);
-    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock });
+    const { writes } = ctx.services;
     const transactions = new Set<Executor>();
     const ids = await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
@@ -101,7 +101,7 @@ describe('the unit of work under concurrent writers', () => {
 
   test('a write is answered only once it is committed: another connection or request then sees it', async () => {
     const { accountId } = await createAccount(ctx);
-    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock });
+    const { writes } = ctx.services;
     const ids = await Promise.all(
       Array.from({ length: 5 }, (_, i) => writes.run(accountId, {}, (w) => addClient(w, `seen${i}@example.test`))),
     );
@@ -114,7 +114,7 @@ describe('the unit of work under concurrent writers', () => {
       return;
     }
     const { accountId } = await createAccount(ctx);
-    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock });
+    const { writes } = ctx.services;
     const outcomes = await Promise.allSettled([
       writes.run(accountId, {}, (w) => addClient(w, 'first@example.test')),
       writes.run(accountId, {}, async (w) => {
