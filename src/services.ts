@@ -98,7 +98,7 @@ export function createServices(base: Deps): Services {
     idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,
-    uploads: createUploadsService(deps),
+    uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),

@@ -9,10 +9,10 @@ import type { Selectable } from 'kysely';
 import type { Clock } from '../../lib/clock.ts';
 import type { Db, Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { AccountsTable, EventType, ListingsTable, MediaTable } from '../../db/schema.ts';
+import type { AccountsTable, EventType, JobKind, ListingsTable, MediaTable } from '../../db/schema.ts';
 import { addCounts } from '../counts/counts.repository.ts';
 import { eventsRecorded, type CountDeltas } from '../counts/counters.ts';
-import { enqueue, type EnqueueInput } from '../queue/queue.ts';
+import { enqueue, runJobNow, type EnqueueInput } from '../queue/queue.ts';
 import { recordEvents, type NewEvent } from '../events/events.entry.ts';
 import { sqliteWriteGroups } from './write-group.ts';
 
@@ -79,6 +79,8 @@ export interface Write {
   count(...changes: CountDeltas[]): void;
   /** Work to be done in the background, enqueued in this transaction. */
   enqueue(...jobs: EnqueueInput[]): void;
+  /** Makes a subject's pending job due now, in this transaction (a manual retry); false when it has none. */
+  runNow(kind: JobKind, subjectId: string): Promise<boolean>;
   /** Runs once the write has committed (a purge of bytes, say); never after a rollback. */
   afterCommit(task: () => Promise<unknown>): void;
 }
@@ -110,6 +112,9 @@ class WriteState implements Write {
   }
   enqueue(...jobs: EnqueueInput[]): void {
     this.jobs.push(...jobs);
+  }
+  runNow(kind: JobKind, subjectId: string): Promise<boolean> {
+    return runJobNow(this.trx, kind, subjectId, this.now);
   }
   afterCommit(task: () => Promise<unknown>): void {
     if (!this.committing) throw new Error('afterCommit: this write runs in its caller’s transaction');
@@ -169,6 +174,15 @@ export function createWrites({ db, clock, locks }: { db: Db; clock: Clock; locks
         : groups.run(inTransaction));
       for (const task of state?.after ?? []) await task();
       return result;
+    },
+
+    /**
+     * Reads that must agree with each other, in one snapshot: a transaction that changes nothing
+     * (read only on PostgreSQL, so a change in it fails). Not a write: no locks, no epilogue.
+     */
+    snapshot<T>(read: (trx: Executor) => Promise<T>): Promise<T> {
+      const trx = db.kysely.transaction();
+      return (db.dialect === 'postgres' ? trx.setAccessMode('read only') : trx).execute(read);
     },
 
     /** One write of one account inside the caller's transaction (a job's fenced outcome). */

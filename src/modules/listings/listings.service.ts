@@ -199,7 +199,8 @@ export function createListingsService({
     /** docs/api.md §25: what the client marked and sent; empty when the gallery has no client. */
     async favorites(accountId: string, id: string): Promise<FavoritesType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      return db.kysely.transaction().execute(async (trx) => {
+      // The gallery, its link and its favorites as of one moment.
+      return writes.snapshot(async (trx) => {
         const row = await repo.findListing(trx, accountId, id);
         if (row === undefined) throw notFound('Gallery');
         const link = row.client_id === null ? undefined : await linkOf(trx, accountId, id);

@@ -61,13 +61,12 @@ export interface VisibleMedia {
 
 export function createMediaService({
   db,
-  clock,
   config,
   writes,
   storage,
   cleanup,
   resolve,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & {
+}: Pick<Deps, 'db' | 'config'> & {
   writes: Writes;
   storage: MediaStorage;
   cleanup: MediaCleanup;
@@ -157,8 +156,8 @@ export function createMediaService({
     const gone = keys.filter((_, i) => results[i]?.status === 'fulfilled');
     const stuck = keys.filter((_, i) => results[i]?.status === 'rejected');
     try {
-      await repo.cancelCleanup(db.kysely, gone);
-      await repo.extendCleanup(db.kysely, stuck, clock.iso());
+      await cleanup.release(db.kysely, gone);
+      await cleanup.dueNow(stuck);
     } catch (err) {
       log?.warn({ err }, 'could not update the media cleanup ledger; the sweep will catch up');
     }
@@ -175,7 +174,7 @@ export function createMediaService({
       const keys: string[] = [];
       const stored: StoredFile[] = [];
       const heartbeat = setInterval(() => {
-        repo.extendCleanup(db.kysely, keys, clock.iso(LEASE_MS)).catch((err: unknown) => {
+        cleanup.extendLease(keys, LEASE_MS).catch((err: unknown) => {
           log?.warn({ err }, 'could not extend upload leases');
         });
       }, HEARTBEAT_MS);
@@ -188,7 +187,7 @@ export function createMediaService({
           const id = newId('med');
           const key = `${accountId}/${listingId}/${id}`;
           // The lease is written before any byte, so no stored byte is ever unaccounted for.
-          await repo.scheduleCleanup(db.kysely, [key], clock.iso(LEASE_MS), clock.iso());
+          await cleanup.lease([key], LEASE_MS);
           keys.push(key);
           stored.push({ id, key, ...(await store(key, file)) });
         }
@@ -199,7 +198,7 @@ export function createMediaService({
         }
         return await writes.run(accountId, {}, (w) =>
           commitMedia(w, serialize, listingId, stored, async () => {
-            if ((await repo.cancelCleanup(w.trx, keys)) !== keys.length) {
+            if ((await cleanup.release(w.trx, keys)) !== keys.length) {
               // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
               throw new AppError('unavailable', 'The upload took too long to complete; retry it');
             }
