@@ -198,7 +198,7 @@ export function createClientsService({
       if (!hasIdShape('cli', id)) throw notFound('Client');
       await writes.run(accountId, {}, async (w) => {
         await cancelQueuedNotifications(w, { clientId: id });
-        await dropLinksOfClient(w.trx, accountId, id);
+        await dropLinksOfClient(w, id);
         await listingsRepo.unassignListingsOfClient(w.trx, accountId, id, w.now);
         if (!(await repo.deleteClient(w.trx, accountId, id))) throw notFound('Client');
         // client.deleted stands for the unassignment of their galleries too (no listing.unassigned each).
@@ -250,7 +250,7 @@ export function createClientsService({
           if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
           if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
             // The gallery is no longer the earlier client's: their link stops, their unsent email is moot.
-            await giveLink(trx, { accountId, listingId, clientId, now });
+            await giveLink(w, listingId, clientId);
             await cancelQueuedNotifications(w, { listingId, notClientId: clientId });
             if (options.notify !== false) {
               await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
@@ -281,7 +281,7 @@ export function createClientsService({
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
-        await dropLink(trx, accountId, listingId);
+        await dropLink(w, listingId);
         await cancelQueuedNotifications(w, { clientId, listingId });
         const listing = await loadListing(trx, serializeListing, accountId, listingId);
         if (listing !== undefined) w.announce('listing.unassigned', listing);

@@ -132,7 +132,7 @@ export function createListingsService({
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await rotateLink(w.trx, accountId, id))) {
+        if (current.client_id === null || !(await rotateLink(w, id))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
         // The link's url is a field of the gallery object: its updated_at moves (docs/api.md §19).
@@ -150,7 +150,7 @@ export function createListingsService({
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await setLinkControls(w.trx, accountId, id, controls))) {
+        if (current.client_id === null || !(await setLinkControls(w, id, controls))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
         }
         // The link's controls are fields of the gallery object: its updated_at moves (docs/api.md §19).
@@ -176,7 +176,7 @@ export function createListingsService({
             `Only an active gallery can be published; this one is ${current.status}. Set its status to active first`,
           );
         }
-        if (!(await publishPage(w.trx, { accountId, listingId: id, now: w.now }))) return load(w.trx, accountId, id);
+        if (!(await publishPage(w, id))) return load(w.trx, accountId, id);
         // The page is a field of the gallery object: its updated_at moves (docs/api.md §19).
         await repo.touchListing(w.trx, accountId, id, w.now);
         const listing = await load(w.trx, accountId, id);
@@ -190,7 +190,7 @@ export function createListingsService({
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       await writes.run(accountId, { lock: { listing: id } }, async (w) => {
         if (w.listing === undefined) throw notFound('Gallery');
-        if (!(await takeDownPage(w.trx, accountId, id))) return;
+        if (!(await takeDownPage(w, id))) return;
         await repo.touchListing(w.trx, accountId, id, w.now);
         w.announce('listing.updated', await load(w.trx, accountId, id));
       });
@@ -297,7 +297,7 @@ export function createListingsService({
         const updated = await repo.updateListing(trx, accountId, id, changes);
         if (updated === undefined) throw notFound('Gallery');
         // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
-        if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(trx, accountId, id);
+        if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(w, id);
         const listing = await listingOfRow(trx, serialize, accountId, updated);
         w.announce('listing.updated', listing);
         if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));

@@ -26,10 +26,9 @@ export function createTestDataService({
       // The account's row is locked first: an upload committing into a test gallery waits, then
       // finds it gone.
       await writes.run(testAccountId, { lock: { account: true } }, async (w) => {
-        const row = w.account;
-        if (row === undefined) return;
+        if (w.account === undefined) return;
         const storageKeys = await cleanup.scheduleAccount(w);
-        await emptyTestAccount(w.trx, row);
+        await emptyTestAccount(w);
         w.afterCommit(() => cleanup.afterDelete(storageKeys, log));
       });
     },
