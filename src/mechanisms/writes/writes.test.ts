@@ -11,7 +11,11 @@ import { checkCounts } from '../counts/counts.service.ts';
 import { readCount } from '../counts/counts.repository.ts';
 import * as clientsRepo from '../../modules/clients/clients.repository.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { Write } from './writes.ts';
+import { lockAccount } from '../../modules/accounts/accounts.repository.ts';
+import { lockListing } from '../../modules/listings/listings.repository.ts';
+import { lockMedia } from '../../modules/media/media.repository.ts';
+import { lockPhotoForVariants } from '../../modules/variants/variants.repository.ts';
+import { createWrites, type LockQueries, type Write } from './writes.ts';
 
 let ctx: TestContext;
 
@@ -132,5 +136,78 @@ describe('the unit of work under concurrent writers', () => {
     assert.deepEqual(await clientIds(accountId), [third]);
     assert.equal(await readCount(ctx.deps.db.kysely, accountId, 'clients'), 1);
     assert.equal(await eventCount(accountId), 1);
+  });
+});
+
+describe('locks and snapshots of the unit of work', () => {
+  /** The registered lock queries (as src/services.ts registers them), each noting when it is taken. */
+  function recordingLocks(taken: string[]): LockQueries {
+    return {
+      account: (trx, dialect, accountId) => (taken.push('account'), lockAccount(trx, dialect, accountId)),
+      listing: (trx, dialect, accountId, id) => (taken.push('listing'), lockListing(trx, dialect, accountId, id)),
+      media: (trx, dialect, accountId, listingId, id) => (
+        taken.push('media'),
+        lockMedia(trx, dialect, accountId, listingId, id)
+      ),
+      photo: (trx, dialect, accountId, id) => (taken.push('photo'), lockPhotoForVariants(trx, dialect, accountId, id)),
+    };
+  }
+
+  test('locks are taken in one order, whatever the order asked; a row not there ends the taking', async () => {
+    const { accountId } = await createAccount(ctx);
+    const other = await createAccount(ctx);
+    const gallery = await ctx.services.listings.create(accountId, { address: '1 Lock Lane' });
+    const foreign = await ctx.services.listings.create(other.accountId, { address: '2 Lock Lane' });
+    const taken: string[] = [];
+    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock, locks: recordingLocks(taken) });
+
+    const seen = await writes.run(
+      accountId,
+      { lock: { photo: newId('med'), listing: gallery.id, account: true } },
+      (w) => Promise.resolve({ account: w.account?.id, listing: w.listing?.id, photo: w.photo }),
+    );
+    assert.deepEqual(taken, ['account', 'listing', 'photo']);
+    assert.deepEqual(seen, { account: accountId, listing: gallery.id, photo: undefined });
+
+    // A media row that is not the gallery's: the photo's lock after it is not taken.
+    taken.length = 0;
+    const partly = await writes.run(
+      accountId,
+      { lock: { photo: newId('med'), media: newId('med'), listing: gallery.id } },
+      (w) => Promise.resolve({ listing: w.listing?.id, media: w.media }),
+    );
+    assert.deepEqual(taken, ['listing', 'media']);
+    assert.deepEqual(partly, { listing: gallery.id, media: undefined });
+
+    // Another account's gallery is not there for this account: nothing after it is taken.
+    taken.length = 0;
+    const none = await writes.run(accountId, { lock: { listing: foreign.id, media: newId('med') } }, (w) =>
+      Promise.resolve(w.listing),
+    );
+    assert.deepEqual(taken, ['listing']);
+    assert.equal(none, undefined);
+
+    await assert.rejects(
+      writes.run(accountId, { lock: { media: newId('med') } }, () => Promise.resolve()),
+      /lock\.media: lock its gallery/,
+    );
+  });
+
+  test('a snapshot sees the reads of one moment, and refuses a change on PostgreSQL', async () => {
+    const { accountId } = await createAccount(ctx);
+    const { writes } = ctx.services;
+    const id = await writes.run(accountId, {}, (w) => addClient(w, 'snapshot@example.test'));
+    assert.deepEqual(
+      await writes.snapshot(async (trx) =>
+        (await trx.selectFrom('clients').select('id').where('account_id', '=', accountId).execute()).map((r) => r.id),
+      ),
+      [id],
+    );
+    if (!isPostgres) return;
+    await assert.rejects(
+      writes.snapshot((trx) => trx.deleteFrom('clients').where('account_id', '=', accountId).execute()),
+      /read-only transaction/,
+    );
+    assert.deepEqual(await clientIds(accountId), [id]);
   });
 });

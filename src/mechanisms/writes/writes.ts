@@ -132,7 +132,10 @@ export function createWrites({ db, clock, locks }: { db: Db; clock: Clock; locks
   async function lock(w: WriteState, wanted: Locks | undefined): Promise<void> {
     if (wanted === undefined) return;
     const { trx, accountId } = w;
-    if (wanted.account === true && (w.account = await locks.account(trx, db.dialect, accountId)) === undefined) return;
+    if (wanted.account === true) {
+      w.account = await locks.account(trx, db.dialect, accountId);
+      if (w.account === undefined) return;
+    }
     if (wanted.listing !== undefined) {
       w.listing = await locks.listing(trx, db.dialect, accountId, wanted.listing);
       if (w.listing === undefined) return;
