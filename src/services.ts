@@ -2,9 +2,10 @@
 // The app (both scopes), the command line and the tests all take their services from here, so a
 // new service or a new dependency between services is written in one place.
 import type { Deps } from './deps.ts';
-import { createWrites, type LockQueries, type Writes } from './mechanisms/writes/writes.ts';
+import { createWrites, type LockQueries, type ResourceRegistry, type Writes } from './mechanisms/writes/writes.ts';
 import { lockAccount } from './modules/accounts/accounts.repository.ts';
-import { lockListing } from './modules/listings/listings.repository.ts';
+import { lockListing, touchListing } from './modules/listings/listings.repository.ts';
+import { listingSerializer } from './modules/listings/listings.serializer.ts';
 import { lockMedia } from './modules/media/media.repository.ts';
 import { lockPhotoForVariants } from './modules/variants/variants.repository.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
@@ -18,7 +19,7 @@ import { createClientLinksService, type ClientLinksService } from './modules/cli
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
-import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
+import { createListingsService, loadListing, type ListingsService } from './modules/listings/listings.service.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
 import { createMediaService, type MediaService } from './modules/media/media.service.ts';
 import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
@@ -77,9 +78,24 @@ const locks: LockQueries = {
   photo: lockPhotoForVariants,
 };
 
+/**
+ * Each resource the unit of work loads for the events announced by id, registered once with the
+ * loader its GET uses, and which events carry it (by their type's prefix).
+ */
+export function resourcesOf(config: Deps['config']): ResourceRegistry {
+  const serializeListing = listingSerializer(config.publicUrl);
+  return {
+    loaders: {
+      listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
+    },
+    // A client link's events carry its gallery (docs/api.md §15).
+    objectOf: { listing: 'listing', client_link: 'listing' },
+  };
+}
+
 export function createServices(base: Deps): Services {
   // Built once: on SQLite its group committer is the one writer of the database.
-  const writes = createWrites({ db: base.db, clock: base.clock, locks });
+  const writes = createWrites({ db: base.db, clock: base.clock, locks, resources: resourcesOf(base.config) });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
   return {

@@ -15,6 +15,7 @@ import { lockAccount } from '../../modules/accounts/accounts.repository.ts';
 import { lockListing } from '../../modules/listings/listings.repository.ts';
 import { lockMedia } from '../../modules/media/media.repository.ts';
 import { lockPhotoForVariants } from '../../modules/variants/variants.repository.ts';
+import { resourcesOf } from '../../services.ts';
 import { createWrites, type LockQueries, type Write } from './writes.ts';
 
 let ctx: TestContext;
@@ -139,7 +140,7 @@ describe('the unit of work under concurrent writers', () => {
   });
 });
 
-describe('locks and snapshots of the unit of work', () => {
+describe("the unit of work's locks, snapshots and events announced by id", () => {
   /** The registered lock queries (as src/services.ts registers them), each noting when it is taken. */
   function recordingLocks(taken: string[]): LockQueries {
     return {
@@ -159,7 +160,12 @@ describe('locks and snapshots of the unit of work', () => {
     const gallery = await ctx.services.listings.create(accountId, { address: '1 Lock Lane' });
     const foreign = await ctx.services.listings.create(other.accountId, { address: '2 Lock Lane' });
     const taken: string[] = [];
-    const writes = createWrites({ db: ctx.deps.db, clock: ctx.deps.clock, locks: recordingLocks(taken) });
+    const writes = createWrites({
+      db: ctx.deps.db,
+      clock: ctx.deps.clock,
+      locks: recordingLocks(taken),
+      resources: resourcesOf(ctx.config),
+    });
 
     const seen = await writes.run(
       accountId,
@@ -209,5 +215,59 @@ describe('locks and snapshots of the unit of work', () => {
       /read-only transaction/,
     );
     assert.deepEqual(await clientIds(accountId), [id]);
+  });
+
+  test('an event announced by id is the resource as its GET returns it, touched and loaded once', async () => {
+    const { accountId } = await createAccount(ctx);
+    const gallery = await ctx.services.listings.create(accountId, { address: '3 Event Row' });
+    const calls: string[] = [];
+    const registered = resourcesOf(ctx.config);
+    const writes = createWrites({
+      db: ctx.deps.db,
+      clock: ctx.deps.clock,
+      locks: recordingLocks([]),
+      resources: {
+        ...registered,
+        loaders: {
+          listing: {
+            load: (trx, a, id) => (calls.push('load'), registered.loaders.listing.load(trx, a, id)),
+            touch: (trx, a, id, now) => (calls.push('touch'), registered.loaders.listing.touch(trx, a, id, now)),
+          },
+        },
+      },
+    });
+    const now = new Date(Date.parse(gallery.updated_at) + 60_000).toISOString();
+    const answer = await writes.run(accountId, { now }, async (w) => {
+      w.touch('listing', gallery.id);
+      w.announce('listing.updated', gallery.id);
+      w.announce('client_link.viewed', gallery.id);
+      w.announce('listing.updated', newId('lst'));
+      w.announce('listing.deleted', 'lst_gone');
+      return w.load('listing', gallery.id);
+    });
+    // The answer's load is the events' too; the gallery not there costs its one read, and no event.
+    assert.deepEqual(calls, ['touch', 'load', 'load']);
+    const get = await ctx.services.listings.get(accountId, gallery.id);
+    assert.equal(get.updated_at, now);
+    assert.deepEqual(answer, get);
+    const events = await ctx.deps.db.kysely
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('account_id', '=', accountId)
+      .where('created_at', '=', now)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      events.map((e) => [e.type, JSON.parse(e.data) as unknown]),
+      [
+        ['listing.updated', { object: get }],
+        ['client_link.viewed', { object: get }],
+        ['listing.deleted', { object: { id: 'lst_gone' } }],
+      ],
+    );
+    await assert.rejects(
+      writes.within(ctx.deps.db.kysely, accountId, {}, (w) => w.announce('media.updated', newId('med'))),
+      /no resource is registered for media.updated/,
+    );
   });
 });

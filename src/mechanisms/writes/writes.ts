@@ -56,6 +56,31 @@ export interface LockQueries {
   photo(trx: Executor, dialect: Dialect, accountId: string, id: string): Promise<MediaRow | undefined>;
 }
 
+/**
+ * The object of each resource kind whose loader is registered, as its GET returns it. Each
+ * feature adds its own kind (`declare module` beside its loader), so the unit of work knows the
+ * kinds' types without importing any feature (an augmentation, which knip does not follow).
+ * @public
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features
+export interface Resources {}
+type ResourceKind = keyof Resources;
+
+/** A resource's loader, registered once (src/services.ts): the same one its GET uses. */
+interface ResourceLoader<T> {
+  /** The resource as its GET returns it now; undefined when the account has no such resource. */
+  load(trx: Executor, accountId: string, id: string): Promise<T | undefined>;
+  /** Moves its `updated_at` to `now` (a field its object shows changed in another table). */
+  touch(trx: Executor, accountId: string, id: string, now: string): Promise<void>;
+}
+
+/** Every registered resource: its loader, and which events carry it (by their type's prefix). */
+export interface ResourceRegistry {
+  loaders: { [K in ResourceKind]: ResourceLoader<Resources[K]> };
+  /** The kind of the object an event type's prefix names (`client_link.viewed` carries the gallery). */
+  objectOf: Readonly<Record<string, ResourceKind>>;
+}
+
 export interface WriteOptions {
   lock?: Locks;
   /** The write's timestamp (events' `created_at`); the clock's now by default. */
@@ -73,8 +98,21 @@ export interface Write {
   readonly listing: ListingRow | undefined;
   readonly media: MediaRow | undefined;
   readonly photo: MediaRow | undefined;
-  /** An event of this write, with `object` as the resource's GET returns it now (or `{id}` for a deletion). */
-  announce(type: EventType, object: unknown): void;
+  /**
+   * An event of this write. Given the resource's id, the unit of work loads it once at the end,
+   * through its registered loader (the one its GET uses; `{ id }` for a deletion), and records it
+   * as it is then; a resource no longer there is not announced. Given an object (the kinds and
+   * writes not yet moved to ids), that object, as the resource's GET would return it now.
+   */
+  announce(type: EventType, idOrObject: string | object): void;
+  /** The resource's `updated_at` moves to the write's `now`, in the epilogue (or before a `load` of it). */
+  touch(kind: ResourceKind, id: string): void;
+  /**
+   * The resource as its GET returns it, for the body's answer: its pending touch is made first,
+   * and the object is kept, so the epilogue announces it without reading it again. Load after the
+   * body's last change of it.
+   */
+  load<K extends ResourceKind>(kind: K, id: string): Promise<Resources[K] | undefined>;
   /** Count changes of this write, applied last in one sorted upsert. */
   count(...changes: CountDeltas[]): void;
   /** Work to be done in the background, enqueued in this transaction. */
@@ -85,8 +123,17 @@ export interface Write {
   afterCommit(task: () => Promise<unknown>): void;
 }
 
+/** An announced event: its object given, or the resource to load for it at the end. */
+type Announced = { type: EventType; object: unknown } | { type: EventType; kind: ResourceKind; id: string };
+
+const keyOf = (kind: ResourceKind, id: string): string => `${kind}:${id}`;
+
 class WriteState implements Write {
-  readonly events: NewEvent[] = [];
+  readonly announced: Announced[] = [];
+  /** Resources to touch, by `kind:id`, not yet touched. */
+  readonly touches = new Map<string, { kind: ResourceKind; id: string }>();
+  /** Resources loaded in this write since their last touch, by `kind:id`. */
+  readonly loaded = new Map<string, unknown>();
   readonly deltas: CountDeltas[] = [];
   readonly jobs: EnqueueInput[] = [];
   readonly after: (() => Promise<unknown>)[] = [];
@@ -98,14 +145,58 @@ class WriteState implements Write {
   readonly accountId: string;
   readonly now: string;
   private readonly committing: boolean;
-  constructor(trx: Executor, accountId: string, now: string, committing: boolean) {
+  private readonly resources: ResourceRegistry;
+  constructor(trx: Executor, accountId: string, now: string, committing: boolean, resources: ResourceRegistry) {
     this.trx = trx;
     this.accountId = accountId;
     this.now = now;
     this.committing = committing;
+    this.resources = resources;
   }
-  announce(type: EventType, object: unknown): void {
-    this.events.push({ type, object });
+  announce(type: EventType, idOrObject: string | object): void {
+    if (typeof idOrObject !== 'string') {
+      this.announced.push({ type, object: idOrObject });
+    } else if (type.endsWith('.deleted')) {
+      // A deletion's object is the id alone (docs/api.md §15): there is nothing left to load.
+      this.announced.push({ type, object: { id: idOrObject } });
+    } else {
+      const kind = this.resources.objectOf[type.slice(0, type.indexOf('.'))];
+      if (kind === undefined) throw new Error(`announce: no resource is registered for ${type}`);
+      this.announced.push({ type, kind, id: idOrObject });
+    }
+  }
+  touch(kind: ResourceKind, id: string): void {
+    const key = keyOf(kind, id);
+    this.touches.set(key, { kind, id });
+    this.loaded.delete(key);
+  }
+  async load<K extends ResourceKind>(kind: K, id: string): Promise<Resources[K] | undefined> {
+    const key = keyOf(kind, id);
+    await this.touchNow(key);
+    if (!this.loaded.has(key)) {
+      const loader: ResourceLoader<unknown> = this.resources.loaders[kind];
+      this.loaded.set(key, await loader.load(this.trx, this.accountId, id));
+    }
+    // The loader registered for `kind` makes a Resources[K].
+    return this.loaded.get(key) as Resources[K] | undefined;
+  }
+  /** Makes the pending touch of `key`, if any. */
+  async touchNow(key: string): Promise<void> {
+    const pending = this.touches.get(key);
+    if (pending === undefined) return;
+    this.touches.delete(key);
+    const loader: ResourceLoader<unknown> = this.resources.loaders[pending.kind];
+    await loader.touch(this.trx, this.accountId, pending.id, this.now);
+  }
+  /** The events to record, in the order announced: each resource touched, then loaded once. */
+  async events(): Promise<NewEvent[]> {
+    for (const key of [...this.touches.keys()]) await this.touchNow(key);
+    const events: NewEvent[] = [];
+    for (const a of this.announced) {
+      const object = 'object' in a ? a.object : await this.load(a.kind, a.id);
+      if (object !== undefined) events.push({ type: a.type, object });
+    }
+    return events;
   }
   count(...changes: CountDeltas[]): void {
     this.deltas.push(...changes);
@@ -124,7 +215,17 @@ class WriteState implements Write {
 
 export type Writes = ReturnType<typeof createWrites>;
 
-export function createWrites({ db, clock, locks }: { db: Db; clock: Clock; locks: LockQueries }) {
+export function createWrites({
+  db,
+  clock,
+  locks,
+  resources,
+}: {
+  db: Db;
+  clock: Clock;
+  locks: LockQueries;
+  resources: ResourceRegistry;
+}) {
   // One group committer per SQLite database: this unit of work is built once (src/services.ts).
   const groups = sqliteWriteGroups(db);
 
@@ -149,10 +250,11 @@ export function createWrites({ db, clock, locks }: { db: Db; clock: Clock; locks
   }
 
   async function epilogue(w: WriteState): Promise<void> {
-    if (w.events.length > 0) await recordEvents(w.trx, w.accountId, w.events, w.now);
+    const events = await w.events();
+    if (events.length > 0) await recordEvents(w.trx, w.accountId, events, w.now);
     if (w.jobs.length > 0) await enqueue(w.trx, w.jobs, w.now);
     // Last: the counter rows stay locked until commit, taken in sorted order (decisions/0005).
-    await addCounts(w.trx, w.accountId, ...w.deltas, eventsRecorded(w.events.map((e) => e.type)));
+    await addCounts(w.trx, w.accountId, ...w.deltas, eventsRecorded(events.map((e) => e.type)));
   }
 
   async function body<T>(w: WriteState, options: WriteOptions, work: (w: Write) => T | Promise<T>): Promise<T> {
@@ -168,7 +270,7 @@ export function createWrites({ db, clock, locks }: { db: Db; clock: Clock; locks
       const now = options.now ?? clock.iso();
       let state: WriteState | undefined;
       const inTransaction = (trx: Executor): Promise<T> => {
-        state = new WriteState(trx, accountId, now, true);
+        state = new WriteState(trx, accountId, now, true, resources);
         return body(state, options, work);
       };
       // SQLite: in the next group's transaction, in its own savepoint (./write-group.ts).
@@ -190,7 +292,7 @@ export function createWrites({ db, clock, locks }: { db: Db; clock: Clock; locks
 
     /** One write of one account inside the caller's transaction (a job's fenced outcome). */
     within<T>(trx: Executor, accountId: string, options: WriteOptions, work: (w: Write) => T | Promise<T>): Promise<T> {
-      return body(new WriteState(trx, accountId, options.now ?? clock.iso(), false), options, work);
+      return body(new WriteState(trx, accountId, options.now ?? clock.iso(), false, resources), options, work);
     },
   };
 }

@@ -3,9 +3,7 @@
 // (client_link.viewed, client_link.downloaded) in the same transaction (docs/api.md §15).
 import type { Deps } from '../../deps.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
-import { loadListing } from '../listings/listings.service.ts';
-import { touchListing } from '../listings/listings.repository.ts';
-import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
+import { galleryUrl } from '../listings/listings.serializer.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
 
@@ -37,8 +35,6 @@ export function createClientLinksService({
   config,
   writes,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
-  const serialize = listingSerializer(config.publicUrl);
-
   /** Counts once, with its event; false when the link stopped working meanwhile. */
   function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {
     return writes.run(link.account_id, {}, async (w) => {
@@ -48,8 +44,7 @@ export function createClientLinksService({
           ? await repo.countView(trx, link.account_id, link.listing_id, link.token, now)
           : await repo.countDownload(trx, link.account_id, link.listing_id, link.token);
       if (!counted) return false;
-      const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
-      if (listing !== undefined) w.announce(what === 'view' ? 'client_link.viewed' : 'client_link.downloaded', listing);
+      w.announce(what === 'view' ? 'client_link.viewed' : 'client_link.downloaded', link.listing_id);
       return true;
     });
   }
@@ -75,7 +70,7 @@ export function createClientLinksService({
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
         if (w.listing === undefined) return false;
         if (!(await repo.setFavorite(w.trx, link, mediaId, on, w.now))) return false;
-        await touchListing(w.trx, link.account_id, link.listing_id, w.now);
+        w.touch('listing', link.listing_id);
         return true;
       });
     },
@@ -88,9 +83,7 @@ export function createClientLinksService({
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
         if (w.listing === undefined) return false;
         if (!(await repo.submitFavorites(w.trx, link, note, w.now))) return false;
-        const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
-        if (listing === undefined) return false;
-        w.announce('client_link.selection_submitted', listing);
+        w.announce('client_link.selection_submitted', link.listing_id);
         // The studio's email, sent in the background from the same transaction (never lost).
         w.enqueue({ kind: 'selection.email', accountId: link.account_id, subjectId: link.listing_id, runAt: w.now });
         return true;

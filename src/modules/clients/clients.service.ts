@@ -11,8 +11,7 @@ import { countClients, queryClients, type ClientQuery } from './clients.list.rep
 import * as listingsRepo from '../listings/listings.repository.ts';
 import { listingRows } from '../listings/listings.list.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
-import { loadListing } from '../listings/listings.service.ts';
-import { listingSerializer, toListingItem } from '../listings/listings.serializer.ts';
+import { toListingItem } from '../listings/listings.serializer.ts';
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
@@ -69,7 +68,6 @@ export function createClientsService({
   writes,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
-  const serializeListing = listingSerializer(config.publicUrl);
 
   /** The single-client object (with its galleries), read in `trx` for a write's answer and event. */
   async function withListings(accountId: string, row: repo.ClientRow, trx: Executor = db.kysely): Promise<ClientType> {
@@ -202,7 +200,7 @@ export function createClientsService({
         await listingsRepo.unassignListingsOfClient(w.trx, accountId, id, w.now);
         if (!(await repo.deleteClient(w.trx, accountId, id))) throw notFound('Client');
         // client.deleted stands for the unassignment of their galleries too (no listing.unassigned each).
-        w.announce('client.deleted', { id });
+        w.announce('client.deleted', id);
         w.count({ clients: -1 });
       });
     },
@@ -255,12 +253,12 @@ export function createClientsService({
             if (options.notify !== false) {
               await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
             }
-            const assigned = await loadListing(trx, serializeListing, accountId, listingId);
+            w.announce('listing.assigned', listingId);
+            const assigned = await w.load('listing', listingId);
             if (assigned === undefined) throw notFound('Gallery');
-            w.announce('listing.assigned', assigned);
             return assigned;
           }
-          const listing = await loadListing(trx, serializeListing, accountId, listingId);
+          const listing = await w.load('listing', listingId);
           if (listing === undefined) throw notFound('Gallery');
           return listing;
         });
@@ -283,8 +281,7 @@ export function createClientsService({
         }
         await dropLink(w, listingId);
         await cancelQueuedNotifications(w, { clientId, listingId });
-        const listing = await loadListing(trx, serializeListing, accountId, listingId);
-        if (listing !== undefined) w.announce('listing.unassigned', listing);
+        w.announce('listing.unassigned', listingId);
       });
     },
 

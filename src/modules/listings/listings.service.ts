@@ -29,6 +29,20 @@ import type { Executor } from '../../db/executor.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { Log } from '../../lib/log.ts';
 
+// The gallery is a resource of the unit of work: its writes announce it by id and touch it, and
+// the unit of work loads it through loadListing (registered in src/services.ts), as its GET does.
+declare module '../../mechanisms/writes/writes.ts' {
+  interface Resources {
+    listing: ListingType;
+  }
+}
+
+/** A gallery loaded for an answer: 404 when it is not there. */
+function found(listing: ListingType | undefined): ListingType {
+  if (listing === undefined) throw notFound('Gallery');
+  return listing;
+}
+
 /**
  * The gallery object as its GET returns it now, read in `db` (a transaction, for a write's answer
  * or its event); undefined when it is not there. One place builds it: docs/api.md §17's ETag and
@@ -136,10 +150,9 @@ export function createListingsService({
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
         // The link's url is a field of the gallery object: its updated_at moves (docs/api.md §19).
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        const listing = await load(w.trx, accountId, id);
-        w.announce('listing.updated', listing);
-        return listing;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
+        return found(await w.load('listing', id));
       });
     },
 
@@ -154,10 +167,9 @@ export function createListingsService({
           throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
         }
         // The link's controls are fields of the gallery object: its updated_at moves (docs/api.md §19).
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        const listing = await load(w.trx, accountId, id);
-        w.announce('listing.updated', listing);
-        return listing;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
+        return found(await w.load('listing', id));
       });
     },
 
@@ -176,12 +188,11 @@ export function createListingsService({
             `Only an active gallery can be published; this one is ${current.status}. Set its status to active first`,
           );
         }
-        if (!(await publishPage(w, id))) return load(w.trx, accountId, id);
+        if (!(await publishPage(w, id))) return found(await w.load('listing', id));
         // The page is a field of the gallery object: its updated_at moves (docs/api.md §19).
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        const listing = await load(w.trx, accountId, id);
-        w.announce('listing.updated', listing);
-        return listing;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
+        return found(await w.load('listing', id));
       });
     },
 
@@ -191,8 +202,8 @@ export function createListingsService({
       await writes.run(accountId, { lock: { listing: id } }, async (w) => {
         if (w.listing === undefined) throw notFound('Gallery');
         if (!(await takeDownPage(w, id))) return;
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        w.announce('listing.updated', await load(w.trx, accountId, id));
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
       });
     },
 
@@ -318,7 +329,7 @@ export function createListingsService({
         // An email about a gallery that no longer exists must not go out.
         await cancelQueuedNotifications(w, { listingId: id });
         // One event stands for the gallery and everything that went with it (its media, its link).
-        w.announce('listing.deleted', { id });
+        w.announce('listing.deleted', id);
         w.count(listingsAdded(deleted.status, -1), { media: -deleted.media_count });
         w.afterCommit(() => cleanup.afterDelete(storageKeys, log));
       });

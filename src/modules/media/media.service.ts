@@ -18,8 +18,6 @@ import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimension
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
 import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
-import { loadListing } from '../listings/listings.service.ts';
-import { listingSerializer } from '../listings/listings.serializer.ts';
 import type { Executor } from '../../db/executor.ts';
 import * as repo from './media.repository.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
@@ -76,7 +74,6 @@ export function createMediaService({
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
-  const serializeListing = listingSerializer(config.publicUrl);
   const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
     serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
 
@@ -358,13 +355,9 @@ export function createMediaService({
         // Announced: the deletion, every media whose position closed the gap, and the gallery if
         // this photo was its cover (now null).
         const shifted = (await listOf(trx, accountId, listingId)).filter((m) => before.get(m.id) !== m.position);
-        const uncovered =
-          gallery?.cover_media_id === mediaId
-            ? await loadListing(trx, serializeListing, accountId, listingId)
-            : undefined;
-        w.announce('media.deleted', { id: mediaId });
+        w.announce('media.deleted', mediaId);
         announce(w, shifted);
-        if (uncovered !== undefined) w.announce('listing.updated', uncovered);
+        if (gallery?.cover_media_id === mediaId) w.announce('listing.updated', listingId);
         w.count({ media: -1 });
         w.afterCommit(() => cleanup.afterDelete(owned, log));
       });
