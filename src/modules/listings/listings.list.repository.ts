@@ -6,7 +6,8 @@
 //
 // What a filtered page costs does not grow with the account (docs/query-plans.md has the figures):
 // - `total` counts at most COUNT_CAP + 1 matches (docs/api.md §19): an exact count is linear in
-//   the matches, and these filters have no maintained count.
+//   the matches, and these filters have no maintained count. A search's total counts through the
+//   page (the service makes it from the page); the capped count still chooses its plan here.
 // - Every shape of query is compiled once and prepared (src/db/prepared.ts), but for a search,
 //   a range or an MLS number on PostgreSQL: building it with Kysely on each request cost as much
 //   as running it.
@@ -88,6 +89,8 @@ type Params = {
   afterId: string;
   fetch: number;
   offset: number;
+  /** How far a count goes: COUNT_CAP + 1, or all of a search's matches before an empty page. */
+  cap: number;
 };
 
 type ListingsFrom = SelectQueryBuilder<Database & { l: Database['listings'] }, 'l', object>;
@@ -161,7 +164,7 @@ function pageQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
   return query.orderBy(column, direction).orderBy('l.id', direction).limit(p.fetch).offset(p.offset);
 }
 
-/** How many match, counting no further than COUNT_CAP + 1. */
+/** How many match, counting no further than `cap`. */
 function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
   const onlySearch =
     shape.search === 'index' &&
@@ -185,11 +188,7 @@ function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
         { one: number }
       >);
   return db
-    .selectFrom(
-      countedInOrder(matches, dialect, shape)
-        .limit(COUNT_CAP + 1)
-        .as('c'),
-    )
+    .selectFrom(countedInOrder(matches, dialect, shape).limit(p.cap).as('c'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
 
@@ -282,6 +281,7 @@ function paramsOf(accountId: string, q: ListingQuery, page: PageWindow): Params 
     afterId: page.after?.id ?? '',
     fetch: page.fetch,
     offset: page.offset,
+    cap: COUNT_CAP + 1,
   };
 }
 
@@ -305,14 +305,20 @@ export async function listingRows(
   );
 }
 
-/** A page of the account's galleries matching `q` (one row more than its limit) and their total. */
+/**
+ * A page of the account's galleries matching `q` (one row more than its limit) and its total: a
+ * search's total is the caller's to make from the page (docs/api.md §19: it counts through the
+ * page), unless `count` asks for the capped count (the dashboard's), or a page by number lies
+ * past the end (all the matches are then before it: they are counted, exactly).
+ */
 export async function queryListings(
   db: Executor,
   dialect: Dialect,
   accountId: string,
   q: ListingQuery,
   page: PageWindow,
-): Promise<{ rows: ListingListRow[]; total: Total }> {
+  options: { count?: boolean } = {},
+): Promise<{ rows: ListingListRow[]; total: Total | undefined }> {
   const p = paramsOf(accountId, q, page);
   const after = page.after !== undefined;
   if (q.search === undefined) {
@@ -339,5 +345,15 @@ export async function queryListings(
   const walk = indexed && !total.exact && /^[\x00-\x7f]*$/.test(q.search);
   const shape = walk ? { ...counting, search: 'walk' as const } : counting;
   const rows = await preparedOf(pages, shape, dialect, (d, x) => pageQuery(d, dialect, shape, x)).all(db, p);
-  return { rows, total };
+  if (options.count === true) return { rows, total };
+  if (!after && page.offset > 0 && rows.length === 0) {
+    // Past the end: every match lies before this page (at most `offset` of them).
+    const all = { ...p, cap: page.offset + 1 };
+    const before = await preparedOf(counts, counting, dialect, (d, x) => countQuery(d, dialect, counting, x)).first(
+      db,
+      all,
+    );
+    return { rows, total: { n: Math.min(Number(before?.n ?? 0), page.offset), exact: true } };
+  }
+  return { rows, total: undefined };
 }
