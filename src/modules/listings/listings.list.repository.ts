@@ -29,6 +29,7 @@ import type { Database, ListingStatus } from '../../db/schema.ts';
 import { ftsPhrase, MIN_INDEXED_TERM } from '../../db/search.ts';
 import type { Total } from '../../lib/cursor-page.ts';
 import { COUNT_CAP } from '../../lib/pagination.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import type { Position } from '../../lib/cursor.ts';
 import { LIST_ITEM_COLUMNS, type ListingItemRow } from './listings.repository.ts';
 
@@ -211,13 +212,22 @@ function walkedQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
 }
 
 /**
- * Rows a search's walk reads before it gives way to the trigram index. Walking costs the rows
- * read, about (offset + fetch) / f for a term that one gallery in 1/f holds; the index costs
- * the matches, f × N. The two meet where the walk reads sqrt((offset + fetch) × N) rows: with N
- * taken as WALK_SCALE (a million galleries), about 4,600 for a first page of 20, the crossover
- * decision 0024 measured. An account that holds fewer rows is walked whole, so never falls back.
+ * Rows a search's first walk reads before it judges the term. Walking costs the rows read, about
+ * (offset + fetch) / f for a term that one gallery in 1/f holds; the index costs the matches. At
+ * 1M galleries a first page of 20 reads at most 2,050 rows (about 1-2 ms): a term of one gallery
+ * in 100 or more fills it. Deeper pages need more rows, but grow the bound as a square root
+ * only: the index's cost does not grow with the page.
  */
-const WALK_SCALE = 1_000_000;
+const WALK_SCALE = 200_000;
+/**
+ * What a plan costs, in microseconds, as measured on the bench's 1M SQLite database (issue 36;
+ * docs/performance.md): a row the walk reads (0.5-1.6), and the index's fixed cost (the FTS5
+ * phrase reads the doclists of the term's trigrams whole: 2-3 ms for any term holding "harbor")
+ * and each match's (its key, its gallery row by id and the sort: 10-15).
+ */
+const WALK_ROW_US = 1;
+const INDEX_US = 2_500;
+const INDEX_MATCH_US = 12;
 export const walkBound = (page: { offset: number; fetch: number }): number =>
   Math.ceil(Math.sqrt((page.offset + page.fetch) * WALK_SCALE));
 
@@ -376,10 +386,16 @@ export async function queryListings(
   accountId: string,
   q: ListingQuery,
   page: PageWindow,
-  options: { count?: boolean; walkBound?: number } = {},
+  options: {
+    count?: boolean;
+    /** Tests: the first walk's bound, and the account's size the plan is judged with (none: no judging). */
+    walkBound?: number;
+    galleries?: number;
+  } = {},
 ): Promise<{ rows: ListingListRow[]; total: Total | undefined; plan?: SearchPlan }> {
   const p = paramsOf(accountId, q, page);
   if (options.walkBound !== undefined) p.bound = options.walkBound;
+  const estimate = { fixed: options.walkBound !== undefined, galleries: options.galleries };
   const after = page.after !== undefined;
   if (q.search === undefined) {
     const shape = shapeOf(q, after, undefined);
@@ -392,7 +408,7 @@ export async function queryListings(
     const counted = await preparedOf(counts, shape, dialect, (d, x) => countQuery(d, dialect, shape, x)).first(db, p);
     return { rows, total: totalOf(counted?.n ?? 0) };
   }
-  const { rows, plan } = await searchRows(db, dialect, q.search, shapeOf(q, after, undefined), p);
+  const { rows, plan } = await searchRows(db, dialect, q.search, shapeOf(q, after, undefined), p, estimate);
   // The capped count (SQLite: the FTS index alone when only the term filters).
   const long = characters(q.search) >= MIN_INDEXED_TERM;
   const counting = shapeOf(q, after, dialect === 'sqlite' && long ? 'index' : 'like');
@@ -417,15 +433,36 @@ async function searchRows(
   term: string,
   base: Shape,
   p: Params,
+  estimate: { fixed: boolean; galleries?: number | undefined },
 ): Promise<{ rows: ListingListRow[]; plan: SearchPlan }> {
-  const run = (shape: Shape) => preparedOf(pages, shape, dialect, (d, x) => pageQuery(d, dialect, shape, x)).all(db, p);
+  const run = (shape: Shape, x: Params = p) =>
+    preparedOf(pages, shape, dialect, (d, y) => pageQuery(d, dialect, shape, y)).all(db, x);
   const index: Shape = { ...base, search: dialect === 'sqlite' ? 'index' : 'trgm' };
   if (characters(term) < MIN_INDEXED_TERM) return { rows: await run({ ...base, search: 'like' }), plan: 'like' };
   // eslint-disable-next-line no-control-regex
   if (dialect === 'sqlite' && !/^[\x00-\x7f]*$/.test(term)) return { rows: await run(index), plan: 'index' };
   const walk: Shape = { ...base, search: 'walk' };
-  const rows = await run(walk);
-  if (rows.length >= p.fetch) return { rows, plan: 'walk' };
-  const read = await preparedOf(walks, walk, dialect, (d, x) => walkedQuery(d, dialect, walk, x)).first(db, p);
-  return Number(read?.n ?? 0) < p.bound ? { rows, plan: 'walk' } : { rows: await run(index), plan: 'index' };
+  /** The walk's page, and whether it is the answer (full, or short having read every row there is). */
+  const walked = async (x: Params): Promise<{ rows: ListingListRow[]; answer: boolean }> => {
+    const rows = await run(walk, x);
+    if (rows.length >= x.fetch) return { rows, answer: true };
+    const read = await preparedOf(walks, walk, dialect, (d, y) => walkedQuery(d, dialect, walk, y)).first(db, x);
+    return { rows, answer: Number(read?.n ?? 0) < x.bound };
+  };
+  const first = await walked(p);
+  if (first.answer) return { rows: first.rows, plan: 'walk' };
+  // The walk came back short: the term is rarer than one row in bound / fetch. What it found (its
+  // matches, and those the page skipped) says how rare, so which plan costs less: walking on
+  // (again from the start, to twice the rows the page should need), or the index.
+  const found = first.rows.length;
+  const galleries = estimate.galleries ?? (estimate.fixed ? 0 : await readCount(db, p.accountId, 'listings'));
+  if (found > 0 && galleries > 0) {
+    const density = (p.offset + found) / p.bound;
+    const walkRows = (p.offset + p.fetch) / density;
+    if (walkRows * WALK_ROW_US < INDEX_US + INDEX_MATCH_US * density * galleries) {
+      const further = await walked({ ...p, bound: Math.ceil(2 * walkRows) });
+      if (further.answer) return { rows: further.rows, plan: 'walk' };
+    }
+  }
+  return { rows: await run(index), plan: 'index' };
 }
