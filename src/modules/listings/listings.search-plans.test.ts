@@ -9,7 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { seedListings } from '../../../test/support/seed.ts';
 import { createAccount, createTestContext, type TestContext } from '../../../test/support/test-app.ts';
+import type { Database } from '../../db/schema.ts';
 import type { ListingStatus } from '../../db/schema.ts';
 import { queryListings, walkBound, type ListingQuery, type SearchPlan } from './listings.list.repository.ts';
 
@@ -163,6 +167,55 @@ describe('a gallery search answers the same pages whichever plan it takes', () =
     // The bounds did force both plans (else this test would compare a plan with itself).
     assert.ok(walked >= cases.length / 2, `the walk answered ${walked} of ${cases.length}`);
     assert.ok(indexed >= cases.length / 2, `the index answered ${indexed} of ${cases.length}`);
+  });
+
+  test('PostgreSQL: the walk never sorts, and the index plan reads the trigram indexes', async (t) => {
+    const database = ctx.config.database;
+    if (database.kind !== 'postgres') {
+      t.skip('the plans are PostgreSQL’s (SQLite’s are pinned by CROSS JOIN and the subquery)');
+      return;
+    }
+    // Enough galleries that the planner has a real choice, settled as autovacuum leaves them.
+    const big = await createAccount(ctx, 'Big studio');
+    await seedListings(ctx.deps.db, big.accountId, 30_000);
+    await sql`vacuum analyze listings`.execute(ctx.deps.db.kysely);
+    const captured: CompiledQuery[] = [];
+    const logging = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
+      log: (event) => {
+        if (event.level === 'query') captured.push(event.query);
+      },
+    });
+    const planOf = async (query: CompiledQuery): Promise<string> => {
+      const plan = await logging.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+      );
+      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    try {
+      const sort = { column: 'created_at', desc: true } as const;
+      const page = { fetch: 21, offset: 0, after: undefined };
+      // Every address holds "harbour": the walk answers, in the order's index, unsorted.
+      captured.length = 0;
+      const frequent = await queryListings(logging, 'postgres', big.accountId, { search: 'harbour', sort }, page);
+      assert.equal(frequent.plan, 'walk');
+      const walk = captured.find((c) => c.sql.includes('lower(l.address)'));
+      assert.ok(walk, 'the walk’s query');
+      const walkPlan = await planOf(walk);
+      assert.match(walkPlan, /Index Scan (Backward )?using listings_account_order_idx/, walkPlan);
+      assert.doesNotMatch(walkPlan, /Sort/, walkPlan);
+      // One gallery holds "12345 harbour": the index answers, from the GIN indexes.
+      captured.length = 0;
+      const rare = await queryListings(logging, 'postgres', big.accountId, { search: '12345 harbour', sort }, page);
+      assert.deepEqual([rare.plan, rare.rows.map((r) => r.address)], ['index', ['12345 Harbour Road']]);
+      const index = captured.find((c) => c.sql.includes('lower(t.address)'));
+      assert.ok(index, 'the index’s query');
+      const indexPlan = await planOf(index);
+      assert.match(indexPlan, /Bitmap Index Scan on listings_address_trgm_idx/, indexPlan);
+      assert.doesNotMatch(indexPlan, /Seq Scan/, indexPlan);
+    } finally {
+      await logging.destroy();
+    }
   });
 
   test('the bound grows with the rows a page needs, as the square root', () => {
