@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
-import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
 import { wholeList, type Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
 import { countClients, queryClients, type ClientQuery } from './clients.list.repository.ts';
@@ -144,7 +144,15 @@ export function createClientsService({
       return withListings(accountId, await requireClient(accountId, id));
     },
 
-    async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
+    /**
+     * `countMatches`: a search's total counts every match (the dashboard's list says how many it
+     * found), instead of the matches through the page (docs/api.md §19, what `/v1` answers).
+     */
+    async list(
+      accountId: string,
+      query: ClientListQueryType,
+      options: { countMatches?: boolean } = {},
+    ): Promise<Page<ClientItemType>> {
       const codec = await listCursors(db);
       const sort = sortOf(query.sort);
       const search = query.search?.toLowerCase() ?? '';
@@ -176,6 +184,9 @@ export function createClientsService({
         filters.createdSince === undefined &&
         filters.updatedSince === undefined;
       const window = { limit: request.fetch, offset: request.offset };
+      // A search counts through the page unless asked (docs/api.md §19); a page by number past
+      // the end still counts, exactly: every match lies before it.
+      const through = filters.search !== undefined && options.countMatches !== true;
       if (plain) {
         // Unfiltered: the page and the maintained count. A search: both through the search index.
         const { rows, total } =
@@ -184,15 +195,19 @@ export function createClientsService({
                 repo.listClients(db.kysely, accountId, window),
                 readCount(db.kysely, accountId, 'clients'),
               ]).then(([page, n]) => ({ rows: page, total: n }))
-            : await repo.searchClients(db.kysely, db.dialect, accountId, filters.search, window);
-        return cursorPage(rows, request, total, codec, scope, position, toClientItem);
+            : await repo.searchClients(db.kysely, db.dialect, accountId, filters.search, window, !through);
+        return cursorPage(rows, request, total ?? THROUGH_PAGE, codec, scope, position, toClientItem);
       }
       const counted =
         filters.search === undefined && filters.createdSince === undefined && filters.updatedSince === undefined;
-      const [rows, total] = await Promise.all([
-        queryClients(db.kysely, db.dialect, accountId, filters, request),
-        counted ? readCount(db.kysely, accountId, 'clients') : countClients(db.kysely, db.dialect, accountId, filters),
-      ]);
+      const rows = await queryClients(db.kysely, db.dialect, accountId, filters, request);
+      const past = request.after === undefined && request.offset > 0 && rows.length === 0;
+      const total =
+        through && !past
+          ? THROUGH_PAGE
+          : counted
+            ? await readCount(db.kysely, accountId, 'clients')
+            : await countClients(db.kysely, db.dialect, accountId, filters);
       return cursorPage(rows, request, total, codec, scope, position, toClientItem);
     },
 

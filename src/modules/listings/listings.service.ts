@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
 import { listingRows, queryListings, type ListingQuery } from './listings.list.repository.ts';
@@ -227,7 +227,15 @@ export function createListingsService({
       });
     },
 
-    async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
+    /**
+     * `countMatches`: a search's total is its capped count (the dashboard's list says how many it
+     * found), instead of the matches through the page (docs/api.md §19, what `/v1` answers).
+     */
+    async list(
+      accountId: string,
+      query: ListingListQueryType,
+      options: { countMatches?: boolean } = {},
+    ): Promise<Page<ListingItemType>> {
       const codec = await listCursors(db);
       const sort = sortOf(query.sort);
       const filters: ListingQuery = {
@@ -284,9 +292,12 @@ export function createListingsService({
         ]);
         return cursorPage(rows, request, total, codec, scope, position, toListingItem);
       }
-      // Other filters have no maintained count: their total stops at COUNT_CAP (docs/api.md §19).
-      const { rows, total } = await queryListings(db.kysely, db.dialect, accountId, filters, request);
-      return cursorPage(rows, request, total, codec, scope, position, toListingItem);
+      // Other filters have no maintained count: their total stops at COUNT_CAP, and a search's
+      // counts through the page (docs/api.md §19).
+      const { rows, total } = await queryListings(db.kysely, db.dialect, accountId, filters, request, {
+        count: options.countMatches === true,
+      });
+      return cursorPage(rows, request, total ?? THROUGH_PAGE, codec, scope, position, toListingItem);
     },
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
