@@ -31,12 +31,7 @@ export interface RecentAssignment {
   downloads_enabled: boolean;
 }
 
-export function createClientLinksService({
-  db,
-  clock,
-  config,
-  writes,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
+export function createClientLinksService({ db, config, writes }: Pick<Deps, 'db' | 'config'> & { writes: Writes }) {
   /** Counts once, with its event; false when the link stopped working meanwhile. */
   function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {
     return writes.run(link.account_id, {}, async (w) => {
