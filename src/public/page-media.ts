@@ -10,10 +10,10 @@ import type { VisibleMedia } from '../modules/media/media.service.ts';
 import type { App } from '../http/types.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from './public-scope.ts';
 
-export type PageImage = 'thumb' | 'large' | 'poster';
+type PageImage = 'thumb' | 'large' | 'poster';
 
 /** One of the item's image variants, inline; 404 while it is not made yet. */
-export async function sendPageImage(
+async function sendPageImage(
   request: FastifyRequest,
   reply: FastifyReply,
   media: Services['media'],
