@@ -62,7 +62,7 @@ Run 'npx lightbox <command> --help' for a command's options, e.g. 'npx lightbox 
 
 Configuration comes from environment variables, as for the service: DATA_DIR (./data),
 DATABASE_URL (a SQLite file in DATA_DIR, or postgres://...), MEDIA_STORAGE (a folder in
-DATA_DIR, or s3://bucket/prefix), PORT, HOST, PUBLIC_URL, LOG_LEVEL; see the README.
+DATA_DIR, or s3://bucket/prefix), PORT, HOST, PUBLIC_URL, LOG_LEVEL; see docs/configuration.md.
 Commands that use the database bring its schema up to date first.
 
 Output: results (an id, a key, a list) go to stdout; notes and errors go to stderr.
