@@ -256,3 +256,37 @@ describe('README examples, run as written', { timeout: 180_000 }, () => {
     );
   });
 });
+
+describe('the webhook verification example', () => {
+  test('verifies a delivery signed with the endpoint secret, and refuses a tampered body', async () => {
+    const js = blocks().filter((b) => b.lang === 'js' && b.code.startsWith('// Node: npm install standardwebhooks'));
+    assert.equal(js.length, 1, 'docs/webhooks.md has one Node verification example');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightbox-readme-webhook-'));
+    try {
+      await symlink(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+      // The example's free names: the raw body and the request's headers, as a server hands them over.
+      const harness = [
+        'const rawBody = process.env.BODY;',
+        'const req = { headers: JSON.parse(process.env.HEADERS) };',
+        js[0]!.code,
+        'console.log(JSON.stringify(event));',
+      ].join('\n');
+      await writeFile(path.join(dir, 'verify.mjs'), harness);
+      const { Webhook } = await import('standardwebhooks');
+      const secret = `whsec_${Buffer.from('a webhook secret of 32 bytes ...').toString('base64')}`;
+      const body = JSON.stringify({ id: 'evt_1', type: 'webhook.test', created_at: new Date().toISOString() });
+      const now = new Date();
+      const headers = {
+        'webhook-id': 'evt_1',
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign('evt_1', now, body),
+      };
+      const env = { LIGHTBOX_WEBHOOK_SECRET: secret, HEADERS: JSON.stringify(headers) };
+      const out = await runBash('node verify.mjs', dir, { ...env, BODY: body });
+      assert.equal((JSON.parse(out) as { type: string }).type, 'webhook.test');
+      await assert.rejects(runBash('node verify.mjs', dir, { ...env, BODY: body.replace('evt_1', 'evt_2') }));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
