@@ -2,7 +2,9 @@
 // them: systemd-analyze (the unit), nginx -t and caddy validate (the proxies), docker compose
 // config (the compose file; without the compose plugin, its YAML and cross-references here).
 // A check whose tool is missing is skipped with the Debian package that brings it, except under
-// CI=true, where it fails: CI needs systemd, nginx-light and caddy.
+// CI=true, where it fails: CI needs systemd, nginx-light and caddy. TRUST_PROXY, as the unit and
+// the compose file end up setting it, is checked on the app: two visitors behind the proxy each get
+// their own rate limit and sign-in lockout.
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
@@ -13,6 +15,11 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { WINDOW_MS } from '../src/http/rate-limit-store.ts';
+import { ADDRESS_LIMIT } from '../src/modules/accounts/sign-in.service.ts';
+import { Browser } from './support/dashboard-browser.ts';
+import { fakeClock } from './support/notification-helpers.ts';
+import { createAccount, createTestContext } from './support/test-app.ts';
 
 const run = promisify(execFile);
 const DEPLOY = fileURLToPath(new URL('../deploy/', import.meta.url));
@@ -186,4 +193,87 @@ describe('deploy/compose.yaml', () => {
     await readFile(path.join(DEPLOY, 'Dockerfile'));
     await readFile(path.join(DEPLOY, 'lightbox.env.example'));
   });
+});
+
+/** KEY=VALUE lines, as systemd's EnvironmentFile= and compose's env_file read them. */
+const envFile = (text: string): Record<string, string> =>
+  Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+
+/** The environment each deployment gives Lightbox, with the address its proxy connects from. */
+async function deployments(): Promise<{ name: string; env: Record<string, string>; proxy: string }[]> {
+  const file = envFile(await readFile(path.join(DEPLOY, 'lightbox.env.example'), 'utf8'));
+  const unit = await readFile(path.join(DEPLOY, 'lightbox.service'), 'utf8');
+  const unitEnv = Object.fromEntries(
+    [...unit.matchAll(/^Environment=(.*)$/gm)].flatMap((m) => m[1]!.split(' ').map((pair) => pair.split('='))),
+  ) as Record<string, string>;
+  assert.match(unit, /^EnvironmentFile=\/etc\/lightbox\/lightbox\.env$/m);
+  const compose = parse(await readFile(path.join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true }) as {
+    services: { api: { env_file: string; environment: Record<string, string> } };
+  };
+  assert.equal(compose.services.api.env_file, 'lightbox.env');
+  return [
+    // systemd: EnvironmentFile= overrides Environment=; Caddy or nginx connect from 127.0.0.1.
+    { name: 'lightbox.service with lightbox.env', env: { ...unitEnv, ...file }, proxy: '127.0.0.1' },
+    { name: 'lightbox.service alone', env: unitEnv, proxy: '127.0.0.1' },
+    // compose: environment overrides env_file; Caddy connects from its address in the network.
+    { name: 'compose.yaml', env: { ...file, ...compose.services.api.environment }, proxy: '172.18.0.5' },
+  ];
+}
+
+describe('TRUST_PROXY as the deploy files set it', async () => {
+  // Room for a sign-in page and one more try than the lockout allows, in one minute.
+  const PER_MINUTE = ADDRESS_LIMIT + 2;
+  for (const { name, env, proxy } of await deployments()) {
+    test(`${name}: two visitors behind the proxy get separate rate limits and sign-in lockouts`, async () => {
+      assert.ok(env.TRUST_PROXY !== undefined, `${name} sets no TRUST_PROXY`);
+      // Ten seconds into a rate-limit window, so the minute cannot turn during the test.
+      const clock = fakeClock(Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + 10_000);
+      const ctx = await createTestContext(
+        { TRUST_PROXY: env.TRUST_PROXY, RATE_LIMIT_ADDRESS_PER_MINUTE: String(PER_MINUTE) },
+        { clock: clock.clock },
+      );
+      try {
+        const visit = (visitor: string) =>
+          ctx.app.inject({
+            method: 'GET',
+            url: '/v1/listings',
+            remoteAddress: proxy,
+            headers: { 'x-forwarded-for': visitor },
+          });
+        // Anonymous requests a minute each: the second visitor is not refused for the first's.
+        for (let i = 0; i < PER_MINUTE; i += 1) assert.equal((await visit('198.51.100.1')).statusCode, 401);
+        assert.equal((await visit('198.51.100.1')).statusCode, 429);
+        assert.equal((await visit('198.51.100.2')).statusCode, 401);
+
+        // The sign-in lockout per address (15 minutes): one visitor's failures do not lock the
+        // other out. A new rate-limit minute first, so these requests are within it.
+        clock.advance(WINDOW_MS);
+        await createAccount(ctx); // with no account yet, the dashboard sends everyone to its setup
+        const forwarded = { headers: { 'x-forwarded-for': '198.51.100.7' } };
+        const guesser = new Browser(ctx.app, proxy);
+        await guesser.get('/dashboard/sign-in', forwarded.headers);
+        const guess = (email: string) =>
+          guesser.post('/dashboard/sign-in', { email, password: 'wrong password' }, forwarded);
+        for (let i = 0; i < ADDRESS_LIMIT; i += 1)
+          assert.equal((await guess(`nobody${String(i)}@studio.test`)).statusCode, 400);
+        assert.equal((await guess('another@studio.test')).statusCode, 429);
+        const neighbour = new Browser(ctx.app, proxy);
+        const headers = { 'x-forwarded-for': '198.51.100.8' };
+        await neighbour.get('/dashboard/sign-in', headers);
+        const tried = await neighbour.post(
+          '/dashboard/sign-in',
+          { email: 'me@studio.test', password: 'wrong' },
+          { headers },
+        );
+        assert.equal(tried.statusCode, 400);
+      } finally {
+        await ctx.close();
+      }
+    });
+  }
 });
