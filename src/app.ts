@@ -139,8 +139,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     if (closing) void reply.header('connection', 'close');
     done(null, payload);
   });
+  const metrics = deps.metrics;
   app.addHook('onResponse', (request, reply, done) => {
     logRequest(request, reply);
+    // By the route's pattern (/v1/listings/:id); a URL no route matched is one series, not one each.
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 
