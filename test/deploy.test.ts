@@ -60,6 +60,29 @@ describe('deploy/lightbox.service', () => {
   );
 });
 
+describe('deploy/lightbox-backup.service and .timer', () => {
+  test(
+    'systemd-analyze verify finds nothing wrong; the backup runs as the service does, into dated folders',
+    { skip: needs('systemd-analyze', 'systemd', has('systemd-analyze', '--version')) },
+    async () => {
+      for (const name of ['lightbox-backup.service', 'lightbox-backup.timer'])
+        copyFileSync(path.join(DEPLOY, name), path.join(dir, name));
+      const files = ['lightbox-backup.service', 'lightbox-backup.timer'].map((name) => path.join(dir, name));
+      const result = spawnSync('systemd-analyze', ['verify', ...files], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stderr.trim(), '', result.stderr);
+      const unit = await readFile(path.join(DEPLOY, 'lightbox-backup.service'), 'utf8');
+      const main = await readFile(path.join(DEPLOY, 'lightbox.service'), 'utf8');
+      // The same user, settings and data folder as the service it backs up.
+      for (const line of ['User=lightbox', 'EnvironmentFile=/etc/lightbox/lightbox.env'])
+        assert.ok(unit.includes(`\n${line}\n`) && main.includes(`\n${line}\n`), line);
+      assert.match(unit, /^Environment=.*DATA_DIR=\/var\/lib\/lightbox( |$)/m);
+      assert.match(unit, /lightbox\.js backup "\/var\/lib\/lightbox-backups\/\$\(date -u \+%%Y-%%m-%%dT%%H%%M%%SZ\)"/);
+      assert.match(await readFile(files[1]!, 'utf8'), /^Persistent=true$/m);
+    },
+  );
+});
+
 describe('deploy/nginx.conf', () => {
   test(
     'nginx -t accepts it inside an http block',
@@ -160,13 +183,32 @@ describe('deploy/compose.yaml', () => {
     const services = doc.services;
     assert.deepEqual(Object.keys(services).sort(), [
       'api',
+      'backup',
       'caddy',
+      'media-backup',
       'minio',
       'minio-bucket',
       'postgres',
       'redis',
       'worker',
     ]);
+    // Every pulled image is pinned to a version (an upgrade is a deliberate change of this file).
+    for (const [name, service] of Object.entries(services)) {
+      if (service.build !== undefined) continue;
+      assert.match(
+        String(service.image),
+        /:(\d+\.\d+(\.\d+)?|RELEASE\.[0-9TZ-]+)$/,
+        `${name}: ${String(service.image)}`,
+      );
+    }
+    assert.match(await readFile(path.join(DEPLOY, 'Dockerfile'), 'utf8'), /^FROM node:24\.\d+\.\d+-bookworm-slim/m);
+    // The backups run only when asked (`--profile backup run`), never with `up`, into deploy/backups.
+    for (const name of ['backup', 'media-backup']) {
+      assert.deepEqual(services[name]!.profiles, ['backup']);
+      assert.deepEqual(services[name]!.volumes, ['./backups:/backups']);
+    }
+    assert.match(services.backup!.entrypoint.join(' '), /pg_dump -h postgres -U lightbox -Fc .* lightbox/);
+    assert.match(services['media-backup']!.entrypoint.join(' '), /mc mirror --overwrite local\/lightbox-media/);
     for (const [name, service] of Object.entries(services)) {
       assert.ok(service.image !== undefined || service.build !== undefined, `${name} has neither image nor build`);
       const depends = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
@@ -175,7 +217,8 @@ describe('deploy/compose.yaml', () => {
         const source = String(volume).split(':')[0]!;
         if (!source.startsWith('.') && !source.startsWith('/'))
           assert.ok(source in doc.volumes, `${name}: volume ${source}`);
-        else if (source.startsWith('.')) await readFile(path.join(DEPLOY, source)); // the file exists
+        // The file exists (the backups' folder is made by the first backup).
+        else if (source.startsWith('.') && source !== './backups') await readFile(path.join(DEPLOY, source));
       }
     }
     // The API nodes answer HTTP only; the worker runs the jobs; both on PostgreSQL, Redis and S3.
