@@ -11,7 +11,7 @@ import { startMetricsServer, type MetricsServer } from '../src/mechanisms/metric
 import { startReceiver, type Receiver } from './support/loopback-receivers.ts';
 import { assign, newClient, newGallery, notificationRows } from './support/notification-helpers.ts';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from './support/test-app.ts';
-import { createEndpoint, listDeliveries, quietLog, until } from './support/webhooks.ts';
+import { createEndpoint, listDeliveries, quietLog } from './support/webhooks.ts';
 
 interface Sample {
   name: string;
@@ -58,6 +58,15 @@ async function scrape(): Promise<{ samples: Sample[]; types: Map<string, string>
   const res = await fetch(`http://127.0.0.1:${String(server.port)}/metrics`);
   assert.equal(res.status, 200);
   return { ...parseExposition(await res.text()), contentType: res.headers.get('content-type') ?? '' };
+}
+
+/** Polls `check` until it holds: the runners poll the queue every second, on a machine that may be busy. */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, 'the condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const valueOf = (samples: Sample[], name: string, labels: Record<string, string>): number | undefined =>
@@ -113,7 +122,7 @@ describe('GET /metrics', () => {
     let delivered = 0;
     const jobs = startJobs(ctx.deps, ctx.services, quietLog);
     try {
-      await until(async () => {
+      await eventually(async () => {
         const deliveries = await listDeliveries(ctx, me, endpoint.id);
         const emails = await notificationRows(ctx, listing.id);
         delivered = deliveries.length;
