@@ -31,6 +31,7 @@ before(async () => {
       config: { deprecated },
       schema: {
         summary: 'A test-only route',
+        response: { 200: { description: 'ok', type: 'object', properties: { ok: { type: 'boolean' } } } },
         querystring: { type: 'object', properties: { fail: { type: 'string' } } },
       },
     },
@@ -70,11 +71,24 @@ describe('a deprecated route', () => {
   test('is marked deprecated in the OpenAPI document; other operations are not', async () => {
     const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
     assert.equal(res.statusCode, 200);
-    const paths = res.json<{ paths: Record<string, Record<string, { deprecated?: boolean }>> }>().paths;
-    assert.equal(paths['/deprecated-for-test']?.get?.deprecated, true);
+    type Op = { deprecated?: boolean; responses: Record<string, { headers?: Record<string, unknown> }> };
+    const paths = res.json<{ paths: Record<string, Record<string, Op>> }>().paths;
+    const op = paths['/deprecated-for-test']?.get;
+    assert.equal(op?.deprecated, true);
+    // Its answers document the two headers; no other operation's do.
+    assert.deepEqual(
+      Object.keys(op.responses['200']?.headers ?? {}).filter((h) => /^(Deprecation|Sunset)$/.test(h)),
+      ['Deprecation', 'Sunset'],
+    );
     const others = Object.entries(paths).filter(([p]) => p !== '/deprecated-for-test');
     assert.ok(others.length > 10);
-    for (const [p, item] of others) for (const op of Object.values(item)) assert.notEqual(op.deprecated, true, p);
+    for (const [p, item] of others) {
+      for (const other of Object.values(item)) {
+        assert.notEqual(other.deprecated, true, p);
+        for (const response of Object.values(other.responses))
+          assert.equal((response.headers ?? {}).Deprecation, undefined, p);
+      }
+    }
   });
 
   test('other routes send no Deprecation or Sunset', async () => {
