@@ -31,6 +31,11 @@ export interface Config {
    * answers HTTP (false: an API node, with `lightbox worker` processes doing the jobs).
    */
   readonly jobs: boolean;
+  /**
+   * METRICS_PORT and METRICS_HOST: where `serve` and `worker` answer Prometheus' GET /metrics, on a
+   * listener of their own (127.0.0.1 unless METRICS_HOST says otherwise); undefined: no listener.
+   */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined;
 }
 
 export interface WebhooksConfig {
@@ -205,12 +210,25 @@ function port(env: Env): number {
   return n;
 }
 
-function host(env: Env): string {
-  const raw = read(env, 'HOST') ?? '127.0.0.1';
+function host(env: Env, name: 'HOST' | 'METRICS_HOST'): string {
+  const raw = read(env, name) ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(raw)) {
-    throw new ConfigError('HOST', `must be a host name or IP address (got ${JSON.stringify(raw)})`);
+    throw new ConfigError(name, `must be a host name or IP address (got ${JSON.stringify(raw)})`);
   }
   return raw;
+}
+
+/** Off unless METRICS_PORT is set; never the service's own port (the public one, behind the proxy). */
+function metrics(env: Env, servicePort: number): Config['metrics'] {
+  if (read(env, 'METRICS_PORT') === undefined) return undefined;
+  const p = integerIn(env, 'METRICS_PORT', 0, 1, 65535);
+  if (p === servicePort) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${String(servicePort)}): /metrics is not served publicly`,
+    );
+  }
+  return Object.freeze({ port: p, host: host(env, 'METRICS_HOST') });
 }
 
 function database(env: Env, dataDir: string): Config['database'] {
@@ -520,7 +538,7 @@ function http(env: Env): HttpConfig {
 export function loadConfig(env: Env = process.env, options: LoadOptions = {}): Config {
   const dataDir = dataDirectory(env);
   const p = port(env);
-  const h = host(env);
+  const h = host(env, 'HOST');
   const config: Config = Object.freeze({
     port: p,
     host: h,
@@ -535,6 +553,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     trustProxy: trustProxy(env),
     webhooks: webhooks(env),
     jobs: bool(env, 'JOBS', true),
+    metrics: metrics(env, p),
   });
   if (options.start === true) checkRealEmail(env, config);
   return config;
