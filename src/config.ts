@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
   readonly port: number;
@@ -38,7 +38,7 @@ export interface Config {
   readonly metrics: { readonly port: number; readonly host: string } | undefined;
 }
 
-export interface WebhooksConfig {
+interface WebhooksConfig {
   /** WEBHOOK_ALLOW_PRIVATE: let endpoints reach private and loopback addresses (development, tests). */
   readonly allowPrivate: boolean;
   /** WEBHOOK_RETRY_SECONDS: the waits before each retry (5 s, 5 min, 30 min, 2 h, 8 h, 24 h). */
@@ -82,7 +82,7 @@ export interface HttpConfig {
   readonly responseCacheBytes: number;
 }
 
-export interface MailConfig {
+interface MailConfig {
   /** smtp:// or smtps:// URL; undefined writes .eml files under DATA_DIR/outbox. */
   readonly smtpUrl: string | undefined;
   /** The sender address; the display name is each studio's. */
@@ -126,7 +126,7 @@ export interface MediaConfig {
   readonly uploadExpiryMs: number;
 }
 
-export interface VariantsConfig {
+interface VariantsConfig {
   /** The box the `mls` variant fits within (VARIANT_MLS_SIZE, `2048x1536`). */
   readonly mlsBox: { readonly width: number; readonly height: number };
   /** Photos made at once on a node (VARIANT_CONCURRENCY, 1): the rest of the CPU serves the API. */
