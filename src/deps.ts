@@ -12,6 +12,7 @@ import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
 import type { MediaStorage } from './storage/storage.ts';
 import { systemResolver, type Resolver } from './outbound/address.ts';
+import { passwordHasher, type PasswordHasher } from './lib/password.ts';
 
 export interface Deps {
   readonly config: Config;
@@ -27,6 +28,8 @@ export interface Deps {
   readonly foreground: Foreground;
   /** This process's Prometheus series (src/mechanisms/metrics/); the mailer and storage count into it. */
   readonly metrics: Metrics;
+  /** Hashes passwords (scrypt at production's cost; tests not about hashing pass a cheaper one). */
+  readonly passwords: PasswordHasher;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -43,6 +46,7 @@ export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config
     mailer: countedMailer(overrides.mailer ?? createMailer(config), metrics),
     resolve: overrides.resolve ?? systemResolver,
     foreground: overrides.foreground ?? createForeground(),
+    passwords: overrides.passwords ?? passwordHasher(),
     rateLimits:
       overrides.rateLimits ??
       (config.limits.redisUrl === undefined

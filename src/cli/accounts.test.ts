@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { main } from './main.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
-import { verifyPassword } from '../modules/accounts/password.ts';
+import { verifyPassword } from '../lib/password.ts';
 import { createCliHarness, PASSWORD, sha256, type CliHarness } from '../../test/support/cli-harness.ts';
 
 const email = 'owner@studio.test';

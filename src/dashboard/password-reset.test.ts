@@ -129,7 +129,8 @@ describe('asking for a link', () => {
   test('the form needs its token, from this site; a refused post sends nothing', async () => {
     now += 15 * 60_000;
     const owner = await createAccount(ctx);
-    await rm(path.join(ctx.dataDir, 'outbox'), { recursive: true, force: true });
+    // The earlier tests' emails are written after their answers: some may still be arriving.
+    await rm(path.join(ctx.dataDir, 'outbox'), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     const browser = new Browser(ctx.app);
     await browser.get('/dashboard/forgot-password');
     const noToken = await browser.post('/dashboard/forgot-password', { email: owner.email }, { csrf: null });
@@ -142,7 +143,10 @@ describe('asking for a link', () => {
     );
     assert.equal(foreign.statusCode, 403);
     await sleep(100);
-    assert.deepEqual(await resetMails(ctx.dataDir), []);
+    assert.deepEqual(
+      (await resetMails(ctx.dataDir)).filter((mail) => mail.to === owner.email),
+      [],
+    );
   });
 });
 

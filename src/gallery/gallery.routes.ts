@@ -17,7 +17,7 @@ import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scop
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
 import { photoPage } from './views/photo.ts';
 import { addressBucket } from '../http/rate-limit.ts';
-import { verifyPassword } from '../modules/accounts/password.ts';
+import { verifyPassword } from '../lib/password.ts';
 import { formOf } from '../dashboard/form.ts';
 import {
   isExpired,

@@ -17,6 +17,15 @@ import { closeDeps, createDeps, type Deps } from '../../src/deps.ts';
 import type { App } from '../../src/http/types.ts';
 import type { KeyScope } from '../../src/db/schema.ts';
 import { copySqliteTemplate, postgresTemplate } from './template-database.ts';
+import { passwordHasher } from '../../src/lib/password.ts';
+
+/**
+ * scrypt at 1 MiB instead of 32 (2^10 iterations, not 2^15): a test run makes hundreds of accounts
+ * and sign-ins, each a hash of 100-130 ms at production's cost. Suites about hashing itself
+ * (password.test.ts, the CLI's real processes) use production's; a test passes `passwords` to
+ * choose.
+ */
+const TEST_PASSWORDS = passwordHasher({ N: 2 ** 10 });
 
 export const isPostgres = (process.env.DATABASE_URL ?? '').startsWith('postgres');
 
@@ -102,7 +111,7 @@ export async function createTestContext(
   });
   // No test ever asks the network's DNS: a webhook host name resolves to nothing unless the test
   // passes a resolver of its own (tests of deliveries use loopback IP literals).
-  const deps = createDeps(config, { resolve: offlineResolver, ...overrides });
+  const deps = createDeps(config, { resolve: offlineResolver, passwords: TEST_PASSWORDS, ...overrides });
   await migrateToLatest(deps.db);
   const logStream = new PassThrough();
   let logText = '';

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { isEmail, normalizeEmail } from '../../lib/email-address.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { passwordHasher, verifyPassword } from '../../lib/password.ts';
 import { deleteResetsOfUser } from './password-reset.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
 import { STUDIO_NAME_MAX_LENGTH } from './account.schemas.ts';
@@ -76,7 +76,12 @@ const setupDone = (): AppError =>
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
-export function createAccountsService({ db, clock, writes }: Pick<Deps, 'db' | 'clock'> & { writes: Writes }) {
+export function createAccountsService({
+  db,
+  clock,
+  writes,
+  passwords = passwordHasher(),
+}: Pick<Deps, 'db' | 'clock'> & Partial<Pick<Deps, 'passwords'>> & { writes: Writes }) {
   const throttle = createSignInThrottle({ db, clock });
   /** Validates and hashes (slow, so never inside a transaction). */
   async function newRow(input: CreateAccountInput) {
@@ -94,7 +99,7 @@ export function createAccountsService({ db, clock, writes }: Pick<Deps, 'db' | '
       email,
       email_normalized: normalizeEmail(email),
       role: 'owner',
-      password_hash: await hashPassword(input.password),
+      password_hash: await passwords.hash(input.password),
       totp_enabled: 0,
       created_at: now,
       updated_at: now,
@@ -205,7 +210,7 @@ export function createAccountsService({ db, clock, writes }: Pick<Deps, 'db' | '
         );
       }
       if (checked.outcome === 'invalid') throw validationError('current_password', 'is not your current password');
-      const hash = await hashPassword(input.next);
+      const hash = await passwords.hash(input.next);
       const now = clock.iso();
       await writes.run(row.account_id, { now }, ({ trx }) => storeNewPassword(trx, userId, hash, now));
     },
@@ -219,7 +224,7 @@ export function createAccountsService({ db, clock, writes }: Pick<Deps, 'db' | '
       const user = await users.findUserByEmail(db.kysely, normalizeEmail(email));
       if (user === undefined) throw notFound('Account');
       checkNewPassword('password', password);
-      const hash = await hashPassword(password);
+      const hash = await passwords.hash(password);
       const now = clock.iso();
       const sessionsEnded = await writes.run(user.account_id, { now }, ({ trx }) =>
         storeNewPassword(trx, user.id, hash, now),

@@ -9,7 +9,7 @@ import { normalizeEmail } from '../../lib/email-address.ts';
 import { checkNewPassword, storeNewPassword } from './accounts.service.ts';
 import { findAccount } from './accounts.repository.ts';
 import { findUser, findUserByEmail } from './users.repository.ts';
-import { hashPassword } from './password.ts';
+import { passwordHasher } from '../../lib/password.ts';
 import { sendPasswordResetEmail } from './password-reset.email.ts';
 import * as repo from './password-reset.repository.ts';
 import { newToken, TOKEN_SHAPE } from './sessions.service.ts';
@@ -32,9 +32,9 @@ export type ResetRequest =
 export type PasswordResetService = ReturnType<typeof createPasswordResetService>;
 
 export function createPasswordResetService(
-  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & { writes: Writes },
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & Partial<Pick<Deps, 'passwords'>> & { writes: Writes },
 ) {
-  const { db, clock, config, writes } = deps;
+  const { db, clock, config, writes, passwords = passwordHasher() } = deps;
   const throttle = createSignInThrottle({ db, clock }, 'reset');
   const signInThrottle = createSignInThrottle({ db, clock });
   const linkBase = new URL('/dashboard/reset-password', config.publicUrl);
@@ -98,7 +98,7 @@ export function createPasswordResetService(
       const user = userId === undefined ? undefined : await findUser(db.kysely, userId);
       if (token === undefined || user === undefined) return null;
       checkNewPassword('password', password);
-      const hash = await hashPassword(password); // slow: never inside the transaction
+      const hash = await passwords.hash(password); // slow: never inside the transaction
       const now = clock.iso();
       const done = await writes.run(user.account_id, { now }, async ({ trx }) => {
         if (!(await repo.consumeReset(trx, hashResetToken(token), now))) return false;

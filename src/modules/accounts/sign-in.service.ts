@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
 import { findAccount, type Account } from './accounts.repository.ts';
 import { findUserByEmail, type UserRow } from './users.repository.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { passwordHasher, verifyPassword } from '../../lib/password.ts';
 import * as repo from './sign-in.repository.ts';
 import type { SignInScope } from '../../db/schema.ts';
 
@@ -133,12 +133,16 @@ export function createSignInThrottle({ db, clock }: Pick<Deps, 'db' | 'clock'>, 
 
 export type SignInService = ReturnType<typeof createSignInService>;
 
-export function createSignInService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createSignInService({
+  db,
+  clock,
+  passwords = passwordHasher(),
+}: Pick<Deps, 'db' | 'clock'> & Partial<Pick<Deps, 'passwords'>>) {
   const throttle = createSignInThrottle({ db, clock });
   // Verified against when the email is unknown, so the time taken does not tell who has an
   // account. Made once, now, in the background: made lazily, the first unknown email would take
   // two hashes' time and stand out.
-  const dummyHash = hashPassword(randomUUID());
+  const dummyHash = passwords.hash(randomUUID());
   // Awaited before first use; a failure then surfaces there, not as an unhandled rejection.
   dummyHash.catch(() => undefined);
 

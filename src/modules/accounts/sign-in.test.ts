@@ -19,7 +19,7 @@ import {
   type SignInService,
 } from './sign-in.service.ts';
 import { clockOf } from '../../lib/clock.ts';
-import { derivations, type Derivation } from './password.ts';
+import { derivations, passwordHasher, type Derivation } from '../../lib/password.ts';
 
 const PASSWORD = 'correct horse battery';
 let ctx: TestContext;
@@ -29,9 +29,10 @@ let addressSerial = 0;
 const freshAddress = () => `192.0.2.${(addressSerial += 1)}`;
 
 before(async () => {
-  ctx = await createTestContext();
+  // This suite is about what hashing costs: production's cost, not the other suites' cheap one.
+  ctx = await createTestContext({}, { passwords: passwordHasher() });
   owner = await createAccount(ctx, 'Sign-in Studio');
-  service = createSignInService({ db: ctx.deps.db, clock });
+  service = createSignInService({ db: ctx.deps.db, clock, passwords: ctx.deps.passwords });
 });
 
 after(async () => {
@@ -77,7 +78,9 @@ describe('credentials', () => {
   });
 
   test('the first unknown email costs what every sign-in costs: the dummy hash is made up front', async () => {
-    const made = await derivationsDuring(() => Promise.resolve(createSignInService({ db: ctx.deps.db, clock })));
+    const made = await derivationsDuring(() =>
+      Promise.resolve(createSignInService({ db: ctx.deps.db, clock, passwords: ctx.deps.passwords })),
+    );
     assert.equal(made.work.length, 1, 'the dummy hash is started as the service is made');
     const fresh = made.value;
     const unknown = () => {

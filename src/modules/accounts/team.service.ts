@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids.ts';
 import { renderInvitationEmail } from '../../mail/templates.ts';
 import { findAccount } from './accounts.repository.ts';
 import { checkNewPassword } from './accounts.service.ts';
-import { hashPassword } from './password.ts';
+import { passwordHasher } from '../../lib/password.ts';
 import { newToken, TOKEN_SHAPE } from './sessions.service.ts';
 import * as repo from './users.repository.ts';
 
@@ -58,8 +58,10 @@ const hashInvitationToken = (token: string): string => createHash('sha256').upda
 
 export type TeamService = ReturnType<typeof createTeamService>;
 
-export function createTeamService(deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & { writes: Writes }) {
-  const { db, clock, config, mailer, writes } = deps;
+export function createTeamService(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & Partial<Pick<Deps, 'passwords'>> & { writes: Writes },
+) {
+  const { db, clock, config, mailer, writes, passwords = passwordHasher() } = deps;
   const linkBase = new URL('/dashboard/invitations/accept', config.publicUrl);
 
   async function liveInvitation(token: string | undefined) {
@@ -166,7 +168,7 @@ export function createTeamService(deps: Pick<Deps, 'db' | 'clock' | 'config' | '
       const invitation = await liveInvitation(token);
       if (token === undefined || invitation === undefined) return null;
       checkNewPassword('password', password);
-      const hash = await hashPassword(password); // slow: never inside the transaction
+      const hash = await passwords.hash(password); // slow: never inside the transaction
       const now = clock.iso();
       const row = {
         id: newId('usr'),

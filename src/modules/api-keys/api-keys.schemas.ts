@@ -1,6 +1,6 @@
 // A new API key, as the dashboard's Settings > API form gives it (keys have no /v1 route: a key
 // cannot make keys). The service and the form both hold to this one statement of the limits.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Int32, StringEnum, TextInput } from '../../http/schemas.ts';
 
 export const KEY_NAME_MAX_LENGTH = 100;
@@ -14,4 +14,3 @@ export const ApiKeyCreateBody = Type.Object(
   },
   { additionalProperties: false, title: 'ApiKeyCreate' },
 );
-type ApiKeyCreateInput = Static<typeof ApiKeyCreateBody>;

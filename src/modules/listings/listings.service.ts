@@ -1,5 +1,6 @@
 // Galleries: the rules of docs/api.md §5. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
+import type { PasswordHasher } from '../../lib/password.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
@@ -23,7 +24,6 @@ import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
 import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
-import { hashPassword } from '../accounts/password.ts';
 import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
@@ -76,6 +76,7 @@ async function listingOfRow(
 async function linkControls(
   input: ClientLinkUpdateInput,
   now: number,
+  passwords: PasswordHasher,
 ): Promise<{ expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number }> {
   const controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number } = {};
   if (input.expires_at !== undefined) {
@@ -88,7 +89,7 @@ async function linkControls(
     controls.expires_at = at === null ? null : new Date(at).toISOString();
   }
   if (input.password !== undefined) {
-    controls.password_hash = input.password === null ? null : await hashPassword(input.password);
+    controls.password_hash = input.password === null ? null : await passwords.hash(input.password);
   }
   if (input.downloads_enabled !== undefined) controls.downloads_enabled = input.downloads_enabled ? 1 : 0;
   return controls;
@@ -102,7 +103,8 @@ export function createListingsService({
   config,
   writes,
   cleanup,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes; cleanup: MediaCleanup }) {
+  passwords,
+}: Pick<Deps, 'db' | 'clock' | 'config' | 'passwords'> & { writes: Writes; cleanup: MediaCleanup }) {
   const serialize = listingSerializer(config.publicUrl);
   const load = async (trx: Executor, accountId: string, id: string): Promise<ListingType> => {
     const listing = await loadListing(trx, serialize, accountId, id);
@@ -159,7 +161,7 @@ export function createListingsService({
     /** docs/api.md §25: the link's expiry, password and downloads. 409 when the gallery has no client. */
     async updateClientLink(accountId: string, id: string, input: ClientLinkUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const controls = await linkControls(input, clock.now());
+      const controls = await linkControls(input, clock.now(), passwords);
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');

@@ -53,10 +53,29 @@ const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptO
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
-export async function hashPassword(password: string): Promise<string> {
+async function hashWith(password: string, params: Derivation): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_LENGTH, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await scrypt(password, salt, KEY_LENGTH, { ...params, maxmem: 64 * 1024 * 1024 });
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  return hashWith(password, PARAMS);
+}
+
+/** Makes the services' password hashes (src/deps.ts): one per process, at production's cost. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+}
+
+/**
+ * A hasher at production's cost, or (`cost`) a cheaper one for tests that are not about hashing:
+ * a 32 MiB scrypt takes 100-130 ms of a core, and a test run makes hundreds of accounts and
+ * sign-ins. The cost is stored in each hash, so verifying reads it from there.
+ */
+export function passwordHasher(cost: Partial<Derivation> = {}): PasswordHasher {
+  const params = { ...PARAMS, ...cost };
+  return { hash: (password) => hashWith(password, params) };
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
