@@ -55,7 +55,6 @@ const FIRST_DIALECT_ONLY = [
   'src/cli/cli.test.ts', // argument parsing and exit codes; its commands' SQL is the services'
   'src/cli/accounts.test.ts',
   'src/http/rate-limit*.test.ts', // in memory or in Redis
-  'src/lib/password.test.ts',
   'src/modules/accounts/totp.test.ts',
   'src/modules/webhooks/webhooks.signing.test.ts',
   'src/modules/webhooks/webhooks.sender*.test.ts', // the HTTP client and its address checks
