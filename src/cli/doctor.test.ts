@@ -242,7 +242,7 @@ describe('lightbox doctor', () => {
     assert.deepEqual(broken.stdout.trimEnd().split('\n'), [
       `variants: thumb of ${where(lostBytes.id)} has no stored object`,
       `variants: ${where(lostJob.id)} is pending with no job queued`,
-      `variants: ${where(incomplete.id)} is ready with 2 of its variants`,
+      `variants: ${where(incomplete.id)} is ready with 3 of its variants`,
       "3 difference(s); 'npx lightbox doctor --fix' repairs them",
     ]);
 

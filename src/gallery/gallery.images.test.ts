@@ -57,12 +57,13 @@ describe('the client gallery: responsive, lazy and cached images', () => {
     assert.equal(hero.get('loading'), undefined, 'the cover is never lazy');
     assert.equal(hero.get('sizes'), '(min-width: 1280px) 1200px, 100vw');
     assert.deepEqual([hero.get('width'), hero.get('height')], ['1200', '800']);
-    // The variants that exist, by width: the thumbnail (480) and the large one (the photo's own 1200).
+    // The variants by width: the thumbnail (480), the medium (1024) and the large (the photo's own 1200).
     const set = entries(hero.get('srcset'));
     assert.deepEqual(
       set.map(([url, w]) => [url.replace(/\?v=.*/, ''), w]),
       [
         [`${linked.path}/thumb/${cover.id}`, 480],
+        [`${linked.path}/medium/${cover.id}`, 1024],
         [`${linked.path}/large/${cover.id}`, 1200],
       ],
     );
@@ -92,9 +93,13 @@ describe('the client gallery: responsive, lazy and cached images', () => {
       assert.equal(t.get('decoding'), 'async');
       assert.equal(t.get('sizes'), '(min-width: 1280px) 300px, (min-width: 700px) 33vw, 50vw');
       assert.ok(Number(t.get('width')) > 0 && Number(t.get('height')) > 0, 'a tile without its size');
+      // A tile is at most a third of the page: the thumbnail or, on a dense screen, the medium.
       assert.deepEqual(
         entries(t.get('srcset')).map(([url, w]) => [url.replace(/\?v=.*/, ''), w]),
-        [[`${linked.path}/thumb/${photos[i]!.id}`, 480]],
+        [
+          [`${linked.path}/thumb/${photos[i]!.id}`, 480],
+          [`${linked.path}/medium/${photos[i]!.id}`, [1024, 900, 960, 600][i]],
+        ],
       );
     }
     // Every versioned URL on the page answers its bytes.

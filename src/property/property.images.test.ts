@@ -79,6 +79,7 @@ describe('property pages: responsive, lazy and cached images', () => {
       assert.deepEqual(widths(tiles[1]!.get('srcset')), [[`${base}/thumb/${kitchen!.id}`, 80]]);
       assert.deepEqual(widths(tiles[2]!.get('srcset')), [
         [`${base}/thumb/${wide!.id}`, 480],
+        [`${base}/medium/${wide!.id}`, 1024],
         [`${base}/large/${wide!.id}`, 1200],
       ]);
       assert.deepEqual([tiles[3]!.get('width'), tiles[3]!.get('height')], ['960', '640']);
@@ -93,9 +94,9 @@ describe('property pages: responsive, lazy and cached images', () => {
   test('a variant at its versioned URL is kept a year by any cache; elsewhere asked for each time', async () => {
     for (const base of pages) {
       const page = (await visit(ctx, base)).body;
-      const versioned = new Set([...page.matchAll(/\/p\/[\w-]+\/(?:thumb|large)\/med_[^"\s,?]+\?v=[\w-]{16}/g)].map((m) => m[0])); // prettier-ignore
-      // Each of the four photos' thumb and large (the two small ones' large only as the viewer's).
-      assert.equal(versioned.size, 8, [...versioned].join('\n'));
+      const versioned = new Set([...page.matchAll(/\/p\/[\w-]+\/(?:thumb|medium|large)\/med_[^"\s,?]+\?v=[\w-]{16}/g)].map((m) => m[0])); // prettier-ignore
+      // Each photo's thumb and large (the viewer's), and the two wide ones' medium.
+      assert.equal(versioned.size, 10, [...versioned].join('\n'));
       for (const url of versioned) {
         const res = await visit(ctx, url);
         assert.equal(res.statusCode, 200, url);
