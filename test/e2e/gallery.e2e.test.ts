@@ -195,7 +195,8 @@ async function gridIds(p: Page): Promise<string[]> {
       `JSON.stringify([...document.querySelectorAll('#photo-grid img')].map((i) => i.getAttribute('src')))`,
     ),
   ) as string[];
-  return srcs.map((src) => src.split('/').pop() ?? '');
+  // The media id: the last segment of the path, without the version (`?v=`).
+  return srcs.map((src) => src.split('?')[0]!.split('/').pop() ?? '');
 }
 
 /** Every image on the page has loaded (lazy ones scrolled into view first). */
@@ -539,7 +540,7 @@ describe('the client gallery in a browser', { skip }, () => {
         // locators work with page JavaScript off).
         const thumbs = await attributes(p, '#photo-grid img', 'src');
         assert.deepEqual(
-          thumbs.map((src) => src.split('/').pop()),
+          thumbs.map((src) => src.split('?')[0]!.split('/').pop()),
           gallery.photos,
         );
         const largeLinks = await attributes(p, '#photo-grid a.tile__link', 'href');
