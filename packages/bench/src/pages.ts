@@ -158,10 +158,7 @@ async function main(): Promise<void> {
       fixed(num('total-byte-weight') / KiB, 0),
       String(requests.length),
     ]);
-    const lcp = audits['largest-contentful-paint-element']?.details as
-      { items?: { items?: { node?: { snippet?: string } }[] }[] } | undefined;
-    const snippet = lcp?.items?.[0]?.items?.[0]?.node?.snippet;
-    console.log(`  ${label}: ${url}${snippet === undefined ? '' : `\n    largest paint: ${snippet.slice(0, 160)}`}`);
+    console.log(`  ${label}: ${url}`);
   }
   console.log(`Lighthouse ${version} (mobile, simulated slow 4G, 4x CPU), ${os.cpus().length} CPUs`);
   console.log(table(rows));
