@@ -36,6 +36,12 @@ import sharp, { type Metadata, type Sharp } from 'sharp';
  */
 export const VARIANT_NAMES = ['thumb', 'medium', 'large', 'mls'] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
+/**
+ * The variants every ready photo has (docs/api.md §13). `medium` is not one: photos made before
+ * it have none (the pages do without), so \`lightbox doctor\` does not call them stalled;
+ * \`lightbox media variants --all\` makes it for them.
+ */
+export const REQUIRED_VARIANT_NAMES: readonly VariantName[] = ['thumb', 'large', 'mls'];
 
 export interface Box {
   width: number;
