@@ -87,7 +87,7 @@ export async function sendPlayback(
  * its variants' bytes at their versioned URLs: undefined where they must be asked for each time
  * (a gallery behind a password or with an end date: its bytes must not outlive the lock).
  */
-export interface PageItem {
+interface PageItem {
   found: VisibleMedia;
   longCache: string | undefined;
 }

@@ -64,7 +64,7 @@ export interface MadeVariant {
 }
 
 export const THUMB_BOX: Box = { width: 480, height: 480 };
-export const MEDIUM_BOX: Box = { width: 1024, height: 1024 };
+const MEDIUM_BOX: Box = { width: 1024, height: 1024 };
 export const LARGE_BOX: Box = { width: 2048, height: 2048 };
 /** `VARIANT_MLS_SIZE` when unset. */
 export const DEFAULT_MLS_BOX: Box = { width: 2048, height: 1536 };

@@ -10,15 +10,14 @@ import type { VisibleMedia } from '../../modules/media/media.service.ts';
 type VariantRow = VisibleMedia['variants'][number];
 
 /** The variants a page shows, smallest first; `medium` is missing on photos made before it existed. */
-export const PAGE_VARIANTS = ['thumb', 'medium', 'large'] as const;
-export type PageVariant = (typeof PAGE_VARIANTS)[number];
+const PAGE_VARIANTS = ['thumb', 'medium', 'large'] as const;
+type PageVariant = (typeof PAGE_VARIANTS)[number];
 
 /** A short name for the variant's bytes: changes when the variant is made again. */
 export const variantVersion = (variant: Pick<VariantRow, 'storage_key'>): string =>
   createHash('sha256').update(variant.storage_key).digest('base64url').slice(0, 16);
 
-export const variantOf = (m: VisibleMedia, name: string): VariantRow | undefined =>
-  m.variants.find((v) => v.name === name);
+const variantOf = (m: VisibleMedia, name: string): VariantRow | undefined => m.variants.find((v) => v.name === name);
 
 /** The page's URL of one variant, versioned: `/g/<token>/large/<media id>?v=<version>`. */
 export function variantUrl(base: string, m: VisibleMedia, name: string): string {
