@@ -4,6 +4,43 @@ import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The transactions that stay outside the unit of work, and why. Each is a batch of the operator's
+ * or of a runner's across accounts, where no single account's write is the unit; none records an
+ * account's event or changes its counts except through the unit of work.
+ */
+const ONE_DOOR_ALLOWLIST = {
+  // The event log's fan-out: a batch of events of every account becomes deliveries and their
+  // jobs in one short transaction (decisions/0015); it is the event log's own consequence.
+  'src/modules/webhooks/webhooks.fanout.ts': 'fan-out of events across accounts',
+  // The delivery runner's outcomes, a batch of many accounts' attempts in one transaction.
+  'src/modules/webhooks/webhooks.outcomes.ts': 'delivery outcomes across accounts',
+  // The 30-day event pruner: one batch across accounts; each account's counts go through
+  // `writes.within` inside it.
+  'src/modules/webhooks/webhooks.prune.ts': 'event pruning across accounts',
+};
+
+/** What the unit of work alone does: open a transaction, queue a job, make a job due now. */
+const ONE_DOOR = [
+  {
+    selector: "CallExpression[callee.property.name='transaction']",
+    message:
+      'A change goes through writes.run (src/mechanisms/writes/writes.ts); reads in one snapshot through writes.snapshot. A transaction outside it is named in ONE_DOOR_ALLOWLIST (eslint.config.js) with its reason.',
+  },
+  {
+    selector:
+      'ImportDeclaration[source.value=/mechanisms\\/queue\\/queue\\.ts$/] > ImportSpecifier[imported.name=/^(enqueue|runJobNow)$/]',
+    message: 'Jobs are queued in the write that wants them: w.enqueue(...) and w.runNow(...).',
+  },
+];
+
+/** The cleanup ledger is changed through its own door (media.cleanup.ts: lease, release, ...). */
+const LEDGER_DOOR = {
+  selector:
+    'CallExpression[callee.property.name=/^(scheduleCleanup|cancelCleanup|extendCleanup|claimCleanup|dueCleanup|scheduleGalleryCleanup|scheduleAccountCleanup)$/]',
+  message: "The cleanup ledger's door is the media cleanup (lease, extendLease, release, dueNow, scheduleNow).",
+};
+
 export default defineConfig(
   {
     ignores: [
@@ -106,6 +143,26 @@ export default defineConfig(
         },
       ],
     },
+  },
+  // One door for every change (decisions/0018, docs/architecture.md "The unit of work"): outside
+  // the infrastructure, a change runs in `writes.run` (or `writes.within`), which takes its locks
+  // in one order, queues its jobs (`w.enqueue`, `w.runNow`) and records its events and counts. The
+  // files of ONE_DOOR_ALLOWLIST, each for the reason beside it, are the only ones that open a
+  // transaction of their own or queue a job by hand.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/db/**', 'src/mechanisms/**', ...Object.keys(ONE_DOOR_ALLOWLIST)],
+    rules: { 'no-restricted-syntax': ['error', ...ONE_DOOR, LEDGER_DOOR] },
+  },
+  {
+    // The allowlisted files still keep to the ledger's door.
+    files: Object.keys(ONE_DOOR_ALLOWLIST),
+    rules: { 'no-restricted-syntax': ['error', LEDGER_DOOR] },
+  },
+  {
+    // The cleanup ledger itself: its statements are its own; it opens no transaction either.
+    files: ['src/modules/media/media.cleanup.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...ONE_DOOR] },
   },
   {
     // Mechanisms (queue, counts, versions, idempotency, events) serve features and know none of

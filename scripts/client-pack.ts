@@ -22,7 +22,7 @@ import { Lightbox, NotFoundError, WebhookVerificationError } from '@lightbox/cli
 import { Lightbox as BrowserLightbox } from '@lightbox/client';
 import assert from 'node:assert/strict';
 
-const lb = new Lightbox({ apiKey: process.env.LIGHTBOX_KEY, baseUrl: process.env.LIGHTBOX_URL });
+const lb = new Lightbox({ apiKey: process.env.LIGHTBOX_API_KEY, baseUrl: process.env.LIGHTBOX_BASE_URL });
 const gallery = await lb.listings.create({ address: '1 Packed Street', status: 'active' });
 const { data } = await lb.media.upload(gallery.id, process.env.FILE);
 assert.equal(data[0].filename, 'plan.pdf');
@@ -35,7 +35,7 @@ assert.throws(
   () => lb.webhooks.verify('{}', { 'webhook-id': 'evt_1', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' }, 'whsec_' + btoa('secret')),
   WebhookVerificationError,
 );
-const browser = new BrowserLightbox({ apiKey: process.env.LIGHTBOX_KEY, baseUrl: process.env.LIGHTBOX_URL });
+const browser = new BrowserLightbox({ apiKey: process.env.LIGHTBOX_API_KEY, baseUrl: process.env.LIGHTBOX_BASE_URL });
 assert.equal((await browser.media.list(gallery.id)).data.length, 1);
 console.log('packed client ok: gallery', gallery.id, 'media', data[0].id);
 `;
@@ -90,7 +90,7 @@ try {
   // Asynchronously: the server answers from this process's event loop.
   const { stdout } = await promisify(execFile)(process.execPath, ['integration.mjs'], {
     cwd: project,
-    env: { ...process.env, LIGHTBOX_URL: base, LIGHTBOX_KEY: account.key, FILE: file },
+    env: { ...process.env, LIGHTBOX_BASE_URL: base, LIGHTBOX_API_KEY: account.key, FILE: file },
   });
   process.stdout.write(stdout);
 
@@ -104,7 +104,7 @@ try {
     const other = await createAccount(ctx);
     const older = await promisify(execFile)(systemNode, ['integration.mjs'], {
       cwd: project,
-      env: { ...process.env, LIGHTBOX_URL: base, LIGHTBOX_KEY: other.key, FILE: file },
+      env: { ...process.env, LIGHTBOX_BASE_URL: base, LIGHTBOX_API_KEY: other.key, FILE: file },
     });
     process.stdout.write(`on Node ${major(systemNode)} (${systemNode}) too:\n${older.stdout}`);
   } else {

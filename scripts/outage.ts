@@ -22,6 +22,7 @@ import { createSmtpMailer } from '../src/mail/smtp.ts';
 import type { Mailer } from '../src/mail/mailer.ts';
 import { notificationHandler } from '../src/modules/notifications/notifications.worker.ts';
 import { createJobRunner, type JobRunner } from '../src/mechanisms/queue/queue.runner.ts';
+import { createServices } from '../src/services.ts';
 import { createAccount, createTestContext, type TestContext } from '../test/support/test-app.ts';
 import { assign, captureLog, newClient, newGallery } from '../test/support/notification-helpers.ts';
 import { startSmtpServer, type TestSmtpServer } from '../test/support/smtp-server.ts';
@@ -118,7 +119,9 @@ async function main(): Promise<number> {
         extraDbs.push(db);
         extraMailers.push(mailer);
       }
-      const deps = { ...ctx.deps, db, mailer };
+      // A worker process of its own: its own service graph, so its own unit of work.
+      const base = { ...ctx.deps, db, mailer };
+      const deps = { ...base, writes: i === 0 ? ctx.services.writes : createServices(base).writes };
       const worker = createJobRunner(deps, log, notificationHandler(deps, log), { pollMs: 200 });
       worker.start();
       workers.push(worker);

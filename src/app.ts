@@ -12,6 +12,7 @@ import { registerOEmbed } from './property/oembed.routes.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { connectionOptions, guardConnections } from './http/connections.ts';
+import { checkDeprecation, deprecationHook } from './http/deprecation.ts';
 import { createFrameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createInFlightLimiter } from './http/in-flight.ts';
@@ -115,6 +116,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   // Protective headers on every response, before routing.
   app.addHook('onRequest', securityHook);
+  // A deprecated route says so on every answer (Deprecation, Sunset: docs/api-stability.md).
+  app.addHook('onRoute', checkDeprecation);
+  app.addHook('onRequest', deprecationHook);
   // Requests in progress per client address: /v1 takes its places after the rate limit (src/http/auth.ts);
   // health checks take none.
   app.addHook('onRequest', (request, reply, done) => {
@@ -139,8 +143,12 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     if (closing) void reply.header('connection', 'close');
     done(null, payload);
   });
+  const metrics = deps.metrics;
   app.addHook('onResponse', (request, reply, done) => {
     logRequest(request, reply);
+    // By the route's pattern (/v1/listings/:id); a URL no route matched is one series, not one each.
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 

@@ -484,6 +484,21 @@ describe('TRUST_PROXY', () => {
   });
 });
 
+describe('METRICS_PORT and METRICS_HOST', () => {
+  test('unset: no /metrics listener; set: on 127.0.0.1 unless METRICS_HOST says otherwise', () => {
+    assert.equal(loadConfig({}).metrics, undefined);
+    assert.deepEqual(loadConfig({ METRICS_PORT: '9464' }).metrics, { port: 9464, host: '127.0.0.1' });
+    assert.equal(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metrics?.host, '0.0.0.0');
+  });
+
+  test('a bad port, the public port, or a bad host is refused naming the variable', () => {
+    for (const value of ['0', '65536', 'nine', '94.64', '3000'])
+      assertConfigError({ METRICS_PORT: value }, 'METRICS_PORT');
+    assertConfigError({ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT');
+    assertConfigError({ METRICS_PORT: '9464', METRICS_HOST: 'bad host' }, 'METRICS_HOST');
+  });
+});
+
 describe('PUBLIC_URL and the mail settings', () => {
   test('PUBLIC_URL with credentials, a query or a fragment is refused without echoing a password', () => {
     for (const url of ['https://admin:Hunter22@photos.example.com', 'https://:Hunter22@photos.example.com']) {

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
   readonly port: number;
@@ -31,9 +31,14 @@ export interface Config {
    * answers HTTP (false: an API node, with `lightbox worker` processes doing the jobs).
    */
   readonly jobs: boolean;
+  /**
+   * METRICS_PORT and METRICS_HOST: where `serve` and `worker` answer Prometheus' GET /metrics, on a
+   * listener of their own (127.0.0.1 unless METRICS_HOST says otherwise); undefined: no listener.
+   */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined;
 }
 
-export interface WebhooksConfig {
+interface WebhooksConfig {
   /** WEBHOOK_ALLOW_PRIVATE: let endpoints reach private and loopback addresses (development, tests). */
   readonly allowPrivate: boolean;
   /** WEBHOOK_RETRY_SECONDS: the waits before each retry (5 s, 5 min, 30 min, 2 h, 8 h, 24 h). */
@@ -77,7 +82,7 @@ export interface HttpConfig {
   readonly responseCacheBytes: number;
 }
 
-export interface MailConfig {
+interface MailConfig {
   /** smtp:// or smtps:// URL; undefined writes .eml files under DATA_DIR/outbox. */
   readonly smtpUrl: string | undefined;
   /** The sender address; the display name is each studio's. */
@@ -121,7 +126,7 @@ export interface MediaConfig {
   readonly uploadExpiryMs: number;
 }
 
-export interface VariantsConfig {
+interface VariantsConfig {
   /** The box the `mls` variant fits within (VARIANT_MLS_SIZE, `2048x1536`). */
   readonly mlsBox: { readonly width: number; readonly height: number };
   /** Photos made at once on a node (VARIANT_CONCURRENCY, 1): the rest of the CPU serves the API. */
@@ -205,12 +210,25 @@ function port(env: Env): number {
   return n;
 }
 
-function host(env: Env): string {
-  const raw = read(env, 'HOST') ?? '127.0.0.1';
+function host(env: Env, name: 'HOST' | 'METRICS_HOST'): string {
+  const raw = read(env, name) ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(raw)) {
-    throw new ConfigError('HOST', `must be a host name or IP address (got ${JSON.stringify(raw)})`);
+    throw new ConfigError(name, `must be a host name or IP address (got ${JSON.stringify(raw)})`);
   }
   return raw;
+}
+
+/** Off unless METRICS_PORT is set; never the service's own port (the public one, behind the proxy). */
+function metrics(env: Env, servicePort: number): Config['metrics'] {
+  if (read(env, 'METRICS_PORT') === undefined) return undefined;
+  const p = integerIn(env, 'METRICS_PORT', 0, 1, 65535);
+  if (p === servicePort) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${String(servicePort)}): /metrics is not served publicly`,
+    );
+  }
+  return Object.freeze({ port: p, host: host(env, 'METRICS_HOST') });
 }
 
 function database(env: Env, dataDir: string): Config['database'] {
@@ -520,7 +538,7 @@ function http(env: Env): HttpConfig {
 export function loadConfig(env: Env = process.env, options: LoadOptions = {}): Config {
   const dataDir = dataDirectory(env);
   const p = port(env);
-  const h = host(env);
+  const h = host(env, 'HOST');
   const config: Config = Object.freeze({
     port: p,
     host: h,
@@ -535,6 +553,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     trustProxy: trustProxy(env),
     webhooks: webhooks(env),
     jobs: bool(env, 'JOBS', true),
+    metrics: metrics(env, p),
   });
   if (options.start === true) checkRealEmail(env, config);
   return config;

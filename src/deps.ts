@@ -6,6 +6,8 @@ import { createForeground, type Foreground } from './lib/foreground.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { createMemoryStore, createRedisStore, type RateLimitStore } from './http/rate-limit-store.ts';
 import { createMailer } from './mail/index.ts';
+import { countedMailer, countedStorage, createMetrics, type Metrics } from './mechanisms/metrics/metrics.ts';
+import { queueStats } from './mechanisms/queue/queue.repository.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createStorage } from './storage/index.ts';
 import type { MediaStorage } from './storage/storage.ts';
@@ -23,15 +25,22 @@ export interface Deps {
   readonly resolve: Resolver;
   /** Whether this node is busy answering requests (background work gives way: decisions/0015). */
   readonly foreground: Foreground;
+  /** This process's Prometheus series (src/mechanisms/metrics/); the mailer and storage count into it. */
+  readonly metrics: Metrics;
 }
 
 export function createDeps(config: Config, overrides: Partial<Omit<Deps, 'config'>> = {}): Deps {
+  const clock = overrides.clock ?? systemClock;
+  const db = overrides.db ?? openDatabase(config.database);
+  const metrics = overrides.metrics ?? createMetrics(clock);
+  metrics.readQueueWith((now) => queueStats(db.kysely, now));
   return {
     config,
-    db: overrides.db ?? openDatabase(config.database),
-    clock: overrides.clock ?? systemClock,
-    storage: overrides.storage ?? createStorage(config.media.storage),
-    mailer: overrides.mailer ?? createMailer(config),
+    db,
+    clock,
+    metrics,
+    storage: countedStorage(overrides.storage ?? createStorage(config.media.storage), metrics),
+    mailer: countedMailer(overrides.mailer ?? createMailer(config), metrics),
     resolve: overrides.resolve ?? systemResolver,
     foreground: overrides.foreground ?? createForeground(),
     rateLimits:

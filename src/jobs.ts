@@ -40,11 +40,13 @@ export interface Jobs {
 
 /** The runner of every kind of job on the queue. */
 function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
+  // Jobs change rows through the process's one unit of work, as the services do.
+  const writing = { ...deps, writes: services.writes };
   return [
-    createJobRunner(deps, log, notificationHandler(deps, log)),
+    createJobRunner(deps, log, notificationHandler(writing, log)),
     // docs/api.md §25: the studio's email when a client sends a selection.
     createJobRunner(deps, log, selectionEmailHandler(deps, log)),
-    createJobRunner(deps, log, variantsHandler(deps, services.mediaCleanup, log)),
+    createJobRunner(deps, log, variantsHandler(writing, services.mediaCleanup, log)),
     createJobRunner(deps, log, checksumHandler(deps, log)),
     createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),
     // Deliveries are due the moment their write commits: looked for often, to keep them prompt.

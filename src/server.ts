@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
 import type { App } from './http/types.ts';
 import { startJobs } from './jobs.ts';
+import { startMetricsServer, type MetricsServer } from './mechanisms/metrics/metrics.server.ts';
 import { createServices } from './services.ts';
 import { startupLine } from './startup.ts';
 
@@ -24,13 +25,21 @@ export async function serve(config: Config): Promise<void> {
   const deps = createDeps(config);
   const services = createServices(deps);
   let app: App | undefined;
+  let metrics: MetricsServer | undefined;
   try {
     await migrateToLatest(deps.db);
     ({ app } = await buildApp(deps, { services }));
     await app.listen({ port: config.port, host: config.host });
+    // Prometheus' GET /metrics, on its own listener (METRICS_PORT), never the public port.
+    const log = app.log;
+    if (config.metrics !== undefined)
+      metrics = await startMetricsServer(deps.metrics, config.metrics, (err) =>
+        log.error({ err }, 'metrics scrape failed'),
+      );
   } catch (err) {
     // A start that fails (port taken, database unreachable) must not leave a pool or a
     // half-built app holding the process open: the caller reports the error and exits.
+    await metrics?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await closeDeps(deps).catch(() => undefined);
     throw err;
@@ -50,6 +59,7 @@ export async function serve(config: Config): Promise<void> {
     force.unref();
     try {
       await running.close();
+      await metrics?.close();
       await jobs.stop();
       await closeDeps(deps);
       running.log.info('stopped');

@@ -2,6 +2,12 @@
 // The app (both scopes), the command line and the tests all take their services from here, so a
 // new service or a new dependency between services is written in one place.
 import type { Deps } from './deps.ts';
+import { createWrites, type LockQueries, type ResourceRegistry, type Writes } from './mechanisms/writes/writes.ts';
+import { lockAccount } from './modules/accounts/accounts.repository.ts';
+import { lockListing, touchListing } from './modules/listings/listings.repository.ts';
+import { listingSerializer } from './modules/listings/listings.serializer.ts';
+import { lockMedia } from './modules/media/media.repository.ts';
+import { lockPhotoForVariants } from './modules/variants/variants.repository.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
 import { createPasswordResetService, type PasswordResetService } from './modules/accounts/password-reset.service.ts';
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
@@ -13,7 +19,7 @@ import { createClientLinksService, type ClientLinksService } from './modules/cli
 import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
-import { createListingsService, type ListingsService } from './modules/listings/listings.service.ts';
+import { createListingsService, loadListing, type ListingsService } from './modules/listings/listings.service.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
 import { createMediaService, type MediaService } from './modules/media/media.service.ts';
 import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
@@ -31,6 +37,8 @@ import { createTestDataService, type TestDataService } from './modules/test-data
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 
 export interface Services {
+  /** The unit of work (decisions/0018): every change of an account's data goes through it. */
+  writes: Writes;
   accounts: AccountsService;
   sessions: SessionsService;
   signIn: SignInService;
@@ -59,9 +67,39 @@ export interface Services {
   versions: VersionsService;
 }
 
-export function createServices(deps: Deps): Services {
+/**
+ * Each lock of the unit of work, registered by the feature that owns its row; the unit of work
+ * takes them in its one order (account, listing, media, photo) and knows no feature's table.
+ */
+const locks: LockQueries = {
+  account: lockAccount,
+  listing: lockListing,
+  media: lockMedia,
+  photo: lockPhotoForVariants,
+};
+
+/**
+ * Each resource the unit of work loads for the events announced by id, registered once with the
+ * loader its GET uses, and which events carry it (by their type's prefix).
+ */
+export function resourcesOf(config: Deps['config']): ResourceRegistry {
+  const serializeListing = listingSerializer(config.publicUrl);
+  return {
+    loaders: {
+      listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
+    },
+    // A client link's events carry its gallery (docs/api.md §15).
+    objectOf: { listing: 'listing', client_link: 'listing' },
+  };
+}
+
+export function createServices(base: Deps): Services {
+  // Built once: on SQLite its group committer is the one writer of the database.
+  const writes = createWrites({ db: base.db, clock: base.clock, locks, resources: resourcesOf(base.config) });
+  const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
   return {
+    writes,
     accounts: createAccountsService(deps),
     sessions: createSessionsService(deps),
     signIn: createSignInService(deps),
@@ -76,7 +114,7 @@ export function createServices(deps: Deps): Services {
     idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),
     mediaCleanup,
-    uploads: createUploadsService(deps),
+    uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),

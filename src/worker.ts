@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { closeDeps, createDeps } from './deps.ts';
 import { startJobs } from './jobs.ts';
+import { startMetricsServer, type MetricsServer } from './mechanisms/metrics/metrics.server.ts';
 import type { Log } from './lib/log.ts';
 import { createServices } from './services.ts';
 import { startupLine } from './startup.ts';
@@ -14,9 +15,16 @@ import { startupLine } from './startup.ts';
 export async function work(config: Config): Promise<void> {
   const deps = createDeps(config);
   const log = jsonLog(config.logLevel);
+  let metrics: MetricsServer | undefined;
   try {
     await migrateToLatest(deps.db);
+    // The worker's own counts (emails, webhook outcomes) and the queue, on METRICS_PORT.
+    if (config.metrics !== undefined)
+      metrics = await startMetricsServer(deps.metrics, config.metrics, (err) =>
+        log.error({ err }, 'metrics scrape failed'),
+      );
   } catch (err) {
+    await metrics?.close().catch(() => undefined);
     await closeDeps(deps).catch(() => undefined);
     throw err;
   }
@@ -31,6 +39,7 @@ export async function work(config: Config): Promise<void> {
     log.info({ signal }, 'shutting down: finishing the jobs in flight');
     try {
       await jobs.stop();
+      await metrics?.close();
       await closeDeps(deps);
       log.info({}, 'stopped');
       process.exitCode = 0;

@@ -65,7 +65,6 @@ const REASONS: Record<string, string[]> = {
     'recordAttempt',
     'findMediaById',
     'findPhotoForVariants',
-    'lockPhotoForVariants',
     'failVariants',
     'setVariantsStatus',
     'deleteVariants',

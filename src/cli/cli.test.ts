@@ -28,8 +28,10 @@ void describe('help', () => {
     for (const run of await Promise.all([['--help'], ['-h'], ['help']].map((args) => lightbox(args)))) {
       assert.equal(run.code, 0);
       assert.match(run.stdout, /^Usage: lightbox <command>/);
-      // The bin is not on the PATH after npm ci: the usage says how to run it (as the README does).
-      assert.match(run.stdout, /run it as 'npx lightbox \.\.\.'/);
+      // The bin is not on the PATH after npm ci: the usage says how to run it, on any Node as the
+      // README does, and with npx on a recent one.
+      assert.match(run.stdout, /run it as '\.\/run lightbox \.\.\.' \(on any Node/);
+      assert.match(run.stdout, /'npx lightbox \.\.\.'/);
       for (const command of [
         'serve',
         'migrate',

@@ -276,7 +276,11 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 
 /** Makes every queued photo's variants, as the serve process would. */
 async function makeVariants(): Promise<void> {
-  await createJobRunner(deps, quiet, variantsHandler(deps, services.mediaCleanup, quiet)).drain();
+  await createJobRunner(
+    deps,
+    quiet,
+    variantsHandler({ ...deps, writes: services.writes }, services.mediaCleanup, quiet),
+  ).drain();
 }
 
 async function uploadPdf(accountId: string, listingId: string) {

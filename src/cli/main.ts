@@ -53,16 +53,17 @@ const commandList = (commands: readonly Command[]): string =>
 const USAGE = `Usage: lightbox <command> [options]
 
 Lightbox: galleries, their media and clients for photography studios, over a REST API.
-In the project folder, run it as 'npx lightbox ...': npm ci does not put 'lightbox' on the PATH.
+In the project folder, run it as './run lightbox ...' (on any Node: ./run fetches Node 24 when
+needed) or, on Node 22.18 or newer, 'npx lightbox ...': npm ci does not put 'lightbox' on the PATH.
 
 Commands:
 ${commandList(COMMANDS)}
 
-Run 'npx lightbox <command> --help' for a command's options, e.g. 'npx lightbox keys create --help'.
+Run './run lightbox <command> --help' for a command's options, e.g. './run lightbox keys create --help'.
 
 Configuration comes from environment variables, as for the service: DATA_DIR (./data),
 DATABASE_URL (a SQLite file in DATA_DIR, or postgres://...), MEDIA_STORAGE (a folder in
-DATA_DIR, or s3://bucket/prefix), PORT, HOST, PUBLIC_URL, LOG_LEVEL; see the README.
+DATA_DIR, or s3://bucket/prefix), PORT, HOST, PUBLIC_URL, LOG_LEVEL; see docs/configuration.md.
 Commands that use the database bring its schema up to date first.
 
 Output: results (an id, a key, a list) go to stdout; notes and errors go to stderr.

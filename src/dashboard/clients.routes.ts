@@ -28,6 +28,8 @@ const MEMBER = { dashboard: 'member' } as const;
 /** A form with notes of 10,000 characters, each up to a few bytes encoded. */
 const FORM_WITH_TEXT = 96 * 1024;
 const PAGE_SIZE = 25;
+/** The list says how many clients a search found, not just how many it has shown. */
+const COUNTED = { countMatches: true };
 
 const NOTICES: Record<string, Notice> = {
   'client-created': { kind: 'success', text: 'Client added.' },
@@ -90,10 +92,10 @@ export function registerClientsRoutes(scope: App, ctx: DashboardContext): void {
     let notice = clientNotice(request);
     let list;
     try {
-      list = await clients.list(account.id, cursor === '' ? ask : { ...ask, cursor });
+      list = await clients.list(account.id, cursor === '' ? ask : { ...ask, cursor }, COUNTED);
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'validation_error') || cursor === '') throw err;
-      list = await clients.list(account.id, ask);
+      list = await clients.list(account.id, ask, COUNTED);
       notice = { kind: 'info', text: 'That page of the list is no longer available: here is the first page.' };
     }
     const next = list.pagination.next_cursor;

@@ -36,6 +36,8 @@ import { registerGalleryMediaRoutes } from './gallery-media.routes.ts';
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
 const PAGE_SIZE = 25;
+/** The list says how many galleries a search found (capped), not just how many it has shown. */
+const COUNTED = { countMatches: true };
 /** Clients offered when assigning: the newest this many (the client's own page assigns any). */
 const CLIENT_CHOICES = 100;
 /** Emails listed under a gallery's activity. */
@@ -217,11 +219,11 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     let list;
     let notice = galleryNotice(request);
     try {
-      list = await services.listings.list(account.id, cursor === '' ? ask : { ...ask, cursor });
+      list = await services.listings.list(account.id, cursor === '' ? ask : { ...ask, cursor }, COUNTED);
     } catch (err) {
       // A stale or edited cursor: the first page again, saying so.
       if (!(err instanceof AppError && err.code === 'validation_error') || cursor === '') throw err;
-      list = await services.listings.list(account.id, ask);
+      list = await services.listings.list(account.id, ask, COUNTED);
       notice = { kind: 'info', text: 'That page of the list is no longer available: here is the first page.' };
     }
     const clientIds = [...new Set(list.data.map((g) => g.client_id).filter((c): c is string => c !== null))];

@@ -100,7 +100,7 @@ const direct = new WeakMap<object, DirectSqlite>();
 export const directSqlite = (kysely: object): DirectSqlite | undefined => direct.get(kysely);
 
 /**
- * While `holder` (a Kysely instance bound to the connection, src/db/write-group.ts) holds the SQLite
+ * While `holder` (a Kysely instance bound to the connection, src/mechanisms/writes/write-group.ts) holds the SQLite
  * connection and runs a transaction on it, its statements may run directly too: `release` when
  * it lets the connection go, after which it is an ordinary executor again.
  */

@@ -41,7 +41,7 @@ export interface PreparedQuery<P extends Record<string, Param>, R> {
  * On SQLite, a call made on the database itself (not a transaction) while no transaction is open
  * on the connection runs the statement at once (better-sqlite3 is synchronous, so it is atomic
  * with respect to every other request and sees only committed data); so does a call made by the
- * group of writes that holds the connection (src/db/write-group.ts). Otherwise, and always on
+ * group of writes that holds the connection (src/mechanisms/writes/write-group.ts). Otherwise, and always on
  * PostgreSQL, the compiled SQL goes through Kysely's executor, which waits for the connection
  * (SQLite) or takes one from the pool and runs inside the caller's transaction when given one.
  */

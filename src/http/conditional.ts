@@ -128,7 +128,7 @@ export function isConditionalRoute(route: Pick<RouteOptions, 'method' | 'schema'
  * object's `client_link` and `property_page`). Only such tags are built on the views version too,
  * so a page view on /g or /p leaves every other tag of the studio as it was.
  */
-export function showsPageViews(route: Pick<RouteOptions, 'schema'>): boolean {
+function showsPageViews(route: Pick<RouteOptions, 'schema'>): boolean {
   const ok = (route.schema?.response as Record<string, unknown> | undefined)?.['200'];
   const pending: unknown[] = [ok];
   // Iterative and bounded: response schemas are ours, but a $ref loop must not hang start-up.

@@ -19,6 +19,7 @@ interface Parameter extends Header {
 }
 interface Operation {
   operationId?: string;
+  deprecated?: boolean;
   requestBody?: { content?: Record<string, unknown> };
   security?: unknown[];
   parameters?: unknown[];
@@ -191,6 +192,20 @@ const declaresIfNoneMatch = (operation: Operation): boolean =>
   );
 
 /** The document with the front layers' headers and parameters on every operation. */
+/** Inline, not in components: only deprecated operations have them, and today none is. */
+const DEPRECATION_HEADERS: Record<string, Header> = {
+  Deprecation: {
+    description: 'RFC 9745: this operation is (or, with a future time, will be) deprecated since `@<Unix time>`.',
+    required: true,
+    schema: { type: 'string', pattern: '^@[0-9]+$' },
+  },
+  Sunset: {
+    description: 'RFC 8594: the HTTP date from which the operation may stop answering (docs/api-stability.md).',
+    required: false,
+    schema: { type: 'string' },
+  },
+};
+
 export function withProtocolHeaders<T extends object>(input: T): T {
   const doc = input as Document;
   doc.components = {
@@ -213,6 +228,8 @@ export function withProtocolHeaders<T extends object>(input: T): T {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if ('$ref' in response) continue;
         response.headers = { ...response.headers, ...headersFor(path, method, operation, status) };
+        // A deprecated route says so on every answer (src/http/deprecation.ts).
+        if (operation.deprecated === true) response.headers = { ...response.headers, ...DEPRECATION_HEADERS };
       }
     }
   }

@@ -66,7 +66,9 @@ const withFrontErrors: SwaggerTransform = ({ schema, url, route }) => {
   // A 404 says what was not found, unless the route says more itself.
   const notFound = response['404'] as { description?: string } | undefined;
   if (notFound?.description === ERROR_DESCRIPTIONS[404]) response['404'] = ErrorAnswer(notFoundDescription(url));
-  return { schema: { ...schema, response }, url };
+  // A deprecated route (src/http/deprecation.ts) is marked so in the document too.
+  const deprecated = route.config?.deprecated === undefined ? {} : { deprecated: true };
+  return { schema: { ...schema, response, ...deprecated }, url };
 };
 
 /**

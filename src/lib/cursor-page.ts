@@ -29,6 +29,12 @@ export interface Total {
   exact: boolean;
 }
 
+/**
+ * The total of a search (docs/api.md §19): the items before the page (the offset, or what the
+ * cursor's pages held) and on it, exact only when nothing follows.
+ */
+export const THROUGH_PAGE = 'through-page';
+
 interface CursorPagination {
   page: number | null;
   limit: number;
@@ -56,7 +62,7 @@ export function pageRequest(query: PagingQuery, codec: CursorCodec, scope: Curso
 export function cursorPage<R, T>(
   rows: R[],
   request: PageRequest,
-  total: number | Total,
+  total: number | Total | typeof THROUGH_PAGE,
   codec: CursorCodec,
   scope: CursorScope,
   positionOf: (row: R) => Position,
@@ -65,14 +71,25 @@ export function cursorPage<R, T>(
   const more = rows.length > request.limit;
   const kept = more ? rows.slice(0, request.limit) : rows;
   const last = kept.at(-1);
+  const through = total === THROUGH_PAGE;
+  const seen = through ? (request.after?.seen ?? 0) + request.offset + kept.length : undefined;
+  const counted: Total =
+    total === THROUGH_PAGE
+      ? { n: seen ?? 0, exact: !more }
+      : typeof total === 'number'
+        ? { n: total, exact: true }
+        : total;
   return {
     data: kept.map(toItem),
     pagination: {
       page: request.page,
       limit: request.limit,
-      total: typeof total === 'number' ? total : total.n,
-      total_exact: typeof total === 'number' || total.exact,
-      next_cursor: more && last !== undefined ? codec.encode(scope, positionOf(last)) : null,
+      total: counted.n,
+      total_exact: counted.exact,
+      next_cursor:
+        more && last !== undefined
+          ? codec.encode(scope, seen === undefined ? positionOf(last) : { ...positionOf(last), seen })
+          : null,
     },
   };
 }

@@ -11,6 +11,11 @@ import { validationError } from '../errors.ts';
 export interface Position {
   value: string;
   id: string;
+  /**
+   * How many items the pages before this position held, for a list whose total counts through
+   * the page (a search, docs/api.md §19): signed with the position, so it cannot be forged.
+   */
+  seen?: number;
 }
 
 /** What a cursor belongs to: a list, an account, and every parameter that shapes it except the page size. */
@@ -49,7 +54,9 @@ export function cursorCodec(secret: string): CursorCodec {
       .slice(0, MAC_LENGTH);
   return {
     encode(scope, position) {
-      const body = Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
+      const parts =
+        position.seen === undefined ? [position.value, position.id] : [position.value, position.id, position.seen];
+      const body = Buffer.from(JSON.stringify(parts)).toString('base64url');
       return `${body}.${mac(scope, body)}`;
     },
     decode(scope, cursor) {
@@ -67,10 +74,18 @@ export function cursorCodec(secret: string): CursorCodec {
       } catch {
         throw refused('is not a cursor of this list');
       }
-      if (!Array.isArray(parsed) || parsed.length !== 2 || !parsed.every((p) => typeof p === 'string')) {
+      if (
+        !Array.isArray(parsed) ||
+        (parsed.length !== 2 && parsed.length !== 3) ||
+        typeof parsed[0] !== 'string' ||
+        typeof parsed[1] !== 'string' ||
+        (parsed.length === 3 && !(Number.isSafeInteger(parsed[2]) && (parsed[2] as number) >= 0))
+      ) {
         throw refused('is not a cursor of this list');
       }
-      return { value: parsed[0] as string, id: parsed[1] as string };
+      const position: Position = { value: parsed[0], id: parsed[1] };
+      if (parsed.length === 3) position.seen = parsed[2] as number;
+      return position;
     },
   };
 }

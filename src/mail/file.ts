@@ -9,7 +9,7 @@ import type { Mailer } from './mailer.ts';
 const MAX_NAME = 200;
 
 /**
- * The file's name: the Message-ID without its angle brackets, as the README documents
+ * The file's name: the Message-ID without its angle brackets, as docs/email.md documents
  * (`<ntf_01J…@studio.example>` is `ntf_01J…@studio.example.eml`), so a retry after a crash
  * rewrites the same file. Any character but letters, digits, `@`, `.`, `_` and `-` becomes `_`
  * and a leading dot does too, so no Message-ID can name another folder (no separator survives),

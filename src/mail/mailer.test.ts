@@ -141,7 +141,7 @@ describe('the file mailer', () => {
     await mailer.send(message('ntf_file1'));
     await mailer.send(message('ntf_file2'));
     const files = (await readdir(outbox)).sort();
-    // Named as the README says: the Message-ID without its angle brackets, then .eml. No partial
+    // Named as docs/email.md says: the Message-ID without its angle brackets, then .eml. No partial
     // file is left behind.
     assert.deepEqual(files, ['ntf_file1@lightbox.test.eml', 'ntf_file2@lightbox.test.eml']);
     assert.ok(detail.includes(path.join(outbox, files[0]!)), detail);

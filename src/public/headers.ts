@@ -13,7 +13,7 @@ export interface PublicHeaderOptions {
 }
 
 /** Nothing from another origin, no inline script or style; images, video and our own files only. */
-export const publicCsp = (formAction: PublicHeaderOptions['formAction'], frameAncestors: string): string =>
+const publicCsp = (formAction: PublicHeaderOptions['formAction'], frameAncestors: string): string =>
   "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'; " +
   `font-src 'self'; connect-src 'self'; base-uri 'none'; form-action ${formAction}; frame-ancestors ${frameAncestors}`;
 

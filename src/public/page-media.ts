@@ -11,7 +11,7 @@ import type { App } from '../http/types.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from './public-scope.ts';
 import { variantVersion } from './views/images.ts';
 
-export type PageImage = 'thumb' | 'medium' | 'large' | 'poster';
+type PageImage = 'thumb' | 'medium' | 'large' | 'poster';
 
 /** A year, and never revalidated: for bytes at a URL that names them (src/public/views/images.ts). */
 export const LONG_CACHE = 'max-age=31536000, immutable';
@@ -22,7 +22,7 @@ export const LONG_CACHE = 'max-age=31536000, immutable';
  * (`public, ...` or `private, ...`); any other URL of it keeps `private, no-cache`, since its
  * bytes change when the variant is made again.
  */
-export async function sendPageImage(
+async function sendPageImage(
   request: FastifyRequest,
   reply: FastifyReply,
   media: Services['media'],

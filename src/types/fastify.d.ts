@@ -5,6 +5,7 @@ import type { Access, DashboardState } from '../dashboard/page.ts';
 import type { IdempotencyClaim } from '../mechanisms/idempotency/idempotency.hooks.ts';
 import type { AuthContext } from '../modules/api-keys/api-keys.service.ts';
 import type { ConditionalState } from '../http/conditional.ts';
+import type { Deprecation } from '../http/deprecation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,5 +27,7 @@ declare module 'fastify' {
     unlimited?: boolean;
     /** The handler streams the body (an upload): set by STREAMED_BODY in src/http/validation.ts. */
     streamedBody?: boolean;
+    /** Deprecation and Sunset headers on every answer, `deprecated` in the OpenAPI document (src/http/deprecation.ts). */
+    deprecated?: Deprecation;
   }
 }

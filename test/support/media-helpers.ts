@@ -44,7 +44,7 @@ export async function makeVariantsNow(ctx: TestContext): Promise<void> {
   const runner = createJobRunner(
     ctx.deps,
     { info: () => undefined, warn: () => undefined, error: () => undefined },
-    variantsHandler(ctx.deps, ctx.services.mediaCleanup, {
+    variantsHandler({ ...ctx.deps, writes: ctx.services.writes }, ctx.services.mediaCleanup, {
       info: () => undefined,
       warn: () => undefined,
       error: () => undefined,

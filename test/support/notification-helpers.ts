@@ -66,7 +66,12 @@ export function workerOf(
     worker?: { pollMs?: number; random?: () => number };
   } = {},
 ): JobRunner {
-  const deps = { ...ctx.deps, ...(options.clock === undefined ? {} : { clock: options.clock.clock }), ...options.deps };
+  const deps = {
+    ...ctx.deps,
+    writes: ctx.services.writes,
+    ...(options.clock === undefined ? {} : { clock: options.clock.clock }),
+    ...options.deps,
+  };
   const log = options.log ?? captureLog();
   // A fixed jitter keeps the steps of a test the same on every run.
   const handler = notificationHandler(deps, log, options.worker?.random ?? (() => 0.5));

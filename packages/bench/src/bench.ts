@@ -72,7 +72,7 @@ Options:
                        or autocannon (a Node process; it saturates near 15-25k req/s here,
                        below the bare server's limit, which flatters every ratio)
   --endpoints LIST     only these (list,page1000,page1,cursor1000,byclient,updated,bysearch,
-                       get,search,search1,client,
+                       raresearch,midsearch,get,search,search1,client,
                        notifications,webhooks,create,update,createclient,updateclient,
                        assign,gallery,media)
   --no-check           skip the independent check (20k galleries made through the API,

@@ -50,6 +50,11 @@ def main(dist: Path) -> int:
             problems.append(f"{wheel.name} requires {requires}, expected only httpx>=0.23 (Debian 12's)")
         if meta["Requires-Python"] != ">=3.11":
             problems.append(f"{wheel.name} says Requires-Python {meta['Requires-Python']}")
+        # The repository's LICENSE: Apache-2.0, as every package of it says.
+        if meta["License"] != "Apache-2.0" or "License :: OSI Approved :: Apache Software License" not in (
+            meta.get_all("Classifier") or []
+        ):
+            problems.append(f"{wheel.name} says License {meta['License']}, expected Apache-2.0")
         if meta["Name"] != "lightbox-client":
             problems.append(f"{wheel.name} is named {meta['Name']}")
         stray = sorted(n for n in names if "__pycache__" in n or "/tests/" in n)

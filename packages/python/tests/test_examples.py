@@ -81,7 +81,7 @@ def test_the_readme_quick_start_runs_as_written(
     (tmp_path / "front.jpg").write_bytes(jpeg)
     (tmp_path / "floorplan.pdf").write_bytes(b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("LIGHTBOX_KEY", key)
+    monkeypatch.setenv("LIGHTBOX_API_KEY", key)
     # Only the address of the server changes.
     exec(compile(code.replace("https://lightbox.example.com", keys.url), "README.md", "exec"), {})
     with Lightbox(api_key=key, base_url=keys.url) as lb:

@@ -3,7 +3,7 @@
 // rollback announces nothing and a crash loses nothing. Each event gets one delivery (and one job
 // on the durable queue) per enabled endpoint that wants it, made by the delivery runner's fan-out
 // (webhooks.fanout.ts) from the endpoint ids kept on the event. Writers announce events to their unit
-// of work (src/db/write.ts, `w.announce`), which records them here at the write's end.
+// of work (src/mechanisms/writes/writes.ts, `w.announce`), which records them here at the write's end.
 import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
@@ -54,7 +54,7 @@ async function record(trx: Executor, accountId: string, events: readonly NewEven
 }
 
 /**
- * The events of one write, recorded by its unit of work (src/db/write.ts) at its end, which also
+ * The events of one write, recorded by its unit of work (src/mechanisms/writes/writes.ts) at its end, which also
  * applies their counts (`eventsRecorded`) in its one sorted count upsert.
  */
 export async function recordEvents(

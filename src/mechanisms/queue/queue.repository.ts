@@ -4,6 +4,7 @@
 // outcome. Claims skip each other's rows on PostgreSQL (FOR UPDATE SKIP LOCKED); SQLite has
 // one writer at a time, so its single UPDATE ... WHERE id IN (SELECT ...) is already exclusive.
 import type { Insertable, Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inClaimed, skipLocked } from '../../db/locking.ts';
@@ -163,4 +164,26 @@ export async function findJob(db: Executor, kind: JobKind, subjectId: string): P
     .where('kind', '=', kind)
     .where('subject_id', '=', subjectId)
     .executeTakeFirst();
+}
+
+/**
+ * The queue per kind of job, for /metrics: every account's jobs together (the operator's view of
+ * the workers, not a studio's). One pass over the table, which stays small: jobs leave it when done.
+ */
+export async function queueStats(
+  db: Executor,
+  now: string,
+): Promise<{ kind: string; queued: number; due: number; oldest: string }[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => [
+      'kind',
+      eb.fn.countAll<number | string>().as('queued'),
+      // Due and held by no worker (a held job's run_at is its lease's end, so it is not due).
+      sql<number | string>`sum(case when ${eb.ref('run_at')} <= ${now} then 1 else 0 end)`.as('due'),
+      eb.fn.min('created_at').as('oldest'),
+    ])
+    .groupBy('kind')
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, queued: Number(r.queued), due: Number(r.due), oldest: r.oldest }));
 }

@@ -5,6 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { isEmail, normalizeEmail } from '../../lib/email-address.ts';
 import type { Executor } from '../../db/executor.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { deleteResetsOfUser } from './password-reset.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
@@ -75,7 +76,7 @@ const setupDone = (): AppError =>
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
-export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createAccountsService({ db, clock, writes }: Pick<Deps, 'db' | 'clock'> & { writes: Writes }) {
   const throttle = createSignInThrottle({ db, clock });
   /** Validates and hashes (slow, so never inside a transaction). */
   async function newRow(input: CreateAccountInput) {
@@ -123,7 +124,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     async create(input: CreateAccountInput): Promise<Account> {
       const { account, owner } = await newRow(input);
       try {
-        await db.kysely.transaction().execute(async (trx) => {
+        await writes.run(account.id, { now: account.created_at }, async ({ trx }) => {
           await repo.insertAccount(trx, account);
           await users.insertUser(trx, owner);
         });
@@ -146,7 +147,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
     async createFirst(input: CreateAccountInput): Promise<Account> {
       const { account, owner } = await newRow(input);
       try {
-        await db.kysely.transaction().execute(async (trx) => {
+        await writes.run(account.id, { now: account.created_at }, async ({ trx }) => {
           if (await repo.hasAnyAccount(trx)) throw setupDone();
           await repo.insertSetupMarker(trx, account.id, account.created_at);
           await repo.insertAccount(trx, account);
@@ -206,7 +207,7 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       if (checked.outcome === 'invalid') throw validationError('current_password', 'is not your current password');
       const hash = await hashPassword(input.next);
       const now = clock.iso();
-      await db.kysely.transaction().execute((trx) => storeNewPassword(trx, userId, hash, now));
+      await writes.run(row.account_id, { now }, ({ trx }) => storeNewPassword(trx, userId, hash, now));
     },
 
     /**
@@ -220,7 +221,9 @@ export function createAccountsService({ db, clock }: Pick<Deps, 'db' | 'clock'>)
       checkNewPassword('password', password);
       const hash = await hashPassword(password);
       const now = clock.iso();
-      const sessionsEnded = await db.kysely.transaction().execute((trx) => storeNewPassword(trx, user.id, hash, now));
+      const sessionsEnded = await writes.run(user.account_id, { now }, ({ trx }) =>
+        storeNewPassword(trx, user.id, hash, now),
+      );
       await throttle.forgive(user.email);
       return { account: { ...toAccount(await requireRow(user.account_id)), email: user.email }, sessionsEnded };
     },

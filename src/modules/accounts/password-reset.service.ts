@@ -3,6 +3,7 @@
 // account, and is throttled like sign-in (per address and per account, a budget of its own).
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { isoAt } from '../../lib/clock.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
 import { checkNewPassword, storeNewPassword } from './accounts.service.ts';
@@ -30,8 +31,10 @@ export type ResetRequest =
 
 export type PasswordResetService = ReturnType<typeof createPasswordResetService>;
 
-export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>) {
-  const { db, clock, config } = deps;
+export function createPasswordResetService(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & { writes: Writes },
+) {
+  const { db, clock, config, writes } = deps;
   const throttle = createSignInThrottle({ db, clock }, 'reset');
   const signInThrottle = createSignInThrottle({ db, clock });
   const linkBase = new URL('/dashboard/reset-password', config.publicUrl);
@@ -97,7 +100,7 @@ export function createPasswordResetService(deps: Pick<Deps, 'db' | 'clock' | 'co
       checkNewPassword('password', password);
       const hash = await hashPassword(password); // slow: never inside the transaction
       const now = clock.iso();
-      const done = await db.kysely.transaction().execute(async (trx) => {
+      const done = await writes.run(user.account_id, { now }, async ({ trx }) => {
         if (!(await repo.consumeReset(trx, hashResetToken(token), now))) return false;
         await storeNewPassword(trx, user.id, hash, now);
         return true;

@@ -32,7 +32,7 @@ after(async () => {
   await ctx.close();
 });
 
-const resets = () => createPasswordResetService({ ...ctx.deps, clock });
+const resets = () => createPasswordResetService({ ...ctx.deps, clock, writes: ctx.services.writes });
 const sessions = () => createSessionsService({ db: ctx.deps.db, clock });
 const signIn = (email: string, password: string) =>
   createSignInService({ db: ctx.deps.db, clock }).signIn({ email, password, address: freshAddress() });

@@ -80,7 +80,7 @@ describe('a session', () => {
 
   test('a password change ends every session of the account, and only that account', async () => {
     const other = await createAccount(ctx, 'Other Studio');
-    const accounts = createAccountsService({ db: ctx.deps.db, clock });
+    const accounts = createAccountsService({ db: ctx.deps.db, clock, writes: ctx.services.writes });
     const mine = [await sessions().create(owner.accountId), await sessions().create(owner.accountId)];
     const theirs = await sessions().create(other.accountId);
 
@@ -115,7 +115,7 @@ describe('a session', () => {
   });
 
   test('a new password shorter than the minimum is refused and changes nothing', async () => {
-    const accounts = createAccountsService({ db: ctx.deps.db, clock });
+    const accounts = createAccountsService({ db: ctx.deps.db, clock, writes: ctx.services.writes });
     const s = await sessions().create(owner.accountId);
     await assert.rejects(
       accounts.changePassword(owner.userId, {

@@ -158,7 +158,7 @@ describe('throttling per account', () => {
 });
 
 describe('changing the password', () => {
-  const accounts = () => createAccountsService({ db: ctx.deps.db, clock });
+  const accounts = () => createAccountsService({ db: ctx.deps.db, clock, writes: ctx.services.writes });
   const change = (who: TestAccount, current: string, address = freshAddress()) =>
     accounts().changePassword(who.userId, { current, next: 'another long password', address });
   const refusedWith = (code: string) => (err: unknown) => err instanceof AppError && err.code === code;

@@ -4,7 +4,7 @@
 // signed out at once, on every node.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { UserRole } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError, notFound, validationError } from '../../errors.ts';
@@ -58,9 +58,8 @@ const hashInvitationToken = (token: string): string => createHash('sha256').upda
 
 export type TeamService = ReturnType<typeof createTeamService>;
 
-export function createTeamService(deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>) {
-  const { db, clock, config, mailer } = deps;
-  const writes = createWrites({ db, clock });
+export function createTeamService(deps: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & { writes: Writes }) {
+  const { db, clock, config, mailer, writes } = deps;
   const linkBase = new URL('/dashboard/invitations/accept', config.publicUrl);
 
   async function liveInvitation(token: string | undefined) {

@@ -2,20 +2,25 @@
 // to its test account, a second account row made on first need (docs/decisions/0020-test-mode.md).
 // A test key authenticates to the studio, and its data scope is this account, so every query
 // scoped by account is scoped by mode too.
-import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import * as repo from './accounts.repository.ts';
 
-/** The studio's test account id, made now if it has none yet; undefined when the studio is gone. */
-export async function testAccountOf(db: Executor, liveAccountId: string, now: string): Promise<string | undefined> {
-  const existing = await repo.findTestAccount(db, liveAccountId);
+/**
+ * In a write of the studio (`w.accountId`, the live account): its test account id, made now if it
+ * has none yet; undefined when the studio is gone. The caller looks first (findTestAccountId), so
+ * only the first use of a test key writes.
+ */
+export async function testAccountOf(w: Write): Promise<string | undefined> {
+  const { trx, accountId: liveAccountId } = w;
+  const existing = await repo.findTestAccount(trx, liveAccountId);
   if (existing !== undefined) return existing.id;
-  const live = await repo.findAccount(db, liveAccountId);
+  const live = await repo.findAccount(trx, liveAccountId);
   if (live === undefined || live.live_account_id !== null) return undefined;
-  await repo.insertTestAccount(db, live, newId('acc'), now);
+  await repo.insertTestAccount(trx, live, newId('acc'), w.now);
   // Another request may have made it first: its row is the one.
-  return (await repo.findTestAccount(db, liveAccountId))?.id;
+  return (await repo.findTestAccount(trx, liveAccountId))?.id;
 }
 
 /** The studio's test account id, without making one. */
@@ -24,24 +29,16 @@ export async function findTestAccountId(db: Executor, liveAccountId: string): Pr
 }
 
 /**
- * In test data's deletion: the test account's row, locked until the transaction ends
- * (PostgreSQL), so no insert referencing it (an upload's media, say) commits meanwhile.
- */
-export async function lockTestAccount(
-  trx: Executor,
-  dialect: Dialect,
-  id: string,
-): Promise<repo.AccountRow | undefined> {
-  return repo.lockAccount(trx, dialect, id);
-}
-
-/**
  * Deletes the test account with every row of its data (foreign keys cascade) and makes it again
  * under the same id, empty, so test keys (whose data scope is cached for a few seconds) carry on.
- * The caller has scheduled the bytes first.
+ * The caller holds the row locked (the unit of work's `lock: { account }`) and has scheduled the
+ * bytes first.
  */
-export async function emptyTestAccount(trx: Executor, row: repo.AccountRow): Promise<void> {
-  if (row.live_account_id === null) throw new Error('emptyTestAccount: a live account');
-  await repo.deleteTestAccount(trx, row.id);
-  await repo.insertAccount(trx, row);
+export async function emptyTestAccount(w: Write): Promise<void> {
+  const row = w.account;
+  if (row === undefined || row.id !== w.accountId || row.live_account_id === null) {
+    throw new Error('emptyTestAccount: a test account, locked by the write (lock: { account: true })');
+  }
+  await repo.deleteTestAccount(w.trx, row.id);
+  await repo.insertAccount(w.trx, row);
 }

@@ -4,6 +4,7 @@
 // that a code completes; code attempts count against the same sign-in limits as passwords.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { notFound } from '../../errors.ts';
 import { isoAt } from '../../lib/clock.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
@@ -82,7 +83,7 @@ export interface TwoFactorSetup {
 
 export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
 
-export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createTwoFactorService({ db, clock, writes }: Pick<Deps, 'db' | 'clock'> & { writes: Writes }) {
   const throttle = createSignInThrottle({ db, clock });
 
   async function requireUser(userId: string): Promise<repo.UserRow> {
@@ -149,7 +150,7 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
       const step = checked.value;
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
       const now = clock.iso();
-      const enabled = await db.kysely.transaction().execute(async (trx) => {
+      const enabled = await writes.run(user.account_id, { now }, async ({ trx }) => {
         if (!(await repo.enableTotp(trx, user.id, step, now))) return false;
         await repo.replaceRecoveryCodes(
           trx,
@@ -179,8 +180,10 @@ export function createTwoFactorService({ db, clock }: Pick<Deps, 'db' | 'clock'>
      * off, and every session of theirs ended. Resolves to how many sessions ended.
      */
     async reset(userId: string): Promise<number> {
-      return db.kysely.transaction().execute(async (trx) => {
-        await repo.disableTotp(trx, userId, clock.iso());
+      const user = await repo.findUser(db.kysely, userId);
+      if (user === undefined) return 0;
+      return writes.run(user.account_id, { now: clock.iso() }, async ({ trx, now }) => {
+        await repo.disableTotp(trx, userId, now);
         return repo.deleteSessionsOfUser(trx, userId);
       });
     },

@@ -14,4 +14,4 @@ export const ApiKeyCreateBody = Type.Object(
   },
   { additionalProperties: false, title: 'ApiKeyCreate' },
 );
-export type ApiKeyCreateInput = Static<typeof ApiKeyCreateBody>;
+type ApiKeyCreateInput = Static<typeof ApiKeyCreateBody>;

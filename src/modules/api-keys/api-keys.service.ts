@@ -5,7 +5,8 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { KeyScope } from '../../db/schema.ts';
-import { testAccountOf } from '../accounts/test-mode.entry.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
+import { findTestAccountId, testAccountOf } from '../accounts/test-mode.entry.ts';
 import { KEY_MAX_DAYS, KEY_NAME_MAX_LENGTH } from './api-keys.schemas.ts';
 import * as repo from './api-keys.repository.ts';
 
@@ -90,7 +91,7 @@ const toApiKey = (row: repo.ApiKeyRow): ApiKey => ({
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
-export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+export function createApiKeysService({ db, clock, writes }: Pick<Deps, 'db' | 'clock'> & { writes: Writes }) {
   const cache = new Map<string, CacheEntry>();
 
   function forget(keyId: string): void {
@@ -163,7 +164,10 @@ export function createApiKeysService({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
         }
         // A test key's data is its studio's test account's, made on first use (docs/api.md §20).
         const dataAccount =
-          row.test === 1 ? await testAccountOf(db.kysely, row.account_id, new Date(now).toISOString()) : row.account_id;
+          row.test === 1
+            ? ((await findTestAccountId(db.kysely, row.account_id)) ??
+              (await writes.run(row.account_id, { now: new Date(now).toISOString() }, testAccountOf)))
+            : row.account_id;
         if (dataAccount === undefined) return null;
         if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
         entry = {

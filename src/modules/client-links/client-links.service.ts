@@ -2,10 +2,8 @@
 // A count is a change of the gallery object (its client_link counters), so it records its event
 // (client_link.viewed, client_link.downloaded) in the same transaction (docs/api.md §15).
 import type { Deps } from '../../deps.ts';
-import { createWrites } from '../../db/write.ts';
-import { loadListing } from '../listings/listings.service.ts';
-import { touchListing } from '../listings/listings.repository.ts';
-import { galleryUrl, listingSerializer } from '../listings/listings.serializer.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
+import { galleryUrl } from '../listings/listings.serializer.ts';
 import { hasTokenShape } from './client-links.entry.ts';
 import * as repo from './client-links.repository.ts';
 import { SELECTION_EMAIL_DELAY_MS } from './selection-email.job.ts';
@@ -33,10 +31,7 @@ export interface RecentAssignment {
   downloads_enabled: boolean;
 }
 
-export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
-  const serialize = listingSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
-
+export function createClientLinksService({ db, config, writes }: Pick<Deps, 'db' | 'config'> & { writes: Writes }) {
   /** Counts once, with its event; false when the link stopped working meanwhile. */
   function count(link: repo.ClientLinkRow, what: 'view' | 'download'): Promise<boolean> {
     return writes.run(link.account_id, {}, async (w) => {
@@ -46,8 +41,7 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
           ? await repo.countView(trx, link.account_id, link.listing_id, link.token, now)
           : await repo.countDownload(trx, link.account_id, link.listing_id, link.token);
       if (!counted) return false;
-      const listing = await loadListing(trx, serialize, link.account_id, link.listing_id);
-      if (listing !== undefined) w.announce(what === 'view' ? 'client_link.viewed' : 'client_link.downloaded', listing);
+      w.announce(what === 'view' ? 'client_link.viewed' : 'client_link.downloaded', link.listing_id);
       return true;
     });
   }
@@ -73,7 +67,7 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
         if (w.listing === undefined) return false;
         if (!(await repo.setFavorite(w.trx, link, mediaId, on, w.now))) return false;
-        await touchListing(w.trx, link.account_id, link.listing_id, w.now);
+        w.touch('listing', link.listing_id);
         return true;
       });
     },
@@ -87,9 +81,7 @@ export function createClientLinksService({ db, clock, config }: Pick<Deps, 'db' 
       return writes.run(link.account_id, { lock: { listing: link.listing_id } }, async (w) => {
         if (w.listing === undefined) return false;
         if (!(await repo.submitFavorites(w.trx, link, note, w.now))) return false;
-        const listing = await loadListing(w.trx, serialize, link.account_id, link.listing_id);
-        if (listing === undefined) return false;
-        w.announce('client_link.selection_submitted', listing);
+        w.announce('client_link.selection_submitted', link.listing_id);
         // The studio's email, sent in the background from the same transaction (never lost), a few
         // minutes on: presses meanwhile join it (it reads the selection when it runs), so 20
         // presses are one email with the latest selection. The gallery's lock orders the presses.

@@ -26,7 +26,7 @@ after(() => ctx.close());
 
 interface Page {
   data: { id: string }[];
-  pagination: { page: number; limit: number; total: number };
+  pagination: { page: number; limit: number; total: number; total_exact: boolean; next_cursor: string | null };
 }
 
 /** Today's semantics, the reference: lower-case both sides, then a plain substring test. */
@@ -159,16 +159,38 @@ describe('client search through the index', () => {
     });
     assert.equal(pastIndexed.pagination.total, expected(clients, ids, indexedTerm).length);
     assert.ok(pastIndexed.pagination.total > 0);
-    // Paging a search walks the same rows, newest first.
+    // Paging a search walks the same rows, newest first; its total counts through the page, exact
+    // on the last (docs/api.md §19), while the dashboard's count says how many match in all.
     const term = 'a';
     const want = expected(clients, ids, term);
+    assert.ok(want.length > 7, 'more than one page');
     const walked: string[] = [];
     for (let page = 1; walked.length < want.length; page += 1) {
       const p = await ctx.services.clients.list(account.accountId, { search: term, limit: 7, page });
-      assert.equal(p.pagination.total, want.length);
       walked.push(...p.data.map((c) => c.id));
+      assert.equal(p.pagination.total, walked.length, `page ${page}`);
+      assert.equal(p.pagination.total_exact, walked.length === want.length, `page ${page}`);
+      assert.equal(p.pagination.next_cursor === null, walked.length === want.length, `page ${page}`);
+      const counted = await ctx.services.clients.list(
+        account.accountId,
+        { search: term, limit: 7, page },
+        { countMatches: true },
+      );
+      assert.deepEqual([counted.pagination.total, counted.pagination.total_exact], [want.length, true]);
     }
     assert.deepEqual(walked, want);
+    // By cursor: the same, the cursor carrying what the pages before it held.
+    const byCursor: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const ask: { search: string; limit: number; cursor?: string } = { search: term, limit: 7 };
+      if (cursor !== null) ask.cursor = cursor;
+      const p = await ctx.services.clients.list(account.accountId, ask);
+      byCursor.push(...p.data.map((c) => c.id));
+      cursor = p.pagination.next_cursor;
+      assert.deepEqual([p.pagination.total, p.pagination.total_exact], [byCursor.length, cursor === null]);
+    } while (cursor !== null);
+    assert.deepEqual(byCursor, want);
   });
 
   test('renamed, re-addressed and deleted clients are found by what they are now', async () => {
@@ -243,8 +265,15 @@ describe('client search through the index', () => {
     for (const term of [one, 'Whitfield 1', 'wh']) {
       const page = await search(account.key, term);
       const want = Array.from({ length: 3000 }, (_, i) => plausibleClient(i)).filter((c) => matches(c, term));
-      assert.equal(page.pagination.total, want.length, term);
+      // Through the page (100 at most), exact when nothing follows (docs/api.md §19).
+      assert.deepEqual(
+        [page.pagination.total, page.pagination.total_exact],
+        [Math.min(want.length, 100), want.length <= 100],
+        term,
+      );
       assert.ok(want.length > 0);
+      const counted = await ctx.services.clients.list(account.accountId, { search: term }, { countMatches: true });
+      assert.equal(counted.pagination.total, want.length, `${term}, counted`);
     }
   });
 });

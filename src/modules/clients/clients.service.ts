@@ -4,19 +4,18 @@ import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import { normalizeEmail } from '../../lib/email-address.ts';
-import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
 import { wholeList, type Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
 import { countClients, queryClients, type ClientQuery } from './clients.list.repository.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import { listingRows } from '../listings/listings.list.repository.ts';
 import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
-import { loadListing } from '../listings/listings.service.ts';
-import { listingSerializer, toListingItem } from '../listings/listings.serializer.ts';
+import { toListingItem } from '../listings/listings.serializer.ts';
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
-import { createWrites, type Write } from '../../db/write.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import type { Executor } from '../../db/executor.ts';
 import {
   cancelQueuedNotifications,
@@ -62,10 +61,13 @@ const toClient = (row: repo.ClientRow, listings: ListingItemType[]): ClientType 
 
 export type ClientsService = ReturnType<typeof createClientsService>;
 
-export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'clock' | 'config'>) {
+export function createClientsService({
+  db,
+  clock,
+  config,
+  writes,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
-  const serializeListing = listingSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
 
   /** The single-client object (with its galleries), read in `trx` for a write's answer and event. */
   async function withListings(accountId: string, row: repo.ClientRow, trx: Executor = db.kysely): Promise<ClientType> {
@@ -118,15 +120,12 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
     if ((await listingsRepo.findListing(trx, accountId, listingId)) === undefined) throw notFound('Gallery');
     if (await listingsRepo.assignListing(trx, accountId, listingId, clientId, now)) {
       // The gallery is no longer the earlier client's: their link stops, their unsent email is moot.
-      await giveLink(trx, { accountId, listingId, clientId, now });
+      await giveLink(w, listingId, clientId);
       await cancelQueuedNotifications(w, { listingId, notClientId: clientId });
       if (notify) await queueAssignmentNotification(w, { clientId, listingId, to: client.email, messageIdHost });
-      const assigned = await loadListing(trx, serializeListing, accountId, listingId);
-      if (assigned === undefined) throw notFound('Gallery');
-      w.announce('listing.assigned', assigned);
-      return assigned;
+      w.announce('listing.assigned', listingId);
     }
-    const listing = await loadListing(trx, serializeListing, accountId, listingId);
+    const listing = await w.load('listing', listingId);
     if (listing === undefined) throw notFound('Gallery');
     return listing;
   }
@@ -145,7 +144,15 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       return withListings(accountId, await requireClient(accountId, id));
     },
 
-    async list(accountId: string, query: ClientListQueryType): Promise<Page<ClientItemType>> {
+    /**
+     * `countMatches`: a search's total counts every match (the dashboard's list says how many it
+     * found), instead of the matches through the page (docs/api.md §19, what `/v1` answers).
+     */
+    async list(
+      accountId: string,
+      query: ClientListQueryType,
+      options: { countMatches?: boolean } = {},
+    ): Promise<Page<ClientItemType>> {
       const codec = await listCursors(db);
       const sort = sortOf(query.sort);
       const search = query.search?.toLowerCase() ?? '';
@@ -177,6 +184,9 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         filters.createdSince === undefined &&
         filters.updatedSince === undefined;
       const window = { limit: request.fetch, offset: request.offset };
+      // A search counts through the page unless asked (docs/api.md §19); a page by number past
+      // the end still counts, exactly: every match lies before it.
+      const through = filters.search !== undefined && options.countMatches !== true;
       if (plain) {
         // Unfiltered: the page and the maintained count. A search: both through the search index.
         const { rows, total } =
@@ -185,15 +195,19 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
                 repo.listClients(db.kysely, accountId, window),
                 readCount(db.kysely, accountId, 'clients'),
               ]).then(([page, n]) => ({ rows: page, total: n }))
-            : await repo.searchClients(db.kysely, db.dialect, accountId, filters.search, window);
-        return cursorPage(rows, request, total, codec, scope, position, toClientItem);
+            : await repo.searchClients(db.kysely, db.dialect, accountId, filters.search, window, !through);
+        return cursorPage(rows, request, total ?? THROUGH_PAGE, codec, scope, position, toClientItem);
       }
       const counted =
         filters.search === undefined && filters.createdSince === undefined && filters.updatedSince === undefined;
-      const [rows, total] = await Promise.all([
-        queryClients(db.kysely, db.dialect, accountId, filters, request),
-        counted ? readCount(db.kysely, accountId, 'clients') : countClients(db.kysely, db.dialect, accountId, filters),
-      ]);
+      const rows = await queryClients(db.kysely, db.dialect, accountId, filters, request);
+      const past = request.after === undefined && request.offset > 0 && rows.length === 0;
+      const total =
+        through && !past
+          ? THROUGH_PAGE
+          : counted
+            ? await readCount(db.kysely, accountId, 'clients')
+            : await countClients(db.kysely, db.dialect, accountId, filters);
       return cursorPage(rows, request, total, codec, scope, position, toClientItem);
     },
 
@@ -226,11 +240,11 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
       if (!hasIdShape('cli', id)) throw notFound('Client');
       await writes.run(accountId, {}, async (w) => {
         await cancelQueuedNotifications(w, { clientId: id });
-        await dropLinksOfClient(w.trx, accountId, id);
+        await dropLinksOfClient(w, id);
         await listingsRepo.unassignListingsOfClient(w.trx, accountId, id, w.now);
         if (!(await repo.deleteClient(w.trx, accountId, id))) throw notFound('Client');
         // client.deleted stands for the unassignment of their galleries too (no listing.unassigned each).
-        w.announce('client.deleted', { id });
+        w.announce('client.deleted', id);
         w.count({ clients: -1 });
       });
     },
@@ -319,10 +333,9 @@ export function createClientsService({ db, clock, config }: Pick<Deps, 'db' | 'c
         if (!(await listingsRepo.unassignListing(trx, accountId, listingId, clientId, now))) {
           throw new AppError('not_found', 'This gallery is not assigned to this client');
         }
-        await dropLink(trx, accountId, listingId);
+        await dropLink(w, listingId);
         await cancelQueuedNotifications(w, { clientId, listingId });
-        const listing = await loadListing(trx, serializeListing, accountId, listingId);
-        if (listing !== undefined) w.announce('listing.unassigned', listing);
+        w.announce('listing.unassigned', listingId);
       });
     },
 

@@ -10,13 +10,15 @@
 // - Every shape of query is compiled once and prepared (src/db/prepared.ts), but for a search,
 //   a range or an MLS number on PostgreSQL: building it with Kysely on each request cost as much
 //   as running it.
-// - `search` on SQLite: the FTS5 index drives (matches, then each one's keyed row), so a rare term
-//   costs its few matches. A term more than COUNT_CAP galleries match is frequent: the page then
-//   walks the order's index and keeps the rows whose address or MLS number contains it (about
-//   limit / frequency rows read), instead of reading and sorting every match. A term under three
-//   characters has no trigram: a LIKE over the account's galleries, as before.
-// - `search` on PostgreSQL: pg_trgm GIN indexes on lower(address) and lower(mls_number) serve the
-//   LIKE (migration 0016); the planner chooses between them and the order's index.
+// - `search` counts nothing (docs/api.md §19: its total is the matches through the page, which the
+//   service makes from the page), so the plan is chosen without a count (decisions/0024): the page
+//   first walks the order's index, keeping the rows whose address or MLS number contains the term,
+//   but reads at most walkBound() rows; a frequent term fills its page well within that. When the
+//   walk comes back short and had more rows to read, the term is rare: the page then reads every
+//   match from the trigram index (FTS5 on SQLite, pg_trgm's GIN indexes on PostgreSQL) and sorts
+//   them. A term under three characters has no trigram: a LIKE over the account's galleries, as
+//   before. On SQLite a term with other than ASCII characters goes to the index at once (only the
+//   index folds their case as the contract says).
 import { sql, type Compilable, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -27,6 +29,7 @@ import type { Database, ListingStatus } from '../../db/schema.ts';
 import { ftsPhrase, MIN_INDEXED_TERM } from '../../db/search.ts';
 import type { Total } from '../../lib/cursor-page.ts';
 import { COUNT_CAP } from '../../lib/pagination.ts';
+import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import type { Position } from '../../lib/cursor.ts';
 import { LIST_ITEM_COLUMNS, type ListingItemRow } from './listings.repository.ts';
 
@@ -57,10 +60,11 @@ interface PageWindow {
 }
 
 /**
- * How a search is answered: by the SQLite FTS index; by a LIKE on each row read; by `walk`, the
- * LIKE with the FTS index asked about the rows LIKE cannot judge (SQLite, an ASCII term); or none.
+ * How a search is answered: by the SQLite FTS index; by the PostgreSQL trigram indexes (`trgm`);
+ * by a LIKE on each row read; by `walk`, a LIKE on each row of a bounded walk of the order's index
+ * (on SQLite, with the FTS index asked about the rows LIKE cannot judge); or none.
  */
-type SearchWay = 'index' | 'like' | 'walk' | undefined;
+type SearchWay = 'index' | 'trgm' | 'like' | 'walk' | undefined;
 
 /** What decides a query's SQL text (never its values). */
 interface Shape {
@@ -88,6 +92,10 @@ type Params = {
   afterId: string;
   fetch: number;
   offset: number;
+  /** How far a count goes: COUNT_CAP + 1, or all of a search's matches before an empty page. */
+  cap: number;
+  /** How many rows of the order's index a search's walk reads at most. */
+  bound: number;
 };
 
 type ListingsFrom = SelectQueryBuilder<Database & { l: Database['listings'] }, 'l', object>;
@@ -96,6 +104,23 @@ const characters = (term: string): number => (term.match(/./gsu) ?? []).length;
 
 /** The galleries `l` of the account, driven by the FTS index's matches when the search uses it. */
 function from(db: Executor, shape: Shape, p: Params): ListingsFrom {
+  if (shape.search === 'trgm') {
+    // The matches first, from the GIN indexes: `offset 0` keeps the subquery whole, so the planner
+    // cannot fold it into the ordered page and walk the order's index for a rare term instead.
+    const matches = db
+      .selectFrom('listings as t')
+      .where('t.account_id', '=', p.accountId)
+      .where(
+        sql<boolean>`(lower(t.address) like ${p.pattern} escape '\\' or lower(t.mls_number) like ${p.pattern} escape '\\')`,
+      )
+      .select('t.id')
+      .offset(0);
+    return db
+      .selectFrom(matches.as('m'))
+      .crossJoin('listings as l')
+      .whereRef('l.id', '=', 'm.id')
+      .where('l.account_id', '=', p.accountId);
+  }
   if (shape.search !== 'index') return db.selectFrom('listings as l').where('l.account_id', '=', p.accountId);
   // CROSS JOIN pins the join order: the FTS match drives, each match is one keyed lookup.
   const matches = db
@@ -121,32 +146,33 @@ function filtered(db: Executor, dialect: Dialect, shape: Shape, p: Params): List
     query = query.where((eb) => eb(eb.fn('lower', ['l.mls_number']), '=', eb.fn('lower', [eb.val(p.mls)])));
   if (shape.createdSince) query = query.where('l.created_at', '>=', p.createdSince);
   if (shape.updatedSince) query = query.where('l.updated_at', '>=', p.updatedSince);
-  if (shape.search === 'like' || shape.search === 'walk') {
-    // SQLite's LIKE folds ASCII case itself; PostgreSQL compares lower-cased text.
-    const [address, mls] =
-      dialect === 'sqlite'
-        ? [sql.ref('l.address'), sql.ref('l.mls_number')]
-        : [sql`lower(l.address)`, sql`lower(l.mls_number)`];
-    const like = sql<boolean>`${address} like ${p.pattern} escape '\\' or ${mls} like ${p.pattern} escape '\\'`;
-    if (shape.search === 'like') query = query.where(sql<boolean>`(${like})`);
-    else {
-      // The FTS index folds case beyond ASCII (a long s matches "s", a Kelvin sign "k"): for an
-      // ASCII term the LIKE agrees with it on every row of ASCII text, and the index itself
-      // judges the few rows holding other characters. A text is ASCII when its UTF-8 bytes are
-      // as many as its characters: two lengths, cheaper than a GLOB over every row the walk reads.
-      const nonAscii = sql<boolean>`(octet_length(l.address) <> length(l.address) or octet_length(l.mls_number) <> length(l.mls_number))`;
-      const indexed = db
-        .selectFrom('listings_search_keys as k')
-        .crossJoin('listings_fts')
-        .where('k.account_id', '=', p.accountId)
-        .where(sql<boolean>`${sql.ref('k.listing_id')} = ${sql.ref('l.id')}`)
-        .whereRef('listings_fts.rowid', '=', 'k.rowid')
-        .where('listings_fts.listings_fts', 'match', p.phrase)
-        .select(sql<number>`1`.as('one'));
-      query = query.where(sql<boolean>`(${like} or (${nonAscii} and exists ${indexed}))`);
-    }
-  }
+  if (shape.search === 'like') query = query.where(searched(db, dialect, shape, p));
   return query;
+}
+
+/** The search's condition on a gallery `l` (LIKE, and on SQLite's walk the FTS index for the rest). */
+function searched(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
+  // SQLite's LIKE folds ASCII case itself; PostgreSQL compares lower-cased text.
+  const [address, mls] =
+    dialect === 'sqlite'
+      ? [sql.ref('l.address'), sql.ref('l.mls_number')]
+      : [sql`lower(l.address)`, sql`lower(l.mls_number)`];
+  const like = sql<boolean>`${address} like ${p.pattern} escape '\\' or ${mls} like ${p.pattern} escape '\\'`;
+  if (shape.search !== 'walk' || dialect !== 'sqlite') return sql<boolean>`(${like})`;
+  // The FTS index folds case beyond ASCII (a long s matches "s", a Kelvin sign "k"): for an
+  // ASCII term the LIKE agrees with it on every row of ASCII text, and the index itself
+  // judges the few rows holding other characters. A text is ASCII when its UTF-8 bytes are
+  // as many as its characters: two lengths, cheaper than a GLOB over every row the walk reads.
+  const nonAscii = sql<boolean>`(octet_length(l.address) <> length(l.address) or octet_length(l.mls_number) <> length(l.mls_number))`;
+  const indexed = db
+    .selectFrom('listings_search_keys as k')
+    .crossJoin('listings_fts')
+    .where('k.account_id', '=', p.accountId)
+    .where(sql<boolean>`${sql.ref('k.listing_id')} = ${sql.ref('l.id')}`)
+    .whereRef('listings_fts.rowid', '=', 'k.rowid')
+    .where('listings_fts.listings_fts', 'match', p.phrase)
+    .select(sql<number>`1`.as('one'));
+  return sql<boolean>`(${like} or (${nonAscii} and exists ${indexed}))`;
 }
 
 function pageQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
@@ -158,10 +184,54 @@ function pageQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
   if (shape.after) {
     query = query.where(keysetAfter(column, 'l.id', shape.desc, { value: p.afterValue, id: p.afterId }));
   }
-  return query.orderBy(column, direction).orderBy('l.id', direction).limit(p.fetch).offset(p.offset);
+  query = query.orderBy(column, direction).orderBy('l.id', direction);
+  if (shape.search !== 'walk') return query.limit(p.fetch).offset(p.offset);
+  // The walk: at most `bound` rows of the order's index (a subquery in that order, read as a
+  // co-routine on SQLite), of which the page keeps those the search finds, in the same order
+  // (neither dialect sorts again: the subquery's order serves the outer one).
+  const walked = query.select('l.mls_number').limit(p.bound);
+  return db
+    .selectFrom(walked.as('l'))
+    .select(LIST_ITEM_COLUMNS.map((c) => `l.${c}` as const))
+    .select('l.updated_at')
+    .where(searched(db, dialect, shape, p))
+    .orderBy(column, direction)
+    .orderBy('l.id', direction)
+    .limit(p.fetch)
+    .offset(p.offset);
 }
 
-/** How many match, counting no further than COUNT_CAP + 1. */
+/** How many rows the walk had to read, up to `bound` (fewer: it read all there are). */
+function walkedQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
+  let query = filtered(db, dialect, shape, p).select(sql<number>`1`.as('one'));
+  if (shape.after) {
+    const column = `l.${shape.column}` as const;
+    query = query.where(keysetAfter(column, 'l.id', shape.desc, { value: p.afterValue, id: p.afterId }));
+  }
+  return db.selectFrom(query.limit(p.bound).as('w')).select((eb) => eb.fn.countAll<number | string>().as('n'));
+}
+
+/**
+ * Rows a search's first walk reads before it judges the term. Walking costs the rows read, about
+ * (offset + fetch) / f for a term that one gallery in 1/f holds; the index costs the matches. At
+ * 1M galleries a first page of 20 reads at most 2,050 rows (about 1-2 ms): a term of one gallery
+ * in 100 or more fills it. Deeper pages need more rows, but grow the bound as a square root
+ * only: the index's cost does not grow with the page.
+ */
+const WALK_SCALE = 200_000;
+/**
+ * What a plan costs, in microseconds, as measured on the bench's 1M SQLite database (issue 36;
+ * docs/performance.md): a row the walk reads (0.5-1.6), and the index's fixed cost (the FTS5
+ * phrase reads the doclists of the term's trigrams whole: 2-3 ms for any term holding "harbor")
+ * and each match's (its key, its gallery row by id and the sort: 10-15).
+ */
+const WALK_ROW_US = 1;
+const INDEX_US = 2_500;
+const INDEX_MATCH_US = 12;
+export const walkBound = (page: { offset: number; fetch: number }): number =>
+  Math.ceil(Math.sqrt((page.offset + page.fetch) * WALK_SCALE));
+
+/** How many match, counting no further than `cap`. */
 function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
   const onlySearch =
     shape.search === 'index' &&
@@ -185,11 +255,7 @@ function countQuery(db: Executor, dialect: Dialect, shape: Shape, p: Params) {
         { one: number }
       >);
   return db
-    .selectFrom(
-      countedInOrder(matches, dialect, shape)
-        .limit(COUNT_CAP + 1)
-        .as('c'),
-    )
+    .selectFrom(countedInOrder(matches, dialect, shape).limit(p.cap).as('c'))
     .select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
 
@@ -226,6 +292,7 @@ function countedInOrder<Q extends SelectQueryBuilder<Database, keyof Database, {
 // One prepared query per shape (at most a few hundred shapes, a few in use).
 const pages = new Map<string, PreparedQuery<Params, ListingListRow>>();
 const counts = new Map<string, PreparedQuery<Params, { n: number | string }>>();
+const walks = new Map<string, PreparedQuery<Params, { n: number | string }>>();
 
 /**
  * The shape's query, run prepared where that cannot change its plan for the worse: always on
@@ -282,6 +349,8 @@ function paramsOf(accountId: string, q: ListingQuery, page: PageWindow): Params 
     afterId: page.after?.id ?? '',
     fetch: page.fetch,
     offset: page.offset,
+    cap: COUNT_CAP + 1,
+    bound: walkBound(page),
   };
 }
 
@@ -305,15 +374,28 @@ export async function listingRows(
   );
 }
 
-/** A page of the account's galleries matching `q` (one row more than its limit) and their total. */
+/**
+ * A page of the account's galleries matching `q` (one row more than its limit) and its total: a
+ * search's total is the caller's to make from the page (docs/api.md §19: it counts through the
+ * page), unless `count` asks for the capped count (the dashboard's), or a page by number lies
+ * past the end (all the matches are then before it: they are counted, exactly).
+ */
 export async function queryListings(
   db: Executor,
   dialect: Dialect,
   accountId: string,
   q: ListingQuery,
   page: PageWindow,
-): Promise<{ rows: ListingListRow[]; total: Total }> {
+  options: {
+    count?: boolean;
+    /** Tests: the first walk's bound, and the account's size the plan is judged with (none: no judging). */
+    walkBound?: number;
+    galleries?: number;
+  } = {},
+): Promise<{ rows: ListingListRow[]; total: Total | undefined; plan?: SearchPlan }> {
   const p = paramsOf(accountId, q, page);
+  if (options.walkBound !== undefined) p.bound = options.walkBound;
+  const estimate = { fixed: options.walkBound !== undefined, galleries: options.galleries };
   const after = page.after !== undefined;
   if (q.search === undefined) {
     const shape = shapeOf(q, after, undefined);
@@ -326,18 +408,61 @@ export async function queryListings(
     const counted = await preparedOf(counts, shape, dialect, (d, x) => countQuery(d, dialect, shape, x)).first(db, p);
     return { rows, total: totalOf(counted?.n ?? 0) };
   }
-  const indexed = dialect === 'sqlite' && characters(q.search) >= MIN_INDEXED_TERM;
-  const counting = shapeOf(q, after, indexed ? 'index' : 'like');
-  const counted = await preparedOf(counts, counting, dialect, (d, x) => countQuery(d, dialect, counting, x)).first(
-    db,
-    p,
-  );
-  const total = totalOf(counted?.n ?? 0);
-  // A frequent ASCII term walks the order's index; a rare one (or one with other characters, which
-  // only the index folds) reads its matches from the index and sorts them.
+  const { rows, plan } = await searchRows(db, dialect, q.search, shapeOf(q, after, undefined), p, estimate);
+  // The capped count (SQLite: the FTS index alone when only the term filters).
+  const long = characters(q.search) >= MIN_INDEXED_TERM;
+  const counting = shapeOf(q, after, dialect === 'sqlite' && long ? 'index' : 'like');
+  const count = (cap: number) =>
+    preparedOf(counts, counting, dialect, (d, x) => countQuery(d, dialect, counting, x)).first(db, { ...p, cap });
+  if (options.count === true) return { rows, total: totalOf((await count(COUNT_CAP + 1))?.n ?? 0), plan };
+  if (!after && page.offset > 0 && rows.length === 0) {
+    // Past the end: every match lies before this page (at most `offset` of them).
+    const before = await count(page.offset + 1);
+    return { rows, total: { n: Math.min(Number(before?.n ?? 0), page.offset), exact: true }, plan };
+  }
+  return { rows, total: undefined, plan };
+}
+
+/** Which plan answered a search: the bounded walk, the trigram index, or a LIKE (a short term). */
+export type SearchPlan = 'walk' | 'index' | 'like';
+
+/** A search's page: the bounded walk, else the trigram index (see the top of this file). */
+async function searchRows(
+  db: Executor,
+  dialect: Dialect,
+  term: string,
+  base: Shape,
+  p: Params,
+  estimate: { fixed: boolean; galleries?: number | undefined },
+): Promise<{ rows: ListingListRow[]; plan: SearchPlan }> {
+  const run = (shape: Shape, x: Params = p) =>
+    preparedOf(pages, shape, dialect, (d, y) => pageQuery(d, dialect, shape, y)).all(db, x);
+  const index: Shape = { ...base, search: dialect === 'sqlite' ? 'index' : 'trgm' };
+  if (characters(term) < MIN_INDEXED_TERM) return { rows: await run({ ...base, search: 'like' }), plan: 'like' };
   // eslint-disable-next-line no-control-regex
-  const walk = indexed && !total.exact && /^[\x00-\x7f]*$/.test(q.search);
-  const shape = walk ? { ...counting, search: 'walk' as const } : counting;
-  const rows = await preparedOf(pages, shape, dialect, (d, x) => pageQuery(d, dialect, shape, x)).all(db, p);
-  return { rows, total };
+  if (dialect === 'sqlite' && !/^[\x00-\x7f]*$/.test(term)) return { rows: await run(index), plan: 'index' };
+  const walk: Shape = { ...base, search: 'walk' };
+  /** The walk's page, and whether it is the answer (full, or short having read every row there is). */
+  const walked = async (x: Params): Promise<{ rows: ListingListRow[]; answer: boolean }> => {
+    const rows = await run(walk, x);
+    if (rows.length >= x.fetch) return { rows, answer: true };
+    const read = await preparedOf(walks, walk, dialect, (d, y) => walkedQuery(d, dialect, walk, y)).first(db, x);
+    return { rows, answer: Number(read?.n ?? 0) < x.bound };
+  };
+  const first = await walked(p);
+  if (first.answer) return { rows: first.rows, plan: 'walk' };
+  // The walk came back short: the term is rarer than one row in bound / fetch. What it found (its
+  // matches, and those the page skipped) says how rare, so which plan costs less: walking on
+  // (again from the start, to twice the rows the page should need), or the index.
+  const found = first.rows.length;
+  const galleries = estimate.galleries ?? (estimate.fixed ? 0 : await readCount(db, p.accountId, 'listings'));
+  if (found > 0 && galleries > 0) {
+    const density = (p.offset + found) / p.bound;
+    const walkRows = (p.offset + p.fetch) / density;
+    if (walkRows * WALK_ROW_US < INDEX_US + INDEX_MATCH_US * density * galleries) {
+      const further = await walked({ ...p, bound: Math.ceil(2 * walkRows) });
+      if (further.answer) return { rows: further.rows, plan: 'walk' };
+    }
+  }
+  return { rows: await run(index), plan: 'index' };
 }

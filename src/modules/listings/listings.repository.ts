@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { prepared, preparedShapes } from '../../db/prepared.ts';
 import type { ListingStatus, ListingsTable } from '../../db/schema.ts';
@@ -92,6 +93,30 @@ const findQuery = prepared((db, p: { accountId: string; id: string }) =>
 
 export async function findListing(db: Executor, accountId: string, id: string): Promise<ListingRow | undefined> {
   return findQuery.first(db, { accountId, id });
+}
+
+// A gallery read to be changed, locked until the transaction ends on PostgreSQL (SQLite has one
+// writer at a time): one compiled statement per dialect. Registered as the unit of work's
+// `lock: { listing }` (src/services.ts), which takes it in its canonical lock order; no body takes it.
+const lockQueries = {
+  postgres: prepared((db, p: { accountId: string; id: string }) =>
+    db
+      .selectFrom('listings')
+      .select(LISTING_COLUMNS)
+      .where('account_id', '=', p.accountId)
+      .where('id', '=', p.id)
+      .forUpdate(),
+  ),
+  sqlite: findQuery,
+};
+
+export function lockListing(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  id: string,
+): Promise<ListingRow | undefined> {
+  return lockQueries[dialect].first(db, { accountId, id });
 }
 
 export interface ListingFilter {

@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
-import { cursorPage, pageRequest, sinceValue, sortOf } from '../../lib/cursor-page.ts';
+import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
 import { listingRows, queryListings, type ListingQuery } from './listings.list.repository.ts';
@@ -26,8 +26,22 @@ import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-link
 import { hashPassword } from '../accounts/password.ts';
 import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
 import type { Executor } from '../../db/executor.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { Log } from '../../lib/log.ts';
+
+// The gallery is a resource of the unit of work: its writes announce it by id and touch it, and
+// the unit of work loads it through loadListing (registered in src/services.ts), as its GET does.
+declare module '../../mechanisms/writes/writes.ts' {
+  interface Resources {
+    listing: ListingType;
+  }
+}
+
+/** A gallery loaded for an answer: 404 when it is not there. */
+function found(listing: ListingType | undefined): ListingType {
+  if (listing === undefined) throw notFound('Gallery');
+  return listing;
+}
 
 /**
  * The gallery object as its GET returns it now, read in `db` (a transaction, for a write's answer
@@ -86,10 +100,10 @@ export function createListingsService({
   db,
   clock,
   config,
+  writes,
   cleanup,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { cleanup: MediaCleanup }) {
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes; cleanup: MediaCleanup }) {
   const serialize = listingSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
   const load = async (trx: Executor, accountId: string, id: string): Promise<ListingType> => {
     const listing = await loadListing(trx, serialize, accountId, id);
     if (listing === undefined) throw notFound('Gallery');
@@ -132,14 +146,13 @@ export function createListingsService({
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await rotateLink(w.trx, accountId, id))) {
+        if (current.client_id === null || !(await rotateLink(w, id))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link to replace; assign it first');
         }
         // The link's url is a field of the gallery object: its updated_at moves (docs/api.md §19).
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        const listing = await load(w.trx, accountId, id);
-        w.announce('listing.updated', listing);
-        return listing;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
+        return found(await w.load('listing', id));
       });
     },
 
@@ -150,14 +163,13 @@ export function createListingsService({
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await setLinkControls(w.trx, accountId, id, controls))) {
+        if (current.client_id === null || !(await setLinkControls(w, id, controls))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
         }
         // The link's controls are fields of the gallery object: its updated_at moves (docs/api.md §19).
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        const listing = await load(w.trx, accountId, id);
-        w.announce('listing.updated', listing);
-        return listing;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
+        return found(await w.load('listing', id));
       });
     },
 
@@ -176,12 +188,11 @@ export function createListingsService({
             `Only an active gallery can be published; this one is ${current.status}. Set its status to active first`,
           );
         }
-        if (!(await publishPage(w.trx, { accountId, listingId: id, now: w.now }))) return load(w.trx, accountId, id);
+        if (!(await publishPage(w, id))) return found(await w.load('listing', id));
         // The page is a field of the gallery object: its updated_at moves (docs/api.md §19).
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        const listing = await load(w.trx, accountId, id);
-        w.announce('listing.updated', listing);
-        return listing;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
+        return found(await w.load('listing', id));
       });
     },
 
@@ -190,16 +201,17 @@ export function createListingsService({
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       await writes.run(accountId, { lock: { listing: id } }, async (w) => {
         if (w.listing === undefined) throw notFound('Gallery');
-        if (!(await takeDownPage(w.trx, accountId, id))) return;
-        await repo.touchListing(w.trx, accountId, id, w.now);
-        w.announce('listing.updated', await load(w.trx, accountId, id));
+        if (!(await takeDownPage(w, id))) return;
+        w.touch('listing', id);
+        w.announce('listing.updated', id);
       });
     },
 
     /** docs/api.md §25: what the client marked and sent; empty when the gallery has no client. */
     async favorites(accountId: string, id: string): Promise<FavoritesType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      return db.kysely.transaction().execute(async (trx) => {
+      // The gallery, its link and its favorites as of one moment.
+      return writes.snapshot(async (trx) => {
         const row = await repo.findListing(trx, accountId, id);
         if (row === undefined) throw notFound('Gallery');
         const link = row.client_id === null ? undefined : await linkOf(trx, accountId, id);
@@ -215,7 +227,15 @@ export function createListingsService({
       });
     },
 
-    async list(accountId: string, query: ListingListQueryType): Promise<Page<ListingItemType>> {
+    /**
+     * `countMatches`: a search's total is its capped count (the dashboard's list says how many it
+     * found), instead of the matches through the page (docs/api.md §19, what `/v1` answers).
+     */
+    async list(
+      accountId: string,
+      query: ListingListQueryType,
+      options: { countMatches?: boolean } = {},
+    ): Promise<Page<ListingItemType>> {
       const codec = await listCursors(db);
       const sort = sortOf(query.sort);
       const filters: ListingQuery = {
@@ -272,9 +292,12 @@ export function createListingsService({
         ]);
         return cursorPage(rows, request, total, codec, scope, position, toListingItem);
       }
-      // Other filters have no maintained count: their total stops at COUNT_CAP (docs/api.md §19).
-      const { rows, total } = await queryListings(db.kysely, db.dialect, accountId, filters, request);
-      return cursorPage(rows, request, total, codec, scope, position, toListingItem);
+      // Other filters have no maintained count: their total stops at COUNT_CAP, and a search's
+      // counts through the page (docs/api.md §19).
+      const { rows, total } = await queryListings(db.kysely, db.dialect, accountId, filters, request, {
+        count: options.countMatches === true,
+      });
+      return cursorPage(rows, request, total ?? THROUGH_PAGE, codec, scope, position, toListingItem);
     },
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
@@ -296,7 +319,7 @@ export function createListingsService({
         const updated = await repo.updateListing(trx, accountId, id, changes);
         if (updated === undefined) throw notFound('Gallery');
         // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
-        if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(trx, accountId, id);
+        if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(w, id);
         const listing = await listingOfRow(trx, serialize, accountId, updated);
         w.announce('listing.updated', listing);
         if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));
@@ -317,7 +340,7 @@ export function createListingsService({
         // An email about a gallery that no longer exists must not go out.
         await cancelQueuedNotifications(w, { listingId: id });
         // One event stands for the gallery and everything that went with it (its media, its link).
-        w.announce('listing.deleted', { id });
+        w.announce('listing.deleted', id);
         w.count(listingsAdded(deleted.status, -1), { media: -deleted.media_count });
         w.afterCommit(() => cleanup.afterDelete(storageKeys, log));
       });

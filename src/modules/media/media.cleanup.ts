@@ -6,7 +6,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Executor } from '../../db/executor.ts';
 import { StorageNotFoundError, type MediaStorage } from '../../storage/storage.ts';
-import type { Write } from '../../db/write.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import * as repo from './media.repository.ts';
 import * as uploads from '../uploads/uploads.repository.ts';
 import type { Log } from '../../lib/log.ts';
@@ -102,11 +102,13 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
     },
 
     /**
-     * Before bytes are written outside an upload (photo variants): a lease on their keys, so they
-     * are removed unless release() is committed first (a crash mid-write leaves nothing).
+     * Before bytes are written (an upload, photo variants): a lease on their keys, due in `ms`, so
+     * they are removed unless release() is committed first (a crash mid-write leaves nothing). In
+     * the write `w` when given (a resumable upload's row and its lease commit together), else
+     * on its own.
      */
-    async lease(keys: string[], ms: number): Promise<void> {
-      await repo.scheduleCleanup(db.kysely, keys, clock.iso(ms), clock.iso());
+    async lease(keys: string[], ms: number, w?: Write): Promise<void> {
+      await repo.scheduleCleanup(w?.trx ?? db.kysely, keys, clock.iso(ms), w?.now ?? clock.iso());
     },
 
     /** A lease from lease() runs on for `ms` from now (the writer is still at work). */
@@ -114,9 +116,13 @@ export function createMediaCleanup({ db, clock, storage }: Pick<Deps, 'db' | 'cl
       await repo.extendCleanup(db.kysely, keys, clock.iso(ms));
     },
 
-    /** In the transaction that records their owner: these keys' bytes are kept. */
-    async release(trx: Executor, keys: string[]): Promise<void> {
-      await repo.cancelCleanup(trx, keys);
+    /**
+     * In the write that records their owner: these keys' bytes are kept. Resolves to how many
+     * leases it ended: fewer than `keys` means a purge took bytes whose lease ran out. Outside a
+     * write (`db`) only for bytes already deleted.
+     */
+    release(trx: Executor, keys: string[]): Promise<number> {
+      return repo.cancelCleanup(trx, keys);
     },
 
     /** Leased bytes that will not be recorded after all (a failed try): due for removal now. */

@@ -2,7 +2,7 @@
 // positions, shared by the multipart upload (media.service.ts) and the resumable upload
 // (uploads.service.ts): positions reserved through the gallery row (so a deletion of the
 // gallery cannot interleave), photos' variants queued, `media.created` recorded, counts applied.
-import type { Write } from '../../db/write.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import { notFound } from '../../errors.ts';
 import type { Dimensions, Sniffed } from './media.ingest.ts';
 import type { MediaType } from './media.schemas.ts';

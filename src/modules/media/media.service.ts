@@ -17,9 +17,7 @@ import type { MediaCleanup } from './media.cleanup.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
 import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
-import { createWrites, type Write } from '../../db/write.ts';
-import { loadListing } from '../listings/listings.service.ts';
-import { listingSerializer } from '../listings/listings.serializer.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import type { Executor } from '../../db/executor.ts';
 import * as repo from './media.repository.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
@@ -61,18 +59,21 @@ export interface VisibleMedia {
 
 export function createMediaService({
   db,
-  clock,
   config,
+  writes,
   storage,
   cleanup,
   resolve,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage; cleanup: MediaCleanup; resolve?: Resolver }) {
+}: Pick<Deps, 'db' | 'config'> & {
+  writes: Writes;
+  storage: MediaStorage;
+  cleanup: MediaCleanup;
+  resolve?: Resolver;
+}) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
-  const serializeListing = listingSerializer(config.publicUrl);
   const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
     serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
 
@@ -152,8 +153,8 @@ export function createMediaService({
     const gone = keys.filter((_, i) => results[i]?.status === 'fulfilled');
     const stuck = keys.filter((_, i) => results[i]?.status === 'rejected');
     try {
-      await repo.cancelCleanup(db.kysely, gone);
-      await repo.extendCleanup(db.kysely, stuck, clock.iso());
+      await cleanup.release(db.kysely, gone);
+      await cleanup.dueNow(stuck);
     } catch (err) {
       log?.warn({ err }, 'could not update the media cleanup ledger; the sweep will catch up');
     }
@@ -170,7 +171,7 @@ export function createMediaService({
       const keys: string[] = [];
       const stored: StoredFile[] = [];
       const heartbeat = setInterval(() => {
-        repo.extendCleanup(db.kysely, keys, clock.iso(LEASE_MS)).catch((err: unknown) => {
+        cleanup.extendLease(keys, LEASE_MS).catch((err: unknown) => {
           log?.warn({ err }, 'could not extend upload leases');
         });
       }, HEARTBEAT_MS);
@@ -183,7 +184,7 @@ export function createMediaService({
           const id = newId('med');
           const key = `${accountId}/${listingId}/${id}`;
           // The lease is written before any byte, so no stored byte is ever unaccounted for.
-          await repo.scheduleCleanup(db.kysely, [key], clock.iso(LEASE_MS), clock.iso());
+          await cleanup.lease([key], LEASE_MS);
           keys.push(key);
           stored.push({ id, key, ...(await store(key, file)) });
         }
@@ -194,7 +195,7 @@ export function createMediaService({
         }
         return await writes.run(accountId, {}, (w) =>
           commitMedia(w, serialize, listingId, stored, async () => {
-            if ((await repo.cancelCleanup(w.trx, keys)) !== keys.length) {
+            if ((await cleanup.release(w.trx, keys)) !== keys.length) {
               // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
               throw new AppError('unavailable', 'The upload took too long to complete; retry it');
             }
@@ -342,10 +343,8 @@ export function createMediaService({
 
     async remove(accountId: string, listingId: string, mediaId: string, log?: Log): Promise<void> {
       await record(accountId, listingId, mediaId);
-      await writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
-        const { trx, listing: gallery } = w;
-        const row =
-          gallery === undefined ? undefined : await repo.lockMedia(trx, db.dialect, accountId, listingId, mediaId);
+      await writes.run(accountId, { lock: { listing: listingId, media: mediaId } }, async (w) => {
+        const { trx, listing: gallery, media: row } = w;
         if (row === undefined) throw notFound('Media');
         // The variants' rows go with the media row (ON DELETE CASCADE); their bytes with the original's.
         const owned = [row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key)];
@@ -356,13 +355,9 @@ export function createMediaService({
         // Announced: the deletion, every media whose position closed the gap, and the gallery if
         // this photo was its cover (now null).
         const shifted = (await listOf(trx, accountId, listingId)).filter((m) => before.get(m.id) !== m.position);
-        const uncovered =
-          gallery?.cover_media_id === mediaId
-            ? await loadListing(trx, serializeListing, accountId, listingId)
-            : undefined;
-        w.announce('media.deleted', { id: mediaId });
+        w.announce('media.deleted', mediaId);
         announce(w, shifted);
-        if (uncovered !== undefined) w.announce('listing.updated', uncovered);
+        if (gallery?.cover_media_id === mediaId) w.announce('listing.updated', listingId);
         w.count({ media: -1 });
         w.afterCommit(() => cleanup.afterDelete(owned, log));
       });

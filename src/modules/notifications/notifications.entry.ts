@@ -1,8 +1,8 @@
 // The notifications feature's entry points for other features' writes. Each takes the caller's
-// unit of work (src/db/write.ts) and announces its count changes and jobs to it: the rules (which
+// unit of work (src/mechanisms/writes/writes.ts) and announces its count changes and jobs to it: the rules (which
 // emails a change cancels or re-addresses, and how that moves the counts) live here, not in
 // listings or clients.
-import type { Write } from '../../db/write.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import { newId } from '../../lib/ids.ts';
 import { notificationsMoved, notificationsQueued } from '../../mechanisms/counts/counters.ts';
 import { dropJobs } from '../../mechanisms/queue/queue.ts';

@@ -9,7 +9,7 @@ import { mailerForMode, mailRetryDelay } from '../../mail/index.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
 import { loadNotification } from './notifications.service.ts';
-import { createWrites, type Write } from '../../db/write.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
 import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
@@ -27,12 +27,11 @@ const BATCH = 10;
 
 /** The handler of `notification.send` jobs; `random` (in [0, 1), the retries' jitter) is fixed in tests. */
 export function notificationHandler(
-  { db, clock, config, mailer }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'>,
+  { db, clock, config, mailer, writes }: Pick<Deps, 'db' | 'clock' | 'config' | 'mailer'> & { writes: Writes },
   log: Log,
   random: () => number = Math.random,
 ): JobHandler {
   const retryWindowMs = config.mail.retryHours * 3_600_000;
-  const writes = createWrites({ db, clock });
   const senderFor = mailerForMode(config, mailer);
   const backoff = mailRetryDelay(config, random);
 
@@ -48,7 +47,7 @@ export function notificationHandler(
       db,
       (trx) => finishJob(trx, job),
       (trx) =>
-        writes.within(trx, row.account_id, {}, async (w) => {
+        writes.within(trx, row.account_id, { now: clock.iso() }, async (w) => {
           const attempted = status === 'failed' ? 1 : 0;
           if (await repo.markFinal(trx, row.id, status, error, attempted, w.now)) {
             if (status === 'failed') await announce(w, row, 'notification.failed');
@@ -135,7 +134,7 @@ export function notificationHandler(
       return;
     }
     // Sent is the truth, even if the notification was cancelled or the lease lost meanwhile.
-    await writes.run(row.account_id, {}, async (w) => {
+    await writes.run(row.account_id, { now: clock.iso() }, async (w) => {
       await finishJob(w.trx, job);
       const from = await repo.markSent(w.trx, row.id, w.now);
       if (from !== undefined) {

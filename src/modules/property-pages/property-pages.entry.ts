@@ -3,6 +3,7 @@
 // in the caller's transaction. The /p scope's reads and view counter are property-pages.service.ts.
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../db/executor.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import * as repo from './property-pages.repository.ts';
 
 export type { PropertyPageRow } from './property-pages.repository.ts';
@@ -17,21 +18,18 @@ export const hasPageTokenShape = (token: string): boolean => /^[A-Za-z0-9_-]{32}
 export const pageOf = (db: Executor, accountId: string, listingId: string) => repo.pageOf(db, accountId, listingId);
 
 /** In the publishing write: two new tokens, unless the gallery is already published (then unchanged). */
-export async function publishPage(
-  trx: Executor,
-  input: { accountId: string; listingId: string; now: string },
-): Promise<boolean> {
-  if ((await repo.pageOf(trx, input.accountId, input.listingId)) !== undefined) return false;
-  await repo.insertPage(trx, {
-    listing_id: input.listingId,
-    account_id: input.accountId,
+export async function publishPage(w: Write, listingId: string): Promise<boolean> {
+  if ((await repo.pageOf(w.trx, w.accountId, listingId)) !== undefined) return false;
+  await repo.insertPage(w.trx, {
+    listing_id: listingId,
+    account_id: w.accountId,
     token: newPageToken(),
     unbranded_token: newPageToken(),
-    published_at: input.now,
+    published_at: w.now,
   });
   return true;
 }
 
 /** In the unpublishing (or archiving) write: both URLs stop at once. False when it had none. */
-export const takeDownPage = (trx: Executor, accountId: string, listingId: string): Promise<boolean> =>
-  repo.deletePage(trx, accountId, listingId);
+export const takeDownPage = (w: Write, listingId: string): Promise<boolean> =>
+  repo.deletePage(w.trx, w.accountId, listingId);

@@ -2,14 +2,13 @@
 // A view changes the gallery object's `property_page.views`; the row's version trigger moves the
 // account's ETags (docs/api.md §17). No event type reports a view (docs/api.md §15 lists none).
 import type { Deps } from '../../deps.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { hasPageTokenShape } from './property-pages.entry.ts';
 import * as repo from './property-pages.repository.ts';
 
 export type PropertyPagesService = ReturnType<typeof createPropertyPagesService>;
 
-export function createPropertyPagesService({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
-  const writes = createWrites({ db, clock });
+export function createPropertyPagesService({ db, writes }: Pick<Deps, 'db'> & { writes: Writes }) {
   return {
     /** The page a token opens and whether it is the unbranded one; undefined when unknown or taken down. */
     async resolve(token: string): Promise<{ page: repo.PropertyPageRow; branded: boolean } | undefined> {

@@ -15,9 +15,9 @@ import { withLocalFile } from '../../storage/local-file.ts';
 import type { MediaStorage } from '../../storage/storage.ts';
 import { findListing } from '../listings/listings.repository.ts';
 import { commitMedia, type StoredFile } from '../media/media.commit.ts';
-import { createWrites } from '../../db/write.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from '../media/media.ingest.ts';
-import * as repo from '../media/media.repository.ts';
+import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
 import { DatabaseLocker } from './uploads.lock.ts';
 import * as uploads from './uploads.repository.ts';
@@ -64,12 +64,13 @@ export function createUploadsService({
   db,
   clock,
   config,
+  writes,
   storage,
-}: Pick<Deps, 'db' | 'clock' | 'config'> & { storage: MediaStorage }) {
+  cleanup,
+}: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes; storage: MediaStorage; cleanup: MediaCleanup }) {
   const limits = config.media;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const serialize = mediaSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
   const digests = new UploadDigests();
   const tus = createUploadStore(limits.storage, storage, db, limits.uploadExpiryMs, digests);
   const locker = new DatabaseLocker(db, clock);
@@ -127,9 +128,9 @@ export function createUploadsService({
   /** Bytes, tus records, cleanup row and upload row of an unfinished upload, in that order. */
   async function removeUnfinished(row: UploadRow): Promise<void> {
     await tus.removeUnfinished(row.storage_key);
-    await db.kysely.transaction().execute(async (trx) => {
+    await writes.run(row.account_id, {}, async ({ trx }) => {
       await uploads.deleteUpload(trx, row.id);
-      await repo.cancelCleanup(trx, [row.storage_key]);
+      await cleanup.release(trx, [row.storage_key]);
     });
   }
 
@@ -188,7 +189,7 @@ export function createUploadsService({
       };
       await writes.run(accountId, { now }, async (w) => {
         await uploads.insertUpload(w.trx, row);
-        await repo.scheduleCleanup(w.trx, [row.storage_key], clock.iso(limits.uploadExpiryMs + CLEANUP_GRACE_MS), now);
+        await cleanup.lease([row.storage_key], limits.uploadExpiryMs + CLEANUP_GRACE_MS, w);
         w.enqueue({ kind: 'upload.expire', accountId, subjectId: uploadId, runAt: expiresAt });
       });
       return row;
@@ -220,7 +221,7 @@ export function createUploadsService({
         await writes.run(accountId, {}, (w) =>
           commitMedia(w, serialize, listingId, [file], async () => {
             if (!(await uploads.markCompleted(w.trx, row.id, file.id))) throw notFound('Upload');
-            if ((await repo.cancelCleanup(w.trx, [row.storage_key])) !== 1) {
+            if ((await cleanup.release(w.trx, [row.storage_key])) !== 1) {
               throw new AppError('unavailable', 'The upload expired while it was completed; start it again');
             }
           }),

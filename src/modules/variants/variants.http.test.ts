@@ -144,7 +144,11 @@ for (const storage of ['local', 's3'] as const) {
         assert.equal(variantsOf(photo).status, 'pending');
         const warnings: unknown[] = [];
         const log = { info: () => undefined, warn: (o: unknown) => warnings.push(o), error: () => undefined };
-        await createJobRunner(ctx.deps, log, variantsHandler(ctx.deps, ctx.services.mediaCleanup, log)).drain();
+        await createJobRunner(
+          ctx.deps,
+          log,
+          variantsHandler({ ...ctx.deps, writes: ctx.services.writes }, ctx.services.mediaCleanup, log),
+        ).drain();
         assert.deepEqual(variantsOf(await getMedia(photo)), { status: 'failed', thumb: null, large: null, mls: null });
         assertError(await call(ctx, 'GET', variantUrl(photo, 'thumb'), { key: owner.key }), 404, 'not_found');
         // Its reason is logged, once: not retried.
@@ -176,7 +180,11 @@ for (const storage of ['local', 's3'] as const) {
           assert.equal(m.content_type, 'image/jpeg');
         }
         const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
-        await createJobRunner(ctx.deps, log, variantsHandler(ctx.deps, ctx.services.mediaCleanup, log)).drain();
+        await createJobRunner(
+          ctx.deps,
+          log,
+          variantsHandler({ ...ctx.deps, writes: ctx.services.writes }, ctx.services.mediaCleanup, log),
+        ).drain();
         for (const m of media) {
           const status = variantsOf(await getMedia(m)).status;
           // Noise may leave a header sharp still decodes; every other copy ends failed, and none stays pending.

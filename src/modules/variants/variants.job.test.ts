@@ -38,7 +38,11 @@ after(async () => {
 
 /** A node's variants runner, writing through `storage`. */
 function variantsNode(storage: MediaStorage = ctx.deps.storage): JobRunner {
-  return createJobRunner(ctx.deps, quiet, variantsHandler({ ...ctx.deps, storage }, ctx.services.mediaCleanup, quiet));
+  return createJobRunner(
+    ctx.deps,
+    quiet,
+    variantsHandler({ ...ctx.deps, storage, writes: ctx.services.writes }, ctx.services.mediaCleanup, quiet),
+  );
 }
 
 interface Gate {

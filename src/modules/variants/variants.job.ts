@@ -20,7 +20,7 @@ import type { MediaCleanup } from '../media/media.cleanup.ts';
 import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
 import { mediaSerializer } from '../media/media.serializer.ts';
-import { createWrites, type Write } from '../../db/write.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { makeVariants, variantSpecs, VariantError } from './variants.images.ts';
 import { makeVideoVariants, VIDEO_VARIANT_NAMES, type VideoLimits } from './variants.video.ts';
 
@@ -31,14 +31,13 @@ export const MAX_VARIANT_TRIES = 3;
 const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
 
 export function variantsHandler(
-  { db, clock, config, storage }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'>,
+  { db, clock, config, storage, writes }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'> & { writes: Writes },
   cleanup: MediaCleanup,
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
   const leaseMs = config.media.variants.leaseMs;
   const serialize = mediaSerializer(config.publicUrl);
-  const writes = createWrites({ db, clock });
   const tmpDir = path.join(config.dataDir, 'tmp');
   const videoLimits: VideoLimits = {
     timeoutMs: config.media.variants.videoTimeoutMs,
@@ -64,7 +63,7 @@ export function variantsHandler(
       db,
       (trx) => finishJob(trx, job),
       (trx) =>
-        writes.within(trx, photo.account_id, {}, async (w) => {
+        writes.within(trx, photo.account_id, { now: clock.iso() }, async (w) => {
           const changed = await variantsRepo.failVariants(trx, mediaId);
           if (changed) await announce(w, mediaId, 'media.updated');
           return changed;
@@ -164,33 +163,36 @@ export function variantsHandler(
         // writes anything it reads, a deletion either committed first (the photo is gone) or
         // waits, and then reads these variants' rows. Without the gallery's lock a gallery
         // deletion could read its keys, then cascade away rows recorded here meanwhile.
-        writes.within(trx, photo.account_id, { lock: { listing: photo.listing_id }, now }, async (w) => {
-          const locked =
-            w.listing === undefined ? undefined : await variantsRepo.lockPhotoForVariants(trx, db.dialect, photo.id);
-          if (locked === undefined) return { gone: true };
-          const old = await repo.deleteVariants(trx, photo.id);
-          await repo.insertVariants(
-            trx,
-            made.map((v) => ({
-              media_id: photo.id,
-              name: v.name,
-              account_id: photo.account_id,
-              listing_id: photo.listing_id,
-              storage_key: keyOf(v.name),
-              content_type: v.contentType,
-              width: v.width,
-              height: v.height,
-              size: v.size,
-              created_at: now,
-            })),
-          );
-          await repo.setVariantsStatus(trx, photo.id, 'ready');
-          await cleanup.release(trx, keys);
-          await cleanup.scheduleNow(trx, old);
-          // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
-          await announce(w, photo.id, 'media.variants_ready');
-          return { gone: false, replaced: old };
-        }),
+        writes.within(
+          trx,
+          photo.account_id,
+          { lock: { listing: photo.listing_id, photo: photo.id }, now },
+          async (w) => {
+            if (w.photo === undefined) return { gone: true };
+            const old = await repo.deleteVariants(trx, photo.id);
+            await repo.insertVariants(
+              trx,
+              made.map((v) => ({
+                media_id: photo.id,
+                name: v.name,
+                account_id: photo.account_id,
+                listing_id: photo.listing_id,
+                storage_key: keyOf(v.name),
+                content_type: v.contentType,
+                width: v.width,
+                height: v.height,
+                size: v.size,
+                created_at: now,
+              })),
+            );
+            await repo.setVariantsStatus(trx, photo.id, 'ready');
+            await cleanup.release(trx, keys);
+            await cleanup.scheduleNow(trx, old);
+            // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
+            await announce(w, photo.id, 'media.variants_ready');
+            return { gone: false, replaced: old };
+          },
+        ),
     );
     if (outcome === undefined || outcome.gone) {
       // The lease was lost (another node took the job over), or the photo was deleted while its

@@ -21,7 +21,8 @@ export async function findPhotoForVariants(db: Executor, mediaId: string): Promi
 }
 
 /**
- * A photo read to record or queue its variants, its row locked until the transaction ends: a
+ * A photo read to record or queue its variants, its row locked until the transaction ends (the
+ * unit of work's `lock: { photo }`, registered in src/services.ts): a
  * deletion of the photo, which locks it too before reading its variants, cannot slip in between
  * and cascade away rows whose bytes it never scheduled, and two remakes cannot both queue it.
  *
@@ -33,12 +34,14 @@ export async function findPhotoForVariants(db: Executor, mediaId: string): Promi
 export async function lockPhotoForVariants(
   db: Executor,
   dialect: Dialect,
+  accountId: string,
   mediaId: string,
 ): Promise<MediaRow | undefined> {
   if (dialect === 'sqlite') {
     return db
       .updateTable('media')
       .set((eb) => ({ id: eb.ref('id') }))
+      .where('account_id', '=', accountId)
       .where('id', '=', mediaId)
       .where('kind', 'in', WITH_VARIANTS)
       .returningAll()
@@ -46,7 +49,12 @@ export async function lockPhotoForVariants(
   }
   return forUpdate(
     dialect,
-    db.selectFrom('media').selectAll().where('id', '=', mediaId).where('kind', 'in', WITH_VARIANTS),
+    db
+      .selectFrom('media')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', mediaId)
+      .where('kind', 'in', WITH_VARIANTS),
   ).executeTakeFirst();
 }
 

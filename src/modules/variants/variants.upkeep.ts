@@ -4,11 +4,11 @@
 // --fix, queues those photos. Queuing goes through one function, under the photo's lock, so two
 // operators (or a remake beside a doctor) never queue a photo twice.
 import type { Deps } from '../../deps.ts';
-import type { Executor } from '../../db/executor.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { MediaKeyRow } from '../media/media.repository.ts';
 import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
-import { enqueue, pendingJob } from '../../mechanisms/queue/queue.ts';
+import { pendingJob } from '../../mechanisms/queue/queue.ts';
 import { REQUIRED_VARIANT_NAMES } from './variants.images.ts';
 
 /** Photos per page when walking every photo. */
@@ -24,26 +24,31 @@ export interface VariantsReport {
 
 export type VariantsUpkeep = ReturnType<typeof createVariantsUpkeep>;
 
-export function createVariantsUpkeep({ db, clock }: Pick<Deps, 'db' | 'clock'>) {
+/** A photo to queue: its id and its account (the write is the account's). */
+type PhotoRef = Pick<MediaKeyRow, 'id' | 'account_id'>;
+
+export function createVariantsUpkeep({ db, writes }: Pick<Deps, 'db'> & { writes: Writes }) {
   /**
    * Queues one photo's variants, unless a job is queued or running for it; a photo without ready
-   * variants becomes pending. The photo's lock comes first: two runs at once would otherwise both
-   * find no job and both queue (PostgreSQL). False when it was not queued (or is gone).
+   * variants becomes pending. The photo's lock comes first (`lock: { photo }`): two runs at once
+   * would otherwise both find no job and both queue (PostgreSQL). False when it was not queued
+   * (or is gone).
    */
-  async function queue(trx: Executor, photoId: string): Promise<boolean> {
-    const photo = await variantsRepo.lockPhotoForVariants(trx, db.dialect, photoId);
-    if (photo === undefined) return false;
-    if ((await pendingJob(trx, 'media.variants', photo.id)) !== undefined) return false;
-    if (photo.variants_status !== 'ready') await repo.setVariantsStatus(trx, photo.id, 'pending');
-    const now = clock.iso();
-    await enqueue(trx, { kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now }, now);
-    return true;
+  function queue(ref: PhotoRef): Promise<boolean> {
+    return writes.run(ref.account_id, { lock: { photo: ref.id } }, async (w) => {
+      const photo = w.photo;
+      if (photo === undefined) return false;
+      if ((await pendingJob(w.trx, 'media.variants', photo.id)) !== undefined) return false;
+      if (photo.variants_status !== 'ready') await repo.setVariantsStatus(w.trx, photo.id, 'pending');
+      w.enqueue({ kind: 'media.variants', accountId: w.accountId, subjectId: photo.id, runAt: w.now });
+      return true;
+    });
   }
 
-  async function queueEach(photoIds: Iterable<string>): Promise<number> {
+  async function queueEach(photos: Iterable<PhotoRef>): Promise<number> {
     let queued = 0;
-    for (const id of photoIds) {
-      if (await db.kysely.transaction().execute((trx) => queue(trx, id))) queued += 1;
+    for (const photo of photos) {
+      if (await queue(photo)) queued += 1;
     }
     return queued;
   }
@@ -63,7 +68,7 @@ export function createVariantsUpkeep({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
         const last = page.at(-1);
         if (last === undefined) return queued;
         after = last.id;
-        queued += await queueEach(page.map((p) => p.id));
+        queued += await queueEach(page);
       }
     },
 
@@ -89,7 +94,8 @@ export function createVariantsUpkeep({ db, clock }: Pick<Deps, 'db' | 'clock'>) 
 
     /** `lightbox doctor --fix`: queues every photo the report names. Returns how many were queued. */
     async repair(report: VariantsReport): Promise<number> {
-      return queueEach(new Set([...report.missingBytes.map((m) => m.id), ...report.stalled.map((p) => p.id)]));
+      const photos = new Map([...report.missingBytes, ...report.stalled].map((p) => [p.id, p]));
+      return queueEach(photos.values());
     },
   };
 }

@@ -1,10 +1,9 @@
 // Deliveries of the webhooks feature that do not come from the event log's fan-out
 // (webhooks.fanout.ts): the shape of a delivery row, and the test event an endpoint asks for.
-import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { recordUnlisted } from '../../mechanisms/events/events.entry.ts';
-import { enqueue } from '../../mechanisms/queue/queue.ts';
+import type { Write } from '../../mechanisms/writes/writes.ts';
 import * as repo from './webhooks.repository.ts';
 
 /** A delivery row of an event to an endpoint, pending, due now. */
@@ -29,13 +28,12 @@ export function newDelivery(
   };
 }
 
-/** A webhook.test event for one endpoint: delivered and retried like any other, never listed. Its delivery id. */
-export async function recordTestEvent(
-  trx: Executor,
-  accountId: string,
-  endpointId: string,
-  now: string,
-): Promise<string | undefined> {
+/**
+ * In the endpoint's write: a webhook.test event for one endpoint, delivered and retried like any
+ * other, never listed. Its delivery id.
+ */
+export async function recordTestEvent(w: Write, endpointId: string): Promise<string | undefined> {
+  const { trx, accountId, now } = w;
   const endpoint = await repo.findEndpoint(trx, accountId, endpointId);
   if (endpoint === undefined || endpoint.enabled !== 1) return undefined;
   const event = await recordUnlisted(
@@ -48,10 +46,6 @@ export async function recordTestEvent(
   // One delivery, made here at once (the endpoint asked for it now; nothing to fan out).
   const delivery = newDelivery(event, endpointId, now);
   await repo.insertDeliveries(trx, [delivery]);
-  await enqueue(
-    trx,
-    { kind: 'webhook.deliver', accountId, subjectId: delivery.id, groupKey: endpointId, runAt: now },
-    now,
-  );
+  w.enqueue({ kind: 'webhook.deliver', accountId, subjectId: delivery.id, groupKey: endpointId, runAt: now });
   return delivery.id;
 }

@@ -34,7 +34,7 @@ const eventPayload = (
   `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(event.created_at)},"livemode":${event.livemode},"data":${event.data}}`;
 
 export function deliveryHandler(
-  { db, clock, config, resolve }: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>,
+  { db, clock, config, resolve, metrics }: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve' | 'metrics'>,
   log: Log,
   options: DeliveryHandlerOptions = {},
 ): JobHandler & { close(): void } {
@@ -50,7 +50,7 @@ export function deliveryHandler(
     return base === undefined ? undefined : Math.round(base * 1000 * (0.8 + random() * 0.4));
   };
 
-  const outcomes = outcomeWriter(db);
+  const outcomes = outcomeWriter(db, metrics);
 
   async function run(job: ClaimedJob): Promise<void> {
     // The delivery, its endpoint and its event in one read.

@@ -5,6 +5,7 @@
 // the endpoint's place stay taken until it is. Under light load a batch is one outcome, written
 // at once (no timer, no added wait); under heavy load the batches grow by themselves.
 import type { Db } from '../../db/database.ts';
+import type { Metrics } from '../../mechanisms/metrics/metrics.ts';
 import type { Executor } from '../../db/executor.ts';
 import { finishJob, retryJob, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
 import * as repo from './webhooks.repository.ts';
@@ -30,15 +31,19 @@ interface Waiting {
   failed: (err: unknown) => void;
 }
 
-async function apply(trx: Executor, o: Outcome): Promise<void> {
+/** Writes one outcome; false when the job's lease was lost (then nothing changed). */
+async function apply(trx: Executor, o: Outcome): Promise<boolean> {
   const held =
     o.retryAt === null ? await finishJob(trx, o.job) : await retryJob(trx, o.job, o.retryAt, o.retryError, o.at);
-  if (!held) return;
+  if (!held) return false;
   await repo.recordAttempt(trx, o.deliveryId, o.attempt);
   if (o.goneEndpointId !== undefined) await repo.disableGone(trx, o.goneEndpointId, o.at);
+  return true;
 }
 
-export function outcomeWriter(db: Db): { record(outcome: Outcome): Promise<void> } {
+const OUTCOMES = { succeeded: 'succeeded', pending: 'retry', failed: 'failed' } as const;
+
+export function outcomeWriter(db: Db, metrics: Metrics): { record(outcome: Outcome): Promise<void> } {
   const queue: Waiting[] = [];
   let writing = false;
 
@@ -48,9 +53,13 @@ export function outcomeWriter(db: Db): { record(outcome: Outcome): Promise<void>
       while (queue.length > 0) {
         const batch = queue.splice(0, MAX_BATCH);
         try {
-          await db.kysely.transaction().execute(async (trx) => {
-            for (const w of batch) await apply(trx, w.outcome);
+          const written = await db.kysely.transaction().execute(async (trx) => {
+            const held: Outcome[] = [];
+            for (const w of batch) if (await apply(trx, w.outcome)) held.push(w.outcome);
+            return held;
           });
+          // Counted once committed, and only where the lease held: a lost lease's attempt is the new holder's to count.
+          for (const o of written) metrics.webhook(OUTCOMES[o.attempt.status]);
           for (const w of batch) w.done();
         } catch (err) {
           // The batch rolled back as one: each job's handler fails, and the runner retries it.

@@ -2,7 +2,6 @@
 // themselves are recorded by every feature's writes (src/mechanisms/events/events.entry.ts); delivery is the
 // `webhook.deliver` job (webhooks.delivery.job.ts). Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
-import type { Executor } from '../../db/executor.ts';
 import type { EventType } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape, newId } from '../../lib/ids.ts';
@@ -10,11 +9,11 @@ import { listCursors } from '../../db/keyset.ts';
 import { cursorPage, pageRequest, sinceValue, type PagingQuery } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
-import { createWrites } from '../../db/write.ts';
-import { eventsRecorded, type Counter, type CountDeltas } from '../../mechanisms/counts/counters.ts';
-import { enqueue, pendingJob, runJobNow } from '../../mechanisms/queue/queue.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
+import { pendingJob } from '../../mechanisms/queue/queue.ts';
 import { checkWebhookUrl, resolveAndCheck } from '../../outbound/address.ts';
 import { recordTestEvent } from './webhooks.deliveries.ts';
+import { pruneEvents } from './webhooks.prune.ts';
 import * as repo from './webhooks.repository.ts';
 import type {
   DeliveryListQueryType,
@@ -30,10 +29,6 @@ import { newWebhookSecret } from './webhooks.signing.ts';
 
 /** Named in a refusal that only private and local addresses cause (a local receiver while developing). */
 const ALLOW_PRIVATE_HINT = 'WEBHOOK_ALLOW_PRIVATE=true allows private and local addresses (for development)';
-
-/** Events are kept this long (docs/api.md §15), then pruned with their deliveries. */
-const EVENT_RETENTION_MS = 30 * 24 * 3_600_000;
-const PRUNE_BATCH = 1000;
 
 /** After a rotation, the old secret signs too for this long. */
 const PREVIOUS_SECRET_MS = 24 * 3_600_000;
@@ -92,9 +87,9 @@ export function createWebhooksService({
   clock,
   config,
   resolve,
-}: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'>) {
+  writes,
+}: Pick<Deps, 'db' | 'clock' | 'config' | 'resolve'> & { writes: Writes }) {
   const policy = { allowPrivate: config.webhooks.allowPrivate, resolve };
-  const writes = createWrites({ db, clock });
 
   /** 400 unless the URL is http(s) and its host is not, and does not resolve to, an internal address. */
   async function checkUrl(raw: string): Promise<string> {
@@ -170,8 +165,8 @@ export function createWebhooksService({
       const current = await endpointRow(accountId, id);
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url);
       const now = clock.iso();
-      return writes.run(accountId, { now }, async ({ trx }) => {
-        const row = await repo.updateEndpoint(trx, accountId, id, {
+      return writes.run(accountId, { now }, async (w) => {
+        const row = await repo.updateEndpoint(w.trx, accountId, id, {
           ...(url === undefined ? {} : { url }),
           ...(patch.events === undefined ? {} : { events: eventsOf(patch.events) }),
           ...(patch.description === undefined ? {} : { description: patch.description }),
@@ -184,7 +179,7 @@ export function createWebhooksService({
         });
         if (row === undefined) throw notFound('Webhook endpoint');
         // Enabled again: the retries that waited while it was disabled are due now.
-        if (current.enabled === 0 && row.enabled === 1) await dueNow(trx, id, now);
+        if (current.enabled === 0 && row.enabled === 1) await dueNow(w, id);
         return toEndpoint(row);
       });
     },
@@ -213,7 +208,7 @@ export function createWebhooksService({
       const endpoint = await endpointRow(accountId, id);
       if (endpoint.enabled === 0) throw new AppError('conflict', 'This endpoint is disabled; enable it to test it');
       const now = clock.iso();
-      const deliveryId = await writes.run(accountId, { now }, ({ trx }) => recordTestEvent(trx, accountId, id, now));
+      const deliveryId = await writes.run(accountId, { now }, (w) => recordTestEvent(w, id));
       const row = deliveryId === undefined ? undefined : await repo.findDelivery(db.kysely, deliveryId);
       if (row === undefined) throw new Error('the test delivery was not recorded');
       return toDelivery(row);
@@ -240,19 +235,15 @@ export function createWebhooksService({
         : undefined;
       if (delivery === undefined) throw notFound('Delivery');
       const now = clock.iso();
-      await writes.run(accountId, { now }, async ({ trx }) => {
-        await repo.markPendingNow(trx, deliveryId, now);
+      await writes.run(accountId, { now }, async (w) => {
+        await repo.markPendingNow(w.trx, deliveryId, now);
         // Its job is made due now; a job that is running (leased) is an attempt being made now,
         // and a second job beside it would send the delivery twice at once.
         if (
-          !(await runJobNow(trx, 'webhook.deliver', deliveryId, now)) &&
-          (await pendingJob(trx, 'webhook.deliver', deliveryId)) === undefined
+          !(await w.runNow('webhook.deliver', deliveryId)) &&
+          (await pendingJob(w.trx, 'webhook.deliver', deliveryId)) === undefined
         ) {
-          await enqueue(
-            trx,
-            { kind: 'webhook.deliver', accountId, subjectId: deliveryId, groupKey: id, runAt: now },
-            now,
-          );
+          w.enqueue({ kind: 'webhook.deliver', accountId, subjectId: deliveryId, groupKey: id, runAt: now });
         }
       });
       const row = await repo.findDelivery(db.kysely, deliveryId);
@@ -281,31 +272,7 @@ export function createWebhooksService({
     },
 
     /** Deletes events older than 30 days (their deliveries go with them), a batch at a time. */
-    async pruneEvents(): Promise<number> {
-      const before = clock.iso(-EVENT_RETENTION_MS);
-      let total = 0;
-      for (;;) {
-        const deleted = await db.kysely.transaction().execute(async (trx) => {
-          const rows = await repo.deleteEventsBefore(trx, before, PRUNE_BATCH);
-          const byAccount = new Map<string, EventType[]>();
-          for (const row of rows) {
-            if (row.listed !== 1) continue;
-            const list = byAccount.get(row.account_id) ?? [];
-            list.push(row.type as EventType);
-            byAccount.set(row.account_id, list);
-          }
-          // Sorted by account: concurrent pruners (several nodes) take the counter rows in one order.
-          for (const [accountId, types] of [...byAccount].sort(([a], [b]) => (a < b ? -1 : 1))) {
-            const gone: CountDeltas = {};
-            for (const [counter, n] of Object.entries(eventsRecorded(types)) as [Counter, number][]) gone[counter] = -n;
-            await writes.within(trx, accountId, {}, (w) => w.count(gone));
-          }
-          return rows.length;
-        });
-        total += deleted;
-        if (deleted < PRUNE_BATCH) return total;
-      }
-    },
+    pruneEvents: (): Promise<number> => pruneEvents({ db, clock, writes }),
 
     async event(accountId: string, id: string, livemode: boolean): Promise<EventObjectType> {
       const row = hasIdShape('evt', id) ? await repo.findEvent(db.kysely, accountId, id) : undefined;
@@ -316,9 +283,9 @@ export function createWebhooksService({
 }
 
 /** The pending deliveries of an endpoint, due now (it was enabled again). */
-async function dueNow(trx: Executor, endpointId: string, now: string): Promise<void> {
-  for (const id of await repo.pendingDeliveryIds(trx, endpointId)) {
-    await repo.markPendingNow(trx, id, now);
-    await runJobNow(trx, 'webhook.deliver', id, now);
+async function dueNow(w: Write, endpointId: string): Promise<void> {
+  for (const id of await repo.pendingDeliveryIds(w.trx, endpointId)) {
+    await repo.markPendingNow(w.trx, id, w.now);
+    await w.runNow('webhook.deliver', id);
   }
 }

@@ -43,6 +43,13 @@ const CITIES = [
 ]; // prettier-ignore
 const COMPANIES = ['Keller Homes', 'Blue Door Realty', 'Summit Properties', 'Northside Group', 'Harbor & Co'];
 
+/**
+ * Gallery search terms by frequency (decision 0024), from the address's shape: a street number
+ * (1-9999) ending in 12, then Harbor (one street in 20): 1 in 2,000; ending in 2: 1 in 200.
+ */
+export const RARE_TERM = '12 Harbor';
+export const MID_TERM = '2 Harbor';
+
 /** A substring many, but not most, client names contain (Anderson, Sanders, Alexander, Henderson). */
 export const SEARCH_TERM = 'ander';
 

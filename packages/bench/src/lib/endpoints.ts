@@ -1,6 +1,6 @@
 // What `npm run bench` measures on each size, beside the bare server: the endpoints, their
 // requests (rotating over the seeded galleries and clients), and where each one applies.
-import { SEARCH_TERM } from './data.ts';
+import { MID_TERM, RARE_TERM, SEARCH_TERM } from './data.ts';
 import type { GalleryFixture } from './paths.ts';
 import type { Seeded } from './seed.ts';
 
@@ -37,6 +37,10 @@ export const ENDPOINTS: Endpoint[] = [
   { name: 'byclient', label: 'list galleries client_id=<client>', method: 'GET', paths: (s) => s.clientIds.slice(0, 50).map((id) => `/v1/listings?limit=20&client_id=${id}`), fullRunOnly: true }, // prettier-ignore
   { name: 'updated', label: 'list galleries updated_since, sort=-updated_at', method: 'GET', paths: () => ['/v1/listings?limit=20&sort=-updated_at&updated_since=2000-01-01T00:00:00Z'], fullRunOnly: true }, // prettier-ignore
   { name: 'bysearch', label: 'list galleries search=Harbor', method: 'GET', paths: () => ['/v1/listings?limit=20&search=Harbor'], fullRunOnly: true }, // prettier-ignore
+  // Decision 0024: a rare term (street numbers ending in 12 on Harbor: about 1 in 2,000, some
+  // 450 galleries at 1M), and one near the plans' crossover (ending in 2: 1 in 200, some 4,500).
+  { name: 'raresearch', label: `list galleries search=${RARE_TERM}`, method: 'GET', paths: () => [`/v1/listings?limit=20&search=${encodeURIComponent(RARE_TERM)}`], fullRunOnly: true }, // prettier-ignore
+  { name: 'midsearch', label: `list galleries search=${MID_TERM}`, method: 'GET', paths: () => [`/v1/listings?limit=20&search=${encodeURIComponent(MID_TERM)}`], fullRunOnly: true }, // prettier-ignore
   { name: 'get', label: 'get one gallery', method: 'GET', paths: (s) => s.galleryIds.map((id) => `/v1/listings/${id}`) }, // prettier-ignore
   { name: 'search', label: `list clients search=${SEARCH_TERM}`, method: 'GET', paths: () => [`/v1/clients?search=${SEARCH_TERM}`] }, // prettier-ignore
   // The search target is a latency (p50 < 5 ms): at -c50 p50 is mostly queueing (50 / req/s).

@@ -13,8 +13,8 @@
 // fails with it. The group takes the write lock at its BEGIN IMMEDIATE (waiting up to the busy
 // timeout for another process's writer), so no later statement of the group can find the
 // database changed under it by another process.
-import { directSqlite, lendDirectSqlite, type Db, type DirectSqlite } from './database.ts';
-import type { Executor } from './executor.ts';
+import { directSqlite, lendDirectSqlite, type Db, type DirectSqlite } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
 
 /**
  * Writes per group at most: a body that waits for I/O lets more writes queue meanwhile, and the
