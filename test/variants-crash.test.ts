@@ -119,8 +119,8 @@ void test(
         .select(['media_id', 'storage_key'])
         .execute();
       for (const r of variantRows) owned.add(r.storage_key);
-      // Three variants a photo (large and mls may share one encode, stored under both names).
-      assert.equal(variantRows.length, PHOTOS * 3);
+      // Four variants a photo (large and mls may share one encode, stored under both names).
+      assert.equal(variantRows.length, PHOTOS * 4);
       const stored: string[] = [];
       for await (const object of deps.storage.list('')) stored.push(object.key);
       const pendingLedger = await deps.db.kysely.selectFrom('media_cleanup').select('storage_key').execute();

@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Services } from '../services.ts';
 import { galleryPage } from './views/page.ts';
-import { registerPageImages, sendPlayback } from '../public/page-media.ts';
+import { LONG_CACHE, registerPageImages, sendPlayback } from '../public/page-media.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
 import { photoPage } from './views/photo.ts';
@@ -107,8 +107,15 @@ export function registerGalleryRoutes(
   });
 
   // Thumb, large, poster, and the cover as a JPEG (the email shows it: every mail client reads JPEG).
+  // An open link's variants may stay in the client's browser (`private`: no shared cache) for a
+  // year at their versioned URLs; a link behind a password or with an end date keeps today's
+  // `private, no-cache`, so no byte of it outlives the lock or the date (docs/api.md §25).
   registerPageImages(app, services.media, {
-    item: async (request) => (await item(request)).found,
+    item: async (request) => {
+      const { view, found } = await item(request);
+      const open = view.link.password_hash === null && view.link.expires_at === null;
+      return { found, longCache: open ? `private, ${LONG_CACHE}` : undefined };
+    },
     cover: async (request) => (await gallery(request)).cover,
   });
 

@@ -74,7 +74,7 @@ describe('videos on the client gallery page', () => {
     const page = (await visit(ctx, linked.path)).body;
     for (const m of [needsWeb, asIs]) {
       const tag = videoTag(page, m.id);
-      assert.match(tag, new RegExp(`poster="${linked.path}/poster/${m.id}"`), tag);
+      assert.match(tag, new RegExp(`poster="${linked.path}/poster/${m.id}\\?v=[\\w-]{16}"`), tag);
       assert.match(tag, new RegExp(`src="${linked.path}/media/${m.id}/play"`), tag);
       assert.match(tag, /preload="none"/);
       const poster = await visit(ctx, `${linked.path}/poster/${m.id}`);
@@ -143,9 +143,12 @@ describe('videos on the client gallery page', () => {
         }
       }
       const page = (await visit(ctx, linked.path)).body;
-      assert.match(videoTag(page, needsWeb.id), new RegExp(`poster="${linked.path}/poster/${needsWeb.id}"`));
+      assert.match(
+        videoTag(page, needsWeb.id),
+        new RegExp(`poster="${linked.path}/poster/${needsWeb.id}\\?v=[\\w-]{16}"`),
+      );
       for (const m of [asIs, broken]) assert.ok(!page.includes(`/media/${m.id}/play`), m.filename);
-      assert.match(page, new RegExp(`<img[^>]+src="${linked.path}/poster/${asIs.id}"`));
+      assert.match(page, new RegExp(`<img[^>]+src="${linked.path}/poster/${asIs.id}\\?v=[\\w-]{16}"`));
     } finally {
       assert.equal((await downloads(true)).statusCode, 200);
     }

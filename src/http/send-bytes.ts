@@ -24,6 +24,8 @@ export interface StoredBytes {
   /** The download's name (Content-Disposition); `inline` lets a page show it (a thumbnail). */
   filename: string;
   disposition?: 'attachment' | 'inline';
+  /** Instead of `private, no-cache`: a public page's variant at a URL that names its bytes. */
+  cacheControl?: string;
   open(range?: ByteRange): Promise<Readable>;
   /**
    * Called once the bytes are open, before the first is sent (not for a 304), with the range
@@ -72,6 +74,7 @@ export async function sendStoredBytes(
     .headers(STORED_BYTES_HEADERS)
     .header('etag', bytes.etag)
     .header('content-disposition', contentDisposition(bytes.filename, { type: bytes.disposition ?? 'attachment' }));
+  if (bytes.cacheControl !== undefined) void reply.header('cache-control', bytes.cacheControl);
   if (matchesAny(request.headers['if-none-match'], bytes.etag)) {
     return { reply: reply.code(304).send(null), range: undefined, notModified: true };
   }

@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import { loadProperty, type PropertyView } from './property.load.ts';
 import { embedView, photoPage, propertyPage } from './views/page.ts';
 import { allowFraming } from '../public/headers.ts';
-import { registerPageImages, sendPlayback } from '../public/page-media.ts';
+import { LONG_CACHE, registerPageImages, sendPlayback } from '../public/page-media.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
 
@@ -62,8 +62,9 @@ export function registerPropertyRoutes(
 
   // Thumb, large, poster and cover.jpg (the Open Graph image, the oEmbed thumbnail; the WordPress
   // plugin uses these URLs too).
+  // The pages are public: any cache may keep a variant at its versioned URL for a year.
   registerPageImages(app, services.media, {
-    item,
+    item: async (request) => ({ found: await item(request), longCache: `public, ${LONG_CACHE}` }),
     cover: async (request) => (await property(request)).cover,
   });
 

@@ -9,20 +9,32 @@ import type { Services } from '../services.ts';
 import type { VisibleMedia } from '../modules/media/media.service.ts';
 import type { App } from '../http/types.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from './public-scope.ts';
+import { variantVersion } from './views/images.ts';
 
-type PageImage = 'thumb' | 'large' | 'poster';
+type PageImage = 'thumb' | 'medium' | 'large' | 'poster';
 
-/** One of the item's image variants, inline; 404 while it is not made yet. */
+/** A year, and never revalidated: for bytes at a URL that names them (src/public/views/images.ts). */
+export const LONG_CACHE = 'max-age=31536000, immutable';
+
+/**
+ * One of the item's image variants, inline; 404 while it is not made yet. Asked for at its
+ * versioned URL (`?v=` the current version), it is sent with `longCache` when the page gives one
+ * (`public, ...` or `private, ...`); any other URL of it keeps `private, no-cache`, since its
+ * bytes change when the variant is made again.
+ */
 async function sendPageImage(
   request: FastifyRequest,
   reply: FastifyReply,
   media: Services['media'],
-  found: VisibleMedia,
+  { found, longCache }: PageItem,
   name: PageImage,
 ): Promise<FastifyReply> {
   const variant = found.variants.find((v) => v.name === name);
   if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
+  const asked = (request.query as { v?: unknown } | undefined)?.v;
+  const versioned = longCache !== undefined && asked === variantVersion(variant);
   const sent = await sendStoredBytes(request, reply, {
+    ...(versioned ? { cacheControl: longCache } : {}),
     etag: `"${variant.media_id}-${name}-${Date.parse(variant.created_at).toString(36)}"`,
     size: variant.size,
     contentType: variant.content_type,
@@ -70,9 +82,19 @@ export async function sendPlayback(
   return sent.reply;
 }
 
+/**
+ * A visible item of a page, and how long a browser (`private`) or any cache (`public`) may keep
+ * its variants' bytes at their versioned URLs: undefined where they must be asked for each time
+ * (a gallery behind a password or with an end date: its bytes must not outlive the lock).
+ */
+interface PageItem {
+  found: VisibleMedia;
+  longCache: string | undefined;
+}
+
 /** What a public page's image routes need of it: the visible item a URL names, and the cover. */
 export interface PageImages {
-  item(request: FastifyRequest<{ Params: ItemParams }>): Promise<VisibleMedia>;
+  item(request: FastifyRequest<{ Params: ItemParams }>): Promise<PageItem>;
   cover(request: FastifyRequest<{ Params: TokenParams }>): Promise<VisibleMedia | undefined>;
 }
 
@@ -84,6 +106,7 @@ export function registerPageImages(app: App, media: Services['media'], page: Pag
   const image = (name: PageImage) => async (request: FastifyRequest<{ Params: ItemParams }>, reply: FastifyReply) =>
     sendPageImage(request, reply, media, await page.item(request), name);
   app.get<{ Params: ItemParams }>('/:token/thumb/:media_id', { schema: HIDDEN }, image('thumb'));
+  app.get<{ Params: ItemParams }>('/:token/medium/:media_id', { schema: HIDDEN }, image('medium'));
   app.get<{ Params: ItemParams }>('/:token/large/:media_id', { schema: HIDDEN }, image('large'));
   app.get<{ Params: ItemParams }>('/:token/poster/:media_id', { schema: HIDDEN }, image('poster'));
 

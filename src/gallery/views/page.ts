@@ -6,6 +6,10 @@ import { galleryAssetUrl } from '../assets.ts';
 import { pageHead } from '../../public/views/head.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
+import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
+
+/** Tiles in the first row on a phone (two columns): fetched at once; every other one when near. */
+const EAGER_TILES = 2;
 
 const number = (n: number): string => n.toLocaleString('en-US');
 
@@ -89,18 +93,20 @@ function photo(base: string, m: VisibleMedia, index: number, downloads: boolean,
     <a
       class="tile__link"
       href="${base}/photo/${m.row.id}"
-      data-pswp-src="${base}/large/${m.row.id}"
+      data-pswp-src="${variantUrl(base, m, 'large')}"
       data-pswp-width="${large.width}"
       data-pswp-height="${large.height}"
       ${downloads ? html`data-download="${base}/media/${m.row.id}/download"` : ''}
       ${m.row.caption === null ? '' : html`data-caption="${m.row.caption}"`}
     >
       <img
-        src="${base}/thumb/${m.row.id}"
+        src="${variantUrl(base, m, 'thumb')}"
+        srcset="${variantSrcset(base, m, ['thumb', 'medium'])}"
+        sizes="${SIZES.galleryTile}"
         width="${thumb.width}"
         height="${thumb.height}"
         alt="${alt}"
-        loading="${index < 6 ? 'eager' : 'lazy'}"
+        loading="${index < EAGER_TILES ? 'eager' : 'lazy'}"
         decoding="async"
       />
     </a>
@@ -174,7 +180,7 @@ function player(base: string, m: VisibleMedia, downloads: boolean): SafeHtml | '
     if (poster === undefined) return '';
     return html`<img
       class="file__poster"
-      src="${base}/poster/${m.row.id}"
+      src="${variantUrl(base, m, 'poster')}"
       width="${poster.width}"
       height="${poster.height}"
       alt="${m.row.caption ?? m.row.filename}"
@@ -188,7 +194,7 @@ function player(base: string, m: VisibleMedia, downloads: boolean): SafeHtml | '
   return html`<video
     controls
     preload="none"
-    poster="${base}/poster/${m.row.id}"
+    poster="${variantUrl(base, m, 'poster')}"
     width="${poster.width}"
     height="${poster.height}"
     src="${base}/media/${m.row.id}/play"
@@ -250,7 +256,11 @@ export function galleryPage(
   const downloads = downloadsOn(view);
   return html`<!doctype html>
     <html lang="en">
-      ${pageHead({ title: `${listing.address} · ${studioName}`, scripts: ['favorites.js'] })}
+      ${pageHead({
+        title: `${listing.address} · ${studioName}`,
+        scripts: ['favorites.js'],
+        preload: cover === undefined || coverLarge === undefined ? '' : coverPreload(base, cover),
+      })}
       <body>
         ${testModeBanner(view)}
         <header class="masthead">
@@ -268,10 +278,13 @@ export function galleryPage(
                 ? ''
                 : html`<img
                     class="hero__image"
-                    src="${base}/large/${cover.row.id}"
+                    src="${variantUrl(base, cover, 'large')}"
+                    srcset="${variantSrcset(base, cover)}"
+                    sizes="${SIZES.hero}"
                     width="${coverLarge.width}"
                     height="${coverLarge.height}"
                     alt="${cover.row.caption ?? listing.address}"
+                    fetchpriority="high"
                   />`
             }
             <div class="intro">

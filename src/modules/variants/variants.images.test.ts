@@ -136,7 +136,7 @@ async function assertWellFormed(stored: Stored, original: Box, specs: VariantSpe
 }
 
 describe('sizes', () => {
-  test('the three variants and their boxes; VARIANT_MLS_SIZE parsing', () => {
+  test('the four variants and their boxes; VARIANT_MLS_SIZE parsing', () => {
     assert.deepEqual(
       variantSpecs({ width: 1600, height: 1200 }).map((s) => [
         s.name,
@@ -145,7 +145,7 @@ describe('sizes', () => {
         s.box.height,
         s.contentType,
       ]),
-      [['thumb', 'webp', 480, 480, 'image/webp'], ['large', 'jpeg', 2048, 2048, 'image/jpeg'], ['mls', 'jpeg', 1600, 1200, 'image/jpeg']], // prettier-ignore
+      [['thumb', 'webp', 480, 480, 'image/webp'], ['medium', 'webp', 1024, 1024, 'image/webp'], ['large', 'jpeg', 2048, 2048, 'image/jpeg'], ['mls', 'jpeg', 1600, 1200, 'image/jpeg']], // prettier-ignore
     );
   });
 
@@ -187,11 +187,11 @@ describe('a 24-megapixel camera JPEG (orientation 6, GPS, serials, XMP, IPTC, co
 
   test('upright (portrait) sizes within each box, WebP thumb, progressive sRGB JPEGs', async () => {
     await assertWellFormed(stored, { width: 4000, height: 6000 });
-    assert.deepEqual(stored.made.map((m) => `${m.name} ${m.width}x${m.height}`), ['thumb 320x480', 'large 1365x2048', 'mls 1024x1536']); // prettier-ignore
+    assert.deepEqual(stored.made.map((m) => `${m.name} ${m.width}x${m.height}`), ['thumb 320x480', 'medium 683x1024', 'large 1365x2048', 'mls 1024x1536']); // prettier-ignore
   });
 
   test('orientation is applied: the stored top-left red ends top-right, the top-right blue bottom-right', async () => {
-    for (const name of ['thumb', 'large', 'mls'] as const) {
+    for (const name of ['thumb', 'medium', 'large', 'mls'] as const) {
       const data = file(stored, name);
       assertColour(await pixelAt(data, 0.97, 0.03), RED, 12, `${name} top-right`);
       assertColour(await pixelAt(data, 0.97, 0.97), BLUE, 12, `${name} bottom-right`);
@@ -201,7 +201,7 @@ describe('a 24-megapixel camera JPEG (orientation 6, GPS, serials, XMP, IPTC, co
   });
 
   test('no EXIF, XMP, IPTC, comment or profile is left, by metadata and by bytes', async () => {
-    for (const name of ['thumb', 'large', 'mls'] as const) {
+    for (const name of ['thumb', 'medium', 'large', 'mls'] as const) {
       const data = file(stored, name);
       const meta = await sharp(data).metadata();
       for (const key of ['exif', 'xmp', 'iptc', 'icc', 'orientation', 'comments'] as const) {
@@ -225,7 +225,7 @@ describe('a 24-megapixel camera JPEG (orientation 6, GPS, serials, XMP, IPTC, co
         // prettier-ignore
         assert.equal(data.includes(text), false, `${name} holds ${JSON.stringify(text)}`);
       }
-      if (name === 'thumb') {
+      if (name === 'thumb' || name === 'medium') {
         assert.deepEqual(webpChunks(data), ['VP8 '], 'a plain lossy WebP, no EXIF/XMP/ICCP chunk');
       } else {
         // Only JFIF APP0 (0xE0), tables, frame and scan headers: no APP1 (EXIF/XMP), APP2 (ICC),
@@ -262,7 +262,7 @@ describe('colour', () => {
       // prettier-ignore
       const stored = await run(original);
       await assertWellFormed(stored, size);
-      for (const name of ['thumb', 'large', 'mls'] as const) {
+      for (const name of ['thumb', 'medium', 'large', 'mls'] as const) {
         assertColour(await pixelAt(file(stored, name), 0.25, 0.5), expectedInGamut, 4, `${label} ${name} in-gamut green`); // prettier-ignore
         assertColour(await pixelAt(file(stored, name), 0.75, 0.5), expectedSaturated, 4, `${label} ${name} saturated green`); // prettier-ignore
       }
@@ -291,7 +291,7 @@ describe('colour', () => {
     assert.equal((await sharp(original).metadata()).space, 'cmyk');
     const stored = await run(original);
     await assertWellFormed(stored, { width: 800, height: 600 });
-    for (const name of ['thumb', 'large', 'mls'] as const) {
+    for (const name of ['thumb', 'medium', 'large', 'mls'] as const) {
       assert.equal((await sharp(file(stored, name)).metadata()).channels, 3);
       assertColour(await pixelAt(file(stored, name), 0.5, 0.5), RED, 20, name);
     }
@@ -304,7 +304,7 @@ describe('other originals', () => {
     assert.equal((await sharp(original).metadata()).pages, 3);
     const stored = await run(original);
     await assertWellFormed(stored, { width: 600, height: 400 });
-    for (const name of ['thumb', 'large', 'mls'] as const) {
+    for (const name of ['thumb', 'medium', 'large', 'mls'] as const) {
       assert.ok(((await sharp(file(stored, name)).metadata()).pages ?? 1) === 1, `${name} has one frame`);
       assertColour(await pixelAt(file(stored, name), 0.5, 0.5), RED, 20, name);
     }
@@ -321,7 +321,7 @@ describe('other originals', () => {
     await assertWellFormed(stored, { width: 3000, height: 2000 });
     assert.deepEqual(
       stored.made.map((m) => `${m.width}x${m.height}`),
-      ['480x320', '2048x1365', '2048x1365'],
+      ['480x320', '1024x683', '2048x1365', '2048x1365'],
     );
     assert.deepEqual(file(stored, 'mls'), file(stored, 'large'));
   });
@@ -332,7 +332,7 @@ describe('other originals', () => {
     await assertWellFormed(stored, { width: 3200, height: 2400 }, specs);
     assert.deepEqual(
       stored.made.map((m) => `${m.width}x${m.height}`),
-      ['480x360', '2048x1536', '3000x2250'],
+      ['480x360', '1024x768', '2048x1536', '3000x2250'],
     );
   });
 });

@@ -1,5 +1,5 @@
 // The image work of photo variants (docs/api.md §13): from an original on local disk, the
-// `thumb`, `large` and `mls` files, upright, sRGB, stripped of every metadata block, never
+// `thumb`, `medium`, `large` and `mls` files, upright, sRGB, stripped of every metadata block, never
 // enlarged. Pure image work: the durable queue, the rows and the routes live elsewhere.
 //
 // How (measured by `npm run bench:variants`, 6000x4000 JPEGs, 2 cores):
@@ -29,8 +29,19 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 
-export const VARIANT_NAMES = ['thumb', 'large', 'mls'] as const;
+/**
+ * `medium` (a 1024 px WebP) is the public pages' own (issue 37 §5): what a phone's screen needs
+ * of a cover or a photo, a fifth of the large JPEG's bytes. The API does not list it (docs/api.md
+ * §13 names three); the pages' image routes serve it.
+ */
+export const VARIANT_NAMES = ['thumb', 'medium', 'large', 'mls'] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
+/**
+ * The variants every ready photo has (docs/api.md §13). `medium` is not one: photos made before
+ * it have none (the pages do without), so \`lightbox doctor\` does not call them stalled;
+ * \`lightbox media variants --all\` makes it for them.
+ */
+export const REQUIRED_VARIANT_NAMES: readonly VariantName[] = ['thumb', 'large', 'mls'];
 
 export interface Box {
   width: number;
@@ -53,6 +64,7 @@ export interface MadeVariant {
 }
 
 export const THUMB_BOX: Box = { width: 480, height: 480 };
+const MEDIUM_BOX: Box = { width: 1024, height: 1024 };
 export const LARGE_BOX: Box = { width: 2048, height: 2048 };
 /** `VARIANT_MLS_SIZE` when unset. */
 export const DEFAULT_MLS_BOX: Box = { width: 2048, height: 1536 };
@@ -60,6 +72,7 @@ export const DEFAULT_MLS_BOX: Box = { width: 2048, height: 1536 };
 export function variantSpecs(mlsBox: Box): VariantSpec[] {
   return [
     { name: 'thumb', format: 'webp', box: THUMB_BOX, contentType: 'image/webp' },
+    { name: 'medium', format: 'webp', box: MEDIUM_BOX, contentType: 'image/webp' },
     { name: 'large', format: 'jpeg', box: LARGE_BOX, contentType: 'image/jpeg' },
     { name: 'mls', format: 'jpeg', box: mlsBox, contentType: 'image/jpeg' },
   ];
@@ -92,7 +105,8 @@ export function configureSharp(options: { threads: number }): void {
 // JPEG: quality 82 with 4:2:0 chroma and optimised Huffman tables, progressive as the contract
 // asks. mozjpeg's trellis quantisation makes files about a tenth smaller but took 4x the encode
 // time of a 2048x1365 variant (190 ms against 45 ms), more than the decode. WebP: quality 80 at
-// the default effort; a 480 px thumbnail encodes in a few milliseconds either way.
+// the default effort; a 480 px thumbnail encodes in a few milliseconds either way, a 1024 px
+// medium in a few tens.
 const JPEG_OPTIONS = { quality: 82, progressive: true, chromaSubsampling: '4:2:0', mozjpeg: false } as const;
 const WEBP_OPTIONS = { quality: 80 } as const;
 const WHITE = { r: 255, g: 255, b: 255 };

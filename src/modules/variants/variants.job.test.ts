@@ -117,7 +117,7 @@ describe('deletions while the variants are being made', () => {
       assert.equal(res.statusCode, 204, res.body);
       gate.open();
       assert.equal(await running, 1);
-      assert.equal(gate.puts.length, 3);
+      assert.equal(gate.puts.length, 4); // thumb, medium, large, mls
       assert.deepEqual(await storedIn(gallery), [], 'no byte of the photo is left, its variants included');
       const rows = await ctx.deps.db.kysely.selectFrom('media_cleanup').select('storage_key').execute();
       assert.deepEqual(
@@ -204,7 +204,7 @@ describe('a job that outlasts its lease', () => {
     gate.open();
     assert.equal(await first, 1);
     assert.deepEqual(other.puts, [], 'made twice');
-    assert.equal(gate.puts.length, 3);
+    assert.equal(gate.puts.length, 4); // thumb, medium, large, mls
     const made = await getMedia(photo);
     assert.equal(made.variants?.status, 'ready');
     for (const name of ['thumb', 'large', 'mls'] as const) {
@@ -213,7 +213,7 @@ describe('a job that outlasts its lease', () => {
       });
       assert.equal(res.statusCode, 200, `${name}: ${res.body}`);
     }
-    assert.equal((await storedIn(gallery)).length, 4, 'the original and three variants, once');
+    assert.equal((await storedIn(gallery)).length, 5, 'the original and four variants (medium too), once');
   });
 });
 

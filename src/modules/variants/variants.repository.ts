@@ -3,6 +3,7 @@
 // across accounts on purpose: they are the operator's, and act on every account's photos.
 import type { Dialect } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
+import type { MediaVariantsTable } from '../../db/schema.ts';
 import { forUpdate } from '../../db/locking.ts';
 import type { MediaRow } from '../media/media.repository.ts';
 
@@ -87,18 +88,19 @@ export async function photosForRemake(
 }
 
 export type StalledPhoto = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'variants_status'> & {
-  /** How many variant rows it has. */
+  /** How many of the `expected` variant rows it has. */
   variants: number;
 };
 
 /**
  * Photos whose variants nothing will make, a page at a time by id (`lightbox doctor`): with no
- * job queued or running, pending (the job is lost) or ready without all `expected` variant rows.
+ * job queued or running, pending (the job is lost) or ready without a row for each `expected`
+ * name (others, such as the pages' optional `medium`, are not counted).
  * A job ends with the status and the rows in one transaction, so a photo in progress is never one.
  */
 export async function stalledPhotosPage(
   db: Executor,
-  expected: number,
+  expected: readonly MediaVariantsTable['name'][],
   after: string,
   limit: number,
 ): Promise<StalledPhoto[]> {
@@ -113,6 +115,7 @@ export async function stalledPhotosPage(
         .selectFrom('media_variants')
         .select((v) => v.fn.countAll<number | string>().as('n'))
         .whereRef('media_variants.media_id', '=', 'media.id')
+        .where('media_variants.name', 'in', expected)
         .as('variants'),
     ])
     .where('media.kind', 'in', WITH_VARIANTS)
@@ -140,9 +143,10 @@ export async function stalledPhotosPage(
             eb
               .selectFrom('media_variants')
               .select((v) => v.fn.countAll<number>().as('n'))
-              .whereRef('media_variants.media_id', '=', 'media.id'),
+              .whereRef('media_variants.media_id', '=', 'media.id')
+              .where('media_variants.name', 'in', expected),
             '<',
-            expected,
+            expected.length,
           ),
         ]),
       ]),

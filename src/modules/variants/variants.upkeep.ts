@@ -9,7 +9,7 @@ import type { MediaKeyRow } from '../media/media.repository.ts';
 import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
 import { pendingJob } from '../../mechanisms/queue/queue.ts';
-import { VARIANT_NAMES } from './variants.images.ts';
+import { REQUIRED_VARIANT_NAMES } from './variants.images.ts';
 
 /** Photos per page when walking every photo. */
 const PAGE = 500;
@@ -83,7 +83,7 @@ export function createVariantsUpkeep({ db, writes }: Pick<Deps, 'db'> & { writes
       const stalled: variantsRepo.StalledPhoto[] = [];
       let after = '';
       for (;;) {
-        const page = await variantsRepo.stalledPhotosPage(db.kysely, VARIANT_NAMES.length, after, PAGE);
+        const page = await variantsRepo.stalledPhotosPage(db.kysely, REQUIRED_VARIANT_NAMES, after, PAGE);
         const last = page.at(-1);
         if (last === undefined) break;
         stalled.push(...page);

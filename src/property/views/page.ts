@@ -11,6 +11,10 @@ import { fileSize } from '../../gallery/views/page.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import type { PropertyView } from '../property.load.ts';
 import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
+import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
+
+/** Photos fetched at once: the first row of the grid (one column on a phone); the rest when near. */
+const EAGER_TILES = 1;
 
 const number = (n: number): string => n.toLocaleString('en-US');
 const plural = (n: number, one: string, many: string): string => `${number(n)} ${n === 1 ? one : many}`;
@@ -79,8 +83,8 @@ function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
     }`;
 }
 
-/** A photo: its thumbnail on a phone, its large variant on a wide screen; opens its own page or the viewer. */
-function photo(base: string, m: VisibleMedia, index: number, eager: number): SafeHtml | '' {
+/** A photo: the variant that fits the tile's width (thumb, medium, large); opens its own page or the viewer. */
+function photo(base: string, m: VisibleMedia, index: number, eager: number, sizes: string): SafeHtml | '' {
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
   // Not ready yet (or could not be made): a public page shows nothing rather than a placeholder.
@@ -90,15 +94,15 @@ function photo(base: string, m: VisibleMedia, index: number, eager: number): Saf
     <a
       class="tile__link"
       href="${base}/photo/${m.row.id}"
-      data-pswp-src="${base}/large/${m.row.id}"
+      data-pswp-src="${variantUrl(base, m, 'large')}"
       data-pswp-width="${large.width}"
       data-pswp-height="${large.height}"
       ${m.row.caption === null ? '' : html`data-caption="${m.row.caption}"`}
     >
       <img
-        src="${base}/large/${m.row.id}"
-        srcset="${base}/thumb/${m.row.id} ${thumb.width}w, ${base}/large/${m.row.id} ${large.width}w"
-        sizes="(min-width: 1100px) 560px, (min-width: 700px) 50vw, 100vw"
+        src="${variantUrl(base, m, 'thumb')}"
+        srcset="${variantSrcset(base, m)}"
+        sizes="${sizes}"
         width="${large.width}"
         height="${large.height}"
         alt="${alt}"
@@ -121,7 +125,7 @@ function video(base: string, m: VisibleMedia): SafeHtml {
             controls
             preload="none"
             playsinline
-            poster="${base}/poster/${m.row.id}"
+            poster="${variantUrl(base, m, 'poster')}"
             width="${poster.width}"
             height="${poster.height}"
             src="${base}/media/${m.row.id}/play"
@@ -150,7 +154,9 @@ function hero(view: PropertyView, base: string): SafeHtml | '' {
   if (cover === undefined || large === undefined) return '';
   return html`<img
     class="hero__image"
-    src="${base}/large/${cover.row.id}"
+    src="${variantUrl(base, cover, 'large')}"
+    srcset="${variantSrcset(base, cover)}"
+    sizes="${SIZES.hero}"
     width="${large.width}"
     height="${large.height}"
     alt="${cover.row.caption ?? listing.address}"
@@ -181,6 +187,10 @@ const testModeBanner = (view: PropertyView): SafeHtml | '' =>
     ? ''
     : html`<p class="test-mode" role="note"><strong>Test mode</strong> · This property page is test data.</p>`;
 
+/** The cover's preload when there is a cover to show. */
+const preloadOf = (view: PropertyView, base: string): SafeHtml | '' =>
+  view.cover?.variants.some((v) => v.name === 'large') === true ? coverPreload(base, view.cover) : '';
+
 /** The full page, branded (the studio's name) or unbranded (`view.studioName` null). */
 export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const base = `/p/${view.token}`;
@@ -192,7 +202,13 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const viewer = viewerData();
   return html`<!doctype html>
     <html lang="en">
-      ${pageHead({ title: pageTitle(view), indexable: true, styles: ['property.css'], extra: openGraph(view, urls) })}
+      ${pageHead({
+        title: pageTitle(view),
+        indexable: true,
+        styles: ['property.css'],
+        preload: preloadOf(view, base),
+        extra: openGraph(view, urls),
+      })}
       <body class="property">
         ${testModeBanner(view)}
         ${
@@ -219,7 +235,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
               : html`<section class="photos" aria-labelledby="photos-title">
                   <h2 id="photos-title">Photos <span class="count">${number(shown.length)}</span></h2>
                   <ul class="grid property__grid" id="photo-grid">
-                    ${photos.map((m, i) => photo(base, m, i, 2))}
+                    ${photos.map((m, i) => photo(base, m, i, EAGER_TILES, SIZES.propertyTile))}
                   </ul>
                 </section>`
           }
@@ -277,7 +293,7 @@ export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const pageUrl = propertyPageUrl(urls.publicUrl, view.token);
   return html`<!doctype html>
     <html lang="en">
-      ${pageHead({ title: pageTitle(view), indexable: false, styles: ['property.css'] })}
+      ${pageHead({ title: pageTitle(view), indexable: false, styles: ['property.css'], preload: preloadOf(view, base) })}
       <body class="property property--embed">
         ${testModeBanner(view)}
         <main id="gallery" class="embed" data-lightbox="${viewer.lightbox}" data-pswp="${viewer.pswp}">
@@ -291,7 +307,7 @@ export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
             rest.length === 0
               ? ''
               : html`<ul class="grid embed__grid" id="photo-grid">
-                  ${rest.slice(0, EMBED_PHOTOS).map((m, i) => photo(base, m, i, 0))}
+                  ${rest.slice(0, EMBED_PHOTOS).map((m, i) => photo(base, m, i, 0, SIZES.embedTile))}
                 </ul>`
           }
           <p class="embed__more">

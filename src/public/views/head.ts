@@ -12,6 +12,8 @@ export function pageHead(options: {
   styles?: readonly string[];
   /** More module scripts by asset name, after the gallery's own. */
   scripts?: readonly string[];
+  /** The cover's preload (src/public/views/images.ts), first thing after the title. */
+  preload?: SafeHtml | '';
   /** Anything else (Open Graph tags), already escaped. */
   extra?: SafeHtml;
 }): SafeHtml {
@@ -21,6 +23,7 @@ export function pageHead(options: {
     ${options.indexable === true ? '' : html`<meta name="robots" content="noindex, nofollow" />`}
     <meta name="referrer" content="no-referrer" />
     <title>${options.title}</title>
+    ${options.preload ?? ''}
     <link rel="icon" href="${galleryAssetUrl('favicon.svg')}" type="image/svg+xml" />
     <link rel="stylesheet" href="${galleryAssetUrl('gallery.css')}" />
     ${(options.styles ?? []).map((name) => html`<link rel="stylesheet" href="${galleryAssetUrl(name)}" />`)}

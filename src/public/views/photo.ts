@@ -4,6 +4,7 @@
 // photo to the screen and link to the previous and next photos and back to the page.
 import { html, type SafeHtml } from '../../lib/html.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
+import { variantSrcset, variantUrl } from './images.ts';
 
 /** The photos a visitor can step through: visible, with a large variant, in position order. */
 export const viewablePhotos = (view: { media: VisibleMedia[] }): VisibleMedia[] =>
@@ -44,7 +45,15 @@ export function photoPage({ head, banner, base, address, photos, index, actions 
           <span class="photo-bar__count">${index + 1} / ${photos.length}</span>
         </header>
         <main class="photo-stage">
-          <img src="${base}/large/${m.row.id}" width="${large.width}" height="${large.height}" alt="${alt}" />
+          <img
+            src="${variantUrl(base, m, 'large')}"
+            srcset="${variantSrcset(base, m)}"
+            sizes="100vw"
+            width="${large.width}"
+            height="${large.height}"
+            alt="${alt}"
+            fetchpriority="high"
+          />
         </main>
         <footer class="photo-bar photo-bar--bottom">
           ${
