@@ -20,7 +20,12 @@ export default [
     files: ['package.json'],
     plugins: { 'n8n-nodes-base': n8nNodesBase },
     languageOptions: { parser: tseslint.parser },
-    rules: { ...n8nNodesBase.configs.community.rules, 'n8n-nodes-base/community-package-json-author-missing': 'off' },
+    rules: {
+      ...n8nNodesBase.configs.community.rules,
+      'n8n-nodes-base/community-package-json-author-missing': 'off',
+      // The starter template's MIT: the package is Apache-2.0, as the whole repository is (LICENSE).
+      'n8n-nodes-base/community-package-json-license-not-default': 'off',
+    },
   },
   {
     files: ['credentials/**/*.ts'],
