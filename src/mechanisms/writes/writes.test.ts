@@ -265,6 +265,30 @@ describe("the unit of work's locks, snapshots and events announced by id", () =>
         ['listing.deleted', { object: { id: 'lst_gone' } }],
       ],
     );
+    // An object handed over (built from the rows just written) is announced as it is: no read.
+    calls.length = 0;
+    const later = new Date(Date.parse(now) + 60_000).toISOString();
+    await writes.run(accountId, { now: later }, (w) => {
+      w.loaded('listing', gallery.id, { ...get, address: 'as handed over' });
+      w.announce('listing.updated', gallery.id);
+      return Promise.resolve();
+    });
+    assert.deepEqual(calls, []);
+    const handed = await ctx.deps.db.kysely
+      .selectFrom('events')
+      .select('data')
+      .where('account_id', '=', accountId)
+      .where('created_at', '=', later)
+      .executeTakeFirstOrThrow();
+    assert.equal((JSON.parse(handed.data) as { object: { address: string } }).object.address, 'as handed over');
+    // A touch pending would move its `updated_at`, which the object handed over does not show.
+    await assert.rejects(
+      writes.within(ctx.deps.db.kysely, accountId, {}, (w) => {
+        w.touch('listing', gallery.id);
+        w.loaded('listing', gallery.id, get);
+      }),
+      /has a touch pending/,
+    );
     await assert.rejects(
       writes.within(ctx.deps.db.kysely, accountId, {}, (w) => w.announce('media.updated', newId('med'))),
       /no resource is registered for media.updated/,

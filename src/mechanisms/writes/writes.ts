@@ -113,6 +113,12 @@ export interface Write {
    * body's last change of it.
    */
   load<K extends ResourceKind>(kind: K, id: string): Promise<Resources[K] | undefined>;
+  /**
+   * The resource as its GET returns it, built by the body from the rows it just wrote (RETURNING)
+   * with the serializer its GET uses: the epilogue announces it without reading it again. Hand it
+   * after the body's last change of it; a later `touch` of it drops it (it is loaded again).
+   */
+  loaded<K extends ResourceKind>(kind: K, id: string, object: Resources[K]): void;
   /** Count changes of this write, applied last in one sorted upsert. */
   count(...changes: CountDeltas[]): void;
   /** Work to be done in the background, enqueued in this transaction. */
@@ -132,8 +138,8 @@ class WriteState implements Write {
   readonly announced: Announced[] = [];
   /** Resources to touch, by `kind:id`, not yet touched. */
   readonly touches = new Map<string, { kind: ResourceKind; id: string }>();
-  /** Resources loaded in this write since their last touch, by `kind:id`. */
-  readonly loaded = new Map<string, unknown>();
+  /** Resources loaded (or handed over) in this write since their last touch, by `kind:id`. */
+  readonly objects = new Map<string, unknown>();
   readonly deltas: CountDeltas[] = [];
   readonly jobs: EnqueueInput[] = [];
   readonly after: (() => Promise<unknown>)[] = [];
@@ -168,17 +174,23 @@ class WriteState implements Write {
   touch(kind: ResourceKind, id: string): void {
     const key = keyOf(kind, id);
     this.touches.set(key, { kind, id });
-    this.loaded.delete(key);
+    this.objects.delete(key);
   }
   async load<K extends ResourceKind>(kind: K, id: string): Promise<Resources[K] | undefined> {
     const key = keyOf(kind, id);
     await this.touchNow(key);
-    if (!this.loaded.has(key)) {
+    if (!this.objects.has(key)) {
       const loader: ResourceLoader<unknown> = this.resources.loaders[kind];
-      this.loaded.set(key, await loader.load(this.trx, this.accountId, id));
+      this.objects.set(key, await loader.load(this.trx, this.accountId, id));
     }
-    // The loader registered for `kind` makes a Resources[K].
-    return this.loaded.get(key) as Resources[K] | undefined;
+    // The loader registered for `kind` (or `loaded`, typed by kind) makes a Resources[K].
+    return this.objects.get(key) as Resources[K] | undefined;
+  }
+  loaded<K extends ResourceKind>(kind: K, id: string, object: Resources[K]): void {
+    const key = keyOf(kind, id);
+    // Its `updated_at` is to move still: the object handed over would not show it.
+    if (this.touches.has(key)) throw new Error(`loaded: ${key} has a touch pending; load it instead`);
+    this.objects.set(key, object);
   }
   /** Makes the pending touch of `key`, if any. */
   async touchNow(key: string): Promise<void> {
