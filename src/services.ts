@@ -16,7 +16,7 @@ import { createTeamService, type TeamService } from './modules/accounts/team.ser
 import { createTwoFactorService, type TwoFactorService } from './modules/accounts/two-factor.service.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createClientLinksService, type ClientLinksService } from './modules/client-links/client-links.service.ts';
-import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
+import { createClientsService, loadClient, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
 import { createListingsService, loadListing, type ListingsService } from './modules/listings/listings.service.ts';
@@ -87,9 +87,10 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
   return {
     loaders: {
       listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
+      client: { load: loadClient },
     },
     // A client link's events carry its gallery (docs/api.md §15).
-    objectOf: { listing: 'listing', client_link: 'listing' },
+    objectOf: { listing: 'listing', client_link: 'listing', client: 'client' },
   };
 }
 

@@ -12,7 +12,7 @@ import { readCount } from '../counts/counts.repository.ts';
 import * as clientsRepo from '../../modules/clients/clients.repository.ts';
 import type { Executor } from '../../db/executor.ts';
 import { lockAccount } from '../../modules/accounts/accounts.repository.ts';
-import { lockListing } from '../../modules/listings/listings.repository.ts';
+import { lockListing, touchListing } from '../../modules/listings/listings.repository.ts';
 import { lockMedia } from '../../modules/media/media.repository.ts';
 import { lockPhotoForVariants } from '../../modules/variants/variants.repository.ts';
 import { resourcesOf } from '../../services.ts';
@@ -229,9 +229,10 @@ describe("the unit of work's locks, snapshots and events announced by id", () =>
       resources: {
         ...registered,
         loaders: {
+          ...registered.loaders,
           listing: {
             load: (trx, a, id) => (calls.push('load'), registered.loaders.listing.load(trx, a, id)),
-            touch: (trx, a, id, now) => (calls.push('touch'), registered.loaders.listing.touch(trx, a, id, now)),
+            touch: (trx, a, id, now) => (calls.push('touch'), touchListing(trx, a, id, now)),
           },
         },
       },

@@ -70,8 +70,11 @@ type ResourceKind = keyof Resources;
 interface ResourceLoader<T> {
   /** The resource as its GET returns it now; undefined when the account has no such resource. */
   load(trx: Executor, accountId: string, id: string): Promise<T | undefined>;
-  /** Moves its `updated_at` to `now` (a field its object shows changed in another table). */
-  touch(trx: Executor, accountId: string, id: string, now: string): Promise<void>;
+  /**
+   * Moves its `updated_at` to `now` (a field its object shows changed in another table); absent
+   * for a kind no write touches yet.
+   */
+  touch?(trx: Executor, accountId: string, id: string, now: string): Promise<void>;
 }
 
 /** Every registered resource: its loader, and which events carry it (by their type's prefix). */
@@ -198,6 +201,7 @@ class WriteState implements Write {
     if (pending === undefined) return;
     this.touches.delete(key);
     const loader: ResourceLoader<unknown> = this.resources.loaders[pending.kind];
+    if (loader.touch === undefined) throw new Error(`touch: no touch is registered for ${pending.kind}`);
     await loader.touch(this.trx, this.accountId, pending.id, this.now);
   }
   /** The events to record, in the order announced: each resource touched, then loaded once. */
