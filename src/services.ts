@@ -21,7 +21,8 @@ import { createCountsService, type CountsService } from './mechanisms/counts/cou
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
 import { createListingsService, loadListing, type ListingsService } from './modules/listings/listings.service.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
-import { createMediaService, type MediaService } from './modules/media/media.service.ts';
+import { createMediaService, loadMedia, type MediaService } from './modules/media/media.service.ts';
+import { mediaSerializer } from './modules/media/media.serializer.ts';
 import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
 import { createVariantsUpkeep, type VariantsUpkeep } from './modules/variants/variants.upkeep.ts';
 import {
@@ -84,13 +85,15 @@ const locks: LockQueries = {
  */
 export function resourcesOf(config: Deps['config']): ResourceRegistry {
   const serializeListing = listingSerializer(config.publicUrl);
+  const serializeMedia = mediaSerializer(config.publicUrl);
   return {
     loaders: {
       listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
       client: { load: loadClient },
+      media: { load: (trx, accountId, id) => loadMedia(trx, serializeMedia, accountId, id) },
     },
     // A client link's events carry its gallery (docs/api.md §15).
-    objectOf: { listing: 'listing', client_link: 'listing', client: 'client' },
+    objectOf: { listing: 'listing', client_link: 'listing', client: 'client', media: 'media' },
   };
 }
 

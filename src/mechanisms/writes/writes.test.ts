@@ -291,8 +291,8 @@ describe("the unit of work's locks, snapshots and events announced by id", () =>
       /has a touch pending/,
     );
     await assert.rejects(
-      writes.within(ctx.deps.db.kysely, accountId, {}, (w) => w.announce('media.updated', newId('med'))),
-      /no resource is registered for media.updated/,
+      writes.within(ctx.deps.db.kysely, accountId, {}, (w) => w.announce('notification.sent', newId('ntf'))),
+      /no resource is registered for notification.sent/,
     );
   });
 });
