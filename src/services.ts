@@ -27,6 +27,7 @@ import { createUploadsService, type UploadsService } from './modules/uploads/upl
 import { createVariantsUpkeep, type VariantsUpkeep } from './modules/variants/variants.upkeep.ts';
 import {
   createNotificationsService,
+  loadNotification,
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
 import {
@@ -91,9 +92,16 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
       client: { load: loadClient },
       media: { load: (trx, accountId, id) => loadMedia(trx, serializeMedia, accountId, id) },
+      notification: { load: loadNotification },
     },
     // A client link's events carry its gallery (docs/api.md §15).
-    objectOf: { listing: 'listing', client_link: 'listing', client: 'client', media: 'media' },
+    objectOf: {
+      listing: 'listing',
+      client_link: 'listing',
+      client: 'client',
+      media: 'media',
+      notification: 'notification',
+    },
   };
 }
 
