@@ -41,7 +41,7 @@ async function addClient(w: Write, email: string): Promise<string> {
     created_at: w.now,
     updated_at: w.now,
   });
-  w.announce('client.created', { id });
+  w.announce('client.created', id);
   w.count({ clients: 1 });
   return id;
 }

@@ -102,12 +102,12 @@ export interface Write {
   readonly media: MediaRow | undefined;
   readonly photo: MediaRow | undefined;
   /**
-   * An event of this write. Given the resource's id, the unit of work loads it once at the end,
-   * through its registered loader (the one its GET uses; `{ id }` for a deletion), and records it
-   * as it is then; a resource no longer there is not announced. Given an object (the kinds and
-   * writes not yet moved to ids), that object, as the resource's GET would return it now.
+   * An event of this write, about the resource with this id: the unit of work loads it once at the
+   * end, through its registered loader (the one its GET uses; `{ id }` for a deletion), or takes
+   * the object handed over with `loaded`, and records it as it is then; a resource no longer there
+   * is not announced. An event's object is thus its resource's GET, by construction.
    */
-  announce(type: EventType, idOrObject: string | object): void;
+  announce(type: EventType, id: string): void;
   /** The resource's `updated_at` moves to the write's `now`, in the epilogue (or before a `load` of it). */
   touch(kind: ResourceKind, id: string): void;
   /**
@@ -132,7 +132,7 @@ export interface Write {
   afterCommit(task: () => Promise<unknown>): void;
 }
 
-/** An announced event: its object given, or the resource to load for it at the end. */
+/** An announced event: a deletion's object (`{ id }`), or the resource to load for it at the end. */
 type Announced = { type: EventType; object: unknown } | { type: EventType; kind: ResourceKind; id: string };
 
 const keyOf = (kind: ResourceKind, id: string): string => `${kind}:${id}`;
@@ -162,16 +162,14 @@ class WriteState implements Write {
     this.committing = committing;
     this.resources = resources;
   }
-  announce(type: EventType, idOrObject: string | object): void {
-    if (typeof idOrObject !== 'string') {
-      this.announced.push({ type, object: idOrObject });
-    } else if (type.endsWith('.deleted')) {
+  announce(type: EventType, id: string): void {
+    if (type.endsWith('.deleted')) {
       // A deletion's object is the id alone (docs/api.md §15): there is nothing left to load.
-      this.announced.push({ type, object: { id: idOrObject } });
+      this.announced.push({ type, object: { id } });
     } else {
       const kind = this.resources.objectOf[type.slice(0, type.indexOf('.'))];
       if (kind === undefined) throw new Error(`announce: no resource is registered for ${type}`);
-      this.announced.push({ type, kind, id: idOrObject });
+      this.announced.push({ type, kind, id });
     }
   }
   touch(kind: ResourceKind, id: string): void {
