@@ -333,9 +333,16 @@ export function createClientsService({
       try {
         return await writes.run(accountId, {}, async (w) => {
           const found = await repo.findClientByEmail(w.trx, accountId, normalizeEmail(input.email));
-          const client = found ?? (await insertIn(w, input));
-          const listing = await assignIn(w, client, listingId, options.notify !== false);
-          return { listing, clientId: client.id, existing: found !== undefined };
+          if (found !== undefined) {
+            const listing = await assignIn(w, found, listingId, options.notify !== false);
+            return { listing, clientId: found.id, existing: true };
+          }
+          const created = await insertIn(w, input);
+          const listing = await assignIn(w, created, listingId, options.notify !== false);
+          // The new client now has this one gallery: client.created shows it, as the client's GET
+          // does at the end, built from the gallery's object (its item's fields) and not read again.
+          w.loaded('client', created.id, { ...created, listings: [toListingItem(listing)] });
+          return { listing, clientId: created.id, existing: false };
         });
       } catch (err) {
         // Another request added a client with this email meanwhile: nothing of this one was kept.
