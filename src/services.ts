@@ -16,16 +16,18 @@ import { createTeamService, type TeamService } from './modules/accounts/team.ser
 import { createTwoFactorService, type TwoFactorService } from './modules/accounts/two-factor.service.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createClientLinksService, type ClientLinksService } from './modules/client-links/client-links.service.ts';
-import { createClientsService, type ClientsService } from './modules/clients/clients.service.ts';
+import { createClientsService, loadClient, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
 import { createListingsService, loadListing, type ListingsService } from './modules/listings/listings.service.ts';
 import { createMediaCleanup, type MediaCleanup } from './modules/media/media.cleanup.ts';
-import { createMediaService, type MediaService } from './modules/media/media.service.ts';
+import { createMediaService, loadMedia, type MediaService } from './modules/media/media.service.ts';
+import { mediaSerializer } from './modules/media/media.serializer.ts';
 import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
 import { createVariantsUpkeep, type VariantsUpkeep } from './modules/variants/variants.upkeep.ts';
 import {
   createNotificationsService,
+  loadNotification,
   type NotificationsService,
 } from './modules/notifications/notifications.service.ts';
 import {
@@ -84,12 +86,22 @@ const locks: LockQueries = {
  */
 export function resourcesOf(config: Deps['config']): ResourceRegistry {
   const serializeListing = listingSerializer(config.publicUrl);
+  const serializeMedia = mediaSerializer(config.publicUrl);
   return {
     loaders: {
       listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
+      client: { load: loadClient },
+      media: { load: (trx, accountId, id) => loadMedia(trx, serializeMedia, accountId, id) },
+      notification: { load: loadNotification },
     },
     // A client link's events carry its gallery (docs/api.md §15).
-    objectOf: { listing: 'listing', client_link: 'listing' },
+    objectOf: {
+      listing: 'listing',
+      client_link: 'listing',
+      client: 'client',
+      media: 'media',
+      notification: 'notification',
+    },
   };
 }
 

@@ -70,8 +70,11 @@ type ResourceKind = keyof Resources;
 interface ResourceLoader<T> {
   /** The resource as its GET returns it now; undefined when the account has no such resource. */
   load(trx: Executor, accountId: string, id: string): Promise<T | undefined>;
-  /** Moves its `updated_at` to `now` (a field its object shows changed in another table). */
-  touch(trx: Executor, accountId: string, id: string, now: string): Promise<void>;
+  /**
+   * Moves its `updated_at` to `now` (a field its object shows changed in another table); absent
+   * for a kind no write touches yet.
+   */
+  touch?(trx: Executor, accountId: string, id: string, now: string): Promise<void>;
 }
 
 /** Every registered resource: its loader, and which events carry it (by their type's prefix). */
@@ -99,12 +102,12 @@ export interface Write {
   readonly media: MediaRow | undefined;
   readonly photo: MediaRow | undefined;
   /**
-   * An event of this write. Given the resource's id, the unit of work loads it once at the end,
-   * through its registered loader (the one its GET uses; `{ id }` for a deletion), and records it
-   * as it is then; a resource no longer there is not announced. Given an object (the kinds and
-   * writes not yet moved to ids), that object, as the resource's GET would return it now.
+   * An event of this write, about the resource with this id: the unit of work loads it once at the
+   * end, through its registered loader (the one its GET uses; `{ id }` for a deletion), or takes
+   * the object handed over with `loaded`, and records it as it is then; a resource no longer there
+   * is not announced. An event's object is thus its resource's GET, by construction.
    */
-  announce(type: EventType, idOrObject: string | object): void;
+  announce(type: EventType, id: string): void;
   /** The resource's `updated_at` moves to the write's `now`, in the epilogue (or before a `load` of it). */
   touch(kind: ResourceKind, id: string): void;
   /**
@@ -113,6 +116,12 @@ export interface Write {
    * body's last change of it.
    */
   load<K extends ResourceKind>(kind: K, id: string): Promise<Resources[K] | undefined>;
+  /**
+   * The resource as its GET returns it, built by the body from the rows it just wrote (RETURNING)
+   * with the serializer its GET uses: the epilogue announces it without reading it again. Hand it
+   * after the body's last change of it; a later `touch` of it drops it (it is loaded again).
+   */
+  loaded<K extends ResourceKind>(kind: K, id: string, object: Resources[K]): void;
   /** Count changes of this write, applied last in one sorted upsert. */
   count(...changes: CountDeltas[]): void;
   /** Work to be done in the background, enqueued in this transaction. */
@@ -123,7 +132,7 @@ export interface Write {
   afterCommit(task: () => Promise<unknown>): void;
 }
 
-/** An announced event: its object given, or the resource to load for it at the end. */
+/** An announced event: a deletion's object (`{ id }`), or the resource to load for it at the end. */
 type Announced = { type: EventType; object: unknown } | { type: EventType; kind: ResourceKind; id: string };
 
 const keyOf = (kind: ResourceKind, id: string): string => `${kind}:${id}`;
@@ -132,8 +141,8 @@ class WriteState implements Write {
   readonly announced: Announced[] = [];
   /** Resources to touch, by `kind:id`, not yet touched. */
   readonly touches = new Map<string, { kind: ResourceKind; id: string }>();
-  /** Resources loaded in this write since their last touch, by `kind:id`. */
-  readonly loaded = new Map<string, unknown>();
+  /** Resources loaded (or handed over) in this write since their last touch, by `kind:id`. */
+  readonly objects = new Map<string, unknown>();
   readonly deltas: CountDeltas[] = [];
   readonly jobs: EnqueueInput[] = [];
   readonly after: (() => Promise<unknown>)[] = [];
@@ -153,32 +162,36 @@ class WriteState implements Write {
     this.committing = committing;
     this.resources = resources;
   }
-  announce(type: EventType, idOrObject: string | object): void {
-    if (typeof idOrObject !== 'string') {
-      this.announced.push({ type, object: idOrObject });
-    } else if (type.endsWith('.deleted')) {
+  announce(type: EventType, id: string): void {
+    if (type.endsWith('.deleted')) {
       // A deletion's object is the id alone (docs/api.md §15): there is nothing left to load.
-      this.announced.push({ type, object: { id: idOrObject } });
+      this.announced.push({ type, object: { id } });
     } else {
       const kind = this.resources.objectOf[type.slice(0, type.indexOf('.'))];
       if (kind === undefined) throw new Error(`announce: no resource is registered for ${type}`);
-      this.announced.push({ type, kind, id: idOrObject });
+      this.announced.push({ type, kind, id });
     }
   }
   touch(kind: ResourceKind, id: string): void {
     const key = keyOf(kind, id);
     this.touches.set(key, { kind, id });
-    this.loaded.delete(key);
+    this.objects.delete(key);
   }
   async load<K extends ResourceKind>(kind: K, id: string): Promise<Resources[K] | undefined> {
     const key = keyOf(kind, id);
     await this.touchNow(key);
-    if (!this.loaded.has(key)) {
+    if (!this.objects.has(key)) {
       const loader: ResourceLoader<unknown> = this.resources.loaders[kind];
-      this.loaded.set(key, await loader.load(this.trx, this.accountId, id));
+      this.objects.set(key, await loader.load(this.trx, this.accountId, id));
     }
-    // The loader registered for `kind` makes a Resources[K].
-    return this.loaded.get(key) as Resources[K] | undefined;
+    // The loader registered for `kind` (or `loaded`, typed by kind) makes a Resources[K].
+    return this.objects.get(key) as Resources[K] | undefined;
+  }
+  loaded<K extends ResourceKind>(kind: K, id: string, object: Resources[K]): void {
+    const key = keyOf(kind, id);
+    // Its `updated_at` is to move still: the object handed over would not show it.
+    if (this.touches.has(key)) throw new Error(`loaded: ${key} has a touch pending; load it instead`);
+    this.objects.set(key, object);
   }
   /** Makes the pending touch of `key`, if any. */
   async touchNow(key: string): Promise<void> {
@@ -186,6 +199,7 @@ class WriteState implements Write {
     if (pending === undefined) return;
     this.touches.delete(key);
     const loader: ResourceLoader<unknown> = this.resources.loaders[pending.kind];
+    if (loader.touch === undefined) throw new Error(`touch: no touch is registered for ${pending.kind}`);
     await loader.touch(this.trx, this.accountId, pending.id, this.now);
   }
   /** The events to record, in the order announced: each resource touched, then loaded once. */

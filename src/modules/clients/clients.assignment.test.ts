@@ -216,6 +216,20 @@ describe('assignToClientByEmail (the dashboard: assign to a client named by emai
     const rows = await notificationsOf(g.id);
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.to_email, email);
+    // Its client.created is the client as its GET returns it after the write: with this gallery.
+    const event = await db()
+      .selectFrom('events')
+      .select('data')
+      .where('account_id', '=', me.accountId)
+      .where('type', '=', 'client.created')
+      .where('data', 'like', `%${done.clientId}%`)
+      .executeTakeFirstOrThrow();
+    const client = (await get(`/v1/clients/${done.clientId}`)).json<{ listings: { id: string }[] }>();
+    assert.deepEqual(
+      client.listings.map((l) => l.id),
+      [g.id],
+    );
+    assert.deepEqual((JSON.parse(event.data) as { object: unknown }).object, client);
   });
 
   test('an email the studio knows (in any case): that client is assigned, no second one made', async () => {

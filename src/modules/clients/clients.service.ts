@@ -59,6 +59,29 @@ const toClient = (row: repo.ClientRow, listings: ListingItemType[]): ClientType 
   listings,
 });
 
+// The client is a resource of the unit of work: its writes announce it by id, and the unit of
+// work loads it through loadClient (registered in src/services.ts), as its GET does.
+declare module '../../mechanisms/writes/writes.ts' {
+  interface Resources {
+    client: ClientType;
+  }
+}
+
+/** The single-client object (with its galleries) of a row just read or written in `trx`. */
+async function clientOfRow(trx: Executor, accountId: string, row: repo.ClientRow): Promise<ClientType> {
+  const listings = await listingsRepo.listListingsOfClient(trx, accountId, row.id);
+  return toClient(row, listings.map(toListingItem));
+}
+
+/**
+ * The client object as its GET returns it now, read in `trx` (a transaction, for a write's event);
+ * undefined when the account has no such client.
+ */
+export async function loadClient(trx: Executor, accountId: string, id: string): Promise<ClientType | undefined> {
+  const row = await repo.findClient(trx, accountId, id);
+  return row === undefined ? undefined : clientOfRow(trx, accountId, row);
+}
+
 export type ClientsService = ReturnType<typeof createClientsService>;
 
 export function createClientsService({
@@ -68,12 +91,6 @@ export function createClientsService({
   writes,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
-
-  /** The single-client object (with its galleries), read in `trx` for a write's answer and event. */
-  async function withListings(accountId: string, row: repo.ClientRow, trx: Executor = db.kysely): Promise<ClientType> {
-    const listings = await listingsRepo.listListingsOfClient(trx, accountId, row.id);
-    return toClient(row, listings.map(toListingItem));
-  }
 
   async function requireClient(accountId: string, id: string): Promise<repo.ClientRow> {
     if (!hasIdShape('cli', id)) throw notFound('Client');
@@ -98,8 +115,10 @@ export function createClientsService({
       created_at: now,
       updated_at: now,
     });
+    // A new client has no galleries: its object is its row's, built as its GET builds it.
     const client = toClient(inserted, []);
-    w.announce('client.created', client);
+    w.loaded('client', client.id, client);
+    w.announce('client.created', client.id);
     w.count({ clients: 1 });
     return client;
   }
@@ -141,7 +160,7 @@ export function createClientsService({
     },
 
     async get(accountId: string, id: string): Promise<ClientType> {
-      return withListings(accountId, await requireClient(accountId, id));
+      return clientOfRow(db.kysely, accountId, await requireClient(accountId, id));
     },
 
     /**
@@ -225,8 +244,10 @@ export function createClientsService({
           if (updated === undefined) throw notFound('Client');
           // Emails not yet sent go to the client's address as it is now.
           if (patch.email !== undefined) await readdressQueuedNotifications(w, id, updated.email);
-          const client = await withListings(accountId, updated, w.trx);
-          w.announce('client.updated', client);
+          // The row as it is now (RETURNING): the object is built from it, not read again.
+          const client = await clientOfRow(w.trx, accountId, updated);
+          w.loaded('client', id, client);
+          w.announce('client.updated', id);
           return client;
         });
       } catch (err) {
@@ -312,9 +333,16 @@ export function createClientsService({
       try {
         return await writes.run(accountId, {}, async (w) => {
           const found = await repo.findClientByEmail(w.trx, accountId, normalizeEmail(input.email));
-          const client = found ?? (await insertIn(w, input));
-          const listing = await assignIn(w, client, listingId, options.notify !== false);
-          return { listing, clientId: client.id, existing: found !== undefined };
+          if (found !== undefined) {
+            const listing = await assignIn(w, found, listingId, options.notify !== false);
+            return { listing, clientId: found.id, existing: true };
+          }
+          const created = await insertIn(w, input);
+          const listing = await assignIn(w, created, listingId, options.notify !== false);
+          // The new client now has this one gallery: client.created shows it, as the client's GET
+          // does at the end, built from the gallery's object (its item's fields) and not read again.
+          w.loaded('client', created.id, { ...created, listings: [toListingItem(listing)] });
+          return { listing, clientId: created.id, existing: false };
         });
       } catch (err) {
         // Another request added a client with this email meanwhile: nothing of this one was kept.

@@ -130,8 +130,10 @@ export function createListingsService({
           created_at: now,
           updated_at: now,
         });
+        // A new gallery has no link and no page: its object is its row's (RETURNING), not read.
         const listing = serialize(inserted, undefined, undefined);
-        w.announce('listing.created', listing);
+        w.loaded('listing', listing.id, listing);
+        w.announce('listing.created', listing.id);
         w.count(listingsAdded(status));
         return listing;
       });
@@ -323,7 +325,8 @@ export function createListingsService({
         // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
         if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(w, id);
         const listing = await listingOfRow(trx, serialize, accountId, updated);
-        w.announce('listing.updated', listing);
+        w.loaded('listing', id, listing);
+        w.announce('listing.updated', id);
         if (patch.status !== undefined) w.count(listingMoved(current.status, patch.status));
         return listing;
       });

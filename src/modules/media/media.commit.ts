@@ -61,7 +61,11 @@ export async function commitMedia(
     if (m.kind !== 'document') w.enqueue({ kind: 'media.variants', accountId, subjectId: m.id, runAt: now });
   }
   const created = inserted.map((row) => serialize(row, []));
-  for (const object of created) w.announce('media.created', object);
+  // A new media has no variants yet: its object is its row's, handed over, not read again.
+  for (const object of created) {
+    w.loaded('media', object.id, object);
+    w.announce('media.created', object.id);
+  }
   w.count({ media: inserted.length });
   return created;
 }

@@ -412,6 +412,11 @@ export async function mediaKeysStill(db: Executor, keys: string[]): Promise<Set<
   return new Set(rows.map((r) => r.storage_key));
 }
 
+/** A media row of the account by its id alone (the unit of work's loader of the media object). */
+export async function findMediaOfAccount(db: Executor, accountId: string, id: string): Promise<MediaRow | undefined> {
+  return db.selectFrom('media').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
 /** A media row by id alone, for its background jobs (the job carries the account). */
 export async function findMediaById(db: Executor, id: string): Promise<MediaRow | undefined> {
   return db.selectFrom('media').selectAll().where('id', '=', id).executeTakeFirst();

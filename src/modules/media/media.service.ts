@@ -16,7 +16,7 @@ import { findListing } from '../listings/listings.repository.ts';
 import type { MediaCleanup } from './media.cleanup.ts';
 import { cleanFilename, HEAD_BYTES, IngestStream, readDimensions, type Dimensions } from './media.ingest.ts';
 import { VARIANT_NAMES, type MediaType, type MediaUpdateInput } from './media.schemas.ts';
-import { mediaSerializer, variantsByMedia } from './media.serializer.ts';
+import { mediaSerializer, variantsByMedia, type MediaSerializer } from './media.serializer.ts';
 import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import type { Executor } from '../../db/executor.ts';
 import * as repo from './media.repository.ts';
@@ -49,6 +49,32 @@ async function* oneFile(file: IncomingFile): AsyncGenerator<IncomingFile> {
   yield file;
 }
 
+// The media is a resource of the unit of work: its writes announce it by id, and the unit of work
+// loads it through loadMedia (registered in src/services.ts), as its GET does.
+declare module '../../mechanisms/writes/writes.ts' {
+  interface Resources {
+    media: MediaType;
+  }
+}
+
+/** The media object of a row just read in `trx`, as its GET builds it (a document has no variants). */
+const mediaOfRow = async (trx: Executor, serialize: MediaSerializer, row: repo.MediaRow): Promise<MediaType> =>
+  serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
+
+/**
+ * The media object as its GET returns it now, read in `trx` (a transaction, for a write's event);
+ * undefined when the account has no such media.
+ */
+export async function loadMedia(
+  trx: Executor,
+  serialize: MediaSerializer,
+  accountId: string,
+  id: string,
+): Promise<MediaType | undefined> {
+  const row = await repo.findMediaOfAccount(trx, accountId, id);
+  return row === undefined ? undefined : mediaOfRow(trx, serialize, row);
+}
+
 export type MediaService = ReturnType<typeof createMediaService>;
 
 /** A media item the client may see, with its ready variants. */
@@ -74,8 +100,7 @@ export function createMediaService({
   const tmpDir = path.join(config.dataDir, 'tmp');
 
   const serialize = mediaSerializer(config.publicUrl);
-  const toMedia = async (row: repo.MediaRow, trx: Executor = db.kysely): Promise<MediaType> =>
-    serialize(row, row.variants_status === null ? [] : await repo.variantsOfMedia(trx, row.id));
+  const toMedia = (row: repo.MediaRow): Promise<MediaType> => mediaOfRow(db.kysely, serialize, row);
 
   /** Each media's position now (to tell which ones a change moved). */
   async function positionsOf(trx: Executor, accountId: string, listingId: string): Promise<Map<string, number>> {
@@ -83,9 +108,15 @@ export function createMediaService({
     return new Map(order.map((id, i) => [id, i + 1]));
   }
 
-  /** Announces media.updated for each changed media (as its GET returns it now). */
+  /**
+   * Announces media.updated for each changed media, by id: each object was just built (listOf, the
+   * GET's serializer) after the write's last change of it, so it is handed over, not read again.
+   */
   function announce(w: Write, changed: MediaType[]): void {
-    for (const object of changed) w.announce('media.updated', object);
+    for (const object of changed) {
+      w.loaded('media', object.id, object);
+      w.announce('media.updated', object.id);
+    }
   }
 
   async function listOf(trx: Executor, accountId: string, listingId: string): Promise<MediaType[]> {

@@ -23,6 +23,14 @@ const toNotification = (row: repo.NotificationRow): NotificationType => ({
   sent_at: row.sent_at,
 });
 
+// The notification is a resource of the unit of work: its delivery announces it by id, and the
+// unit of work loads it through loadNotification (registered in src/services.ts), as its GET does.
+declare module '../../mechanisms/writes/writes.ts' {
+  interface Resources {
+    notification: NotificationType;
+  }
+}
+
 /** A notification as the dashboard lists it: with its gallery's address, if it still exists. */
 export type LatestNotification = NotificationType & { listing_address: string | null };
 

@@ -8,8 +8,7 @@ import { classifySendError } from '../../mail/mailer.ts';
 import { mailerForMode, mailRetryDelay } from '../../mail/index.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
-import { loadNotification } from './notifications.service.ts';
-import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
 import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
@@ -35,12 +34,6 @@ export function notificationHandler(
   const senderFor = mailerForMode(config, mailer);
   const backoff = mailRetryDelay(config, random);
 
-  /** The notification's event, as its GET returns it now, in `trx` (docs/api.md §15). */
-  async function announce(w: Write, row: repo.NotificationRow, type: 'notification.sent' | 'notification.failed') {
-    const object = await loadNotification(w.trx, row.account_id, row.id);
-    if (object !== undefined) w.announce(type, object);
-  }
-
   /** Ends the notification (failed, cancelled) with the job; the status and its count move together. */
   const finish = (job: ClaimedJob, row: repo.NotificationRow, status: 'failed' | 'cancelled', error: string) =>
     withJobOutcome(
@@ -50,7 +43,8 @@ export function notificationHandler(
         writes.within(trx, row.account_id, { now: clock.iso() }, async (w) => {
           const attempted = status === 'failed' ? 1 : 0;
           if (await repo.markFinal(trx, row.id, status, error, attempted, w.now)) {
-            if (status === 'failed') await announce(w, row, 'notification.failed');
+            // By id: the unit of work loads it as its GET returns it (docs/api.md §15).
+            if (status === 'failed') w.announce('notification.failed', row.id);
             w.count(notificationsMoved('queued', status));
           }
         }),
@@ -138,7 +132,7 @@ export function notificationHandler(
       await finishJob(w.trx, job);
       const from = await repo.markSent(w.trx, row.id, w.now);
       if (from !== undefined) {
-        await announce(w, row, 'notification.sent');
+        w.announce('notification.sent', row.id);
         w.count(notificationsMoved(from, 'sent'));
       }
     });

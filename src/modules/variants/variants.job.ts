@@ -19,8 +19,7 @@ import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import type { MediaCleanup } from '../media/media.cleanup.ts';
 import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
-import { mediaSerializer } from '../media/media.serializer.ts';
-import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
+import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { makeVariants, variantSpecs, VariantError } from './variants.images.ts';
 import { makeVideoVariants, VIDEO_VARIANT_NAMES, type VideoLimits } from './variants.video.ts';
 
@@ -37,7 +36,6 @@ export function variantsHandler(
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
   const leaseMs = config.media.variants.leaseMs;
-  const serialize = mediaSerializer(config.publicUrl);
   const tmpDir = path.join(config.dataDir, 'tmp');
   const videoLimits: VideoLimits = {
     timeoutMs: config.media.variants.videoTimeoutMs,
@@ -45,13 +43,6 @@ export function variantsHandler(
     threads: config.media.variants.threads,
   };
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
-
-  /** Announces the media's event (as its GET returns it now) in the job's write. */
-  async function announce(w: Write, mediaId: string, type: 'media.variants_ready' | 'media.updated'): Promise<void> {
-    const row = await repo.findMediaById(w.trx, mediaId);
-    if (row?.account_id !== w.accountId) return;
-    w.announce(type, serialize(row, await repo.variantsOfMedia(w.trx, mediaId)));
-  }
 
   /**
    * Ends the photo's variants as failed: the job goes, and so do the bytes this try wrote. A remake
@@ -65,7 +56,8 @@ export function variantsHandler(
       (trx) =>
         writes.within(trx, photo.account_id, { now: clock.iso() }, async (w) => {
           const changed = await variantsRepo.failVariants(trx, mediaId);
-          if (changed) await announce(w, mediaId, 'media.updated');
+          // By id: the unit of work loads it as its GET returns it, once the write's changes are made.
+          if (changed) w.announce('media.updated', mediaId);
           return changed;
         }),
     );
@@ -189,7 +181,7 @@ export function variantsHandler(
             await cleanup.release(trx, keys);
             await cleanup.scheduleNow(trx, old);
             // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
-            await announce(w, photo.id, 'media.variants_ready');
+            w.announce('media.variants_ready', photo.id);
             return { gone: false, replaced: old };
           },
         ),
