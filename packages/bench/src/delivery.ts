@@ -37,6 +37,7 @@ import {
   onCleanup,
   ROOT,
   runLoadChild,
+  apiCaller,
   startServe,
   tail,
   track,
@@ -123,18 +124,7 @@ async function main(): Promise<void> {
   const { child: server, port } = await startServe(env, logFile, { nodeFlags: profileFlags, publicUrl: true });
   console.log(`lightbox serve pid ${server.pid} on :${port}, data in ${dataDir}`);
 
-  const api = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`http://${HOST}:${port}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}\n${await tail(logFile)}`);
-    return (await res.json()) as T;
-  };
+  const api = apiCaller(port, key, logFile);
   /** A gallery assigned (no email) to a new client: its id and its link's path. */
   const linkedGallery = async (address: string): Promise<{ id: string; path: string }> => {
     const { id } = await api<{ id: string }>('POST', '/v1/listings', { address });

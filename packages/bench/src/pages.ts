@@ -18,7 +18,7 @@ import lighthouse from 'lighthouse';
 import sharp from 'sharp';
 import { uploadParts } from './lib/delivery-upload.ts';
 import { fixed, gitCommit, table } from './lib/report.ts';
-import { accountWithKey, benchEnv, cleanup, HOST, onCleanup, ROOT, startServe, tail } from './lib/procs.ts';
+import { accountWithKey, benchEnv, cleanup, onCleanup, ROOT, apiCaller, startServe } from './lib/procs.ts';
 
 const HELP = `Usage: npm run bench:pages -- [options]   (node packages/bench/src/pages.ts [options])
 
@@ -76,18 +76,7 @@ async function main(): Promise<void> {
   const { child: server, port } = await startServe(env, logFile, { publicUrl: true });
   console.log(`lightbox serve pid ${server.pid} on :${port} (commit ${gitCommit()}), data in ${dataDir}`);
 
-  const api = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`http://${HOST}:${port}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}\n${await tail(logFile)}`);
-    return (await res.json()) as T;
-  };
+  const api = apiCaller(port, key, logFile);
 
   const { id } = await api<{ id: string }>('POST', '/v1/listings', {
     address: '12 Lighthouse Lane',

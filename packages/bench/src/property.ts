@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { photo, uploadParts } from './lib/delivery-upload.ts';
 import { fixed, median, table } from './lib/report.ts';
-import { accountWithKey, benchEnv, cleanup, defaultTool, HOST, onCleanup, runLoadChild, startServe, tail } from './lib/procs.ts'; // prettier-ignore
+import { accountWithKey, benchEnv, cleanup, defaultTool, HOST, onCleanup, runLoadChild, apiCaller, startServe, tail } from './lib/procs.ts'; // prettier-ignore
 
 const HELP = `Usage: npm run bench:property -- [options]   (node packages/bench/src/property.ts [options])
 
@@ -58,18 +58,7 @@ async function main(): Promise<void> {
   const { child: server, port } = await startServe(env, logFile, { publicUrl: true });
   console.log(`lightbox serve pid ${server.pid} on :${port}, data in ${dataDir}`);
 
-  const api = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`http://${HOST}:${port}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}\n${await tail(logFile)}`);
-    return (await res.json()) as T;
-  };
+  const api = apiCaller(port, key, logFile);
 
   const tool = defaultTool();
   console.log(`node ${process.version}, ${os.cpus().length} CPUs, load generator ${tool}, ${rounds} rounds (medians)`);

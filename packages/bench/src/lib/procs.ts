@@ -149,6 +149,25 @@ export async function call(
   return { status, text };
 }
 
+/**
+ * JSON calls to a bench's server with its key; a refusal throws with the answer and the end of
+ * the server's log.
+ */
+export function apiCaller(port: number, key: string, logFile: string) {
+  return async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`http://${HOST}:${port}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}\n${await tail(logFile)}`);
+    return (await res.json()) as T;
+  };
+}
+
 export async function tail(file: string, lines = 20): Promise<string> {
   try {
     return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
