@@ -493,9 +493,11 @@ describe('s3 storage specifics', () => {
       const mib = (n: number) => `${(n / MIB).toFixed(1)} MiB`;
       t.diagnostic(`read ahead of the network by at most ${mib(readAhead)}; rss grew by ${mib(peak - baseline)}`);
       // Two 5 MiB parts in flight plus the one being gathered; buffering the body would read all
-      // of it before sending any. (The resident size is noisy, hence its loose bound.)
+      // of it before sending any. The resident size is noisy (the S3 server under test holds the
+      // parts it received in this same process: 48.0 MiB was seen once in a CI run), hence its loose
+      // bound: a body held whole would grow it by the body's size at least.
       assert.ok(readAhead < 32 * MIB, `read ${mib(readAhead)} ahead of the network`);
-      assert.ok(peak - baseline < size / 2, `rss grew by ${mib(peak - baseline)} for a ${mib(size)} body`);
+      assert.ok(peak - baseline < (size * 3) / 4, `rss grew by ${mib(peak - baseline)} for a ${mib(size)} body`);
       assert.equal(await sha256Of(await storage.get('mem/big')), body.digest());
       await storage.delete('mem/big');
       await storage.delete('mem/warm');
