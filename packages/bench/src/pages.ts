@@ -18,7 +18,16 @@ import lighthouse from 'lighthouse';
 import sharp from 'sharp';
 import { uploadParts } from './lib/delivery-upload.ts';
 import { fixed, gitCommit, table } from './lib/report.ts';
-import { accountWithKey, benchEnv, cleanup, onCleanup, ROOT, apiCaller, startServe } from './lib/procs.ts';
+import {
+  accountWithKey,
+  benchEnv,
+  cleanup,
+  onCleanup,
+  ROOT,
+  apiCaller,
+  linkedGallery,
+  startServe,
+} from './lib/procs.ts';
 
 const HELP = `Usage: npm run bench:pages -- [options]   (node packages/bench/src/pages.ts [options])
 
@@ -78,22 +87,13 @@ async function main(): Promise<void> {
 
   const api = apiCaller(port, key, logFile);
 
-  const { id } = await api<{ id: string }>('POST', '/v1/listings', {
+  const { id, linkUrl } = await linkedGallery(api, {
     address: '12 Lighthouse Lane',
     beds: 4,
     baths: 2,
     sqft: 2100,
     description: 'A bright family house on a quiet lane, a short walk from the harbour.',
-    status: 'active',
   });
-  const client = await api<{ id: string }>('POST', '/v1/clients', {
-    name: 'Bench Client',
-    email: `client-${randomBytes(4).toString('hex')}@lightbox.invalid`,
-  });
-  const assigned = await api<{ client_link: { url: string } }>(
-    'POST',
-    `/v1/clients/${client.id}/listings/${id}?notify=false`,
-  );
   const parts = [];
   for (let i = 0; i < photoCount; i++) parts.push(await photoSized(i));
   const mean = parts.reduce((s, p) => s + p.data.length, 0) / parts.length / KiB;
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     `/v1/listings/${id}/property_page`,
   );
   const pages: [string, string][] = [
-    ['client gallery /g', assigned.client_link.url],
+    ['client gallery /g', linkUrl],
     ['property page (branded) /p', published.property_page.url],
     ['property page (unbranded) /p', published.property_page.unbranded_url],
   ];

@@ -8,7 +8,6 @@
 // count a view per load, so both write once per request).
 //
 //   node packages/bench/src/property.ts --help
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { photo, uploadParts } from './lib/delivery-upload.ts';
 import { fixed, median, table } from './lib/report.ts';
-import { accountWithKey, benchEnv, cleanup, defaultTool, HOST, onCleanup, runLoadChild, apiCaller, startServe, tail } from './lib/procs.ts'; // prettier-ignore
+import { accountWithKey, benchEnv, cleanup, defaultTool, HOST, onCleanup, runLoadChild, apiCaller, linkedGallery, startServe, tail } from './lib/procs.ts'; // prettier-ignore
 
 const HELP = `Usage: npm run bench:property -- [options]   (node packages/bench/src/property.ts [options])
 
@@ -63,22 +62,13 @@ async function main(): Promise<void> {
   const tool = defaultTool();
   console.log(`node ${process.version}, ${os.cpus().length} CPUs, load generator ${tool}, ${rounds} rounds (medians)`);
 
-  const { id } = await api<{ id: string }>('POST', '/v1/listings', {
+  const { id, linkUrl } = await linkedGallery(api, {
     address: '100 Property Parade',
     beds: 3,
     baths: 2,
     sqft: 1800,
     description: 'A bench of a house.',
-    status: 'active',
   });
-  const client = await api<{ id: string }>('POST', '/v1/clients', {
-    name: 'Bench Client',
-    email: `client-${randomBytes(4).toString('hex')}@lightbox.invalid`,
-  });
-  const assigned = await api<{ client_link: { url: string } }>(
-    'POST',
-    `/v1/clients/${client.id}/listings/${id}?notify=false`,
-  );
   const t = performance.now();
   for (let i = 0; i < photoCount; i += 100) {
     const parts = await Promise.all(Array.from({ length: Math.min(100, photoCount - i) }, (_, j) => photo(i + j)));
@@ -100,7 +90,7 @@ async function main(): Promise<void> {
   const paths = {
     property: new URL(published.property_page.url).pathname,
     unbranded: new URL(published.property_page.unbranded_url).pathname,
-    gallery: new URL(assigned.client_link.url).pathname,
+    gallery: new URL(linkUrl).pathname,
   };
   const bytes: Record<string, number> = {};
   for (const [name, p] of Object.entries(paths)) {

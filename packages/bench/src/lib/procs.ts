@@ -1,6 +1,7 @@
 // The benchmarks' one process manager: the real `lightbox serve` and `lightbox worker`, `lightbox`
 // commands, the bare servers, the load generator, and cleaning up after them whatever happens.
 // Lightbox is only ever driven from here as its users drive it: `node bin/lightbox.js ...` and HTTP.
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, closeSync, constants, createWriteStream, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -166,6 +167,25 @@ export function apiCaller(port: number, key: string, logFile: string) {
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}\n${await tail(logFile)}`);
     return (await res.json()) as T;
   };
+}
+
+type ApiCaller = ReturnType<typeof apiCaller>;
+
+/** A new active gallery assigned (no email) to a new client: its id and its client link's URL. */
+export async function linkedGallery(
+  api: ApiCaller,
+  fields: { address: string; beds: number; baths: number; sqft: number; description: string },
+): Promise<{ id: string; linkUrl: string }> {
+  const { id } = await api<{ id: string }>('POST', '/v1/listings', { ...fields, status: 'active' });
+  const client = await api<{ id: string }>('POST', '/v1/clients', {
+    name: 'Bench Client',
+    email: `client-${randomBytes(4).toString('hex')}@lightbox.invalid`,
+  });
+  const assigned = await api<{ client_link: { url: string } }>(
+    'POST',
+    `/v1/clients/${client.id}/listings/${id}?notify=false`,
+  );
+  return { id, linkUrl: assigned.client_link.url };
 }
 
 export async function tail(file: string, lines = 20): Promise<string> {
