@@ -19,6 +19,8 @@ interface Pool {
   whe: string[];
   evt: string[];
   media: { lst: string; med: string }[];
+  /** How many of `media` are photos with their variants made: the variant route's successes. */
+  ready: number;
   assigned: { cli: string; lst: string }[];
   deliveries: { whe: string; whd: string }[];
 }
@@ -30,6 +32,7 @@ const emptyPool = (): Pool => ({
   whe: [],
   evt: [],
   media: [],
+  ready: 0,
   assigned: [],
   deliveries: [],
 });
@@ -120,6 +123,7 @@ export class World {
       p.lst.length >= 4 &&
       p.cli.length >= 3 &&
       p.media.length >= 3 &&
+      p.ready >= 1 &&
       p.assigned.length >= 2 &&
       p.whe.length >= 2 &&
       p.deliveries.length >= 2;
@@ -128,7 +132,9 @@ export class World {
     if (enough(pool)) return;
     while (pool.lst.length < 4) pool.lst.push(await this.#listing(account));
     while (pool.cli.length < 3) pool.cli.push(await this.#client(account));
-    if (pool.media.length < 3) await this.#media(account, pool.lst[0] ?? (await this.#listing(account)));
+    // The upload fuzz adds media whose variants nobody makes, and deletes may take the ready ones.
+    if (pool.media.length < 3 || pool.ready === 0)
+      await this.#media(account, pool.lst[0] ?? (await this.#listing(account)));
     if (pool.assigned.length < 2) {
       const cli = await this.#client(account);
       for (const lst of [await this.#listing(account), await this.#listing(account)]) {
@@ -207,6 +213,7 @@ export class World {
       whe: await ids('webhook_endpoints'),
       evt: events.map((e) => e.id),
       media: media.map((m) => ({ lst: m.listing_id, med: m.id })),
+      ready: ready.length,
       assigned: assigned.map((a) => ({ cli: a.client_id ?? '', lst: a.id })),
       deliveries: deliveries.map((d) => ({ whe: d.endpoint_id, whd: d.id })),
     };
