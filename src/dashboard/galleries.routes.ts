@@ -238,6 +238,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         filters,
         items: list.data,
         total: list.pagination.total,
+        totalExact: list.pagination.total_exact,
         clients,
         nextUrl: next === null ? null : galleriesUrl(filters, next),
         paged: cursor !== '',

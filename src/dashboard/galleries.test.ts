@@ -179,6 +179,17 @@ describe('galleries in the dashboard', () => {
     assert.match(textOf(stale.body), /no longer available/);
   });
 
+  test('a search past the count of 1,000 says "1,000+", not a number it did not count', async () => {
+    const { owner, browser } = await signedIn('Big Studio');
+    for (let i = 0; i < 1001; i += 1) {
+      await ctx.services.listings.create(owner.accountId, { address: `${i + 1} Quay Street` });
+    }
+    const text = textOf((await browser.get('/dashboard/galleries?search=quay')).body);
+    assert.match(text, /1,000\+ galleries/);
+    const one = textOf((await browser.get('/dashboard/galleries?search=1001+quay')).body);
+    assert.match(one, /(^|\D)1 gallery\b/);
+  });
+
   test('upload without JavaScript: the token first; all or nothing; another account’s gallery is 404', async () => {
     const { owner, browser } = await signedIn('Upload Studio');
     const g = (await api<GalleryJson>(owner, 'POST', '/v1/listings', { address: '5 Mill Lane' })).json;

@@ -73,6 +73,8 @@ export interface GalleriesPageOptions {
   filters: GalleryFilters;
   items: ListingItemType[];
   total: number;
+  /** False when more match than were counted: `total` is then a lower bound (docs/api.md §19). */
+  totalExact: boolean;
   /** Client names by id, for the rows that have one. */
   clients: Map<string, string>;
   nextUrl: string | null;
@@ -129,7 +131,9 @@ export function galleriesPage(o: GalleriesPageOptions): SafeHtml {
       </div>
       <section class="card" aria-label="Find galleries">
         ${filtersForm(o.filters)}
-        <p class="muted small" role="status">${count(o.total)} ${o.total === 1 ? 'gallery' : 'galleries'}</p>
+        <p class="muted small" role="status">
+          ${count(o.total)}${o.totalExact ? '' : '+'} ${o.total === 1 && o.totalExact ? 'gallery' : 'galleries'}
+        </p>
         ${rows}
         <nav class="pager" aria-label="Pages">
           ${o.paged ? html`<a href="${galleriesUrl(o.filters)}">First page</a>` : ''}
