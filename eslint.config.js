@@ -34,6 +34,30 @@ const ONE_DOOR = [
   },
 ];
 
+/**
+ * A change outside a transaction: a statement that writes, run on the pool (`db.kysely`) rather than
+ * a write's `w.trx`. It records no event, takes no lock and changes no count, so it goes through
+ * writes.run like any other change; the sign-in machinery's own records (sessions, failed sign-ins,
+ * reset tokens, two-factor challenges), which are no account's data, are named in
+ * POOL_WRITE_ALLOWLIST.
+ */
+const POOL_WRITE = {
+  selector:
+    "CallExpression[callee.property.name=/^(insert|update|upsert|delete|remove|set|clear|touch|mark|bump|add|save|record)[A-Z]/][arguments.0.type='MemberExpression'][arguments.0.object.name='db'][arguments.0.property.name='kysely']",
+  message:
+    'A change goes through writes.run (src/mechanisms/writes/writes.ts) and its w.trx, not the pool. A file whose records are no account data is named in POOL_WRITE_ALLOWLIST (eslint.config.js) with its reason.',
+};
+
+const POOL_WRITE_ALLOWLIST = {
+  // A session row per signed-in browser, touched at most once a minute per request: taking the
+  // account's write for it would serialise every page view of a studio.
+  'src/modules/accounts/sessions.service.ts': 'sessions: the sign-in machinery, not account data',
+  // Failed sign-ins, counted per address and per account before any account is known.
+  'src/modules/accounts/sign-in.service.ts': 'failed sign-ins: the sign-in machinery',
+  // One-time reset tokens, asked for by anyone for any address (no account is known, or told).
+  'src/modules/accounts/password-reset.service.ts': 'reset tokens: the sign-in machinery',
+};
+
 /** The cleanup ledger is changed through its own door (media.cleanup.ts: lease, release, ...). */
 const LEDGER_DOOR = {
   selector:
@@ -152,6 +176,12 @@ export default defineConfig(
   {
     files: ['src/**/*.ts'],
     ignores: ['**/*.test.ts', 'src/db/**', 'src/mechanisms/**', ...Object.keys(ONE_DOOR_ALLOWLIST)],
+    rules: { 'no-restricted-syntax': ['error', ...ONE_DOOR, LEDGER_DOOR, POOL_WRITE] },
+  },
+  {
+    // The sign-in machinery's records: the unit of work's other rules still hold there.
+    files: Object.keys(POOL_WRITE_ALLOWLIST),
+    ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-syntax': ['error', ...ONE_DOOR, LEDGER_DOOR] },
   },
   {

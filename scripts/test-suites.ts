@@ -65,6 +65,7 @@ const FIRST_DIALECT_ONLY = [
   'test/readme*.test.ts',
   'test/citations.test.ts',
   'test/import-graph.test.ts',
+  'test/one-door.lint.test.ts', // lint rules, no database
   'test/deploy.test.ts',
   'test/run.test.ts',
   'test/node-version.test.ts',

@@ -42,6 +42,9 @@ const REASONS: Record<string, string[]> = {
     'disableTotp',
     'useStep',
   ],
+  'the operator names a row by id on the command line (lightbox keys revoke); the account is read from it': [
+    'findApiKeyById',
+  ],
   'upkeep across every account (expiry, pruning, the doctor)': [
     'deleteDeadSessions',
     'deleteExpiredResets',

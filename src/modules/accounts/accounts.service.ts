@@ -184,7 +184,8 @@ export function createAccountsService({
         throw validationError('sender_name', `must be at most ${STUDIO_NAME_MAX_LENGTH} characters`);
       }
       const values = { name, sender_name: sender === '' ? null : sender, updated_at: clock.iso() };
-      if (!(await repo.updateStudio(db.kysely, id, values))) throw notFound('Account');
+      const updated = await writes.run(id, { now: values.updated_at }, ({ trx }) => repo.updateStudio(trx, id, values));
+      if (!updated) throw notFound('Account');
       return toAccount(await requireRow(id));
     },
 

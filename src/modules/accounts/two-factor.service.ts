@@ -123,7 +123,9 @@ export function createTwoFactorService({ db, clock, writes }: Pick<Deps, 'db' | 
       if (user.totp_enabled === 1) return null;
       if ((await secretOf(user)) === null) {
         const sealed = seal(await sealingKey(db), user.id, newTotpSecret());
-        await repo.setPendingSecret(db.kysely, user.id, sealed, clock.iso());
+        const now = clock.iso();
+        const { id } = user;
+        await writes.run(user.account_id, { now }, ({ trx }) => repo.setPendingSecret(trx, id, sealed, now));
         user = await requireUser(userId);
       }
       const secret = await secretOf(user);
@@ -200,12 +202,15 @@ export function createTwoFactorService({ db, clock, writes }: Pick<Deps, 'db' | 
     async challenge(userId: string): Promise<string> {
       const token = newToken();
       const now = clock.now();
-      await repo.insertChallenge(db.kysely, {
-        token_hash: hashChallenge(token),
-        user_id: userId,
-        created_at: isoAt(now),
-        expires_at: isoAt(now + CHALLENGE_VALID_MS),
-      });
+      const user = await requireUser(userId);
+      await writes.run(user.account_id, { now: isoAt(now) }, ({ trx }) =>
+        repo.insertChallenge(trx, {
+          token_hash: hashChallenge(token),
+          user_id: userId,
+          created_at: isoAt(now),
+          expires_at: isoAt(now + CHALLENGE_VALID_MS),
+        }),
+      );
       return token;
     },
 

@@ -12,6 +12,11 @@ export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<A
   return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
 }
 
+/** A key by id whatever its account (the command line, acting as operator). */
+export async function findApiKeyById(db: Executor, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function listApiKeys(db: Executor, accountId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')
@@ -22,11 +27,12 @@ export async function listApiKeys(db: Executor, accountId: string): Promise<ApiK
     .execute();
 }
 
-/** Deletes the key; `accountId` null means any account (the command line acts as operator). */
-export async function deleteApiKey(db: Executor, id: string, accountId: string | null): Promise<boolean> {
-  let q = db.deleteFrom('api_keys').where('id', '=', id);
-  if (accountId !== null) q = q.where('account_id', '=', accountId);
-  const result = await q.executeTakeFirst();
+export async function deleteApiKey(db: Executor, id: string, accountId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('api_keys')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

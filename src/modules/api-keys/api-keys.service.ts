@@ -127,7 +127,7 @@ export function createApiKeysService({ db, clock, writes }: Pick<Deps, 'db' | 'c
         created_at: now.toISOString(),
         test: input.test === true ? 1 : 0,
       };
-      await repo.insertApiKey(db.kysely, row);
+      await writes.run(accountId, { now: row.created_at }, ({ trx }) => repo.insertApiKey(trx, row));
       return { key, apiKey: toApiKey(row) };
     },
 
@@ -144,7 +144,10 @@ export function createApiKeysService({ db, clock, writes }: Pick<Deps, 'db' | 'c
 
     /** Revokes a key; refused from the very next request on this node. */
     async revoke(keyId: string, accountId: string | null): Promise<void> {
-      const deleted = await repo.deleteApiKey(db.kysely, keyId, accountId);
+      // The command line acts as operator (no account given): the key's own account's write.
+      const owner = accountId ?? (await repo.findApiKeyById(db.kysely, keyId))?.account_id;
+      const deleted =
+        owner !== undefined && (await writes.run(owner, {}, ({ trx }) => repo.deleteApiKey(trx, keyId, owner)));
       // After the delete too: a lookup racing it may have cached the key again meanwhile.
       forget(keyId);
       if (!deleted) throw notFound('API key');
@@ -187,11 +190,10 @@ export function createApiKeysService({ db, clock, writes }: Pick<Deps, 'db' | 'c
       if (entry.expiresAt !== null && entry.expiresAt <= now) return null;
       if (now - entry.lastTouched >= TOUCH_INTERVAL_MS) {
         entry.lastTouched = now;
-        await repo.touchApiKey(
-          db.kysely,
-          entry.auth.keyId,
-          new Date(now).toISOString(),
-          new Date(now - TOUCH_INTERVAL_MS).toISOString(),
+        const { keyId, liveAccountId } = entry.auth;
+        const at = new Date(now).toISOString();
+        await writes.run(liveAccountId, { now: at }, ({ trx }) =>
+          repo.touchApiKey(trx, keyId, at, new Date(now - TOUCH_INTERVAL_MS).toISOString()),
         );
       }
       return entry.auth;

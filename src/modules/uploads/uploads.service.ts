@@ -256,7 +256,7 @@ export function createUploadsService({
             await removeUnfinished(row);
           } else {
             await tus.forgetCompleted(row.storage_key);
-            await uploads.deleteUpload(db.kysely, row.id);
+            await writes.run(row.account_id, {}, ({ trx }) => uploads.deleteUpload(trx, row.id));
           }
         });
       } catch (err) {

@@ -125,20 +125,22 @@ export function createWebhooksService({
     async create(accountId: string, input: WebhookEndpointCreateInput): Promise<WebhookEndpointWithSecretType> {
       const url = await checkUrl(input.url);
       const now = clock.iso();
-      const row = await repo.insertEndpoint(db.kysely, {
-        id: newId('whe'),
-        account_id: accountId,
-        url,
-        events: eventsOf(input.events),
-        description: input.description ?? null,
-        enabled: 1,
-        disabled_reason: null,
-        secret: newWebhookSecret(),
-        previous_secret: null,
-        previous_secret_until: null,
-        created_at: now,
-        updated_at: now,
-      });
+      const row = await writes.run(accountId, { now }, ({ trx }) =>
+        repo.insertEndpoint(trx, {
+          id: newId('whe'),
+          account_id: accountId,
+          url,
+          events: eventsOf(input.events),
+          description: input.description ?? null,
+          enabled: 1,
+          disabled_reason: null,
+          secret: newWebhookSecret(),
+          previous_secret: null,
+          previous_secret_until: null,
+          created_at: now,
+          updated_at: now,
+        }),
+      );
       return { ...toEndpoint(row), secret: row.secret };
     },
 
@@ -185,7 +187,10 @@ export function createWebhooksService({
     },
 
     async remove(accountId: string, id: string): Promise<void> {
-      if (!hasIdShape('whe', id) || !(await repo.deleteEndpoint(db.kysely, accountId, id))) {
+      const deleted =
+        hasIdShape('whe', id) &&
+        (await writes.run(accountId, {}, ({ trx }) => repo.deleteEndpoint(trx, accountId, id)));
+      if (!deleted) {
         throw notFound('Webhook endpoint');
       }
     },
@@ -193,12 +198,15 @@ export function createWebhooksService({
     /** A new secret; the old one keeps signing for 24 hours (both signatures are sent). */
     async rotateSecret(accountId: string, id: string): Promise<WebhookEndpointWithSecretType> {
       const current = await endpointRow(accountId, id);
-      const row = await repo.updateEndpoint(db.kysely, accountId, id, {
-        secret: newWebhookSecret(),
-        previous_secret: current.secret,
-        previous_secret_until: clock.iso(PREVIOUS_SECRET_MS),
-        updated_at: clock.iso(),
-      });
+      const now = clock.iso();
+      const row = await writes.run(accountId, { now }, ({ trx }) =>
+        repo.updateEndpoint(trx, accountId, id, {
+          secret: newWebhookSecret(),
+          previous_secret: current.secret,
+          previous_secret_until: clock.iso(PREVIOUS_SECRET_MS),
+          updated_at: now,
+        }),
+      );
       if (row === undefined) throw notFound('Webhook endpoint');
       return { ...toEndpoint(row), secret: row.secret };
     },
