@@ -1,7 +1,10 @@
-// Kept-alive connections for webhook deliveries. One agent per destination, where a destination
-// is the URL's protocol, host and port AND the addresses that were checked for it: a socket is
-// only ever reused for the same checked addresses, and the agent's lookup can only return those
-// addresses, so no connection reaches an address that was not checked (docs/api.md §15).
+// Kept-alive connections for outgoing requests (webhook deliveries, media fetched from a URL).
+// One agent per destination, where a destination is the URL's protocol, host and port AND the
+// addresses that were checked for it: a socket is only ever reused for the same checked
+// addresses, and the agent's lookup can only return those addresses, so no connection reaches an
+// address that was not checked (docs/api.md §15).
+// An agent may also belong to an owner (the account a media fetch is for): owners never share an
+// agent, so one owner's requests queue behind its own only, never behind another's (decisions/0026).
 // When DNS moves a name, the next delivery gets a new agent; the old one is retired by the LRU.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
@@ -22,8 +25,9 @@ export interface AgentPoolOptions {
   /** Destinations kept at once; the least recently used is retired beyond this. Default 256. */
   maxDestinations?: number;
   /**
-   * Connections open at once to one destination from this node, which bounds how many
-   * deliveries to one endpoint run at once here; further ones wait their turn. Default 10.
+   * Connections open at once to one destination (per owner, when `agentFor` is given one) from
+   * this node, which bounds how many requests to one endpoint run at once here; further ones
+   * wait their turn. Default 10.
    */
   maxSocketsPerDestination?: number;
   /** How long an idle connection is kept (less if the receiver's Keep-Alive says so). Default 15 s. */
@@ -50,8 +54,9 @@ export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunct
   };
 }
 
-function destinationKey(d: Destination): string {
-  return `${d.protocol}//${d.host}:${d.port}@${d.addresses.map((a) => a.address).join(',')}`;
+function destinationKey(d: Destination, owner: string | undefined): string {
+  const where = `${d.protocol}//${d.host}:${d.port}@${d.addresses.map((a) => a.address).join(',')}`;
+  return owner === undefined ? where : `${owner} ${where}`;
 }
 
 export class WebhookAgentPool {
@@ -71,9 +76,12 @@ export class WebhookAgentPool {
     return this.#agents.size;
   }
 
-  /** The agent for a destination, made on first use; marks it most recently used. */
-  agentFor(destination: Destination): http.Agent {
-    const key = destinationKey(destination);
+  /**
+   * The agent for a destination (and `owner`, if given: each owner has agents of its own, with
+   * `maxSocketsPerDestination` each), made on first use; marks it most recently used.
+   */
+  agentFor(destination: Destination, owner?: string): http.Agent {
+    const key = destinationKey(destination, owner);
     const existing = this.#agents.get(key);
     if (existing !== undefined) {
       this.#agents.delete(key);

@@ -304,6 +304,7 @@ describe('the address rules of docs/api.md §15 (WEBHOOK_ALLOW_PRIVATE=false)', 
 
 describe('a stalled fetch (docs/api.md §21: 30 s without a byte, here 300 ms)', () => {
   const options = {
+    account: 'acct_stall',
     allowPrivate: true,
     maxBytes: MAX,
     stallMs: 300,

@@ -20,6 +20,8 @@ const MAX_REDIRECTS = 5;
 const FETCH_STALL_MS = 30_000;
 
 export interface UrlFetchOptions {
+  /** The account the file is fetched for: its fetches wait behind its own only. */
+  account: string;
   allowPrivate: boolean;
   resolve: Resolver;
   maxBytes: number;
@@ -34,8 +36,16 @@ export interface FetchedFile {
 
 const fetchFailed = (why: string): AppError => new AppError('fetch_failed', `The file could not be fetched: ${why}`);
 
-/** Agents per destination, shared by every fetch of the process (kept-alive connections reused). */
-const sharedAgents = new WebhookAgentPool();
+/**
+ * Agents per account and destination (kept-alive connections reused within an account). Each
+ * account has its own 10 connections to a host, so one account's slow imports, however many,
+ * make only its own further fetches from that host wait, never another account's. Nothing caps
+ * the total here, on purpose: a shared cap is what let one account starve the others. The total
+ * is bounded where the fetches come from: each is one API request in progress, and those are
+ * capped per key and per client address (HTTP_MAX_IN_FLIGHT_PER_KEY, ..._PER_ADDRESS); see
+ * decisions/0026. More destinations are kept than for webhooks as each account counts apart.
+ */
+const sharedAgents = new WebhookAgentPool({ maxDestinations: 1024, maxSocketsPerDestination: 10 });
 
 /** The name: `filename`, else Content-Disposition's, else the path's last segment, else `download`. */
 function fetchedName(given: string | undefined, disposition: string | undefined, url: URL): string {
@@ -98,7 +108,7 @@ export async function openUrl(
       port: url.port === '' ? (protocol === 'https:' ? 443 : 80) : Number(url.port),
       addresses: resolved.addresses,
     };
-    const response = await request(url, destination, agents, stallMs);
+    const response = await request(url, destination, agents.agentFor(destination, options.account), stallMs);
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
     if (status >= 300 && status < 400 && location !== undefined) {
@@ -125,15 +135,10 @@ export async function openUrl(
   }
 }
 
-function request(
-  url: URL,
-  destination: Destination,
-  agents: WebhookAgentPool,
-  stallMs: number,
-): Promise<IncomingMessage> {
+function request(url: URL, destination: Destination, agent: http.Agent, stallMs: number): Promise<IncomingMessage> {
   const name = destination.host.replace(/\.+$/, '');
   const options: https.RequestOptions = {
-    agent: agents.agentFor(destination),
+    agent,
     method: 'GET',
     host: destination.host,
     port: destination.port,
@@ -144,9 +149,19 @@ function request(
   if (destination.protocol === 'https:' && net.isIP(name) === 0) options.servername = name;
   return new Promise((resolve, reject) => {
     const req = (destination.protocol === 'https:' ? https : http).request(options);
+    // No socket by the deadline: the agent (this account's own, for this destination) had every
+    // connection busy with the account's other fetches, and the host was never asked.
+    let gotSocket = false;
+    req.once('socket', () => (gotSocket = true));
     const timer = setTimeout(() => {
       req.destroy();
-      reject(fetchFailed(`no answer within ${stallMs / 1000} s`));
+      reject(
+        fetchFailed(
+          gotSocket
+            ? `no answer within ${stallMs / 1000} s`
+            : `this account's other fetches from ${destination.host} kept its ${agent.maxSockets} connections busy for ${stallMs / 1000} s`,
+        ),
+      );
     }, stallMs);
     req.on('response', (res) => {
       clearTimeout(timer);

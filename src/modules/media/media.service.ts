@@ -253,6 +253,7 @@ export function createMediaService({
     ): Promise<MediaType[]> {
       await requireListing(accountId, listingId);
       const file = await openUrl(input.url, input.filename, {
+        account: accountId,
         allowPrivate: config.webhooks.allowPrivate,
         resolve: resolve ?? systemResolver,
         maxBytes: limits.maxFileBytes,
