@@ -443,6 +443,11 @@ interface AccountVersionsTable {
   version: number;
   /** Raised by public page activity alone (2026-12-07-1000): only tags that show its counters use it. */
   views_version: Generated<number>;
+  /**
+   * Raised by the event log's rows, its counts and the webhook deliveries alone (2026-12-07-1200):
+   * only the tags of the reads that show them use it.
+   */
+  events_version: Generated<number>;
 }
 
 /** SQLite only: a stable integer key per client for the FTS5 search index (src/db/search.ts). */

@@ -68,8 +68,8 @@ describe('public page views and /v1 ETags', () => {
   });
 
   test("a client gallery view moves the gallery's tag with its counters (never a stale 304)", async () => {
-    // The view is also an event (client_link.viewed, docs/api.md §15): /v1/events changes, and with
-    // it the account's version. What the views version adds is that the counters alone move the tag.
+    // The view is also an event (client_link.viewed, docs/api.md §15), which raises the events
+    // version (src/http/conditional.gallery-views.test.ts); the counters alone move this tag.
     const item = `/v1/listings/${gallery.listingId}`;
     const before = await call(ctx, 'GET', item, { key: owner.key });
     const viewed = await visit(ctx, gallery.path);

@@ -93,7 +93,11 @@ const DOCUMENT = '/v1/openapi.json';
 /** Differs per key under one URL: tags its own body (src/modules/accounts/account.test.ts). */
 const OWN_TAG = new Set(['/v1/account']);
 
-const WEAK_TAG = /^W\/"\d+(\.\d+)?-[A-Za-z0-9_-]{16}"$/;
+/** The account's version, then the views version and the events version (`e`) where the read shows them. */
+const WEAK_TAG = /^W\/"\d+(\.\d+)?(\.e\d+)?-[A-Za-z0-9_-]{16}"$/;
+/** The reads whose 200 shows a gallery's page counters (`views`), and the event log's (decisions/0014). */
+const SHOW_VIEWS = new Set(['/v1/listings/:id']);
+const SHOW_EVENTS = new Set(['/v1/events', '/v1/events/:id', '/v1/webhook_endpoints/:id/deliveries']);
 
 describe('every JSON read under /v1 answers If-None-Match', () => {
   test('the table covers every GET route the app registered', () => {
@@ -160,6 +164,15 @@ describe('every JSON read under /v1 answers If-None-Match', () => {
 });
 
 describe('what the tag depends on, and what comes first', () => {
+  test('a read is tagged with the views and events versions only where its body shows them', async () => {
+    for (const [route, urlOf] of Object.entries(READS)) {
+      const res = await call(ctx, 'GET', urlOf(), { key: owner.key });
+      const [, views, events] = /^W\/"\d+(\.\d+)?(\.e\d+)?-/.exec(String(res.headers.etag)) ?? [];
+      assert.equal(views !== undefined, SHOW_VIEWS.has(route), `${route}: the views version`);
+      assert.equal(events !== undefined, SHOW_EVENTS.has(route), `${route}: the events version`);
+    }
+  });
+
   test('different URLs (another query) have different tags; a read-only key sees the same tags', async () => {
     const readOnly = await createKey(ctx, owner.accountId, { scope: 'read_only' });
     const tags = new Set<string>();

@@ -2,7 +2,9 @@
 // Every GET (and HEAD) of a JSON resource or list answers with a weak ETag built from the
 // account's version (one primary-key read, raised by the database in the transaction of every
 // write) and the request's URL; a matching If-None-Match answers 304 before the handler runs, so
-// a 304 costs the version read, not the queries and serialization of the 200 it replaces.
+// a 304 costs the version read, not the queries and serialization of the 200 it replaces. Public
+// page counters and the event log (with its deliveries) raise versions of their own instead, which
+// only the tags of the reads that show them are built on (`showsOf`).
 // Routes that serve stored bytes declare their own 304 and keep their own strong ETags.
 //
 // The tag also keys this node's cache of 200 bodies (HTTP_RESPONSE_CACHE_MB, decisions/0016): a
@@ -19,10 +21,11 @@ import type { App } from './types.ts';
 export interface ConditionalOptions {
   /**
    * The account's current versions, read from the database (never cached): `version`, raised by
-   * every change a read shows, and `views`, raised by public page activity alone (a gallery's view
-   * and download counters, a property page's views), which only some reads show.
+   * every change a read shows but those below; `views`, raised by public page activity alone (a
+   * gallery's view and download counters, a property page's views); `events`, raised by the event
+   * log and the webhook deliveries alone. Only the reads that show the last two are built on them.
    */
-  version(accountId: string): Promise<{ version: number; views: number }>;
+  version(accountId: string): Promise<{ version: number; views: number; events: number }>;
   /**
    * What else the representations depend on, constant per process: the OpenAPI document (the
    * shapes), the public URL (absolute URLs in bodies). Read once, at the first request.
@@ -123,23 +126,41 @@ export function isConditionalRoute(route: Pick<RouteOptions, 'method' | 'schema'
   return route.config?.auth !== false;
 }
 
+/** The named schemas (titles) of the event log's rows and of the webhook deliveries. */
+const EVENT_LOG_SCHEMAS: ReadonlySet<unknown> = new Set(['Event', 'WebhookDelivery']);
+
+/** Which versions a route's tag is built on besides the account's `version`. */
+interface Shows {
+  /**
+   * Public page counters (a `views` field anywhere in its 200: the gallery object's `client_link`
+   * and `property_page`), raised by a page view on /g or /p.
+   */
+  views: boolean;
+  /** The event log's events or the webhook deliveries (by their schemas' titles). */
+  events: boolean;
+}
+
 /**
- * Whether a route's 200 shows public page counters (a `views` field anywhere in it: the gallery
- * object's `client_link` and `property_page`). Only such tags are built on the views version too,
- * so a page view on /g or /p leaves every other tag of the studio as it was.
+ * What a route's 200 shows, from its response schema: only such tags are built on the views and
+ * events versions too, so a page view or a visitor's event leaves every other tag of the studio as
+ * it was (docs/decisions/0014-account-versions.md, the amendments).
  */
-function showsPageViews(route: Pick<RouteOptions, 'schema'>): boolean {
+function showsOf(route: Pick<RouteOptions, 'schema'>): Shows {
   const ok = (route.schema?.response as Record<string, unknown> | undefined)?.['200'];
+  const shows: Shows = { views: false, events: false };
   const pending: unknown[] = [ok];
   // Iterative and bounded: response schemas are ours, but a $ref loop must not hang start-up.
   for (let seen = 0; pending.length > 0 && seen < 10_000; seen += 1) {
     const node = pending.pop();
     if (typeof node !== 'object' || node === null) continue;
     const properties = (node as { properties?: unknown }).properties;
-    if (typeof properties === 'object' && properties !== null && Object.hasOwn(properties, 'views')) return true;
+    if (typeof properties === 'object' && properties !== null && Object.hasOwn(properties, 'views')) {
+      shows.views = true;
+    }
+    if (EVENT_LOG_SCHEMAS.has((node as { title?: unknown }).title)) shows.events = true;
     pending.push(...(Object.values(node) as unknown[]));
   }
-  return false;
+  return shows;
 }
 
 export function registerConditionalGets(v1: App, options: ConditionalOptions): RouteHooksFor {
@@ -158,11 +179,13 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): R
   // After authentication, the rate limit, validation and the Idempotency-Key check (the hooks of
   // the scope, then the route hooks attached before this one): preconditions are evaluated last
   // (RFC 9110 13.2.1), so a refused request is refused whatever its If-None-Match.
-  const checkFor = (withViews: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const checkFor = (shows: Shows) => async (request: FastifyRequest, reply: FastifyReply) => {
     salt ??= options.salt();
     const { accountId } = request.auth;
     const versions = await options.version(accountId);
-    const version = withViews ? `${versions.version}.${versions.views}` : String(versions.version);
+    let version = String(versions.version);
+    if (shows.views) version += `.${versions.views}`;
+    if (shows.events) version += `.e${versions.events}`;
     const resource = `${accountId}\n${request.url}`;
     let digest = digests.get(resource);
     if (digest === undefined) {
@@ -214,10 +237,17 @@ export function registerConditionalGets(v1: App, options: ConditionalOptions): R
     done(null, payload);
   };
 
-  const check = checkFor(false);
-  const checkWithViews = checkFor(true);
-  return (route) =>
-    isConditionalRoute(route)
-      ? { preHandler: showsPageViews(route) ? checkWithViews : check, onSend: stamp }
-      : undefined;
+  // One check per combination a route can need, made once.
+  const checks = new Map<string, ReturnType<typeof checkFor>>();
+  return (route) => {
+    if (!isConditionalRoute(route)) return undefined;
+    const shows = showsOf(route);
+    const key = `${shows.views}.${shows.events}`;
+    let preHandler = checks.get(key);
+    if (preHandler === undefined) {
+      preHandler = checkFor(shows);
+      checks.set(key, preHandler);
+    }
+    return { preHandler, onSend: stamp };
+  };
 }
