@@ -3,6 +3,8 @@
 // only ever reused for the same checked addresses, and the agent's lookup can only return those
 // addresses, so no connection reaches an address that was not checked (docs/api.md §15).
 // When DNS moves a name, the next delivery gets a new agent; the old one is retired by the LRU.
+// A destination may also name its owner (a webhook endpoint): owners never share an agent, so
+// one owner's hung requests never hold the connections another's requests wait for.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -16,14 +18,22 @@ export interface Destination {
   port: number;
   /** The checked addresses of `host`, in the order to try them. */
   addresses: readonly ResolvedAddress[];
+  /**
+   * Whose connections these are (a webhook endpoint's id): destinations of different owners get
+   * agents of their own, even on one host and port. Endpoints of many studios often share a host
+   * (an automation platform's, docs/api.md §24); sharing its `maxSocketsPerDestination`
+   * connections let one endpoint that never answers hold them all, and every other endpoint on
+   * that host waited the whole attempt timeout for one.
+   */
+  owner?: string;
 }
 
 export interface AgentPoolOptions {
   /** Destinations kept at once; the least recently used is retired beyond this. Default 256. */
   maxDestinations?: number;
   /**
-   * Connections open at once to one destination from this node, which bounds how many
-   * deliveries to one endpoint run at once here; further ones wait their turn. Default 10.
+   * Connections open at once to one destination (of one owner) from this node, which bounds how
+   * many deliveries to one endpoint run at once here; further ones wait their turn. Default 10.
    */
   maxSocketsPerDestination?: number;
   /** How long an idle connection is kept (less if the receiver's Keep-Alive says so). Default 15 s. */
@@ -51,7 +61,8 @@ export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunct
 }
 
 function destinationKey(d: Destination): string {
-  return `${d.protocol}//${d.host}:${d.port}@${d.addresses.map((a) => a.address).join(',')}`;
+  const key = `${d.protocol}//${d.host}:${d.port}@${d.addresses.map((a) => a.address).join(',')}`;
+  return d.owner === undefined ? key : `${key}#${d.owner}`;
 }
 
 export class WebhookAgentPool {

@@ -23,6 +23,11 @@ export interface WebhookRequest {
   timeoutMs?: number;
   /** How much of the response body is read and returned. Default 2,048 bytes. */
   excerptBytes?: number;
+  /**
+   * The endpoint sent to: its connections are its own, never shared with another endpoint on the
+   * same host, so one that never answers cannot hold the connections the others need (Destination.owner).
+   */
+  endpointId?: string;
 }
 
 export interface SenderOptions {
@@ -96,6 +101,7 @@ async function attempt(
     host,
     port: url.port === '' ? (protocol === 'https:' ? 443 : 80) : Number(url.port),
     addresses: resolved.addresses,
+    ...(request.endpointId === undefined ? {} : { owner: request.endpointId }),
   };
   const body = typeof request.body === 'string' ? Buffer.from(request.body) : request.body;
   return exchange({
