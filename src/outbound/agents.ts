@@ -3,8 +3,10 @@
 // addresses that were checked for it: a socket is only ever reused for the same checked
 // addresses, and the agent's lookup can only return those addresses, so no connection reaches an
 // address that was not checked (docs/api.md §15).
-// An agent may also belong to an owner (the account a media fetch is for): owners never share an
-// agent, so one owner's requests queue behind its own only, never behind another's (decisions/0026).
+// An agent may also belong to an owner (the account a media fetch is for, the webhook endpoint a
+// delivery is for): owners never share an agent, so one owner's requests queue behind its own
+// only, and one that never answers cannot hold the connections another's wait for (decisions/0026,
+// decisions/0019).
 // When DNS moves a name, the next delivery gets a new agent; the old one is retired by the LRU.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';

@@ -2,7 +2,8 @@
 // signed afresh each attempt (Standard Webhooks), sent to an address checked at this attempt,
 // its status and a bounded excerpt of the answer recorded. Retried on the configured schedule
 // (about 5 s, 5 min, 30 min, 2 h, 8 h, 24 h, with jitter), then failed. A slow or dead endpoint
-// holds at most WEBHOOK_ENDPOINT_CONCURRENCY of the node's slots (the runner's group limit).
+// holds at most WEBHOOK_ENDPOINT_CONCURRENCY of the node's slots (the runner's group limit) and
+// as many connections, its own: endpoints on one host (of any account) share no connection.
 import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
@@ -82,6 +83,8 @@ export function deliveryHandler(
         body: payload,
         headers: { ...signatureHeaders({ id: delivery.event_id, timestamp: now, payload, secrets }) },
         timeoutMs,
+        // Its own connections: another endpoint on the same host that never answers cannot hold them.
+        endpointId: delivery.endpoint_id,
       },
       { allowPrivate: settings.allowPrivate, resolve, agents },
     );

@@ -220,6 +220,36 @@ describe('sendWebhook: connection pool', () => {
     assert.equal(r.connections.total, 2);
   });
 
+  test("endpoints on one host share no connection: one that never answers holds none of another's", async () => {
+    // Endpoints of several studios on one host (an automation platform's, docs/api.md §24).
+    const held: { destroy(): void }[] = [];
+    const r = await receiver((req, res) => {
+      if (req.url === '/dead') held.push(res);
+      else res.end('ok');
+    });
+    const agents = pool({ maxSocketsPerDestination: 2 });
+    const hanging = Array.from({ length: 2 }, () =>
+      sendWebhook({ url: r.url('/dead'), body, endpointId: 'whe_dead' }, { allowPrivate: true, agents }),
+    );
+    while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    // Both of the dead endpoint's connections are taken; the other endpoint still gets one of its own.
+    const other = await sendWebhook(
+      { url: r.url('/hook'), body, endpointId: 'whe_other', timeoutMs: 2000 },
+      { allowPrivate: true, agents },
+    );
+    assert.equal(other.ok, true, other.error ?? '');
+    assert.equal(agents.size, 2);
+    // The dead endpoint's own bound holds: a third request to it waits for one of its two.
+    const third = await sendWebhook(
+      { url: r.url('/dead'), body, endpointId: 'whe_dead', timeoutMs: 300 },
+      { allowPrivate: true, agents },
+    );
+    assert.equal(third.error, 'timed out after 300 ms (waiting for a free connection to the endpoint)');
+    for (const res of held) res.destroy();
+    for (const result of await Promise.all(hanging)) assert.equal(result.ok, false);
+  });
+
   test('beyond maxDestinations the least recently used is retired without cutting its delivery', async () => {
     let release = (): void => undefined;
     const slow = await receiver((_req, res) => {

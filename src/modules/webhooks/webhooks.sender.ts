@@ -23,6 +23,11 @@ export interface WebhookRequest {
   timeoutMs?: number;
   /** How much of the response body is read and returned. Default 2,048 bytes. */
   excerptBytes?: number;
+  /**
+   * The endpoint sent to: its connections are its own, never shared with another endpoint on the
+   * same host, so one that never answers cannot hold the connections the others need (the pool's owners).
+   */
+  endpointId?: string;
 }
 
 export interface SenderOptions {
@@ -107,6 +112,7 @@ async function attempt(
     timeoutMs,
     deadline,
     agents: options.agents ?? defaultAgentPool,
+    owner: request.endpointId,
     retryStale: true,
   });
 }
@@ -120,13 +126,15 @@ interface Exchange {
   timeoutMs: number;
   deadline: number;
   agents: WebhookAgentPool;
+  /** Whose connections these are (the endpoint's id): the pool gives each owner agents of its own. */
+  owner: string | undefined;
   /** Whether a kept-alive connection found closed may be replaced once by a new one. */
   retryStale: boolean;
 }
 
 function exchange(x: Exchange): Promise<Outcome> {
   const { destination, url } = x;
-  const agent = x.agents.agentFor(destination);
+  const agent = x.agents.agentFor(destination, x.owner);
   const name = destination.host.replace(/\.+$/, '');
   return new Promise<Outcome>((settle) => {
     let phase = 'waiting for a free connection to the endpoint';
