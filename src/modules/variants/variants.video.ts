@@ -249,7 +249,7 @@ async function probeVideo(file: string, limits: VideoLimits, binary?: string): P
  * (a chapter is a track with its titles in it), no subtitle or data stream, and, with `bitexact`,
  * not even the muxer's own `encoder` tag. What is left names nothing but the codecs.
  */
-export const NO_TAGS = ['-sn', '-dn', '-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact'] as const;
+const NO_TAGS = ['-sn', '-dn', '-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact'] as const;
 
 /** Even sizes (4:2:0 chroma needs them) within `box`, never enlarged. */
 function evenFit(size: Box, box: Box): Box {

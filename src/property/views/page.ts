@@ -169,7 +169,7 @@ const DOCUMENT_KINDS: readonly (readonly [RegExp, string])[] = [
  * (as a photo's); else the kind the file name says (`Floor plan`), numbered when two say the same;
  * else `Document N`, N its place among the page's documents.
  */
-export function documentNames(documents: readonly VisibleMedia[], branded: boolean): string[] {
+function documentNames(documents: readonly VisibleMedia[], branded: boolean): string[] {
   if (branded) return documents.map((m) => m.row.caption ?? m.row.filename);
   const kinds = documents.map((m) =>
     m.row.caption === null ? DOCUMENT_KINDS.find(([says]) => says.test(m.row.filename))?.[1] : undefined,
