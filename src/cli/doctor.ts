@@ -84,8 +84,13 @@ Options:
       out(`variants: ${v.variant ?? ''} of photo ${v.id} of gallery ${v.listing_id} (account ${v.account_id}) has no stored object`); // prettier-ignore
     }
     for (const p of variants.stalled) {
-      const why = p.variants_status === 'pending' ? 'is pending with no job queued' : `is ready with ${p.variants} of its variants`; // prettier-ignore
-      out(`variants: photo ${p.id} of gallery ${p.listing_id} (account ${p.account_id}) ${why}`);
+      const why =
+        p.variants_status === 'pending'
+          ? 'is pending with no job queued'
+          : p.kind === 'video'
+            ? 'is ready without its poster or a rendition with no tags'
+            : `is ready with ${p.variants} of its variants`;
+      out(`variants: ${p.kind} ${p.id} of gallery ${p.listing_id} (account ${p.account_id}) ${why}`);
     }
     const differences =
       report.counters.length +

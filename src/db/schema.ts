@@ -139,8 +139,11 @@ export type VariantsStatus = 'pending' | 'ready' | 'failed';
 /** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
-  /** A photo's thumb, large and mls (docs/api.md §13) and the public pages' medium; a video's poster and web (§25). */
-  name: 'thumb' | 'medium' | 'large' | 'mls' | 'poster' | 'web';
+  /**
+   * A photo's thumb, large and mls (docs/api.md §13) and the public pages' medium; a video's poster
+   * and web (§25), and the public pages' stripped (the original's streams with none of its tags).
+   */
+  name: 'thumb' | 'medium' | 'large' | 'mls' | 'poster' | 'web' | 'stripped';
   account_id: string;
   listing_id: string;
   storage_key: string;

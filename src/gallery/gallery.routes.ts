@@ -140,10 +140,8 @@ export function registerGalleryRoutes(
   /** A video, played in the page (Range); not a download. With downloads off, its web rendition only. */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
     const { view, found } = await item(request);
-    return sendPlayback(request, reply, services.media, found, {
-      originalName: found.row.filename,
-      original: view.link.downloads_enabled !== 0,
-    });
+    const withoutWeb = view.link.downloads_enabled !== 0 ? { original: found.row.filename } : 'nothing';
+    return sendPlayback(request, reply, services.media, found, withoutWeb);
   });
 
   /** A ZIP as a download: Content-Length known, resumable (Range, If-Range), counted from byte 0. */

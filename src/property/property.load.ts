@@ -12,6 +12,8 @@ export interface PropertyView {
   /** The token in the URL: the branded or the unbranded one. */
   token: string;
   listing: ListingType;
+  /** The branded page (`url`), or the unbranded one (`unbranded_url`). */
+  branded: boolean;
   /** The studio's name on the branded page; null on the unbranded one. */
   studioName: string | null;
   /** False for test data: the page says so (docs/api.md §20). */
@@ -34,5 +36,14 @@ export async function loadProperty(services: Services, token: string): Promise<P
   if (listing === undefined || account === undefined || listing.status !== 'active') return undefined;
   const withVariants = media.filter((m) => m.row.kind === 'photo' && m.variants.length > 0);
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
-  return { page, token, listing, studioName: branded ? account.name : null, livemode: account.livemode, media, cover };
+  return {
+    page,
+    token,
+    listing,
+    branded,
+    studioName: branded ? account.name : null,
+    livemode: account.livemode,
+    media,
+    cover,
+  };
 }

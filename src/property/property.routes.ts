@@ -1,6 +1,7 @@
 // The routes of a property page (docs/api.md §25), the same under the branded and the unbranded
 // token. Every one resolves the token first: an unknown token, a page taken down, a hidden item,
-// another gallery's media: all the same plain 404. No route serves an original or a ZIP.
+// another gallery's media: all the same plain 404. No route serves an original to download or a
+// ZIP, and no route of the unbranded page serves an original at all.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
@@ -68,11 +69,19 @@ export function registerPropertyRoutes(
     cover: async (request) => (await property(request)).cover,
   });
 
-  /** A video, played in the page (Range), as the client gallery plays it; not a download. */
+  /**
+   * A video, played in the page (Range); not a download. The branded page plays it as the client
+   * gallery does (the web rendition, else the original). The unbranded page never plays the
+   * original, whose tags (title, artist, comment, ...) may name the studio: the web rendition or
+   * the stripped copy, else 404 until one is made (docs/api.md §25).
+   */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
-    const found = await item(request);
-    // The media's id, not its filename: a name could carry the studio's onto the unbranded page.
+    const view = await property(request);
+    const found = visibleItem(view, request.params.media_id);
+    if (found === undefined) throw new AppError('not_found', 'No such file on this page');
+    if (!view.branded) return sendPlayback(request, reply, services.media, found, 'stripped');
+    // The media's id, not its file name, as the unbranded page names everything.
     const name = `${found.row.id}.${found.row.content_type.split('/')[1] ?? 'bin'}`;
-    return sendPlayback(request, reply, services.media, found, { originalName: name, original: true });
+    return sendPlayback(request, reply, services.media, found, { original: name });
   });
 }

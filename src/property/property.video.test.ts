@@ -1,6 +1,7 @@
 // Videos on the property pages (docs/api.md §25): as on the client gallery page, once the
 // variants are made a video shows its poster and plays its web rendition, under the branded and
-// the unbranded token alike, and a played file is named by its id (never its file name).
+// the unbranded token alike, and a played file is named by its id (never its file name). Before,
+// the branded page plays the original and the unbranded one nothing (property.unbranded.test.ts).
 // node:test's describe() and test() return promises that the runner itself awaits.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -42,16 +43,20 @@ describe('videos on the property pages', () => {
     return tag.replace(/\s+/g, ' ');
   };
 
-  test('before the variants: the original plays from its first frame, no poster', async () => {
-    for (const base of pages) {
-      const tag = videoTag((await visit(ctx, base)).body);
-      assert.doesNotMatch(tag, /poster=/);
-      const play = await visit(ctx, `${base}/media/${walk.id}/play`);
-      assert.equal(play.statusCode, 200);
-      assert.ok(play.rawPayload.equals(original), 'the original');
-      assert.doesNotMatch(String(play.headers['content-disposition']), /Harbour/);
-      assert.equal((await visit(ctx, `${base}/poster/${walk.id}`)).statusCode, 404);
-    }
+  test('before the variants: the branded page plays the original from its first frame, the unbranded one nothing', async () => {
+    const [branded, unbranded] = pages as [string, string];
+    const tag = videoTag((await visit(ctx, branded)).body);
+    assert.doesNotMatch(tag, /poster=/);
+    const play = await visit(ctx, `${branded}/media/${walk.id}/play`);
+    assert.equal(play.statusCode, 200);
+    assert.ok(play.rawPayload.equals(original), 'the original');
+    assert.doesNotMatch(String(play.headers['content-disposition']), /Harbour/);
+    // The original's tags may name the studio: the unbranded page waits for a rendition (docs/api.md §25).
+    const page = (await visit(ctx, unbranded)).body;
+    assert.ok(!page.includes(walk.id), 'the unbranded page shows nothing of the video yet');
+    assert.doesNotMatch(page, /<video/);
+    assert.equal((await visit(ctx, `${unbranded}/media/${walk.id}/play`)).statusCode, 404);
+    for (const base of pages) assert.equal((await visit(ctx, `${base}/poster/${walk.id}`)).statusCode, 404);
   });
 
   test('once made: the poster shows and play serves the web rendition, on both pages', async () => {

@@ -1,7 +1,7 @@
 // The bytes a public page shows inline, for the client gallery (/g), the property pages (/p) and
 // the public pages to come: a photo's thumb or large variant, a video's poster, the cover, and a
-// video to play (its web rendition when it has one, else the original: docs/api.md §25). Never a
-// download.
+// video to play (its web rendition when it has one, else the original or the stripped copy as the
+// page says: docs/api.md §25). Never a download.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { sendStoredBytes } from '../http/send-bytes.ts';
@@ -46,39 +46,53 @@ async function sendPageImage(
 }
 
 /**
- * A video to play in the page (Range): its web rendition when it has one, else the original,
- * named `originalName` (the property pages name it by id: a file name could carry the studio's).
- * `original: false` (a gallery link with downloads off, docs/api.md §25): the web rendition or
- * nothing, since playing the original would hand out the file the link does not offer.
+ * What a page plays of a video when it has no web rendition: the original, under that name (the client
+ * gallery, the branded property page); the `stripped` copy, so that nothing of the original's tags
+ * reaches the page (the unbranded property page, docs/api.md §25); or nothing (a gallery link
+ * with downloads off: playing the original would hand out the file the link does not offer).
+ */
+export type WithoutWeb = { original: string } | 'stripped' | 'nothing';
+
+/**
+ * The rendition the unbranded page plays: one that keeps none of the original's tags, the web
+ * rendition or else the stripped copy; undefined until one is made.
+ */
+export const untaggedRendition = (found: VisibleMedia): VisibleMedia['variants'][number] | undefined =>
+  found.variants.find((v) => v.name === 'web') ?? found.variants.find((v) => v.name === 'stripped');
+
+/**
+ * A video to play in the page (Range): its web rendition when it has one, else what `withoutWeb`
+ * says; 404 when that is nothing yet. A rendition is named by the media's id (never its file name).
  */
 export async function sendPlayback(
   request: FastifyRequest,
   reply: FastifyReply,
   media: Services['media'],
   found: VisibleMedia,
-  { originalName, original }: { originalName: string; original: boolean },
+  withoutWeb: WithoutWeb,
 ): Promise<FastifyReply> {
   if (found.row.kind !== 'video') throw new AppError('not_found', 'Only videos play in the page');
-  const web = found.variants.find((v) => v.name === 'web');
-  if (web === undefined && !original) throw new AppError('not_found', 'Downloads are off for this gallery');
-  const sent =
-    web === undefined
-      ? await sendStoredBytes(request, reply, {
-          etag: `"${found.row.sha256}"`,
-          size: found.row.size,
-          contentType: found.row.content_type,
-          filename: originalName,
-          disposition: 'inline',
-          open: (range) => media.open(found.row, range),
-        })
-      : await sendStoredBytes(request, reply, {
-          etag: `"${web.media_id}-web-${Date.parse(web.created_at).toString(36)}"`,
-          size: web.size,
-          contentType: web.content_type,
-          filename: `${found.row.id}-web.mp4`,
-          disposition: 'inline',
-          open: (range) => media.openVariant(web, range),
-        });
+  const rendition = withoutWeb === 'stripped' ? untaggedRendition(found) : found.variants.find((v) => v.name === 'web');
+  if (rendition === undefined) {
+    if (typeof withoutWeb !== 'object') throw new AppError('not_found', 'This video has no rendition to play here yet');
+    const original = await sendStoredBytes(request, reply, {
+      etag: `"${found.row.sha256}"`,
+      size: found.row.size,
+      contentType: found.row.content_type,
+      filename: withoutWeb.original,
+      disposition: 'inline',
+      open: (range) => media.open(found.row, range),
+    });
+    return original.reply;
+  }
+  const sent = await sendStoredBytes(request, reply, {
+    etag: `"${rendition.media_id}-${rendition.name}-${Date.parse(rendition.created_at).toString(36)}"`,
+    size: rendition.size,
+    contentType: rendition.content_type,
+    filename: `${found.row.id}-${rendition.name}.mp4`,
+    disposition: 'inline',
+    open: (range) => media.openVariant(rendition, range),
+  });
   return sent.reply;
 }
 

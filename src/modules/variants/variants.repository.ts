@@ -87,15 +87,20 @@ export async function photosForRemake(
   return q.orderBy('id').limit(limit).execute();
 }
 
-export type StalledPhoto = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'variants_status'> & {
-  /** How many of the `expected` variant rows it has. */
+export type StalledPhoto = Pick<MediaRow, 'id' | 'account_id' | 'listing_id' | 'kind' | 'variants_status'> & {
+  /** How many of the `expected` variant rows it has (a photo's). */
   variants: number;
 };
 
+/** A ready video's renditions that the unbranded page may play, one of which it has (docs/api.md §25). */
+const UNTAGGED_RENDITIONS = ['web', 'stripped'] as const;
+
 /**
- * Photos whose variants nothing will make, a page at a time by id (`lightbox doctor`): with no
- * job queued or running, pending (the job is lost) or ready without a row for each `expected`
- * name (others, such as the pages' optional `medium`, are not counted).
+ * Photos and videos whose variants nothing will make, a page at a time by id (`lightbox doctor`):
+ * with no job queued or running, pending (the job is lost), a photo ready without a row for each
+ * `expected` name (others, such as the pages' optional `medium`, are not counted), or a video ready
+ * without its poster or without a rendition with none of the original's tags (`web`, else
+ * `stripped`: a video made before the stripped copy existed).
  * A job ends with the status and the rows in one transaction, so a photo in progress is never one.
  */
 export async function stalledPhotosPage(
@@ -110,6 +115,7 @@ export async function stalledPhotosPage(
       'media.id',
       'media.account_id',
       'media.listing_id',
+      'media.kind',
       'media.variants_status',
       eb
         .selectFrom('media_variants')
@@ -135,7 +141,31 @@ export async function stalledPhotosPage(
     .where((eb) =>
       eb.or([
         eb('media.variants_status', '=', 'pending'),
-        // A ready video has a poster, and a web rendition only when the original needs one.
+        // A ready video has a poster, and a web rendition, or the stripped copy when the original needs none.
+        eb.and([
+          eb('media.kind', '=', 'video'),
+          eb('media.variants_status', '=', 'ready'),
+          eb.or([
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('media_variants')
+                  .select('media_variants.media_id')
+                  .whereRef('media_variants.media_id', '=', 'media.id')
+                  .where('media_variants.name', '=', 'poster'),
+              ),
+            ),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('media_variants')
+                  .select('media_variants.media_id')
+                  .whereRef('media_variants.media_id', '=', 'media.id')
+                  .where('media_variants.name', 'in', UNTAGGED_RENDITIONS),
+              ),
+            ),
+          ]),
+        ]),
         eb.and([
           eb('media.kind', '=', 'photo'),
           eb('media.variants_status', '=', 'ready'),

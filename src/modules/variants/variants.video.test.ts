@@ -1,6 +1,7 @@
 // Video variants (docs/api.md §25), the ffmpeg work and the job: poster and web rendition made
 // through the one `media.variants` job and served like photo variants; `web` null for an H.264/AAC
-// MP4 with its index at the front within 1920x1080; `failed` for what cannot be decoded and for a
+// MP4 with its index at the front within 1920x1080, which gets the pages' stripped copy instead
+// (none of the original's tags); `failed` for what cannot be decoded and for a
 // run past its time limit (ffmpeg killed, not left running); the memory bound. Test videos are
 // made with the installed ffmpeg itself (test/support/videos.ts).
 // node:test's describe() and test() return promises that the runner itself awaits.
@@ -14,7 +15,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../../../test/support/test-app.ts'; // prettier-ignore
 import { makeVariantsNow, newGallery, storedKeys, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts'; // prettier-ignore
-import { makeVideo, undecodableMp4 } from '../../../test/support/videos.ts';
+import { makeVideo, undecodableMp4, videoTags } from '../../../test/support/videos.ts';
 import { VariantError } from './variants.images.ts';
 import { ffmpegPath, isFastStart, makeVideoVariants, parseProbe, runFfmpeg, type VideoLimits } from './variants.video.ts'; // prettier-ignore
 
@@ -154,17 +155,60 @@ describe('making the variants', () => {
     }
   });
 
-  test('an H.264/AAC MP4 with its index at the front, within the box: a poster and no web rendition', async () => {
-    const { made } = await make(await makeVideo('h264-faststart'));
+  test('an H.264/AAC MP4 with its index at the front, within the box: a poster and, for no web rendition, a stripped copy', async () => {
+    const original = await makeVideo('h264-faststart', {
+      metadata: { tags: { title: 'STUDIO tour', artist: 'STUDIO' }, streamTags: { handler_name: 'STUDIO' }, chapter: 'STUDIO' }, // prettier-ignore
+    });
+    const { made, out } = await make(original);
     assert.deepEqual(
-      made.map((m) => m.name),
-      ['poster'],
+      made.map((m) => [m.name, m.contentType, m.width, m.height]),
+      [
+        ['poster', 'image/jpeg', 320, 180],
+        ['stripped', 'video/mp4', 320, 180],
+      ],
+    );
+    // The original's streams as they were, in a new MP4 with its index first and none of its tags.
+    const copy = out.get('stripped')!;
+    assert.equal(made[1]?.size, copy.length);
+    assert.ok(original.includes('STUDIO') && !copy.includes('STUDIO'));
+    const file = path.join(dir, 'stripped-check.mp4');
+    await writeFile(file, copy);
+    assert.equal(await isFastStart(file), true);
+    const said = await streams(file);
+    const probe = parseProbe(said);
+    assert.deepEqual(probe && [probe.videoCodec, probe.audioCodec, probe.width, probe.height], [
+      'h264',
+      'aac',
+      320,
+      180,
+    ]);
+    assert.doesNotMatch(said, /Chapter #|title|artist|encoder/);
+    const { tags, chapters } = await videoTags(copy);
+    assert.equal(chapters, 0);
+    assert.deepEqual(
+      tags.flatMap((t) => [...t.keys()]).filter((k) => !/^(major_brand|minor_version|compatible_brands|handler_name)$/.test(k)), // prettier-ignore
+      [],
     );
     // The same bytes declared (sniffed) as QuickTime are not an MP4: they get one.
     const { made: mov } = await make(await makeVideo('h264-faststart'), 'video/quicktime');
     assert.deepEqual(
       mov.map((m) => m.name),
       ['poster', 'web'],
+    );
+  });
+
+  test("the web rendition keeps none of the original's tags, streams' tags or chapters either", async () => {
+    const original = await makeVideo('mpeg4', {
+      metadata: { tags: { title: 'STUDIO tour', comment: 'by STUDIO' }, streamTags: { handler_name: 'STUDIO' }, chapter: 'STUDIO' }, // prettier-ignore
+    });
+    const { out } = await make(original);
+    const web = out.get('web')!;
+    assert.ok(original.includes('STUDIO') && !web.includes('STUDIO'));
+    const { tags, chapters } = await videoTags(web);
+    assert.equal(chapters, 0);
+    assert.deepEqual(
+      tags.flatMap((t) => [...t]).filter(([k]) => !/^(major_brand|minor_version|compatible_brands|handler_name)$/.test(k)), // prettier-ignore
+      [],
     );
   });
 
@@ -300,14 +344,18 @@ describe('through the media.variants job and the API', () => {
     assert.equal((await call(ctx, 'GET', variantUrl(needsWeb, 'thumb'), { key: owner.key })).statusCode, 404);
     assert.equal((await call(ctx, 'GET', variantUrl(needsWeb, 'huge'), { key: owner.key })).statusCode, 400);
 
+    // The API lists no stripped copy (docs/api.md §25 names two); the unbranded page plays it.
+    assert.deepEqual(Object.keys(asIs), ['status', 'poster', 'web']);
+    assert.equal((await call(ctx, 'GET', variantUrl(playsAsIs, 'stripped'), { key: owner.key })).statusCode, 400);
+
     // Deleting the video removes its variants' bytes too.
     const before = (await storedKeys(ctx)).filter((k) => k.includes(listingId));
-    assert.equal(before.length, 3 + 2 + 1, 'three originals, two variants, one poster');
+    assert.equal(before.length, 3 + 2 + 2, 'three originals, a poster and a web rendition, a poster and a stripped copy'); // prettier-ignore
     const del = await call(ctx, 'DELETE', `/v1/listings/${listingId}/media/${needsWeb.id}`, { key: owner.key });
     assert.equal(del.statusCode, 204);
     await ctx.services.mediaCleanup.purgeDue();
     const afterDelete = (await storedKeys(ctx)).filter((k) => k.includes(listingId));
-    assert.equal(afterDelete.length, 3, 'the two originals left and the other poster');
+    assert.equal(afterDelete.length, 4, 'the two originals left, the other poster and copy');
   });
 
   test('`lightbox media variants` remakes a failed video once it can be decoded', async () => {

@@ -1,8 +1,14 @@
 // The video work of media variants (docs/api.md §25): from an original on local disk, the
 // `poster` (a JPEG frame within 1280x1280) and the `web` rendition (H.264/AAC MP4, index at the
-// front, within 1920x1080), or no `web` when the original already is such a file. Pure video
-// work, as variants.images.ts is for photos: the durable queue, the rows and the routes are the
-// same ones (variants.job.ts runs both).
+// front, within 1920x1080), or no `web` when the original already is such a file, and then the
+// `stripped` copy instead: the original's own streams, untouched, in a new MP4 with no tag. Pure
+// video work, as variants.images.ts is for photos: the durable queue, the rows and the routes are
+// the same ones (variants.job.ts runs both).
+//
+// Neither rendition keeps a tag of the original (issue 37 §3): a camera or an editing tool writes
+// a title, an artist, a comment, a copyright, each stream's handler name and chapters, and the
+// unbranded property page plays only these renditions, never the original. `stripped` is the
+// pages' own, like a photo's `medium`: the API does not list it (docs/api.md §25 names two).
 //
 // ffmpeg is the one the project installs (@ffmpeg-installer/ffmpeg: a static build carried by a
 // per-platform npm package, docs/decisions/0020). It has no ffprobe, so the original is probed
@@ -30,7 +36,7 @@ import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { fitInside, VariantError, type Box } from './variants.images.ts';
 
-export const VIDEO_VARIANT_NAMES = ['poster', 'web'] as const;
+export const VIDEO_VARIANT_NAMES = ['poster', 'web', 'stripped'] as const;
 export type VideoVariantName = (typeof VIDEO_VARIANT_NAMES)[number];
 
 const POSTER_BOX: Box = { width: 1280, height: 1280 };
@@ -237,6 +243,14 @@ async function probeVideo(file: string, limits: VideoLimits, binary?: string): P
   return probe;
 }
 
+/**
+ * The output options that leave no tag of the original in an MP4: none of its file's tags
+ * (title, artist, comment, copyright, ...) nor its streams' (handler names, titles), no chapter
+ * (a chapter is a track with its titles in it), no subtitle or data stream, and, with `bitexact`,
+ * not even the muxer's own `encoder` tag. What is left names nothing but the codecs.
+ */
+const NO_TAGS = ['-sn', '-dn', '-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact'] as const;
+
 /** Even sizes (4:2:0 chroma needs them) within `box`, never enlarged. */
 function evenFit(size: Box, box: Box): Box {
   const fit = fitInside(size, box);
@@ -244,8 +258,8 @@ function evenFit(size: Box, box: Box): Box {
 }
 
 /**
- * Makes `poster` and, unless the original plays as it is, `web`, writing each through `put`.
- * Throws VariantError when the video cannot be decoded or a bound is passed.
+ * Makes `poster` and either `web` or, when the original plays as it is, `stripped`, writing each
+ * through `put`. Throws VariantError when the video cannot be decoded or a bound is passed.
  */
 export async function makeVideoVariants(
   source: string,
@@ -280,7 +294,21 @@ export async function makeVideoVariants(
     await put('poster', createReadStream(posterFile), 'image/jpeg');
     made.push({ name: 'poster', contentType: 'image/jpeg', width: posterMeta.width, height: posterMeta.height, size: (await stat(posterFile)).size }); // prettier-ignore
 
-    if (await playsAsIs(source, contentType, probe)) return made;
+    if (await playsAsIs(source, contentType, probe)) {
+      // The original's first video and audio streams as they are (no new encode: seconds, not
+      // minutes, and the same pictures), in a new MP4 with none of its tags. A rotation is no tag
+      // (the track's display matrix): it stays.
+      const strippedFile = path.join(dir, 'stripped.mp4');
+      await runFfmpeg(
+        ['-i', source, '-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy', ...NO_TAGS,
+          '-movflags', '+faststart', '-f', 'mp4', '-y', strippedFile], // prettier-ignore
+        limits,
+        { binary },
+      );
+      await put('stripped', createReadStream(strippedFile), 'video/mp4');
+      made.push({ name: 'stripped', contentType: 'video/mp4', width: probe.width, height: probe.height, size: (await stat(strippedFile)).size }); // prettier-ignore
+      return made;
+    }
 
     const web = evenFit(probe, WEB_BOX);
     const webFile = path.join(dir, 'web.mp4');
@@ -288,11 +316,12 @@ export async function makeVideoVariants(
     // High profile, 8-bit 4:2:0, which every browser plays. AAC stereo at 128 kb/s. faststart
     // moves the index to the front once the file is written.
     await runFfmpeg(
-      ['-threads', threads, '-i', source, '-map', '0:v:0', '-map', '0:a:0?', '-sn', '-dn',
+      ['-threads', threads, '-i', source, '-map', '0:v:0', '-map', '0:a:0?',
         '-vf', `scale=${web.width}:${web.height},setsar=1`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23',
         '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-threads', threads,
         '-c:a', 'aac', '-b:a', '128k', '-ac', '2', '-max_muxing_queue_size', '1024',
-        '-movflags', '+faststart', '-map_metadata', '-1', '-f', 'mp4', '-y', webFile], // prettier-ignore
+        '-flags:v', '+bitexact', '-flags:a', '+bitexact', ...NO_TAGS,
+        '-movflags', '+faststart', '-f', 'mp4', '-y', webFile], // prettier-ignore
       limits,
       { binary },
     );

@@ -1,8 +1,9 @@
 // The property pages (docs/api.md §25): server-rendered, complete without JavaScript (every photo
 // opens its large size as a plain link); the gallery's script adds the same photo viewer. One
 // template draws the branded page, the unbranded one (`studioName` null: no name, no link, no
-// contact, no footer) and the embeddable view. Every value is escaped (html``); every image and
-// file is this site's own, under /p/<token>. Open Graph tags carry absolute URLs (shared links unfold).
+// contact, no footer, no file's name, no original played) and the embeddable view. Every value is
+// escaped (html``); every image and file is this site's own, under /p/<token>. Open Graph tags
+// carry absolute URLs (shared links unfold).
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../../gallery/assets.ts';
 import { pageHead } from '../../public/views/head.ts';
@@ -12,6 +13,7 @@ import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import type { PropertyView } from '../property.load.ts';
 import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
+import { untaggedRendition } from '../../public/page-media.ts';
 
 /** Photos fetched at once: the first row of the grid (one column on a phone); the rest when near. */
 const EAGER_TILES = 1;
@@ -114,34 +116,83 @@ function photo(base: string, m: VisibleMedia, index: number, eager: number, size
   </li>`;
 }
 
-/** docs/api.md §25: the poster once made (nothing loads until play), and the web rendition plays. */
-function video(base: string, m: VisibleMedia): SafeHtml {
+/**
+ * docs/api.md §25: the poster once made (nothing loads until play), and the web rendition plays.
+ * The unbranded page plays only a rendition with none of the original's tags (`play` serves
+ * nothing else there): until one is made, the poster alone, or nothing before the poster.
+ */
+function video(view: PropertyView, base: string, m: VisibleMedia, index: number): SafeHtml | '' {
   const poster = m.variants.find((v) => v.name === 'poster');
+  let player: SafeHtml;
+  if (!view.branded && untaggedRendition(m) === undefined) {
+    if (poster === undefined) return '';
+    player = html`<img
+      class="file__poster"
+      src="${variantUrl(base, m, 'poster')}"
+      width="${poster.width}"
+      height="${poster.height}"
+      alt="${m.row.caption ?? `Video ${index + 1}`}"
+      loading="lazy"
+      decoding="async"
+    />`;
+  } else if (poster === undefined) {
+    player = html`<video controls preload="metadata" playsinline src="${base}/media/${m.row.id}/play#t=0.1"></video>`;
+  } else {
+    player = html`<video
+      controls
+      preload="none"
+      playsinline
+      poster="${variantUrl(base, m, 'poster')}"
+      width="${poster.width}"
+      height="${poster.height}"
+      src="${base}/media/${m.row.id}/play"
+    ></video>`;
+  }
   return html`<li class="file file--video">
-    ${
-      poster === undefined
-        ? html`<video controls preload="metadata" playsinline src="${base}/media/${m.row.id}/play#t=0.1"></video>`
-        : html`<video
-            controls
-            preload="none"
-            playsinline
-            poster="${variantUrl(base, m, 'poster')}"
-            width="${poster.width}"
-            height="${poster.height}"
-            src="${base}/media/${m.row.id}/play"
-          ></video>`
-    }
+    ${player}
     ${m.row.caption === null ? '' : html`<div class="file__meta"><span class="file__name">${m.row.caption}</span></div>`}
   </li>`;
 }
 
+/** What a document's file name can say it is, as a listing names it. */
+const DOCUMENT_KINDS: readonly (readonly [RegExp, string])[] = [
+  [/floor[\s_.-]*plan/i, 'Floor plan'],
+  [/site[\s_.-]*plan/i, 'Site plan'],
+  [/brochure/i, 'Brochure'],
+  [/disclosure/i, 'Disclosure'],
+];
+
+/**
+ * The names of a page's documents, in position order. The branded page: the caption, else the file
+ * name. The unbranded page never shows a file name (it may name the studio, as
+ * `STUDIO-floorplan.pdf` does, docs/api.md §25): the caption, as the studio wrote it for the pages
+ * (as a photo's); else the kind the file name says (`Floor plan`), numbered when two say the same;
+ * else `Document N`, N its place among the page's documents.
+ */
+function documentNames(documents: readonly VisibleMedia[], branded: boolean): string[] {
+  if (branded) return documents.map((m) => m.row.caption ?? m.row.filename);
+  const kinds = documents.map((m) =>
+    m.row.caption === null ? DOCUMENT_KINDS.find(([says]) => says.test(m.row.filename))?.[1] : undefined,
+  );
+  const total = new Map<string, number>();
+  for (const kind of kinds) if (kind !== undefined) total.set(kind, (total.get(kind) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  return documents.map((m, i) => {
+    const kind = kinds[i];
+    if (kind === undefined) return m.row.caption ?? `Document ${i + 1}`;
+    const nth = (seen.get(kind) ?? 0) + 1;
+    seen.set(kind, nth);
+    return total.get(kind) === 1 ? kind : `${kind} ${nth}`;
+  });
+}
+
 /** docs/api.md §25: neither page offers originals, so a document is listed by name only. */
-function documentItem(m: VisibleMedia): SafeHtml {
+function documentItem(m: VisibleMedia, name: string): SafeHtml {
   return html`<li class="file file--document">
     <span class="file__link">
       ${ICON_DOCUMENT}
       <span class="file__text">
-        <span class="file__name">${m.row.caption ?? m.row.filename}</span>
+        <span class="file__name">${name}</span>
         <span class="file__size">PDF · ${fileSize(m.row.size)}</span>
       </span>
     </span>
@@ -197,8 +248,12 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const { listing, media, studioName } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
   const shown = photos.filter((m) => m.variants.some((v) => v.name === 'large'));
-  const videos = media.filter((m) => m.row.kind === 'video');
+  const videos = media
+    .filter((m) => m.row.kind === 'video')
+    .map((m, i) => video(view, base, m, i))
+    .filter((item) => item !== '');
   const documents = media.filter((m) => m.row.kind === 'document');
+  const names = documentNames(documents, view.branded);
   const viewer = viewerData();
   return html`<!doctype html>
     <html lang="en">
@@ -247,7 +302,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
                     ${videos.length === 1 ? 'Video' : 'Videos'} <span class="count">${number(videos.length)}</span>
                   </h2>
                   <ul class="files files--videos">
-                    ${videos.map((m) => video(base, m))}
+                    ${videos}
                   </ul>
                 </section>`
           }
@@ -260,7 +315,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
                     <span class="count">${number(documents.length)}</span>
                   </h2>
                   <ul class="files files--documents">
-                    ${documents.map((m) => documentItem(m))}
+                    ${documents.map((m, i) => documentItem(m, names[i] ?? `Document ${i + 1}`))}
                   </ul>
                 </section>`
           }
