@@ -176,15 +176,16 @@ function propertySection(o: GalleryPageOptions): SafeHtml {
   </section>`;
 }
 
-/** The gallery's facts in one line, for the closed Details. */
-function factsLine(l: ListingType): string {
+/** The gallery's facts in one line, for the closed Details (each fact kept whole when the line wraps). */
+function factsLine(l: ListingType): SafeHtml {
   const facts = [
     l.beds === null ? null : `${count(l.beds)} ${l.beds === 1 ? 'bed' : 'beds'}`,
     l.baths === null ? null : `${count(l.baths)} ${l.baths === 1 ? 'bath' : 'baths'}`,
     l.sqft === null ? null : `${count(l.sqft)} sq ft`,
     l.mls_number === null ? null : `MLS ${l.mls_number}`,
   ].filter((f) => f !== null);
-  return facts.length === 0 ? 'No beds, baths or MLS number yet' : facts.join(' · ');
+  if (facts.length === 0) return html`No beds, baths or MLS number yet`;
+  return html`${facts.map((f, i) => html`${i === 0 ? '' : ' · '}<span class="nowrap">${f}</span>`)}`;
 }
 
 /** The gallery's fields: one line at the top, opened to edit (open when a save was refused). */
