@@ -1,7 +1,8 @@
 // One gallery (docs/api.md §27): its fields (a line at the top, opened to edit), its media (a
-// grid: views/gallery-media.ts), its client and link, its property pages, and what the client did
-// with it. Every control is a plain form that works without JavaScript; dashboard.js adds drag and
-// drop (upload and order), progress and resumable uploads, and copy buttons.
+// grid: src/dashboard/views/gallery-media.ts), its client and link, its property pages, and what
+// the client did with it. Every control is a plain form that works without JavaScript;
+// dashboard.js adds drag and drop (upload and order), progress and resumable uploads, and copy
+// buttons.
 import { ClientCreateBody } from '../../modules/clients/clients.schemas.ts';
 import { maxLengthOf } from '../form.ts';
 import type { ClientItemType } from '../../modules/clients/clients.schemas.ts';
