@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ClientCreateBody } from '../modules/clients/clients.schemas.ts';
 import { ListingCreateBody } from '../modules/listings/listings.schemas.ts';
 import { WebhookEndpointCreateBody } from '../modules/webhooks/webhooks.schemas.ts';
-import { maxLengthOf, minLengthOf, schemaFieldErrors } from './form.ts';
+import { FormFields, maxLengthOf, minLengthOf, parseForm, schemaFieldErrors } from './form.ts';
 import { ClientLinkUpdateBody } from '../modules/listings/listings.schemas.ts';
 
 describe('form fields checked by the /v1 schemas', () => {
@@ -80,5 +80,15 @@ describe('form fields checked by the /v1 schemas', () => {
       [8, 200],
     );
     assert.throws(() => maxLengthOf(ListingCreateBody, 'beds'), /no maxLength/);
+  });
+
+  it('a repeated name gives its first value, and every value in order to all()', () => {
+    const form = new FormFields(parseForm('media_id=med_a&_csrf=t&media_id=med_b&media_id=med_a&action=hide'));
+    assert.equal(form.get('media_id'), 'med_a');
+    assert.deepEqual(form.all('media_id'), ['med_a', 'med_b', 'med_a']);
+    assert.deepEqual(form.all('action'), ['hide']);
+    assert.deepEqual(form.all('missing'), []);
+    // A body not from the parser (built by hand) still answers with its one value.
+    assert.deepEqual(new FormFields({ media_id: 'med_c' }).all('media_id'), ['med_c']);
   });
 });

@@ -1,6 +1,6 @@
 // Form bodies (application/x-www-form-urlencoded): the only bodies the dashboard scope parses.
-// A name repeated in a body takes its first value; values are kept exactly as typed (a password
-// must reach the service as it was entered).
+// A name repeated in a body takes its first value (a list of ticked boxes is read with `all`);
+// values are kept exactly as typed (a password must reach the service as it was entered).
 import type { TObject } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { AppError } from '../errors.ts';
@@ -9,12 +9,20 @@ import type { FieldErrors } from './views/layout.ts';
 
 export type FormBody = Readonly<Record<string, string>>;
 
+/** Every value of each name a parsed body repeats, by the body (read by FormFields.all). */
+const repeated = new WeakMap<FormBody, ReadonlyMap<string, readonly string[]>>();
+
 /** The parser given to @fastify/formbody: a plain record with no prototype (no `__proto__` games). */
 export function parseForm(body: string): FormBody {
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  const all = new Map<string, string[]>();
   for (const [name, value] of new URLSearchParams(body)) {
     if (!(name in fields)) fields[name] = value;
+    const values = all.get(name);
+    if (values === undefined) all.set(name, [value]);
+    else values.push(value);
   }
+  repeated.set(fields, all);
   return fields;
 }
 
@@ -28,6 +36,14 @@ export class FormFields {
   /** The field as sent, or '' when absent. */
   get(name: string): string {
     return this.#fields[name] ?? '';
+  }
+
+  /** Every value sent under the name, in order (ticked checkboxes that share it); [] when absent. */
+  all(name: string): readonly string[] {
+    const values = repeated.get(this.#fields)?.get(name);
+    if (values !== undefined) return values;
+    const one = this.#fields[name];
+    return one === undefined ? [] : [one];
   }
 
   /** The field as sent, or undefined when absent (a CSRF token must be present, not empty). */

@@ -31,7 +31,7 @@ import {
   type GallerySort,
 } from './views/galleries.ts';
 import { deleteGalleryPage, galleryPage } from './views/gallery.ts';
-import { registerGalleryMediaRoutes } from './gallery-media.routes.ts';
+import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -66,6 +66,13 @@ const NOTICES: Record<string, Notice> = {
     text: `Not saved: a caption has at most ${count(maxLengthOf(MediaUpdateBody, 'caption'))} characters, a position is 1 to the number of items.`,
   },
   'media-deleted': { kind: 'success', text: 'Deleted.' },
+  'media-hidden': { kind: 'success', text: 'Hidden: the client no longer sees the ticked items.' },
+  'media-shown': { kind: 'success', text: 'Shown: the client sees the ticked items again.' },
+  'media-none-ticked': { kind: 'error', text: 'Nothing was changed: tick one or more items first.' },
+  'media-bulk-refused': {
+    kind: 'error',
+    text: `Nothing was changed: choose Hide, Show or Delete, for at most ${count(MEDIA_BULK_MAX)} items at a time.`,
+  },
   'cover-set': { kind: 'success', text: 'Cover set: the client gallery and property pages open with this photo.' },
   'order-saved': { kind: 'success', text: 'Order saved.' },
   assigned: { kind: 'success', text: 'Gallery assigned. The client can open it with the link below.' },
@@ -354,6 +361,12 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     return reply.redirect(galleryPath(id, 'unpublished', 'property'), 303);
   });
 
+  /** Where an item's form goes back to: its own page (`back=photo`), else its place in the gallery's grid. */
+  const itemPath = (form: FormFields, id: string, mediaId: string, notice: string): string =>
+    form.get('back') === 'photo'
+      ? `/dashboard/galleries/${id}/media/${mediaId}?notice=${notice}`
+      : galleryPath(id, notice, `m-${mediaId}`);
+
   // One media item: caption, hidden, position (the no-JavaScript way to reorder).
   scope.post('/galleries/:id/media/:media_id', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
@@ -370,7 +383,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       asked.position = Number.isFinite(n) ? n : position;
     }
     if (hasErrors(schemaFieldErrors(MediaUpdateBody, asked))) {
-      return reply.redirect(galleryPath(id, 'media-refused', `m-${mediaId}`), 303);
+      return reply.redirect(itemPath(form, id, mediaId, 'media-refused'), 303);
     }
     const patch: MediaUpdateInput = {};
     if (asked.caption !== undefined && asked.caption !== current.caption)
@@ -385,12 +398,12 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         await services.media.update(account.id, id, mediaId, patch);
       } catch (err) {
         if (err instanceof AppError && err.code === 'validation_error') {
-          return reply.redirect(galleryPath(id, 'media-refused', `m-${mediaId}`), 303);
+          return reply.redirect(itemPath(form, id, mediaId, 'media-refused'), 303);
         }
         throw err;
       }
     }
-    return reply.redirect(galleryPath(id, 'media-saved', `m-${mediaId}`), 303);
+    return reply.redirect(itemPath(form, id, mediaId, 'media-saved'), 303);
   });
 
   scope.post('/galleries/:id/media/:media_id/cover', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -403,7 +416,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       if (err instanceof AppError && err.code === 'validation_error') throw new AppError('not_found', 'No such photo');
       throw err;
     }
-    return reply.redirect(galleryPath(id, 'cover-set', `m-${mediaId}`), 303);
+    return reply.redirect(itemPath(formFields(request.body), id, mediaId, 'cover-set'), 303);
   });
 
   scope.post(
@@ -431,5 +444,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     return reply.redirect(galleryPath(id, 'order-saved', 'media'), 303);
   });
 
-  registerGalleryMediaRoutes(scope, ctx);
+  registerGalleryMediaRoutes(scope, ctx, { notice: galleryNotice, galleryPath });
 }

@@ -1,8 +1,11 @@
 // A gallery's files in the dashboard: the upload form (multipart, through the same media service
-// as POST /v1/listings/:id/media: sniffed, all or nothing, counted, announced, given variants) and
-// the thumbnails the gallery page shows. The dashboard parses only small forms; the upload has a
-// scope of its own where multipart is parsed, streamed to storage, never held in memory.
+// as POST /v1/listings/:id/media: sniffed, all or nothing, counted, announced, given variants),
+// the thumbnails the gallery page shows, one item's page, and what is done to the ticked items at
+// once (hidden, shown, deleted: each one write of the media service, all of them or none). The
+// dashboard parses only small forms; the upload has a scope of its own where multipart is parsed,
+// streamed to storage, never held in memory.
 import multipart, { type Multipart } from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS } from '../errors.ts';
 import { continueBody } from '../http/connections.ts';
@@ -12,12 +15,41 @@ import type { App } from '../http/types.ts';
 import { sameToken } from '../modules/accounts/sessions.service.ts';
 import { asClientFault, type IncomingFile } from '../modules/media/media.service.ts';
 import { registerUploadRoutes } from '../modules/uploads/uploads.routes.ts';
-import { PAGE_ROUTE, viewerOf, type DashboardContext } from './page.ts';
+import { StringEnum } from '../http/schemas.ts';
+import { formFields, hasErrors, schemaFieldErrors } from './form.ts';
+import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import { fromThisSite } from './security.ts';
+import type { Notice } from './views/layout.ts';
+import { bulkDeletePage, mediaPage } from './views/gallery-media.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 
 type Params = { id: string; media_id?: string };
+
+/** The most items one bulk form acts on (a form of this many ids is about 20 KB). */
+export const MEDIA_BULK_MAX = 500;
+/** The bulk form's body: its ids, each `media_id=med_...&` (about 40 bytes), and the rest. */
+const BULK_FORM_BYTES = 64 * 1024;
+
+/** The ticked items' form: what to do, to which of the gallery's media (ids as the API spells them). */
+const MediaBulkForm = Type.Object(
+  {
+    action: StringEnum(['hide', 'show', 'delete'] as const),
+    media_ids: Type.Array(Type.String({ pattern: '^med_[0-9A-Za-z]{1,64}$' }), {
+      minItems: 1,
+      maxItems: MEDIA_BULK_MAX,
+    }),
+    /** Sent by the confirmation page: the deletion was asked for twice. */
+    confirm: Type.Optional(Type.Literal('1')),
+  },
+  { additionalProperties: false, title: 'MediaBulkForm' },
+);
+
+/** What the gallery routes lend these: the page's notices and where a redirect goes. */
+export interface GalleryPaths {
+  notice(request: FastifyRequest): Notice | null;
+  galleryPath(id: string, notice?: string, anchor?: string): string;
+}
 
 /** The refusals an upload form can meet, as the gallery page's notices. */
 const UPLOAD_REFUSALS: Partial<Record<string, string>> = {
@@ -48,9 +80,71 @@ async function checkToken(request: FastifyRequest, expected: string, parts: Asyn
   }
 }
 
-export function registerGalleryMediaRoutes(scope: App, ctx: DashboardContext): void {
+export function registerGalleryMediaRoutes(scope: App, ctx: DashboardContext, paths: GalleryPaths): void {
   const { services } = ctx;
   const limits = ctx.config.media;
+
+  // One item: its caption, position, visibility, the cover, its deletion, and the way to the next.
+  scope.get('/galleries/:id/media/:media_id', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const { id, media_id: mediaId = '' } = request.params as Params;
+    const listing = await services.listings.get(account.id, id);
+    const media = (await services.media.list(account.id, id)).data;
+    const i = media.findIndex((m) => m.id === mediaId);
+    const item = media[i];
+    if (item === undefined) throw new AppError('not_found', 'No such media');
+    return sendPage(
+      reply,
+      mediaPage({
+        viewer,
+        notice: paths.notice(request),
+        listing,
+        media: item,
+        total: media.length,
+        previous: media[i - 1] ?? null,
+        next: media[i + 1] ?? null,
+      }),
+    );
+  });
+
+  // The ticked items: hidden or shown at once; deleted once the confirmation page asked again.
+  // Each is one write of the media service: an id not of this gallery (another gallery's, another
+  // account's, deleted meanwhile) is the 404 page, and nothing of the selection is changed.
+  scope.post(
+    '/galleries/:id/media/bulk',
+    { config: MEMBER, schema: PAGE_ROUTE, bodyLimit: BULK_FORM_BYTES },
+    async (request, reply) => {
+      const { viewer, account } = viewerOf(request);
+      const { id } = request.params as Params;
+      const form = formFields(request.body);
+      const confirm = form.optional('confirm');
+      const asked = {
+        action: form.get('action'),
+        media_ids: [...new Set(form.all('media_id'))],
+        ...(confirm === undefined ? {} : { confirm }),
+      };
+      // The gallery first: another account's, or a deleted one, is the 404 page, whatever the form says.
+      const listing = await services.listings.get(account.id, id);
+      if (hasErrors(schemaFieldErrors(MediaBulkForm, asked))) {
+        const none = asked.media_ids.length === 0 && ['hide', 'show', 'delete'].includes(asked.action);
+        return reply.redirect(paths.galleryPath(id, none ? 'media-none-ticked' : 'media-bulk-refused', 'media'), 303);
+      }
+      const ids = asked.media_ids;
+      if (asked.action === 'delete' && confirm !== '1') {
+        const chosen = new Set(ids);
+        const media = (await services.media.list(account.id, id)).data.filter((m) => chosen.has(m.id));
+        if (media.length !== chosen.size) throw new AppError('not_found', 'No such media');
+        return sendPage(reply, bulkDeletePage({ viewer, listing, media }));
+      }
+      if (asked.action === 'delete') {
+        await services.media.removeMany(account.id, id, ids, request.log);
+        return reply.redirect(paths.galleryPath(id, 'media-deleted', 'media'), 303);
+      }
+      const hide = asked.action === 'hide';
+      await services.media.setHidden(account.id, id, ids, hide);
+      return reply.redirect(paths.galleryPath(id, hide ? 'media-hidden' : 'media-shown', 'media'), 303);
+    },
+  );
 
   // A photo's thumbnail or a video's poster, for the gallery page (the same bytes as /v1's variants).
   scope.get('/galleries/:id/media/:media_id/thumb', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {

@@ -59,6 +59,8 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/galleries/:listing_id|:id/delete': 'member',
   'POST /dashboard/galleries/:listing_id|:id/link': 'member',
   'POST /dashboard/galleries/:listing_id|:id/media': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/media/bulk': 'member',
+  'GET /dashboard/galleries/:listing_id|:id/media/:media_id': 'member',
   'POST /dashboard/galleries/:listing_id|:id/media/:media_id': 'member',
   'POST /dashboard/galleries/:listing_id|:id/media/:media_id/cover': 'member',
   'POST /dashboard/galleries/:listing_id|:id/media/:media_id/delete': 'member',

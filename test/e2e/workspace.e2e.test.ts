@@ -2,7 +2,9 @@
 // playwright-core) against the app on a free port, at 1280 and 390 px wide: a photographer with no
 // developer creates a gallery, uploads photos and a document (with the page's script, and with the
 // plain form without JavaScript), captions, hides, reorders (by mouse drag, by a finger's drag on
-// the phone, by Earlier / Later buttons from the keyboard, and by position fields without JavaScript), sets the cover, deletes, assigns to a new client, copies and protects the
+// the phone, by Earlier / Later buttons from the keyboard, and by an item's position without
+// JavaScript), sets the cover, deletes (test/e2e/gallery-grid.e2e.test.ts has the grid's ticked
+// items in depth), assigns to a new client, copies and protects the
 // link, publishes the property pages, and sees the client's views and favorites; clients are
 // listed, searched, created, edited and deleted. Every page is checked by axe-core (no serious or
 // critical violation), fits the phone, and logs no console error (a CSP violation included).
@@ -201,9 +203,12 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     await noScript.getByText('Uploaded.').waitFor();
     assert.equal((await media()).at(-1)?.filename, 'garden.jpg');
     const garden = (await media()).at(-1)!;
-    await noScript.locator(`#pos-${garden.id}`).fill('1');
-    await noScript.locator(`#m-${garden.id}`).getByRole('button', { name: /^Save/ }).click();
+    // An item's position is on its own page, opened from its thumbnail.
+    await noScript.locator(`#m-${garden.id}`).getByRole('link', { name: 'garden.jpg' }).click();
+    await noScript.getByLabel('Position').fill('1');
+    await noScript.getByRole('button', { name: 'Save', exact: true }).click();
     await noScript.getByText('Saved.').waitFor();
+    await noScript.getByRole('link', { name: '← 12 Quay Street, Harbourside' }).click();
     assert.deepEqual(
       (await media()).map((m) => m.filename),
       ['garden.jpg', 'room-1.jpg', 'room-2.jpg', 'room-3.jpg', 'room-4.jpg', 'floor-plan.pdf'],
@@ -215,27 +220,26 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     await page.goto(`${base}/dashboard/galleries/${galleryId}`);
     const [garden, room1, room2, , room4] = await media();
     assert.ok(garden && room1 && room2 && room4);
+    // Caption and cover on the item's own page; hide by ticking in the grid.
+    await page.locator(`#m-${room1.id}`).getByRole('link', { name: 'room-1.jpg' }).click();
     await page.locator(`#cap-${room1.id}`).fill('The kitchen, morning light');
-    await page.locator(`#m-${room1.id}`).getByRole('button', { name: /^Save/ }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved.').waitFor();
-    await page.locator(`#m-${room2.id}`).getByLabel('Hidden from the client').check();
-    await page.locator(`#m-${room2.id}`).getByRole('button', { name: /^Save/ }).click();
-    await page.getByText('Saved.').waitFor();
-    await page
-      .locator(`#m-${room1.id}`)
-      .getByRole('button', { name: /Make cover/ })
-      .click();
+    await page.getByRole('button', { name: 'Make cover' }).click();
     await page.getByText('Cover set').waitFor();
+    await checkPage(page, 'media-item');
+    await page.getByRole('link', { name: '← 12 Quay Street, Harbourside' }).click();
+    await page.locator(`#m-${room2.id}`).getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Hide the ticked items' }).click();
+    await page.getByText('Hidden: the client no longer sees the ticked items.').waitFor();
     const now = await media();
     assert.equal(now.find((m) => m.id === room1.id)?.caption, 'The kitchen, morning light');
     assert.equal(now.find((m) => m.id === room2.id)?.hidden, true);
     assert.equal((await gallery()).cover_media_id, room1.id);
 
-    await page.locator(`#m-${room4.id} summary`).click();
-    await page
-      .locator(`#m-${room4.id}`)
-      .getByRole('button', { name: /Delete photo for good/ })
-      .click();
+    await page.locator(`#m-${room4.id}`).getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Delete… the ticked items' }).click();
+    await page.getByRole('button', { name: 'Delete it for good' }).click();
     await page.getByText('Deleted.').waitFor();
     assert.equal((await media()).length, 5);
 
@@ -249,7 +253,7 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
       (await media()).map((m) => m.filename),
       ['room-1.jpg', 'room-2.jpg', 'room-3.jpg', 'garden.jpg', 'floor-plan.pdf'],
     );
-    assert.equal(await page.locator(`#pos-${garden.id}`).inputValue(), '4');
+    assert.equal(await page.locator('.media-grid > li').nth(3).getAttribute('data-media-id'), garden.id);
     await checkPage(page, 'gallery-edited');
   });
 
@@ -262,13 +266,16 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     );
     const garden = before[3]!;
     const plan = before[4]!;
-    // The handle takes the finger (the page scrolls elsewhere); Earlier and Later show with the script.
+    // The handle takes the finger (the page scrolls elsewhere); it, Earlier and Later show once
+    // Reorder is pressed.
+    await phone.getByRole('button', { name: 'Reorder' }).click();
     const handle = phone.locator(`#m-${plan.id} .drag-handle`);
     assert.equal(
       await inPage(phone, `getComputedStyle(document.querySelector('#m-${plan.id} .drag-handle')).touchAction`),
       'none',
     );
-    await inPage(phone, `document.getElementById('m-${garden.id}').scrollIntoView({ block: 'start' })`);
+    // In the middle of the screen: at its top, the bar of actions that stays there would cover it.
+    await inPage(phone, `document.getElementById('m-${garden.id}').scrollIntoView({ block: 'center' })`);
     const from = (await handle.boundingBox())!;
     const onto = (await phone.locator(`#m-${garden.id} .media-preview`).boundingBox())!;
     assert.ok(from.y + from.height < 844 && onto.y >= 0, 'both items are on the screen');
@@ -296,8 +303,9 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
       (await media()).map((m) => m.filename),
       ['room-1.jpg', 'room-2.jpg', 'room-3.jpg', 'floor-plan.pdf', 'garden.jpg'],
     );
-    assert.equal(await phone.locator(`#pos-${plan.id}`).inputValue(), '4');
-    assert.equal(await phone.locator(`#pos-${garden.id}`).inputValue(), '5');
+    const shown = phone.locator('.media-grid > li');
+    assert.equal(await shown.nth(3).getAttribute('data-media-id'), plan.id);
+    assert.equal(await shown.nth(4).getAttribute('data-media-id'), garden.id);
     await phone.screenshot({ path: path.join(SHOTS, 'phone-gallery-reordered-by-touch.png') });
     await checkPage(phone, 'gallery-reorder-touch');
 
@@ -519,6 +527,8 @@ describe('the studio workspace in a browser', { skip: skipWithoutChromium }, () 
     await page.getByRole('button', { name: 'Unassign' }).click();
     await page.getByText('Unassigned: the client link no longer works.').waitFor();
     assert.equal((await gallery()).client_id, null);
+    // Deleting the gallery is under its details, opened to edit.
+    await page.locator('#details summary').click();
     await page.getByRole('link', { name: 'Delete this gallery…' }).click();
     await checkPage(page, 'gallery-delete');
     await page.getByRole('button', { name: 'Delete gallery' }).click();

@@ -62,9 +62,17 @@ export class Browser {
     return formToken(this.last?.body ?? '');
   }
 
-  async post(url: string, fields: Record<string, string>, options: PostOptions = {}): Promise<LightMyRequestResponse> {
+  /** A field given a list is sent once per value, as ticked checkboxes that share a name are. */
+  async post(
+    url: string,
+    fields: Readonly<Record<string, string | readonly string[]>>,
+    options: PostOptions = {},
+  ): Promise<LightMyRequestResponse> {
     const csrf = options.csrf === undefined ? this.token() : options.csrf;
-    const body = new URLSearchParams({ ...(csrf === null ? {} : { _csrf: csrf }), ...fields });
+    const body = new URLSearchParams(csrf === null ? {} : { _csrf: csrf });
+    for (const [name, value] of Object.entries(fields)) {
+      for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
+    }
     const res = await this.app.inject({
       method: 'POST',
       url,

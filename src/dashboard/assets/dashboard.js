@@ -241,11 +241,20 @@ function setUpReorder() {
   const hint = document.querySelector('.order-hint');
   if (hint) hint.hidden = items().length < 2;
 
+  // Reorder shows each item's handle and arrows (a tile is small: they are not shown otherwise).
+  const toggle = document.querySelector('[data-reorder-toggle]');
+  if (toggle) {
+    toggle.hidden = items().length < 2;
+    toggle.addEventListener('click', () => {
+      const on = toggle.getAttribute('aria-pressed') !== 'true';
+      toggle.setAttribute('aria-pressed', String(on));
+      grid.classList.toggle('reordering', on);
+      for (const tools of grid.querySelectorAll('.order-tools')) tools.hidden = !on;
+    });
+  }
+
   for (const item of items()) {
     item.draggable = true;
-    // One item has no order to change: its tools stay hidden.
-    const tools = item.querySelector('.order-tools');
-    if (tools) tools.hidden = items().length < 2;
     // The item moves, not its picture.
     for (const img of item.querySelectorAll('img')) img.draggable = false;
 
@@ -378,9 +387,49 @@ function setUpReorder() {
   }
 }
 
+// ---- a gallery's ticked items: how many, and All ------------------------------------------
+//
+// Without this script the boxes and the Hide, Show and Delete buttons are a plain form; with it,
+// the bar says how many are ticked, All ticks every one, and a press with none ticked says so
+// in place instead of a round trip.
+
+function setUpSelection() {
+  const form = document.querySelector('form.bulk-form');
+  if (!form) return;
+  const boxes = () => [...form.querySelectorAll('.tile-pick input[type="checkbox"]')];
+  const all = form.querySelector('[data-select-all]');
+  const allLabel = form.querySelector('.select-all');
+  const said = form.querySelector('.bulk-count');
+  const refresh = () => {
+    const ticked = boxes().filter((b) => b.checked).length;
+    said.textContent = ticked === 0 ? '' : `${ticked} ticked`;
+    if (all) {
+      all.checked = ticked > 0 && ticked === boxes().length;
+      all.indeterminate = ticked > 0 && ticked < boxes().length;
+    }
+  };
+  if (allLabel) allLabel.hidden = false;
+  if (all) {
+    all.addEventListener('change', () => {
+      for (const box of boxes()) box.checked = all.checked;
+      refresh();
+    });
+  }
+  form.addEventListener('change', (e) => {
+    if (e.target !== all) refresh();
+  });
+  form.addEventListener('submit', (e) => {
+    if (boxes().some((b) => b.checked)) return;
+    e.preventDefault();
+    said.textContent = 'Tick one or more items first.';
+  });
+  refresh();
+}
+
 function setUp() {
   setUpCopyButtons();
   setUpUploads();
+  setUpSelection();
   setUpReorder();
 }
 

@@ -1,9 +1,9 @@
-// One gallery (docs/api.md §27): its fields, its media (upload, caption, hide, cover, order,
-// delete), its client and link, its property pages, and what the client did with it. Every
-// control is a plain form that works without JavaScript; dashboard.js adds drag and drop (upload
-// and order), progress and resumable uploads, and copy buttons.
+// One gallery (docs/api.md §27): its fields (a line at the top, opened to edit), its media (a
+// grid: src/dashboard/views/gallery-media.ts), its client and link, its property pages, and what
+// the client did with it. Every control is a plain form that works without JavaScript;
+// dashboard.js adds drag and drop (upload and order), progress and resumable uploads, and copy
+// buttons.
 import { ClientCreateBody } from '../../modules/clients/clients.schemas.ts';
-import { MediaUpdateBody } from '../../modules/media/media.schemas.ts';
 import { maxLengthOf } from '../form.ts';
 import type { ClientItemType } from '../../modules/clients/clients.schemas.ts';
 import type { FavoritesType, ListingType } from '../../modules/listings/listings.schemas.ts';
@@ -14,6 +14,7 @@ import { count, day } from './format.ts';
 import { activitySection } from './gallery-activity.ts';
 import { linkSettingsFields } from './assignments.ts';
 import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } from './galleries.ts';
+import { mediaSection } from './gallery-media.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -31,165 +32,7 @@ export interface GalleryPageOptions {
   limits: { maxFileBytes: number; maxFiles: number };
 }
 
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = n / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
-}
-
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
-
-/** A photo's thumbnail or a video's poster once made; otherwise a box that says what the file is. */
-function preview(l: ListingType, m: MediaType): SafeHtml {
-  const ready =
-    m.variants !== null &&
-    m.variants.status === 'ready' &&
-    (m.kind === 'photo' ? 'thumb' in m.variants : 'poster' in m.variants && m.variants.poster !== null);
-  if (ready) {
-    return html`<img
-      src="${base(l)}/media/${m.id}/thumb"
-      alt="${m.caption ?? m.filename}"
-      loading="lazy"
-      width="${m.width ?? 480}"
-      height="${m.height ?? 320}"
-    />`;
-  }
-  const label =
-    m.kind === 'document'
-      ? 'PDF'
-      : m.variants?.status === 'failed'
-        ? 'No preview'
-        : m.kind === 'video'
-          ? 'Video: preview being made'
-          : 'Preview being made';
-  return html`<div class="media-placeholder" aria-hidden="true">${label}</div>`;
-}
-
-function mediaItem(l: ListingType, m: MediaType, total: number, csrf: string): SafeHtml {
-  const id = m.id;
-  const name = `${m.kind} ${m.position}`;
-  const isCover = l.cover_media_id === id;
-  return html`<li class="media-item${m.hidden ? ' media-hidden' : ''}" id="m-${id}" data-media-id="${id}">
-    <div class="order-tools" hidden>
-      <span class="drag-handle" title="Drag to reorder"><span aria-hidden="true">⠿</span> Drag</span>
-      <button type="button" class="button button-secondary button-small" data-move="earlier">
-        Earlier<span class="visually-hidden">: move ${m.filename} one place up</span>
-      </button>
-      <button type="button" class="button button-secondary button-small" data-move="later">
-        Later<span class="visually-hidden">: move ${m.filename} one place down</span>
-      </button>
-    </div>
-    <div class="media-preview">${preview(l, m)}</div>
-    <p class="media-name"><span class="media-filename">${m.filename}</span></p>
-    <p class="muted small">
-      ${m.kind} · ${bytes(m.size)}${m.width === null ? '' : ` · ${m.width}×${m.height}`}
-      ${isCover ? html` · <span class="badge badge-cover">cover</span>` : ''}
-      ${m.hidden ? html` · <span class="badge badge-hidden">hidden</span>` : ''}
-    </p>
-    <form method="post" action="${base(l)}/media/${id}" class="stack-form media-form">
-      ${csrfField(csrf)}
-      <label for="cap-${id}">Caption<span class="visually-hidden"> of ${name}</span></label>
-      <textarea id="cap-${id}" name="caption" rows="2" maxlength="${maxLengthOf(MediaUpdateBody, 'caption')}">
-${m.caption ?? ''}</textarea>
-      <div class="media-form-row">
-        <div>
-          <label for="pos-${id}">Position<span class="visually-hidden"> of ${name}</span></label>
-          <input
-            id="pos-${id}"
-            name="position"
-            type="number"
-            min="1"
-            max="${total}"
-            value="${m.position}"
-            class="position-input"
-            inputmode="numeric"
-          />
-        </div>
-        <label class="check">
-          <input type="checkbox" name="hidden" value="1" ${m.hidden ? 'checked' : ''} /> Hidden from the client
-        </label>
-      </div>
-      <input type="hidden" name="hidden_shown" value="1" />
-      <button type="submit" class="button button-small">Save<span class="visually-hidden"> ${name}</span></button>
-    </form>
-    <div class="row-actions">
-      ${
-        m.kind === 'photo' && !isCover
-          ? html`<form method="post" action="${base(l)}/media/${id}/cover" class="inline">
-              ${csrfField(csrf)}
-              <button type="submit" class="button button-secondary button-small">
-                Make cover<span class="visually-hidden"> (${name})</span>
-              </button>
-            </form>`
-          : ''
-      }
-      <details class="confirm">
-        <summary>Delete<span class="visually-hidden"> ${name}</span>…</summary>
-        <form method="post" action="${base(l)}/media/${id}/delete" class="inline">
-          ${csrfField(csrf)}
-          <button type="submit" class="button button-danger button-small">
-            Delete ${m.kind} for good<span class="visually-hidden"> (${m.filename})</span>
-          </button>
-        </form>
-      </details>
-    </div>
-  </li>`;
-}
-
-function mediaSection(o: GalleryPageOptions): SafeHtml {
-  const l = o.listing;
-  const csrf = o.viewer.csrfToken;
-  const uploadForm = html`<form
-    method="post"
-    action="${base(l)}/media"
-    enctype="multipart/form-data"
-    class="upload-form"
-    data-upload="${base(l)}"
-  >
-    ${csrfField(csrf)}
-    <div class="dropzone">
-      <label for="upload-files">Choose photos, videos or PDFs</label>
-      <p class="hint" id="upload-hint">
-        Or drag them here. Up to ${o.limits.maxFiles} files at a time, ${bytes(o.limits.maxFileBytes)} each. Large
-        videos upload in pieces and resume after a dropped connection.
-      </p>
-      <input
-        id="upload-files"
-        name="files"
-        type="file"
-        multiple
-        accept="image/*,video/mp4,video/quicktime,video/webm,application/pdf"
-        aria-describedby="upload-hint"
-      />
-    </div>
-    <button type="submit" class="button">Upload</button>
-    <div class="upload-progress" role="status" aria-live="polite"></div>
-  </form>`;
-  const grid =
-    o.media.length === 0
-      ? html`<p class="muted">No media yet.</p>`
-      : html`<p class="hint">
-            Change a position and save to move an item; the items between shift.
-            <span class="order-hint" hidden
-              >Or drag an item by its handle (with a mouse or a finger), or use Earlier and Later: the order saves at
-              once.</span
-            >
-          </p>
-          <ol class="media-grid" data-order-action="${base(l)}/order" data-csrf="${csrf}">
-            ${o.media.map((m) => mediaItem(l, m, o.media.length, csrf))}
-          </ol>
-          <p class="order-status hint" role="status" aria-live="polite"></p>`;
-  return html`<section class="card" id="media" aria-labelledby="media-title">
-    <h2 id="media-title">Media <span class="muted">(${count(o.media.length)})</span></h2>
-    ${uploadForm} ${grid}
-  </section>`;
-}
 
 function copyRow(id: string, label: string, value: string): SafeHtml {
   return html`<div class="copy-row">
@@ -334,6 +177,39 @@ function propertySection(o: GalleryPageOptions): SafeHtml {
   </section>`;
 }
 
+/** The gallery's facts in one line, for the closed Details (each fact kept whole when the line wraps). */
+function factsLine(l: ListingType): SafeHtml {
+  const facts = [
+    l.beds === null ? null : `${count(l.beds)} ${l.beds === 1 ? 'bed' : 'beds'}`,
+    l.baths === null ? null : `${count(l.baths)} ${l.baths === 1 ? 'bath' : 'baths'}`,
+    l.sqft === null ? null : `${count(l.sqft)} sq ft`,
+    l.mls_number === null ? null : `MLS ${l.mls_number}`,
+  ].filter((f) => f !== null);
+  if (facts.length === 0) return html`No beds, baths or MLS number yet`;
+  return html`${facts.map((f, i) => html`${i === 0 ? '' : ' · '}<span class="nowrap">${f}</span>`)}`;
+}
+
+/** The gallery's fields: one line at the top, opened to edit (open when a save was refused). */
+function detailsSection(o: GalleryPageOptions): SafeHtml {
+  const l = o.listing;
+  const refused = Object.keys(o.errors).length > 0;
+  return html`<section class="card gallery-details" id="details" aria-labelledby="details-title">
+    <details class="edit-details" ${refused ? 'open' : ''}>
+      <summary>
+        <h2 id="details-title">Details</h2>
+        <span class="details-facts muted">${factsLine(l)}</span>
+        <span class="edit-word" aria-hidden="true">Edit</span>
+      </summary>
+      ${errorSummary(o.errors, GALLERY_LABELS)}
+      <form method="post" action="${base(l)}" class="stack-form details-form" novalidate>
+        ${csrfField(o.viewer.csrfToken)} ${galleryFields(o.values, o.errors)}
+        <button type="submit" class="button">Save details</button>
+      </form>
+      <p class="danger-zone"><a class="link-danger" href="${base(l)}/delete">Delete this gallery…</a></p>
+    </details>
+  </section>`;
+}
+
 export function galleryPage(o: GalleryPageOptions): SafeHtml {
   const l = o.listing;
   return page({
@@ -347,20 +223,13 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
         <h1>${l.address}</h1>
         ${statusBadge(l.status)}
       </div>
+      ${detailsSection(o)}
       <nav class="in-page" aria-label="On this page">
         <a href="#media">Media</a> <a href="#client">Client</a> <a href="#property">Property pages</a>
-        <a href="#activity">Activity</a> <a href="#details">Details</a>
+        <a href="#activity">Activity</a>
       </nav>
-      ${mediaSection(o)} ${clientSection(o)} ${propertySection(o)} ${activitySection(o)}
-      <section class="card" id="details" aria-labelledby="details-title">
-        <h2 id="details-title">Details</h2>
-        ${errorSummary(o.errors, GALLERY_LABELS)}
-        <form method="post" action="${base(l)}" class="stack-form" novalidate>
-          ${csrfField(o.viewer.csrfToken)} ${galleryFields(o.values, o.errors)}
-          <button type="submit" class="button">Save details</button>
-        </form>
-        <p class="danger-zone"><a class="link-danger" href="${base(l)}/delete">Delete this gallery…</a></p>
-      </section>`,
+      ${mediaSection({ listing: l, media: o.media, csrf: o.viewer.csrfToken, limits: o.limits })} ${clientSection(o)}
+      ${propertySection(o)} ${activitySection(o)}`,
   });
 }
 

@@ -35,6 +35,42 @@ export async function findMedia(
     .executeTakeFirst();
 }
 
+/** The gallery's media among `ids` (those of another gallery or account are not found). */
+export async function mediaOfIds(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  ids: readonly string[],
+): Promise<MediaRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('id', 'in', ids)
+    .orderBy('position', 'asc')
+    .execute();
+}
+
+/** Hides or shows these media of the gallery, in one statement. */
+export async function setHidden(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  ids: readonly string[],
+  hidden: boolean,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('media')
+    .set({ hidden: hidden ? 1 : 0 })
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 export async function deleteMedia(db: Executor, accountId: string, listingId: string, id: string): Promise<boolean> {
   const result = await db
     .deleteFrom('media')

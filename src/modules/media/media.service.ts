@@ -134,6 +134,18 @@ export function createMediaService({
     }
   }
 
+  /** The gallery's media of `ids`, in position order; not found unless every one is the gallery's. */
+  async function selected(
+    trx: Executor,
+    accountId: string,
+    listingId: string,
+    ids: readonly string[],
+  ): Promise<repo.MediaRow[]> {
+    const rows = ids.every((id) => hasIdShape('med', id)) ? await repo.mediaOfIds(trx, accountId, listingId, ids) : [];
+    if (ids.length === 0 || rows.length !== ids.length) throw notFound('Media');
+    return rows;
+  }
+
   async function record(accountId: string, listingId: string, mediaId: string): Promise<repo.MediaRow> {
     const row =
       hasIdShape('lst', listingId) && hasIdShape('med', mediaId)
@@ -328,6 +340,62 @@ export function createMediaService({
           after.filter((m) => before.get(m.id) !== m.position),
         );
         return wholeList(after);
+      });
+    },
+
+    /**
+     * Hides or shows several media of the gallery at once (the dashboard's selection): every one
+     * of them, or none when one is not the gallery's. Returns how many changed.
+     */
+    async setHidden(accountId: string, listingId: string, ids: readonly string[], hidden: boolean): Promise<number> {
+      await requireListing(accountId, listingId);
+      const wanted = [...new Set(ids)];
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx } = w;
+        if (w.listing === undefined) throw notFound('Gallery');
+        const rows = await selected(trx, accountId, listingId, wanted);
+        const changing = rows.filter((r) => (r.hidden === 1) !== hidden).map((r) => r.id);
+        await repo.setHidden(trx, accountId, listingId, changing, hidden);
+        const changed = new Set(changing);
+        announce(
+          w,
+          (await listOf(trx, accountId, listingId)).filter((m) => changed.has(m.id)),
+        );
+        return changing.length;
+      });
+    },
+
+    /**
+     * Deletes several media of the gallery in one write (the dashboard's selection): all of them,
+     * or none when one is not the gallery's. The gallery's lock is held, as a gallery's deletion
+     * holds it: a photo's variants are recorded under it too, so every one is read here and
+     * scheduled for removal with its original.
+     */
+    async removeMany(accountId: string, listingId: string, ids: readonly string[], log?: Log): Promise<number> {
+      await requireListing(accountId, listingId);
+      const wanted = [...new Set(ids)];
+      return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
+        const { trx, listing: gallery } = w;
+        if (gallery === undefined) throw notFound('Gallery');
+        const owned: string[] = [];
+        const rows = await selected(trx, accountId, listingId, wanted);
+        const before = await positionsOf(trx, accountId, listingId);
+        // From the last: each gap closes behind the ones still to delete, whose positions hold.
+        for (const row of [...rows].reverse()) {
+          owned.push(row.storage_key, ...(await repo.variantsOfMedia(trx, row.id)).map((v) => v.storage_key));
+          if (!(await repo.deleteMedia(trx, accountId, listingId, row.id))) throw notFound('Media');
+          await repo.closeGap(trx, accountId, listingId, row, w.now);
+        }
+        await cleanup.scheduleNow(trx, owned);
+        const shifted = (await listOf(trx, accountId, listingId)).filter((m) => before.get(m.id) !== m.position);
+        for (const row of rows) w.announce('media.deleted', row.id);
+        announce(w, shifted);
+        if (gallery.cover_media_id !== null && wanted.includes(gallery.cover_media_id)) {
+          w.announce('listing.updated', listingId);
+        }
+        w.count({ media: -rows.length });
+        w.afterCommit(() => cleanup.afterDelete(owned, log));
+        return rows.length;
       });
     },
 
