@@ -1,5 +1,6 @@
 // The dashboard's only script, and every page works without it: it adds copy buttons (a new API
-// key, a gallery's links), and on a gallery's page uploads by drag and drop with progress
+// key, a gallery's links), brings the page's own link of a scrolled navigation into view,
+// and on a gallery's page uploads by drag and drop with progress
 // (resumable for large files when tus is on the page) and reordering by drag (mouse, finger) and
 // by Earlier / Later buttons. Served from
 // /dashboard/assets/ (the Content-Security-Policy allows no inline script).
@@ -41,6 +42,18 @@ function setUpCopyButtons() {
     // Clicking into the key selects all of it, ready for a manual copy.
     input.addEventListener('focus', () => input.select());
   }
+}
+
+/**
+ * The navigation scrolls sideways where it does not fit (a phone): the page's own link is
+ * brought into view, so the row shows where one is. Focus scrolls any other link into view.
+ */
+function showCurrentNavItem() {
+  const current = document.querySelector('.main-nav a[aria-current="page"]');
+  const nav = current ? current.closest('.main-nav') : null;
+  if (!nav || nav.scrollWidth <= nav.clientWidth) return;
+  const left = current.offsetLeft - (nav.clientWidth - current.offsetWidth) / 2;
+  nav.scrollLeft = Math.max(0, left);
 }
 
 // ---- a gallery's uploads -------------------------------------------------------------------
@@ -379,6 +392,7 @@ function setUpReorder() {
 }
 
 function setUp() {
+  showCurrentNavItem();
   setUpCopyButtons();
   setUpUploads();
   setUpReorder();
