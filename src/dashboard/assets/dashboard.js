@@ -46,14 +46,26 @@ function setUpCopyButtons() {
 
 /**
  * The navigation scrolls sideways where it does not fit (a phone): the page's own link is
- * brought into view, so the row shows where one is. Focus scrolls any other link into view.
+ * brought into view, so the row shows where one is, and so is each link keyboard focus reaches
+ * (the browser's own scroll leaves a link that is partly in view as it is).
  */
-function showCurrentNavItem() {
-  const current = document.querySelector('.main-nav a[aria-current="page"]');
-  const nav = current ? current.closest('.main-nav') : null;
-  if (!nav || nav.scrollWidth <= nav.clientWidth) return;
-  const left = current.offsetLeft - (nav.clientWidth - current.offsetWidth) / 2;
-  nav.scrollLeft = Math.max(0, left);
+function setUpNavScroll() {
+  const nav = document.querySelector('.main-nav');
+  if (!nav) return;
+  const reveal = (link, centre) => {
+    if (nav.scrollWidth <= nav.clientWidth) return;
+    const edge = 16;
+    const left = link.offsetLeft;
+    const right = left + link.offsetWidth;
+    if (centre) nav.scrollLeft = Math.max(0, left - (nav.clientWidth - link.offsetWidth) / 2);
+    else if (left - edge < nav.scrollLeft) nav.scrollLeft = Math.max(0, left - edge);
+    else if (right + edge > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = right + edge - nav.clientWidth;
+  };
+  const current = nav.querySelector('a[aria-current="page"]');
+  if (current) reveal(current, true);
+  nav.addEventListener('focusin', (event) => {
+    if (event.target instanceof HTMLElement) reveal(event.target, false);
+  });
 }
 
 // ---- a gallery's uploads -------------------------------------------------------------------
@@ -392,7 +404,7 @@ function setUpReorder() {
 }
 
 function setUp() {
-  showCurrentNavItem();
+  setUpNavScroll();
   setUpCopyButtons();
   setUpUploads();
   setUpReorder();

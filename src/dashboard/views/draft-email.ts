@@ -48,11 +48,11 @@ export function draftEmailPage(o: DraftEmailOptions): SafeHtml {
         <div class="draft-warning" role="alert">
           <h2 id="draft-warning-title">This gallery is still a draft</h2>
           <p>
-            ${to} gets an email with the gallery's link now, and sees the gallery as it is: photos still to come are
-            missing, and what they open first is what is there today.
+            ${to} gets an email with the gallery's link now, and sees the gallery as it is today: photos not uploaded
+            yet are missing.
           </p>
         </div>
-        <p>Set the gallery to active first if it is finished, or send the email anyway.</p>
+        <p>If it is finished, make it active first; otherwise send the email anyway, or go back.</p>
         <div class="actions">
           <form method="post" action="${o.action}" class="inline">
             ${csrfField(o.viewer.csrfToken)} ${hiddenFields(o.fields, [])}
