@@ -231,6 +231,18 @@ describe("a client's page gives them a gallery", () => {
     assert.equal(theirs.statusCode, 404);
     assert.equal((await gallery(owner, mineGallery.id)).client_id, null);
 
+    // The service alone refuses it too, in its write: no gallery, no count, no event left behind.
+    const before = await ctx.services.counts.counts(owner.accountId);
+    await assert.rejects(
+      ctx.services.clients.createListingFor(owner.accountId, theirClient.id, { address: '4 Service Road' }),
+      { code: 'not_found' },
+    );
+    assert.deepEqual(await ctx.services.counts.counts(owner.accountId), before);
+    assert.deepEqual(
+      (await galleriesOf(owner)).map((g) => g.address),
+      ['3 Own Road'],
+    );
+
     const none = await post(`/dashboard/clients/${mine.id}/galleries`, { listing_id: '' });
     assert.equal(none.statusCode, 400);
     assert.match(textOf(none.body), /Gallery: Choose a gallery/);

@@ -91,8 +91,8 @@ async function navBoxes(p: Page): Promise<{ nav: Box; items: Box[]; width: numbe
       `(() => {
         const box = (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, height: r.height, left: r.left, right: r.right }; };
         return JSON.stringify({
-          nav: box(document.querySelector('nav.main-nav')),
-          items: [...document.querySelectorAll('nav.main-nav a')].map(box),
+          nav: box(document.querySelector('nav[aria-label="Main"]')),
+          items: [...document.querySelectorAll('nav[aria-label="Main"] a')].map(box),
           width: window.innerWidth,
         });
       })()`,

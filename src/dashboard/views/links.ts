@@ -34,7 +34,7 @@ const LOCK = html`<svg
 </svg>`;
 
 /** The mark of a password-protected link: the lock and its words, both visible. */
-export function passwordMark(id?: string): SafeHtml {
+function passwordMark(id?: string): SafeHtml {
   return html`<span class="link-lock" ${id === undefined ? '' : html` id="${id}"`}>${LOCK} Password protected</span>`;
 }
 
