@@ -1,6 +1,6 @@
-// Assigning a gallery (from its page) and unassigning it; the overview's assignments panel: Resend sends a gallery's email to its client again, through
-// the same service call as POST /v1/clients/:id/listings/:listing_id/notify (a draft's only once
-// confirmed).
+// Assigning a gallery from its page, and unassigning it; Resend (the overview's assignments panel,
+// a gallery's page) sends a gallery's email to its client again, through the same service call as
+// POST /v1/clients/:id/listings/:listing_id/notify. A draft is emailed only once confirmed.
 import type { App } from '../http/types.ts';
 import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import { AppError } from '../errors.ts';
@@ -29,17 +29,20 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
     const clientId = form.get('client_id');
     // The gallery first: another account's, or a deleted one, is the 404 page, whatever the form says.
     const listing = await services.listings.get(account.id, id);
+    const refused = galleryPath(id, 'assign-refused', 'client');
+    const client = { name: form.get('name').trim(), email: form.get('email').trim() };
+    if (clientId !== '' ? !hasIdShape('cli', clientId) : hasErrors(schemaFieldErrors(ClientCreateBody, client))) {
+      return reply.redirect(refused, 303);
+    }
     // A draft is emailed only once confirmed (docs/api.md §27): the page asks, the form comes again.
     if (draftEmailUnconfirmed(listing.status, notify, form.get(CONFIRM_DRAFT))) {
-      const chosen = hasIdShape('cli', clientId)
-        ? await services.clients.get(account.id, clientId).catch(() => null)
-        : null;
+      const chosen = clientId === '' ? null : await services.clients.get(account.id, clientId);
       return sendPage(
         reply,
         draftEmailPage({
           viewer,
           address: listing.address,
-          clientName: chosen?.name ?? (form.get('name').trim() || null),
+          clientName: chosen?.name ?? client.name,
           action: `${galleryPath(id)}/assign`,
           fields: request.body as FormBody,
           notifyField: 'notify',
@@ -50,13 +53,8 @@ export function registerAssignmentRoutes(scope: App, ctx: DashboardContext): voi
     }
     const assigned = galleryPath(id, notify ? 'assigned-emailed' : 'assigned', 'client');
     if (clientId !== '') {
-      if (!hasIdShape('cli', clientId)) return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
       await services.clients.assign(account.id, clientId, id, { notify });
       return reply.redirect(assigned, 303);
-    }
-    const client = { name: form.get('name').trim(), email: form.get('email').trim() };
-    if (hasErrors(schemaFieldErrors(ClientCreateBody, client))) {
-      return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
     }
     try {
       const { existing } = await services.clients.assignToClientByEmail(account.id, id, client, { notify });

@@ -310,6 +310,14 @@ describe('a draft gallery is emailed only once confirmed, wherever the email is 
     const g = await newGallery(ctx, owner, { address: '10 Draft Street' });
     const page = await browser.get(`/dashboard/galleries/${g.id}`);
     assert.match(textOf(page.body), /This gallery is a draft: if the client is emailed now, you are asked to confirm/);
+    // A form that would be refused anyway is refused first, without asking.
+    const typo = await post(`/dashboard/galleries/${g.id}/assign`, {
+      client_id: '',
+      name: 'Fay Gold',
+      email: 'fay-at-draft.test',
+      notify: '1',
+    });
+    assert.equal(typo.headers.location, `/dashboard/galleries/${g.id}?notice=assign-refused#client`);
     const asked = await post(`/dashboard/galleries/${g.id}/assign`, {
       client_id: '',
       name: 'Fay Gold',
