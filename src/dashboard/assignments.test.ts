@@ -33,7 +33,8 @@ async function signedIn(name: string): Promise<{ owner: TestAccount; browser: Br
 
 /** A gallery assigned to a new client over /v1, and its link's path under /g. */
 async function assigned(owner: TestAccount, address: string, client: Record<string, unknown> = {}) {
-  const gallery = await newGallery(ctx, owner, { address });
+  // Active: a draft is emailed only once confirmed (see 'a draft is emailed only once confirmed').
+  const gallery = await newGallery(ctx, owner, { address, status: 'active' });
   const person = await newClient(ctx, owner, client);
   await assign(ctx, owner, person.id, gallery.id);
   const got = await call(ctx, 'GET', `/v1/listings/${gallery.id}`, { key: owner.key });
@@ -71,9 +72,12 @@ describe('latest assignments on the overview', () => {
     assert.equal(rows.length, 2);
     assert.match(
       rows[0] ?? '',
-      /^12 Quay Street Ann Lee ann@client\.test \d+ \w+ \d{4} 2 0 \d+ \w+ \d{4}, \d\d:\d\d UTC Open gallery/,
+      /^12 Quay Street Client link Copy Client link for 12 Quay Street Ann Lee ann@client\.test \d+ \w+ \d{4} 2 0 \d+ \w+ \d{4}, \d\d:\d\d UTC Open gallery/,
     );
-    assert.match(rows[1] ?? '', /^3 Old Mill Lane Bo Chen bo@client\.test \d+ \w+ \d{4} 0 0 not yet Open gallery/);
+    assert.match(
+      rows[1] ?? '',
+      /^3 Old Mill Lane Client link Copy Client link for 3 Old Mill Lane Bo Chen bo@client\.test \d+ \w+ \d{4} 0 0 not yet Open gallery/,
+    );
     for (const a of [older, newer]) {
       const link = new RegExp(`<a\\s[^>]*href="${a.url}"[^>]*>`).exec(page.body)?.[0] ?? '';
       assert.match(link, /\starget="_blank"/, 'the link opens the gallery in a new tab');
@@ -97,7 +101,10 @@ describe('latest assignments on the overview', () => {
     await assigned(owner, '<script>alert(1)</script> Road', { name: '<b>Eve</b> "Q"' });
     const page = await browser.get('/dashboard');
     assert.doesNotMatch(page.body, /<script>alert|<b>Eve/);
-    assert.match(assignmentRows(page.body)[0] ?? '', /^<script>alert\(1\)<\/script> Road <b>Eve<\/b> "Q"/);
+    assert.match(
+      assignmentRows(page.body)[0] ?? '',
+      /^<script>alert\(1\)<\/script> Road Client link Copy Client link for <script>alert\(1\)<\/script> Road <b>Eve<\/b> "Q"/,
+    );
   });
 
   test('another account never sees them', async () => {

@@ -4,7 +4,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
-import { hasIdShape } from '../lib/ids.ts';
 import { ClientCreateBody } from '../modules/clients/clients.schemas.ts';
 import {
   ListingCreateBody,
@@ -48,6 +47,14 @@ const FORM_WITH_TEXT = 96 * 1024;
 /** What the gallery pages' redirects can say (`?notice=`), from a fixed list: a URL cannot inject text. */
 const NOTICES: Record<string, Notice> = {
   'gallery-created': { kind: 'success', text: 'Gallery created. Upload its photos, videos and documents below.' },
+  'created-for-client': {
+    kind: 'success',
+    text: 'Gallery created and assigned to the client. Upload its photos, videos and documents below.',
+  },
+  'created-for-client-emailed': {
+    kind: 'success',
+    text: 'Gallery created and assigned; the email with its link is on its way to the client. Upload its photos below.',
+  },
   'gallery-saved': { kind: 'success', text: 'Details saved.' },
   'gallery-deleted': { kind: 'success', text: 'The gallery and its media were deleted.' },
   uploaded: { kind: 'success', text: 'Uploaded.' },
@@ -301,43 +308,6 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     const { account } = viewerOf(request);
     await services.listings.remove(account.id, params(request).id, request.log);
     return reply.redirect('/dashboard/galleries?notice=gallery-deleted', 303);
-  });
-
-  // Assign to a client chosen in the list, or to one named here: the client with that email, made
-  // first when the studio has none (one service write: a failure leaves no client behind).
-  scope.post('/galleries/:id/assign', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
-    const { account } = viewerOf(request);
-    const { id } = params(request);
-    const form = formFields(request.body);
-    const notify = form.get('notify') === '1';
-    const clientId = form.get('client_id');
-    // The gallery first: another account's, or a deleted one, is the 404 page, whatever the form says.
-    await services.listings.get(account.id, id);
-    const assigned = galleryPath(id, notify ? 'assigned-emailed' : 'assigned', 'client');
-    if (clientId !== '') {
-      if (!hasIdShape('cli', clientId)) return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
-      await services.clients.assign(account.id, clientId, id, { notify });
-      return reply.redirect(assigned, 303);
-    }
-    const client = { name: form.get('name').trim(), email: form.get('email').trim() };
-    if (hasErrors(schemaFieldErrors(ClientCreateBody, client))) {
-      return reply.redirect(galleryPath(id, 'assign-refused', 'client'), 303);
-    }
-    try {
-      const { existing } = await services.clients.assignToClientByEmail(account.id, id, client, { notify });
-      return await reply.redirect(existing ? galleryPath(id, 'assigned-existing', 'client') : assigned, 303);
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === 'conflict')) throw err;
-      return reply.redirect(galleryPath(id, 'assign-email-taken', 'client'), 303);
-    }
-  });
-
-  scope.post('/galleries/:id/unassign', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
-    const { account } = viewerOf(request);
-    const { id } = params(request);
-    const listing = await services.listings.get(account.id, id);
-    if (listing.client_id !== null) await services.clients.unassign(account.id, listing.client_id, id);
-    return reply.redirect(galleryPath(id, 'unassigned', 'client'), 303);
   });
 
   scope.post('/galleries/:id/property-page', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {

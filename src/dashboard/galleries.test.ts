@@ -319,7 +319,9 @@ describe('galleries in the dashboard', () => {
 
   test('assign to a new client and to a chosen one, resend, link settings, unassign', async () => {
     const { owner, browser, post } = await signedIn('Assign Studio');
-    const g = (await api<GalleryJson>(owner, 'POST', '/v1/listings', { address: '3 Dock Street' })).json;
+    // Active: a draft is emailed only once confirmed (its own test is in clients.test.ts).
+    const g = (await api<GalleryJson>(owner, 'POST', '/v1/listings', { address: '3 Dock Street', status: 'active' }))
+      .json;
     await browser.get(`/dashboard/galleries/${g.id}`);
     const bad = await post(`/dashboard/galleries/${g.id}/assign`, {
       client_id: '',

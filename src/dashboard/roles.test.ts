@@ -49,6 +49,8 @@ const ACCESS: Record<string, Access> = {
   'GET /dashboard/clients/:client_id|:id/delete': 'member',
   'POST /dashboard/clients/:client_id|:id/delete': 'member',
   'POST /dashboard/clients/:client_id|:id/galleries/:listing_id/resend': 'member',
+  'POST /dashboard/clients/:client_id|:id/galleries': 'member',
+  'POST /dashboard/clients/:client_id|:id/galleries/new': 'member',
   'GET /dashboard/galleries': 'member',
   'POST /dashboard/galleries': 'member',
   'GET /dashboard/galleries/new': 'member',

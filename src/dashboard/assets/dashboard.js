@@ -1,5 +1,6 @@
 // The dashboard's only script, and every page works without it: it adds copy buttons (a new API
-// key, a gallery's links), and on a gallery's page uploads by drag and drop with progress
+// key, a gallery's links), brings the page's own link of a scrolled navigation into view,
+// and on a gallery's page uploads by drag and drop with progress
 // (resumable for large files when tus is on the page) and reordering by drag (mouse, finger) and
 // by Earlier / Later buttons. Served from
 // /dashboard/assets/ (the Content-Security-Policy allows no inline script).
@@ -41,6 +42,30 @@ function setUpCopyButtons() {
     // Clicking into the key selects all of it, ready for a manual copy.
     input.addEventListener('focus', () => input.select());
   }
+}
+
+/**
+ * The navigation scrolls sideways where it does not fit (a phone): the page's own link is
+ * brought into view, so the row shows where one is, and so is each link keyboard focus reaches
+ * (the browser's own scroll leaves a link that is partly in view as it is).
+ */
+function setUpNavScroll() {
+  const nav = document.querySelector('.main-nav');
+  if (!nav) return;
+  const reveal = (link, centre) => {
+    if (nav.scrollWidth <= nav.clientWidth) return;
+    const edge = 16;
+    const left = link.offsetLeft;
+    const right = left + link.offsetWidth;
+    if (centre) nav.scrollLeft = Math.max(0, left - (nav.clientWidth - link.offsetWidth) / 2);
+    else if (left - edge < nav.scrollLeft) nav.scrollLeft = Math.max(0, left - edge);
+    else if (right + edge > nav.scrollLeft + nav.clientWidth) nav.scrollLeft = right + edge - nav.clientWidth;
+  };
+  const current = nav.querySelector('a[aria-current="page"]');
+  if (current) reveal(current, true);
+  nav.addEventListener('focusin', (event) => {
+    if (event.target instanceof HTMLElement) reveal(event.target, false);
+  });
 }
 
 // ---- a gallery's uploads -------------------------------------------------------------------
@@ -427,6 +452,7 @@ function setUpSelection() {
 }
 
 function setUp() {
+  setUpNavScroll();
   setUpCopyButtons();
   setUpUploads();
   setUpSelection();

@@ -6,6 +6,7 @@ import type { RecentAssignment } from '../../modules/client-links/client-links.s
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day, when } from './format.ts';
 import { csrfField } from './layout.ts';
+import { linkField } from './links.ts';
 
 /** A link password's length, as PATCH /v1/listings/:id/client_link takes it. */
 const PASSWORD = {
@@ -111,7 +112,17 @@ export function assignmentsPanel(rows: RecentAssignment[], csrfToken: string): S
                 ${rows.map(
                   (a) =>
                     html`<tr role="row">
-                      <td role="cell" class="cell-title cell-gallery">${a.listing_address}</td>
+                      <td role="cell" class="cell-title cell-gallery">
+                        ${a.listing_address}
+                        ${linkField({
+                          id: `link-url-${a.listing_id}`,
+                          label: 'Client link',
+                          context: `for ${a.listing_address}`,
+                          url: a.url,
+                          passwordProtected: a.password_protected,
+                          compact: true,
+                        })}
+                      </td>
                       <td role="cell" data-label="Client">
                         ${a.client_name}<br /><span class="muted small">${a.client_email}</span>
                       </td>

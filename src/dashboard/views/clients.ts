@@ -3,6 +3,7 @@
 import { ClientCreateBody, ClientListQuery } from '../../modules/clients/clients.schemas.ts';
 import { maxLengthOf } from '../form.ts';
 import type { ClientItemType, ClientType } from '../../modules/clients/clients.schemas.ts';
+import { ListingCreateBody, type ListingItemType } from '../../modules/listings/listings.schemas.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day } from './format.ts';
 import { statusBadge } from './galleries.ts';
@@ -136,17 +137,116 @@ export function newClientPage(o: { viewer: Viewer; values: ClientFormValues; err
   });
 }
 
+/** What the client page's two "give a gallery" forms were sent with, to show them again. */
+export interface GiveGalleryValues {
+  listing_id: string;
+  address: string;
+  status: string;
+  /** The new gallery form's Email box (the existing gallery's is checked by default). */
+  notify_new: boolean;
+}
+
+export const EMPTY_GIVE: GiveGalleryValues = { listing_id: '', address: '', status: 'draft', notify_new: false };
+
+const GIVE_LABELS: Record<string, string> = { listing_id: 'Gallery', address: 'Address', status: 'Status' };
+
+/** A select's error and hint tied to it, as field() does for an input. */
+function described(id: string, hint: boolean, error: string | undefined): SafeHtml {
+  const ids = [hint ? `${id}-hint` : '', error === undefined ? '' : `${id}-error`].filter((s) => s !== '').join(' ');
+  return html`${ids === '' ? '' : html` aria-describedby="${ids}"`}${error === undefined ? '' : html` aria-invalid="true"`}`;
+}
+
+/**
+ * docs/api.md §27: from a client's page, one of the studio's unassigned galleries given to them,
+ * or a new one made for them (its address) and given in the same step. Plain forms.
+ */
+function giveGallerySection(o: {
+  viewer: Viewer;
+  client: ClientType;
+  unassigned: ListingItemType[];
+  values: GiveGalleryValues;
+  errors: FieldErrors;
+}): SafeHtml {
+  const c = o.client;
+  const v = o.values;
+  const e = o.errors;
+  const existing =
+    o.unassigned.length === 0
+      ? html`<p class="muted">
+          Every gallery of the studio has a client. Make a new one here, or give one from its own page (under
+          Galleries).
+        </p>`
+      : html`<form method="post" action="/dashboard/clients/${c.id}/galleries" class="stack-form" novalidate>
+          ${csrfField(o.viewer.csrfToken)}
+          <div class="field${e.listing_id === undefined ? '' : ' field-invalid'}">
+            <label for="f-listing_id">Gallery</label>
+            <p class="hint" id="f-listing_id-hint">
+              Galleries without a client, newest first. A draft asks you to confirm before it is emailed.
+            </p>
+            ${e.listing_id === undefined ? '' : html`<p class="field-error" id="f-listing_id-error">${e.listing_id}</p>`}
+            <select id="f-listing_id" name="listing_id" required ${described('f-listing_id', true, e.listing_id)}>
+              <option value="">Choose a gallery</option>
+              ${o.unassigned.map(
+                (g) =>
+                  html`<option value="${g.id}" ${g.id === v.listing_id ? 'selected' : ''}>
+                    ${g.address} (${g.status})
+                  </option>`,
+              )}
+            </select>
+          </div>
+          <label class="check">
+            <input type="checkbox" name="notify" value="1" checked /> Email ${c.name} the link to the gallery
+          </label>
+          <button type="submit" class="button">Assign gallery</button>
+        </form>`;
+  return html`<section class="card" id="give" aria-labelledby="give-title">
+    <h2 id="give-title">Give ${c.name} a gallery</h2>
+    ${errorSummary(e, GIVE_LABELS)}
+    <div class="give-gallery">
+      <div>
+        <h3>An existing gallery</h3>
+        ${existing}
+      </div>
+      <div>
+        <h3>A new gallery</h3>
+        <form method="post" action="/dashboard/clients/${c.id}/galleries/new" class="stack-form" novalidate>
+          ${csrfField(o.viewer.csrfToken)}
+          ${field({ name: 'address', label: 'Address', value: v.address, error: e.address, maxlength: maxLengthOf(ListingCreateBody, 'address'), autocomplete: 'off', hint: 'The property, as the client will see it.' })}
+          <div class="field${e.status === undefined ? '' : ' field-invalid'}">
+            <label for="f-status">Status</label>
+            ${e.status === undefined ? '' : html`<p class="field-error" id="f-status-error">${e.status}</p>`}
+            <select id="f-status" name="status" ${described('f-status', false, e.status)}>
+              ${(['draft', 'active'] as const).map(
+                (s) => html`<option value="${s}" ${s === v.status ? 'selected' : ''}>${s}</option>`,
+              )}
+            </select>
+          </div>
+          <label class="check">
+            <input type="checkbox" name="notify" value="1" ${v.notify_new ? 'checked' : ''} /> Email ${c.name} the link
+            now
+          </label>
+          <p class="hint">A new gallery has no photos yet: you can email the link from its page once they are in.</p>
+          <button type="submit" class="button">Create and assign</button>
+        </form>
+      </div>
+    </div>
+  </section>`;
+}
+
 export function clientPage(o: {
   viewer: Viewer;
   notice: Notice | null;
   client: ClientType;
   values: ClientFormValues;
   errors: FieldErrors;
+  /** The studio's galleries without a client, to give one to this client. */
+  unassigned: ListingItemType[];
+  give?: { values: GiveGalleryValues; errors: FieldErrors };
 }): SafeHtml {
   const c = o.client;
   const galleries =
     c.listings.length === 0
-      ? html`<p class="muted">No galleries. Assign one from its page.</p>`
+      ? html`<p class="muted">No galleries yet. Give them one below.</p>`
       : html`<ul class="gallery-list">
           ${c.listings.map(
             (g) =>
@@ -168,6 +268,7 @@ export function clientPage(o: {
         <h2 id="client-galleries">Galleries <span class="muted">(${count(c.listings.length)})</span></h2>
         ${galleries}
       </section>
+      ${giveGallerySection({ viewer: o.viewer, client: c, unassigned: o.unassigned, values: o.give?.values ?? EMPTY_GIVE, errors: o.give?.errors ?? {} })}
       <section class="card" id="details" aria-labelledby="client-details">
         <h2 id="client-details">Details</h2>
         ${errorSummary(o.errors, CLIENT_LABELS)}

@@ -13,6 +13,8 @@ import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, day } from './format.ts';
 import { activitySection } from './gallery-activity.ts';
 import { linkSettingsFields } from './assignments.ts';
+import { linkField } from './links.ts';
+import { DRAFT_HINT } from './draft-email.ts';
 import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } from './galleries.ts';
 import { mediaSection } from './gallery-media.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
@@ -33,25 +35,6 @@ export interface GalleryPageOptions {
 }
 
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
-
-function copyRow(id: string, label: string, value: string): SafeHtml {
-  return html`<div class="copy-row">
-    <label for="${id}">${label}</label>
-    <div class="key-row">
-      <input id="${id}" type="text" readonly value="${value}" class="key-value" />
-      <button
-        type="button"
-        class="button button-secondary"
-        data-copy-target="${id}"
-        data-copy-status="${id}-status"
-        hidden
-      >
-        Copy<span class="visually-hidden"> ${label}</span>
-      </button>
-    </div>
-    <p id="${id}-status" class="hint" role="status" aria-live="polite"></p>
-  </div>`;
-}
 
 function linkSettings(l: ListingType, csrf: string): SafeHtml {
   const link = l.client_link;
@@ -101,6 +84,7 @@ function assignForm(o: GalleryPageOptions, again: boolean): SafeHtml {
     <label class="check">
       <input type="checkbox" name="notify" value="1" checked /> Email the client the link to the gallery
     </label>
+    ${l.status === 'draft' ? html`<p class="hint">${DRAFT_HINT}</p>` : ''}
     <button type="submit" class="button">${again ? 'Assign to this client' : 'Assign gallery'}</button>
   </form>`;
 }
@@ -116,7 +100,7 @@ function clientSection(o: GalleryPageOptions): SafeHtml {
             Assigned to <a href="/dashboard/clients/${o.client.id}">${o.client.name}</a>
             <span class="muted">(${o.client.email})</span> since ${day(l.client_link.created_at)}.
           </p>
-          ${copyRow('client-link', 'Client link', l.client_link.url)}
+          ${linkField({ id: 'client-link', label: 'Client link', url: l.client_link.url, passwordProtected: l.client_link.password_protected })}
           <div class="row-actions">
             <a
               class="button button-secondary button-small"
@@ -165,8 +149,8 @@ function propertySection(o: GalleryPageOptions): SafeHtml {
               : html`<p class="hint">Only an active gallery can be published: set its status to active first.</p>`
           }`
       : html`<p>Published ${day(p.published_at)} · ${count(p.views)} ${p.views === 1 ? 'view' : 'views'}.</p>
-          ${copyRow('property-url', 'Property page', p.url)}
-          ${copyRow('property-unbranded', 'Unbranded page', p.unbranded_url)}
+          ${linkField({ id: 'property-url', label: 'Property page', url: p.url })}
+          ${linkField({ id: 'property-unbranded', label: 'Unbranded page', url: p.unbranded_url })}
           <form method="post" action="${base(l)}/property-page/delete" class="inline">
             ${csrfField(csrf)}
             <button type="submit" class="button button-secondary button-small">Unpublish</button>

@@ -62,7 +62,7 @@ export function page(options: PageOptions): SafeHtml {
     ? html`<header class="topbar">
         <div class="topbar-inner">
           <a class="brand" href="/dashboard">Lightbox</a>
-          <nav aria-label="Main">
+          <nav class="main-nav" aria-label="Main">
             <ul class="nav">
               ${NAV.filter((item) => item.owner !== true || viewer.role === 'owner').map(
                 (item) =>

@@ -10,8 +10,9 @@ import { listCursors } from '../../db/keyset.ts';
 import { countClients, queryClients, type ClientQuery } from './clients.list.repository.ts';
 import * as listingsRepo from '../listings/listings.repository.ts';
 import { listingRows } from '../listings/listings.list.repository.ts';
-import type { ListingItemType, ListingType } from '../listings/listings.schemas.ts';
-import { toListingItem } from '../listings/listings.serializer.ts';
+import type { ListingCreateInput, ListingItemType, ListingType } from '../listings/listings.schemas.ts';
+import { listingSerializer, toListingItem } from '../listings/listings.serializer.ts';
+import { insertListingIn } from '../listings/listings.entry.ts';
 import { dropLink, dropLinksOfClient, giveLink } from '../client-links/client-links.entry.ts';
 import { loadNotification } from '../notifications/notifications.service.ts';
 import type { NotificationType } from '../notifications/notifications.schemas.ts';
@@ -91,6 +92,7 @@ export function createClientsService({
   writes,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
+  const serialize = listingSerializer(config.publicUrl);
 
   async function requireClient(accountId: string, id: string): Promise<repo.ClientRow> {
     if (!hasIdShape('cli', id)) throw notFound('Client');
@@ -347,6 +349,32 @@ export function createClientsService({
       } catch (err) {
         // Another request added a client with this email meanwhile: nothing of this one was kept.
         if (isUniqueViolation(err)) throw duplicateEmail();
+        throw err;
+      }
+    },
+
+    /**
+     * The client page's "a new gallery for this client": the gallery made and assigned to the
+     * client, their link given and (unless `notify` is false) the email queued, in one write: a
+     * failure anywhere leaves no gallery behind.
+     */
+    async createListingFor(
+      accountId: string,
+      clientId: string,
+      input: ListingCreateInput,
+      options: { notify?: boolean } = {},
+    ): Promise<ListingType> {
+      if (!hasIdShape('cli', clientId)) throw notFound('Client');
+      try {
+        return await writes.run(accountId, {}, async (w) => {
+          const client = await repo.findClient(w.trx, accountId, clientId);
+          if (client === undefined) throw notFound('Client');
+          const created = await insertListingIn(w, serialize, input);
+          return await assignIn(w, client, created.id, options.notify !== false);
+        });
+      } catch (err) {
+        // The client was deleted between our read and our write (a concurrent DELETE).
+        if (isForeignKeyViolation(err)) throw notFound('Client');
         throw err;
       }
     },

@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import type { PasswordHasher } from '../../lib/password.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { hasIdShape, newId } from '../../lib/ids.ts';
+import { hasIdShape } from '../../lib/ids.ts';
 import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
 import type { Page } from '../../lib/pagination.ts';
 import { listCursors } from '../../db/keyset.ts';
@@ -22,6 +22,7 @@ import { isPhotoOfGallery } from '../media/media.entry.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/counts/counters.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
+import { insertListingIn } from './listings.entry.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
 import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
 import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
@@ -113,30 +114,7 @@ export function createListingsService({
   };
   return {
     async create(accountId: string, input: ListingCreateInput): Promise<ListingType> {
-      const status = input.status ?? 'draft';
-      return writes.run(accountId, {}, async (w) => {
-        const now = w.now;
-        const inserted = await repo.insertListing(w.trx, {
-          id: newId('lst'),
-          account_id: accountId,
-          client_id: null,
-          address: input.address,
-          beds: input.beds ?? null,
-          baths: input.baths ?? null,
-          sqft: input.sqft ?? null,
-          status,
-          description: input.description ?? null,
-          mls_number: input.mls_number ?? null,
-          created_at: now,
-          updated_at: now,
-        });
-        // A new gallery has no link and no page: its object is its row's (RETURNING), not read.
-        const listing = serialize(inserted, undefined, undefined);
-        w.loaded('listing', listing.id, listing);
-        w.announce('listing.created', listing.id);
-        w.count(listingsAdded(status));
-        return listing;
-      });
+      return writes.run(accountId, {}, (w) => insertListingIn(w, serialize, input));
     },
 
     async get(accountId: string, id: string): Promise<ListingType> {
