@@ -153,7 +153,7 @@ export interface MediaVariantsTable {
   created_at: string;
 }
 
-export type GalleryLinkKind = 'client' | 'share';
+type GalleryLinkKind = 'client' | 'share';
 
 /**
  * A link that opens a gallery's page (docs/api.md §14, §25, §28): the assigned client's link (kind

@@ -216,7 +216,7 @@ export function registerGalleryRoutes(
   /**
    * Marks (on=1) or unmarks a photo as a favorite; a plain form, so it works without JavaScript.
    * Past the link's selection_max (docs/api.md §28) the mark is refused, nothing changes, and the
-   * page says why (409 to the script, which shows the same words).
+   * page says why (to the script: `refused` and the same words, which it shows).
    */
   app.post<{ Params: ItemParams }>('/:token/favorites/:media_id', { schema: HIDDEN }, async (request, reply) => {
     const { view, found } = await item(request);
@@ -232,8 +232,8 @@ export function registerGalleryRoutes(
     if (outcome === 'gone') throw new AppError('not_found', 'This gallery is no longer available');
     if (outcome === 'too_many') {
       if (wantsJson(request)) {
+        // 200: the answer says what happened (a 4xx would be a console error in the client's browser).
         return reply
-          .code(409)
           .header('cache-control', 'no-store')
           .send({ on: false, refused: 'too_many', message: tooMany(view.link.selection_max ?? 0) });
       }

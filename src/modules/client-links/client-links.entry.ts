@@ -9,7 +9,7 @@ import type { Write } from '../../mechanisms/writes/writes.ts';
 import { newId } from '../../lib/ids.ts';
 import * as repo from './client-links.repository.ts';
 
-export type { LinkRow, LinkRow as ClientLinkRow, CommentRow } from './client-links.repository.ts';
+export type { LinkRow as ClientLinkRow } from './client-links.repository.ts';
 
 /** 192 random bits, base64url: 32 URL-safe characters. */
 export const newLinkToken = (): string => randomBytes(24).toString('base64url');

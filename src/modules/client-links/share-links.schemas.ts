@@ -20,7 +20,7 @@ import { MAX_EMAIL_LENGTH } from '../../lib/email-address.ts';
 /** docs/api.md §28: at most this many share links per gallery. */
 export const MAX_SHARE_LINKS = 50;
 /** docs/api.md §28: a selection bound's range. */
-export const SELECTION_LIMIT_MAX = 10_000;
+const SELECTION_LIMIT_MAX = 10_000;
 /** docs/api.md §28: a comment's length. */
 export const COMMENT_MAX = 1000;
 
@@ -131,7 +131,7 @@ export const ShareLinkParams = Type.Object({
 });
 
 /** A comment on a photo (docs/api.md §28). */
-export const Comment = Type.Object(
+const Comment = Type.Object(
   {
     media_id: Id('med'),
     text: Type.String({ maxLength: COMMENT_MAX }),
