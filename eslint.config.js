@@ -295,12 +295,15 @@ export default defineConfig(
     // One browser, one app and one studio's gallery built once, then the studio's steps in order.
     'test/e2e/workspace.e2e.test.ts': 480,
     // The whole served document against the routes the app registered, checked in one place.
-    'src/http/openapi.test.ts': 610,
+    'src/http/openapi.test.ts': 620,
     // The route table of every authenticated /v1 route and the attacks run against each: split,
     // a new route could be left out of one half.
     'test/security.test.ts': 700,
     // One list of cases every MediaStorage must pass, then each storage's specifics.
     'src/storage/storage.test.ts': 460,
+    // Every table of the database in one file, beside the event types: a newcomer reads the schema
+    // in one place, as migrations/ made it.
+    'src/db/schema.ts': 440,
   }).map(([file, max]) => ({
     files: [file],
     rules: { 'max-lines': ['error', { max, skipBlankLines: true, skipComments: true }] },

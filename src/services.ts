@@ -16,6 +16,13 @@ import { createTeamService, type TeamService } from './modules/accounts/team.ser
 import { createTwoFactorService, type TwoFactorService } from './modules/accounts/two-factor.service.ts';
 import { createApiKeysService, type ApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createClientLinksService, type ClientLinksService } from './modules/client-links/client-links.service.ts';
+import {
+  createShareLinksService,
+  loadShareLink,
+  touchShareLink,
+  type ShareLinksService,
+} from './modules/client-links/share-links.service.ts';
+import { shareLinkSerializer } from './modules/client-links/share-links.serializer.ts';
 import { createClientsService, loadClient, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
@@ -51,6 +58,7 @@ export interface Services {
   listings: ListingsService;
   clients: ClientsService;
   clientLinks: ClientLinksService;
+  shareLinks: ShareLinksService;
   /** The public property pages' tokens and views (docs/api.md §25). */
   propertyPages: PropertyPagesService;
   idempotency: IdempotencyService;
@@ -87,17 +95,23 @@ const locks: LockQueries = {
 export function resourcesOf(config: Deps['config']): ResourceRegistry {
   const serializeListing = listingSerializer(config.publicUrl);
   const serializeMedia = mediaSerializer(config.publicUrl);
+  const serializeShareLink = shareLinkSerializer(config.publicUrl);
   return {
     loaders: {
       listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
       client: { load: loadClient },
       media: { load: (trx, accountId, id) => loadMedia(trx, serializeMedia, accountId, id) },
       notification: { load: loadNotification },
+      share_link: {
+        load: (trx, accountId, id) => loadShareLink(trx, serializeShareLink, accountId, id),
+        touch: touchShareLink,
+      },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
       listing: 'listing',
       client_link: 'listing',
+      share_link: 'share_link',
       client: 'client',
       media: 'media',
       notification: 'notification',
@@ -122,6 +136,7 @@ export function createServices(base: Deps): Services {
     listings: createListingsService({ ...deps, cleanup: mediaCleanup }),
     clients: createClientsService(deps),
     clientLinks: createClientLinksService(deps),
+    shareLinks: createShareLinksService(deps),
     propertyPages: createPropertyPagesService(deps),
     idempotency: createIdempotencyService(deps),
     media: createMediaService({ ...deps, cleanup: mediaCleanup }),

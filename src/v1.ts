@@ -18,6 +18,7 @@ import { registerAccountRoutes } from './modules/accounts/account.routes.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './mechanisms/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
+import { registerShareLinksRoutes } from './modules/client-links/share-links.routes.ts';
 import { registerMediaRoutes } from './modules/media/media.routes.ts';
 import { registerUploadRoutes } from './modules/uploads/uploads.routes.ts';
 import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
@@ -83,6 +84,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerOpenApiDocument(v1);
   registerAccountRoutes(v1, services);
   registerListingsRoutes(v1, services);
+  registerShareLinksRoutes(v1, services);
   registerClientsRoutes(v1, services);
   registerNotificationsRoutes(v1, services);
   registerWebhooksRoutes(v1, services);

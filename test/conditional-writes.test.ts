@@ -404,7 +404,7 @@ describe('the version trigger covers every table the reads show', () => {
     'sessions',
     'sign_in_failures',
     // Wrong passwords on a protected client link: counted for the gallery page's limit, never read by the API.
-    'client_link_password_failures',
+    'gallery_link_password_failures',
     'setup_marker',
     'password_resets',
     'idempotency_keys',

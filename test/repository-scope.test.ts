@@ -254,7 +254,7 @@ test('the check finds a deliberately unscoped lookup, and passes its scoped twin
 
 test('every repository query on an account-owned table filters on account_id (or is listed with its reason)', () => {
   const owned = ownedTables();
-  for (const table of ['listings', 'clients', 'media', 'events', 'client_links']) assert.ok(owned.has(table), table);
+  for (const table of ['listings', 'clients', 'media', 'events', 'gallery_links']) assert.ok(owned.has(table), table);
   const problems: string[] = [];
   const allowedSeen = new Set<string>();
   for (const full of repositoryFiles()) {

@@ -72,8 +72,10 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export interface NotificationsTable {
   id: string;
   account_id: string;
-  /** Kept after the client is deleted, so the history stays readable. */
-  client_id: string;
+  /** Kept after the client is deleted, so the history stays readable; null for a share link's email. */
+  client_id: string | null;
+  /** docs/api.md §28: the share link this email carries, or null (the client's assignment email). */
+  share_link_id: string | null;
   listing_id: string;
   to_email: string;
   status: NotificationStatus;
@@ -154,11 +156,24 @@ export interface MediaVariantsTable {
   created_at: string;
 }
 
-/** The link the client of an assigned gallery opens (docs/api.md §14): one per gallery. */
-export interface ClientLinksTable {
+type GalleryLinkKind = 'client' | 'share';
+
+/**
+ * A link that opens a gallery's page (docs/api.md §14, §25, §28): the assigned client's link (kind
+ * `client`, at most one per gallery) or a share link (kind `share`, up to 50 per gallery). The
+ * page, its gate, counters, favorites and comments are the same for both.
+ */
+export interface GalleryLinksTable {
+  /** `shl_` for a share link; a client link's id is never shown. */
+  id: string;
+  kind: GalleryLinkKind;
   listing_id: string;
   account_id: string;
-  client_id: string;
+  /** The client of a `client` link; null on a share link. */
+  client_id: string | null;
+  /** A share link's label and recipient; null on a client link. */
+  label: string | null;
+  email: string | null;
   /** The capability in the URL: at least 128 random bits, base64url. */
   token: string;
   views: Generated<number>;
@@ -166,12 +181,18 @@ export interface ClientLinksTable {
   first_viewed_at: string | null;
   last_viewed_at: string | null;
   created_at: string;
+  updated_at: string;
   /** docs/api.md §25: null, or when the link stops (410). */
   expires_at: string | null;
   /** scrypt of the link's password, or null when it has none. */
   password_hash: string | null;
   /** 0 or 1. */
   downloads_enabled: Generated<number>;
+  /** 0 or 1 (docs/api.md §28): whether the page offers favorites and comments. */
+  favorites_enabled: Generated<number>;
+  /** docs/api.md §28: how many photos the selection needs at least and at most, or null. */
+  selection_min: number | null;
+  selection_max: number | null;
   favorites_note: string | null;
   favorites_submitted_at: string | null;
   favorites_updated_at: string | null;
@@ -189,17 +210,26 @@ export interface PropertyPagesTable {
   views: Generated<number>;
 }
 
-/** The photos a link's client marked as favorites (docs/api.md §25). */
-interface ClientLinkFavoritesTable {
-  listing_id: string;
+/** The photos marked as favorites at a link (docs/api.md §25). */
+interface GalleryLinkFavoritesTable {
+  link_id: string;
   media_id: string;
   account_id: string;
   created_at: string;
 }
 
+/** A comment on a photo at a link (docs/api.md §28). */
+interface GalleryLinkCommentsTable {
+  link_id: string;
+  media_id: string;
+  account_id: string;
+  text: string;
+  updated_at: string;
+}
+
 /** Wrong passwords at a link, per client address (the limit of 10 in 15 minutes). */
-interface ClientLinkPasswordFailuresTable {
-  listing_id: string;
+interface GalleryLinkPasswordFailuresTable {
+  link_id: string;
   account_id: string;
   address: string;
   failed_at: string;
@@ -224,6 +254,12 @@ export const EVENT_TYPES = [
   'client_link.viewed',
   'client_link.downloaded',
   'client_link.selection_submitted',
+  'share_link.created',
+  'share_link.updated',
+  'share_link.deleted',
+  'share_link.viewed',
+  'share_link.downloaded',
+  'share_link.selection_submitted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -500,9 +536,10 @@ export interface Database {
   jobs: JobsTable;
   media: MediaTable;
   media_variants: MediaVariantsTable;
-  client_links: ClientLinksTable;
-  client_link_favorites: ClientLinkFavoritesTable;
-  client_link_password_failures: ClientLinkPasswordFailuresTable;
+  gallery_links: GalleryLinksTable;
+  gallery_link_favorites: GalleryLinkFavoritesTable;
+  gallery_link_comments: GalleryLinkCommentsTable;
+  gallery_link_password_failures: GalleryLinkPasswordFailuresTable;
   property_pages: PropertyPagesTable;
   webhook_endpoints: WebhookEndpointsTable;
   events: EventsTable;

@@ -60,7 +60,13 @@ describe('favorites', () => {
 
   test('mark and unmark without JavaScript; the API lists them in position order with favorites_count', async () => {
     const g = await galleryWithPhotos();
-    assert.deepEqual(await favorites(g.listingId), { media_ids: [], note: null, submitted_at: null, updated_at: null });
+    assert.deepEqual(await favorites(g.listingId), {
+      media_ids: [],
+      note: null,
+      comments: [],
+      submitted_at: null,
+      updated_at: null,
+    });
     const page = await visit(ctx, g.path);
     for (const id of g.ids) {
       assert.match(page.body, new RegExp(`action="${g.path}/favorites/${id}"`));
@@ -162,7 +168,13 @@ describe('favorites', () => {
     });
     assert.equal((await form(`${g.path}/favorites/${g.ids[0]!}`, { on: '1' })).statusCode, 403);
     assert.equal((await form(`${g.path}/favorites`, { note: 'hi' })).statusCode, 403);
-    assert.deepEqual(await favorites(g.listingId), { media_ids: [], note: null, submitted_at: null, updated_at: null });
+    assert.deepEqual(await favorites(g.listingId), {
+      media_ids: [],
+      note: null,
+      comments: [],
+      submitted_at: null,
+      updated_at: null,
+    });
   });
 
   test('GET favorites: scoped by account, 404 for an unknown gallery, empty for one without a client', async () => {

@@ -85,6 +85,8 @@ describe('client links over HTTP', () => {
       'first_viewed_at',
       'last_viewed_at',
       'password_protected',
+      'selection_max',
+      'selection_min',
       'url',
       'views',
     ]);

@@ -1,4 +1,5 @@
-// What a link shows: resolved from its token through the services, never SQL. An unknown,
+// What a link shows, whatever its kind (the client's or a share link, docs/api.md §28): resolved
+// from its token through the services, never SQL. An unknown,
 // replaced or revoked token, and a gallery or client that is gone, are all the same: nothing.
 import type { Services } from '../services.ts';
 import type { ClientLinkRow } from '../modules/client-links/client-links.entry.ts';
@@ -25,8 +26,9 @@ export async function loadGallery(services: Services, token: string): Promise<Ga
     services.accounts.get(link.account_id).catch(() => undefined),
     services.media.visible(link.account_id, link.listing_id),
   ]);
-  // The gallery went to another client since the link was read: not this link's any more.
-  if (listing === undefined || account === undefined || listing.client_id !== link.client_id) return undefined;
+  if (listing === undefined || account === undefined) return undefined;
+  // A client link whose gallery went to another client since it was read is not the client's any more.
+  if (link.kind === 'client' && listing.client_id !== link.client_id) return undefined;
   const withVariants = media.filter((m) => m.row.kind === 'photo' && m.variants.length > 0);
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
   return { link, listing, studioName: account.name, livemode: account.livemode, media, cover };

@@ -11,7 +11,8 @@ import { loadGallery, type GalleryView } from './gallery.load.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Services } from '../services.ts';
-import { galleryPage } from './views/page.ts';
+import { galleryPage, tooMany, type PageNotice } from './views/page.ts';
+import { COMMENT_MAX } from '../modules/client-links/share-links.schemas.ts';
 import { LONG_CACHE, registerPageImages, sendPlayback } from '../public/page-media.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
@@ -62,6 +63,24 @@ export function registerGalleryRoutes(
     return view;
   }
 
+  /** With favorites off (docs/api.md §28), marking, commenting and sending are not there (404). */
+  const favoritesOn = (view: GalleryView): void => {
+    if (view.link.favorites_enabled === 0) throw new AppError('not_found', 'Favorites are off for this link');
+  };
+
+  /** The page as it is now, for this link (a refusal re-renders it with its message and the note kept). */
+  async function renderPage(view: GalleryView, notice: PageNotice) {
+    const [favorites, comments] = await Promise.all([
+      services.clientLinks.favoriteIds(view.link),
+      services.clientLinks.comments(view.link),
+    ]);
+    return galleryPage(view, galleryUrl('', view.link.token), {
+      favorites: new Set(favorites),
+      comments: new Map(comments.map((c) => [c.media_id, c.text])),
+      notice,
+    }).toString();
+  }
+
   /** With downloads off, originals and the ZIP are not there (404). */
   const downloadable = (view: GalleryView): void => {
     if (view.link.downloads_enabled === 0) throw new AppError('not_found', 'Downloads are off for this gallery');
@@ -90,10 +109,10 @@ export function registerGalleryRoutes(
         request.log.warn({ err }, 'could not count a gallery view');
       });
     }
-    const base = galleryUrl('', view.link.token);
-    const favorites = new Set(await services.clientLinks.favoriteIds(view.link));
-    const sent = (request.query as { sent?: string } | undefined)?.sent === '1';
-    return reply.type('text/html; charset=utf-8').send(galleryPage(view, base, { favorites, sent }).toString());
+    const query = request.query as { sent?: string; refused?: string } | undefined;
+    const notice: PageNotice =
+      query?.sent === '1' ? { sent: true } : query?.refused === 'max' ? { refused: 'too_many' } : {};
+    return reply.type('text/html; charset=utf-8').send(await renderPage(view, notice));
   });
 
   /** One photo at its large size as a page (what a thumbnail opens without JavaScript). */
@@ -176,6 +195,7 @@ export function registerGalleryRoutes(
   app.get<{ Params: TokenParams }>('/:token/favorites.zip', { schema: HIDDEN }, async (request, reply) => {
     const view = await gallery(request);
     downloadable(view);
+    favoritesOn(view);
     const favorites = new Set(await services.clientLinks.favoriteIds(view.link));
     if (!view.media.some((m) => favorites.has(m.row.id))) {
       throw new AppError('not_found', 'No photo is marked as a favorite');
@@ -183,20 +203,58 @@ export function registerGalleryRoutes(
     return sendZip(request, reply, view, zipOfGallery(view, services, favorites));
   });
 
-  /** Marks (on=1) or unmarks a photo as a favorite; a plain form, so it works without JavaScript. */
+  const wantsJson = (request: FastifyRequest): boolean => /\bapplication\/json\b/.test(request.headers.accept ?? '');
+
+  /** The visible photos marked at the link now (what the page counts). */
+  const markedCount = async (view: GalleryView): Promise<number> => {
+    const marked = new Set(await services.clientLinks.favoriteIds(view.link));
+    return view.media.filter((m) => m.row.kind === 'photo' && marked.has(m.row.id)).length;
+  };
+
+  /**
+   * Marks (on=1) or unmarks a photo as a favorite; a plain form, so it works without JavaScript.
+   * Past the link's selection_max (docs/api.md §28) the mark is refused, nothing changes, and the
+   * page says why (to the script: `refused` and the same words, which it shows).
+   */
   app.post<{ Params: ItemParams }>('/:token/favorites/:media_id', { schema: HIDDEN }, async (request, reply) => {
     const { view, found } = await item(request);
+    favoritesOn(view);
     if (found.row.kind !== 'photo') throw new AppError('not_found', 'Only photos can be favorites');
     const on = formOf(request.body)?.get('on') === '1';
-    if (!(await services.clientLinks.setFavorite(view.link, found.row.id, on))) {
+    const base = galleryUrl('', view.link.token);
+    const outcome = on
+      ? await services.clientLinks.markWithinLimit(view.link, found.row.id)
+      : (await services.clientLinks.setFavorite(view.link, found.row.id, false))
+        ? 'marked'
+        : 'gone';
+    if (outcome === 'gone') throw new AppError('not_found', 'This gallery is no longer available');
+    if (outcome === 'too_many') {
+      if (wantsJson(request)) {
+        // 200: the answer says what happened (a 4xx would be a console error in the client's browser).
+        return reply
+          .header('cache-control', 'no-store')
+          .send({ on: false, refused: 'too_many', message: tooMany(view.link.selection_max ?? 0) });
+      }
+      return reply.code(303).header('location', `${base}?refused=max#photo-${found.row.id}`).send(null);
+    }
+    // The page's script (favorites.js) asks for JSON: the heart and the count change without a reload.
+    if (wantsJson(request)) {
+      return reply.header('cache-control', 'no-store').send({ on, favorites_count: await markedCount(view) });
+    }
+    return reply.code(303).header('location', `${base}#photo-${found.row.id}`).send(null);
+  });
+
+  /** docs/api.md §28: the comment on a photo (<= 1,000 characters; empty removes it), with or without JavaScript. */
+  app.post<{ Params: ItemParams }>('/:token/comments/:media_id', { schema: HIDDEN }, async (request, reply) => {
+    const { view, found } = await item(request);
+    favoritesOn(view);
+    if (found.row.kind !== 'photo') throw new AppError('not_found', 'Only photos can be commented on');
+    const text = (formOf(request.body)?.get('comment') ?? '').trim();
+    if (text.length > COMMENT_MAX) throw new AppError('validation_error', 'The comment is too long');
+    if (!(await services.clientLinks.setComment(view.link, found.row.id, text))) {
       throw new AppError('not_found', 'This gallery is no longer available');
     }
-    // The page's script (gallery.js) asks for JSON: the heart and the count change without a reload.
-    if (/\bapplication\/json\b/.test(request.headers.accept ?? '')) {
-      const marked = new Set(await services.clientLinks.favoriteIds(view.link));
-      const count = view.media.filter((m) => m.row.kind === 'photo' && marked.has(m.row.id)).length;
-      return reply.header('cache-control', 'no-store').send({ on, favorites_count: count });
-    }
+    if (wantsJson(request)) return reply.header('cache-control', 'no-store').send({ comment: text });
     const base = galleryUrl('', view.link.token);
     return reply.code(303).header('location', `${base}#photo-${found.row.id}`).send(null);
   });
@@ -204,10 +262,18 @@ export function registerGalleryRoutes(
   /** Sends the selection to the studio, with an optional note (<= 2,000 characters). */
   app.post<{ Params: TokenParams }>('/:token/favorites', { schema: HIDDEN }, async (request, reply) => {
     const view = await gallery(request);
+    favoritesOn(view);
     const note = (formOf(request.body)?.get('note') ?? '').trim();
     if (note.length > 2000) throw new AppError('validation_error', 'The note is too long');
-    if (!(await services.clientLinks.submitFavorites(view.link, note === '' ? null : note))) {
-      throw new AppError('not_found', 'This gallery is no longer available');
+    const outcome = await services.clientLinks.submitFavorites(view.link, note === '' ? null : note);
+    if (outcome === 'gone') throw new AppError('not_found', 'This gallery is no longer available');
+    if (outcome !== 'sent') {
+      // Nothing is sent or saved (the note included): the page again, saying why, the note kept in its box.
+      return reply
+        .code(409)
+        .header('cache-control', 'private, no-store')
+        .type('text/html; charset=utf-8')
+        .send(await renderPage(view, { refused: outcome.refused, note }));
     }
     const base = galleryUrl('', view.link.token);
     return reply.code(303).header('location', `${base}?sent=1#favorites`).send(null);

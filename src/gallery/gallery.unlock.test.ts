@@ -49,10 +49,11 @@ describe('client link password limit under concurrent guesses', () => {
 
   const storedFailures = async (listingId: string): Promise<number> => {
     const row = await ctx.deps.db.kysely
-      .selectFrom('client_link_password_failures')
+      .selectFrom('gallery_link_password_failures')
+      .innerJoin('gallery_links', 'gallery_links.id', 'gallery_link_password_failures.link_id')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('account_id', '=', owner.accountId)
-      .where('listing_id', '=', listingId)
+      .where('gallery_link_password_failures.account_id', '=', owner.accountId)
+      .where('gallery_links.listing_id', '=', listingId)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };

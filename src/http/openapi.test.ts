@@ -86,6 +86,9 @@ const SPECIFIC: Record<string, string[]> = {
   'GET /readyz': ['503'],
   // docs/api.md §14: replacing the link of a gallery that has no client.
   'POST /v1/listings/{id}/client_link': ['409'],
+  // docs/api.md §28: a 51st share link; emailing a share link that has no email.
+  'POST /v1/listings/{id}/share_links': ['409'],
+  'POST /v1/listings/{id}/share_links/{share_link_id}/notify': ['409'],
   // docs/api.md §15: testing a disabled endpoint.
   'POST /v1/webhook_endpoints/{id}/test': ['409'],
   // Conditional and range requests (docs/api.md §6 and §13).
@@ -183,6 +186,9 @@ const ACTIONS: Record<string, string> = {
   'POST /v1/webhook_endpoints/{id}/test': '202',
   'POST /v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': '202',
   'DELETE /v1/test_data': '202',
+  // docs/api.md §28: a share link's new token, and its email sent again.
+  'POST /v1/listings/{id}/share_links/{share_link_id}/rotate': '200',
+  'POST /v1/listings/{id}/share_links/{share_link_id}/notify': '202',
 };
 
 function expectedSuccess(method: string, path: string): string {

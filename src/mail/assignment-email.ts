@@ -12,7 +12,8 @@ export interface AssignmentEmail {
   studioName: string;
   /** Who signs the email (the studio's sender name, also the From name); the studio name when unset. */
   senderName?: string | null;
-  clientName: string;
+  /** Null for a share link's email (docs/api.md §28: the page and its email name no client). */
+  clientName: string | null;
   address: string;
   beds: number | null;
   baths: number | null;
@@ -146,7 +147,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
   const signature = senderDisplayName(email.studioName, email.senderName ?? null);
   const subject = oneLine(`${email.studioName}: your gallery for ${email.address}`);
   const text = [
-    `Hello ${email.clientName},`,
+    email.clientName === null ? 'Hello,' : `Hello ${email.clientName},`,
     '',
     `${email.studioName} has shared a gallery with you.`,
     '',
@@ -195,7 +196,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
 ${coverRow(email, e)}
 <tr>
 <td style="padding:30px 32px 6px 32px;font-family:${FONT};font-size:16px;line-height:24px;color:${INK}">
-<p style="margin:0 0 12px 0">Hello ${e(email.clientName)},</p>
+<p style="margin:0 0 12px 0">${email.clientName === null ? 'Hello,' : `Hello ${e(email.clientName)},`}</p>
 <p style="margin:0">${e(email.studioName)} has shared a gallery with you.</p>
 </td>
 </tr>

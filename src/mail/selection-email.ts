@@ -1,5 +1,6 @@
-// The email a studio receives when its client sends a selection of favorites (docs/api.md §25): the
-// gallery, the client, the chosen files in position order and the note. The same layout as the
+// The email a studio receives when its client, or a share link's visitor, sends a selection of
+// favorites (docs/api.md §25, §28): the gallery, who sent it, the chosen files in position order, the
+// comments on photos and the note. The same layout as the
 // client's email (assignment-email.ts: tables, inline styles, nothing loaded), its colours and
 // fonts; every interpolated value is escaped and the plain-text part says everything the HTML says.
 import { escapeHtml } from '../lib/html-escape.ts';
@@ -7,11 +8,15 @@ import { EMAIL_WIDTH, FONT, INK, MUTED, oneLine, PAPER, paragraphs, RULE, SERIF 
 
 export interface SelectionEmail {
   studioName: string;
+  /** The client, or a share link's label. */
   clientName: string;
-  clientEmail: string;
+  /** The client's address, or the share link's recipient (null when it has none). */
+  clientEmail: string | null;
   address: string;
   /** The chosen photos in position order: their file names, and captions when set. */
   files: { filename: string; caption: string | null }[];
+  /** The comments written on photos, in position order (docs/api.md §28). */
+  comments: { filename: string; text: string }[];
   note: string | null;
   /** When the client sent it (stored timestamp). */
   submittedAt: string;
@@ -31,7 +36,7 @@ export function renderSelectionEmail(email: SelectionEmail): { subject: string; 
   const text = [
     'Hello,',
     '',
-    `${email.clientName} <${email.clientEmail}> sent a selection of ${chosen} from the gallery`,
+    `${email.clientName}${email.clientEmail === null ? '' : ` <${email.clientEmail}>`} sent a selection of ${chosen} from the gallery`,
     email.address,
     `on ${when}.`,
     '',
@@ -39,6 +44,9 @@ export function renderSelectionEmail(email: SelectionEmail): { subject: string; 
     email.files.length === 0 ? 'No photo is marked.' : 'The chosen files:',
     ...email.files.map((f, i) => `${i + 1}. ${fileLine(f)}`),
     '',
+    ...(email.comments.length === 0
+      ? []
+      : ['Comments on photos:', ...email.comments.flatMap((c) => [`${c.filename}:`, c.text, '']), '']),
     'The list is also at GET /v1/listings/:id/favorites and in your dashboard:',
     email.dashboardUrl,
     '',
@@ -57,6 +65,24 @@ export function renderSelectionEmail(email: SelectionEmail): { subject: string; 
         `</td></tr>`,
     )
     .join('\n');
+  const commentRows = email.comments
+    .map(
+      (c) =>
+        `<tr><td style="padding:7px 0;border-top:1px solid ${RULE};font-family:${FONT};font-size:13px;line-height:18px;color:${MUTED};word-break:break-all">${e(c.filename)}` +
+        `<div style="font-size:15px;line-height:22px;color:${INK};word-break:normal">${paragraphs(c.text, e)}</div></td></tr>`,
+    )
+    .join('\n');
+  const commentsRow =
+    commentRows === ''
+      ? ''
+      : `<tr>
+<td style="padding:10px 32px 10px 32px">
+<div style="font-family:${FONT};font-size:11px;line-height:16px;letter-spacing:0.5px;text-transform:uppercase;color:${MUTED};padding-bottom:4px">Comments on photos</div>
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-bottom:1px solid ${RULE}">
+${commentRows}
+</table>
+</td>
+</tr>`;
   const noteRow =
     email.note === null
       ? ''
@@ -94,7 +120,7 @@ ${paragraphs(email.note, e)}
 </tr>
 <tr>
 <td style="padding:10px 32px 6px 32px;font-family:${FONT};font-size:16px;line-height:24px;color:${INK}">
-<p style="margin:0">${e(email.clientName)} (<a href="mailto:${e(email.clientEmail)}" style="color:${INK}">${e(email.clientEmail)}</a>) sent a selection of ${e(chosen)} on ${e(when)}.</p>
+<p style="margin:0">${e(email.clientName)}${email.clientEmail === null ? '' : ` (<a href="mailto:${e(email.clientEmail)}" style="color:${INK}">${e(email.clientEmail)}</a>)`} sent a selection of ${e(chosen)} on ${e(when)}.</p>
 </td>
 </tr>
 <tr>
@@ -110,6 +136,7 @@ ${rows === '' ? `<tr><td style="padding:7px 0;font-family:${FONT};font-size:15px
 </table>
 </td>
 </tr>
+${commentsRow}
 <tr>
 <td align="center" style="padding:22px 32px 28px 32px">
 ${button}

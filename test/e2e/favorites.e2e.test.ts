@@ -132,7 +132,7 @@ describe('link controls and favorites in a browser', { skip: skipWithoutChromium
   test('an expired link: a page naming the studio and the date, status 410', async () => {
     const g = await galleryWithPhotos('9 Old Quay');
     await ctx.deps.db.kysely
-      .updateTable('client_links')
+      .updateTable('gallery_links')
       .set({ expires_at: '2026-01-31T23:59:59.999Z' })
       .where('listing_id', '=', g.listingId)
       .execute();

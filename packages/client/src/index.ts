@@ -15,7 +15,7 @@ export type { Account } from './resources/account.ts';
 export type { TestDataDeletion } from './resources/test-data.ts';
 export type { AssignOptions, ClientListingsParams, ClientListParams, ClientWithListings } from './resources/clients.ts';
 export type { EventListParams } from './resources/events.ts';
-export type { ListingListParams } from './resources/listings.ts';
+export type { ListingListParams, ShareLinkListParams } from './resources/listings.ts';
 export type { DownloadOptions, VariantName } from './resources/media.ts';
 export type { NotificationListParams } from './resources/notifications.ts';
 export type { WebhookDeliveryListParams, WebhookEndpointListParams } from './resources/webhook-endpoints.ts';

@@ -31,6 +31,7 @@ const GROUPS: { title: string; prefix: string }[] = [
   { title: 'Media', prefix: 'media.' },
   { title: 'Clients', prefix: 'client.' },
   { title: 'Client links', prefix: 'client_link.' },
+  { title: 'Share links', prefix: 'share_link.' },
   { title: 'Notification emails', prefix: 'notification.' },
 ];
 

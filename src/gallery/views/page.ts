@@ -7,11 +7,14 @@ import { pageHead } from '../../public/views/head.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
+import { commentForm, selectionForm, type PageNotice } from './proofing.ts';
+
+export { tooMany, type PageNotice } from './proofing.ts';
 
 /** Tiles in the first row on a phone (two columns): fetched at once; every other one when near. */
 const EAGER_TILES = 2;
 
-const number = (n: number): string => n.toLocaleString('en-US');
+export const number = (n: number): string => n.toLocaleString('en-US');
 
 /** Icons drawn inline (markup, not script or style: the CSP allows them), coloured by the text. */
 export const ICON_DOWNLOAD = html`<svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
@@ -30,7 +33,7 @@ const ICON_PHOTOS = html`<svg class="icon icon--large" viewBox="0 0 24 24" width
   />
 </svg>`;
 
-function plural(n: number, one: string, many: string): string {
+export function plural(n: number, one: string, many: string): string {
   return `${number(n)} ${n === 1 ? one : many}`;
 }
 
@@ -66,6 +69,9 @@ export const testModeBanner = (view: GalleryView): SafeHtml | '' =>
 /** docs/api.md §25: with downloads off, no control offers an original or the ZIP. */
 export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
 
+/** docs/api.md §28: whether the link offers favorites, comments and sending a selection. */
+const favoritesOn = (view: GalleryView): boolean => view.link.favorites_enabled !== 0;
+
 /** The favorite toggle: a form of its own, a real button (keyboard and screen readers). */
 function favoriteToggle(base: string, m: VisibleMedia, alt: string, on: boolean): SafeHtml {
   return html`<form class="tile__favorite" method="post" action="${base}/favorites/${m.row.id}">
@@ -77,7 +83,16 @@ function favoriteToggle(base: string, m: VisibleMedia, alt: string, on: boolean)
   </form>`;
 }
 
-function photo(base: string, m: VisibleMedia, index: number, downloads: boolean, favorite: boolean): SafeHtml {
+interface TileOptions {
+  downloads: boolean;
+  /** Favorites and comments are offered (docs/api.md §28). */
+  proofing: boolean;
+  favorite: boolean;
+  comment: string | undefined;
+}
+
+function photo(base: string, m: VisibleMedia, index: number, o: TileOptions): SafeHtml {
+  const { downloads } = o;
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
   const alt = m.row.caption ?? `Photo ${index + 1}`;
@@ -122,50 +137,10 @@ function photo(base: string, m: VisibleMedia, index: number, downloads: boolean,
           >`
         : ''
     }
-    ${favoriteToggle(base, m, alt, favorite)}
+    ${o.proofing ? favoriteToggle(base, m, alt, o.favorite) : ''}
     ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
+    ${o.proofing ? commentForm(base, m, alt, o.comment) : ''}
   </li>`;
-}
-
-/**
- * The selection: how many are marked, the favorites' ZIP once any are (docs/api.md §25), a note, and
- * the button that sends it to the studio. favorites.js keeps the count, the ZIP link and the button
- * current as hearts change without a reload (data-favorites-*).
- */
-function selectionForm(view: GalleryView, base: string, count: number, sent: boolean): SafeHtml {
-  const submitted = view.link.favorites_submitted_at;
-  const downloads = downloadsOn(view);
-  return html`<section class="selection" id="favorites" aria-labelledby="favorites-title">
-    <h2 id="favorites-title">Your favorites <span class="count" data-favorites-count>${number(count)}</span></h2>
-    ${
-      sent
-        ? html`<p class="selection__sent" role="status">
-            Sent to ${view.studioName}. You can change it and send again.
-          </p>`
-        : ''
-    }
-    <p class="selection__hint">
-      Mark photos with ♡, then send your selection to ${view.studioName}.
-      ${submitted === null ? '' : html`You last sent it on <time datetime="${submitted}">${submitted.slice(0, 10)}</time>.`}
-    </p>
-    ${
-      downloads
-        ? // No href while none is marked (it would be a 404): favorites.js sets it (the form's action + .zip).
-          html`<p class="selection__download" data-favorites-zip ${count === 0 ? 'hidden' : ''}>
-            <a class="button button--quiet" ${count === 0 ? '' : html`href="${base}/favorites.zip"`} download
-              >${ICON_DOWNLOAD} Download favorites <span class="button__size">ZIP</span></a
-            >
-          </p>`
-        : ''
-    }
-    <form method="post" action="${base}/favorites" class="selection__form">
-      <label for="favorites-note">A note for ${view.studioName} <span class="muted">(optional)</span></label>
-      <textarea id="favorites-note" name="note" maxlength="2000" rows="3">${view.link.favorites_note ?? ''}</textarea>
-      <button class="button" type="submit" data-favorites-send ${count === 0 ? 'disabled' : ''}>
-        Send my selection
-      </button>
-    </form>
-  </section>`;
 }
 
 /**
@@ -244,8 +219,14 @@ function documentItem(base: string, m: VisibleMedia, downloads: boolean): SafeHt
 export function galleryPage(
   view: GalleryView,
   base: string,
-  selection: { favorites: ReadonlySet<string>; sent: boolean } = { favorites: new Set(), sent: false },
+  selection: {
+    favorites: ReadonlySet<string>;
+    comments?: ReadonlyMap<string, string>;
+    notice?: PageNotice;
+  } = { favorites: new Set() },
 ): SafeHtml {
+  const proofing = favoritesOn(view);
+  const notice = selection.notice ?? {};
   const { listing, studioName, media, cover } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
   const videos = media.filter((m) => m.row.kind === 'video');
@@ -318,10 +299,26 @@ export function galleryPage(
               : html`<section class="photos" aria-labelledby="photos-title">
                     <h2 id="photos-title">Photos <span class="count">${number(photos.length)}</span></h2>
                     <ul class="grid" id="photo-grid">
-                      ${photos.map((m, i) => photo(base, m, i, downloads, selection.favorites.has(m.row.id)))}
+                      ${photos.map((m, i) =>
+                        photo(base, m, i, {
+                          downloads,
+                          proofing,
+                          favorite: selection.favorites.has(m.row.id),
+                          comment: selection.comments?.get(m.row.id),
+                        }),
+                      )}
                     </ul>
                   </section>
-                  ${selectionForm(view, base, photos.filter((m) => selection.favorites.has(m.row.id)).length, selection.sent)}`
+                  ${
+                    proofing
+                      ? selectionForm(
+                          view,
+                          base,
+                          photos.filter((m) => selection.favorites.has(m.row.id)).length,
+                          notice,
+                        )
+                      : ''
+                  }`
           }
           ${
             videos.length === 0

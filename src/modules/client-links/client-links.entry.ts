@@ -1,23 +1,26 @@
 // The client-links feature's entry points for other features' writes (docs/api.md §14): one link per
 // assigned gallery, for its current client. Assignment gives one, reassignment a new one,
-// unassignment and client deletion take it away, in those writes' transactions. The /g scope's
+// unassignment and client deletion take it away, in those writes' transactions. The client's link
+// is one kind of gallery link (docs/api.md §28): share links are the other (share-links.service.ts). The /g scope's
 // reads and counters are client-links.service.ts.
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../db/executor.ts';
 import type { Write } from '../../mechanisms/writes/writes.ts';
+import { newId } from '../../lib/ids.ts';
 import * as repo from './client-links.repository.ts';
 
-export type { ClientLinkRow } from './client-links.repository.ts';
+export type { LinkRow as ClientLinkRow } from './client-links.repository.ts';
 
 /** 192 random bits, base64url: 32 URL-safe characters. */
-const newLinkToken = (): string => randomBytes(24).toString('base64url');
+export const newLinkToken = (): string => randomBytes(24).toString('base64url');
 
 /** A token of the shape we issue (anything else is not looked up). */
 export const hasTokenShape = (token: string): boolean => /^[A-Za-z0-9_-]{32}$/.test(token);
 
 /** In the assignment's write: the gallery's link for this client, replacing any earlier one. */
 export async function giveLink(w: Write, listingId: string, clientId: string): Promise<void> {
-  await repo.replaceLink(w.trx, {
+  await repo.replaceClientLink(w.trx, {
+    id: newId('gln'),
     listing_id: listingId,
     account_id: w.accountId,
     client_id: clientId,
@@ -27,7 +30,8 @@ export async function giveLink(w: Write, listingId: string, clientId: string): P
 }
 
 /** In the unassignment's write: the link stops working. */
-export const dropLink = (w: Write, listingId: string): Promise<void> => repo.deleteLink(w.trx, w.accountId, listingId);
+export const dropLink = (w: Write, listingId: string): Promise<void> =>
+  repo.deleteClientLink(w.trx, w.accountId, listingId);
 
 /** In the client deletion's write: every link of theirs stops working. */
 export const dropLinksOfClient = (w: Write, clientId: string): Promise<void> =>
@@ -35,18 +39,19 @@ export const dropLinksOfClient = (w: Write, clientId: string): Promise<void> =>
 
 /** In the gallery's write: a new token for its link, counters kept; undefined when it has no client. */
 export const rotateLink = (w: Write, listingId: string) =>
-  repo.rotateToken(w.trx, w.accountId, listingId, newLinkToken());
+  repo.rotateClientToken(w.trx, w.accountId, listingId, newLinkToken(), w.now);
 
 /** The gallery's link, if it is assigned. */
 export const linkOf = (db: Executor, accountId: string, listingId: string) => repo.linkOf(db, accountId, listingId);
 
-/** In the PATCH's write: the controls of docs/api.md §25. False when the gallery has no link. */
-export const setLinkControls = (
-  w: Write,
-  listingId: string,
-  controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number },
-) => repo.updateControls(w.trx, w.accountId, listingId, controls);
+/** In the PATCH's write: the controls of docs/api.md §25 and §28. False when the gallery has no link. */
+export const setLinkControls = (w: Write, listingId: string, controls: repo.LinkChanges) =>
+  repo.updateClientLink(w.trx, w.accountId, listingId, controls, w.now);
 
-/** The photos the gallery's client marked, in position order. */
-export const favoritesOf = (db: Executor, accountId: string, listingId: string): Promise<string[]> =>
-  repo.favoriteIds(db, accountId, listingId);
+/** The photos marked at a link, in position order. */
+export const favoritesOf = (db: Executor, accountId: string, linkId: string): Promise<string[]> =>
+  repo.favoriteIds(db, accountId, linkId);
+
+/** The comments written at a link, in position order. */
+export const commentsOf = (db: Executor, accountId: string, linkId: string): Promise<repo.CommentRow[]> =>
+  repo.commentsOf(db, accountId, linkId);

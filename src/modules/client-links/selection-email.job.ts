@@ -12,7 +12,7 @@ import { renderSelectionEmail } from '../../mail/selection-email.ts';
 import { finishJob, holdsLease, retryJob, type ClaimedJob } from '../../mechanisms/queue/queue.ts';
 import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import { isoAt } from '../../lib/clock.ts';
-import { selectionForEmail } from './client-links.repository.ts';
+import { selectionForEmail } from './selection-email.repository.ts';
 
 /**
  * How long after a press of "Send selection" the studio's email goes. Presses meanwhile join it (it
@@ -45,8 +45,9 @@ export function selectionEmailHandler(
     if (!(await holdsLease(db.kysely, job))) return;
     const email = renderSelectionEmail({
       studioName: selection.account.name,
-      clientName: selection.client_name,
-      clientEmail: selection.client_email,
+      clientName: selection.sender_name,
+      clientEmail: selection.sender_email,
+      comments: selection.comments,
       address: selection.address,
       files: selection.files,
       note: selection.favorites_note,
@@ -62,7 +63,10 @@ export function selectionEmailHandler(
           name: config.mail.from.name === '' ? 'Lightbox' : config.mail.from.name,
           address: config.mail.from.address,
         },
-        replyTo: { name: oneLine(selection.client_name), address: selection.client_email },
+        // Replies reach the client (or the share link's recipient, when it has one).
+        ...(selection.sender_email === null
+          ? {}
+          : { replyTo: { name: oneLine(selection.sender_name), address: selection.sender_email } }),
         to: selection.account.email,
         ...email,
       });

@@ -18,6 +18,7 @@ import {
   Int64,
 } from '../../http/schemas.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
+import { selectionFields } from '../client-links/share-links.schemas.ts';
 
 const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   title: 'ListingStatus',
@@ -94,6 +95,12 @@ const ClientLink = Type.Object(
       description: 'Originals and the ZIP can be downloaded; when false the page only shows the photos.',
     }),
     favorites_count: Int32({ minimum: 0, description: 'Photos the client marked as favorites.' }),
+    selection_min: Type.Union([Int32({ minimum: 1, maximum: 10_000 }), Type.Null()], {
+      description: 'The fewest photos the selection must hold to be sent, or null.',
+    }),
+    selection_max: Type.Union([Int32({ minimum: 1, maximum: 10_000 }), Type.Null()], {
+      description: 'The most photos that can be marked, or null.',
+    }),
   },
   { title: 'ClientLink', additionalProperties: false },
 );
@@ -135,24 +142,13 @@ export const ClientLinkUpdateBody = Type.Object(
     downloads_enabled: Type.Optional(
       Type.Boolean({ description: 'Whether originals and the ZIP can be downloaded (default true).' }),
     ),
+    ...selectionFields,
   },
   { additionalProperties: false, minProperties: 1, title: 'ClientLinkUpdate' },
 );
 export type ClientLinkUpdateInput = Static<typeof ClientLinkUpdateBody>;
 
-export const Favorites = Type.Object(
-  {
-    media_ids: Type.Array(Id('med'), {
-      maxItems: 100_000,
-      description: 'The photos the client marked, in position order.',
-    }),
-    note: NullableText(2000),
-    submitted_at: NullableTimestamp('When the client last sent the selection, or null.'),
-    updated_at: NullableTimestamp('When the client last changed the selection, or null.'),
-  },
-  { title: 'Favorites', additionalProperties: false },
-);
-export type FavoritesType = Static<typeof Favorites>;
+export { Favorites, type FavoritesType } from '../client-links/share-links.schemas.ts';
 
 export const Listing = Type.Object(
   {

@@ -45,6 +45,8 @@ export function listingSerializer(publicUrl: string): ListingSerializer {
             password_protected: link.password_hash !== null,
             downloads_enabled: link.downloads_enabled !== 0,
             favorites_count: link.favorites_count,
+            selection_min: link.selection_min,
+            selection_max: link.selection_max,
           },
     property_page:
       page === undefined

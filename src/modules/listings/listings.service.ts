@@ -1,6 +1,5 @@
 // Galleries: the rules of docs/api.md §5. Every query is scoped by account.
 import type { Deps } from '../../deps.ts';
-import type { PasswordHasher } from '../../lib/password.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape } from '../../lib/ids.ts';
 import { cursorPage, pageRequest, sinceValue, sortOf, THROUGH_PAGE } from '../../lib/cursor-page.ts';
@@ -24,7 +23,8 @@ import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './listings.repository.ts';
 import { insertListingIn } from './listings.entry.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
-import { favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
+import { commentsOf, favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
+import { checkSelectionBounds, linkChanges } from '../client-links/link-controls.ts';
 import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
@@ -68,32 +68,6 @@ async function listingOfRow(
 ): Promise<ListingType> {
   const link = row.client_id === null ? undefined : await linkOf(db, accountId, row.id);
   return serialize(row, link, await pageOf(db, accountId, row.id));
-}
-
-/**
- * The stored form of a PATCH of the link: a future expiry (else 400), the password hashed (before
- * the transaction: scrypt takes tens of milliseconds), downloads as 0 or 1.
- */
-async function linkControls(
-  input: ClientLinkUpdateInput,
-  now: number,
-  passwords: PasswordHasher,
-): Promise<{ expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number }> {
-  const controls: { expires_at?: string | null; password_hash?: string | null; downloads_enabled?: number } = {};
-  if (input.expires_at !== undefined) {
-    const at = input.expires_at === null ? null : Date.parse(input.expires_at);
-    if (at !== null && !(at > now)) {
-      throw new AppError('validation_error', 'expires_at must be in the future', [
-        { field: 'expires_at', message: 'must be a time in the future, or null' },
-      ]);
-    }
-    controls.expires_at = at === null ? null : new Date(at).toISOString();
-  }
-  if (input.password !== undefined) {
-    controls.password_hash = input.password === null ? null : await passwords.hash(input.password);
-  }
-  if (input.downloads_enabled !== undefined) controls.downloads_enabled = input.downloads_enabled ? 1 : 0;
-  return controls;
 }
 
 export type ListingsService = ReturnType<typeof createListingsService>;
@@ -141,11 +115,13 @@ export function createListingsService({
     /** docs/api.md §25: the link's expiry, password and downloads. 409 when the gallery has no client. */
     async updateClientLink(accountId: string, id: string, input: ClientLinkUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const controls = await linkControls(input, clock.now(), passwords);
+      const controls = await linkChanges(input, clock.now(), passwords);
       return writes.run(accountId, { lock: { listing: id } }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
-        if (current.client_id === null || !(await setLinkControls(w, id, controls))) {
+        const link = current.client_id === null ? undefined : await linkOf(w.trx, accountId, id);
+        if (link !== undefined) checkSelectionBounds(link, controls);
+        if (link === undefined || !(await setLinkControls(w, id, controls))) {
           throw new AppError('conflict', 'This gallery has no client, so it has no link; assign it first');
         }
         // The link's controls are fields of the gallery object: its updated_at moves (docs/api.md §19).
@@ -198,11 +174,12 @@ export function createListingsService({
         if (row === undefined) throw notFound('Gallery');
         const link = row.client_id === null ? undefined : await linkOf(trx, accountId, id);
         if (link === undefined || link.client_id !== row.client_id) {
-          return { media_ids: [], note: null, submitted_at: null, updated_at: null };
+          return { media_ids: [], note: null, comments: [], submitted_at: null, updated_at: null };
         }
         return {
-          media_ids: await favoritesOf(trx, accountId, id),
+          media_ids: await favoritesOf(trx, accountId, link.id),
           note: link.favorites_note,
+          comments: await commentsOf(trx, accountId, link.id),
           submitted_at: link.favorites_submitted_at,
           updated_at: link.favorites_updated_at,
         };

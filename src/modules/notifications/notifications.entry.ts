@@ -26,6 +26,7 @@ export async function queueAssignmentNotification(w: Write, input: QueueNotifica
     id,
     account_id: w.accountId,
     client_id: input.clientId,
+    share_link_id: null,
     listing_id: input.listingId,
     to_email: input.to,
     status: 'queued',
@@ -41,11 +42,37 @@ export async function queueAssignmentNotification(w: Write, input: QueueNotifica
   return id;
 }
 
+/** docs/api.md §28: records a share link's email to its recipient (the outbox row), due now. Its id. */
+export async function queueShareLinkNotification(
+  w: Write,
+  input: { shareLinkId: string; listingId: string; to: string; messageIdHost: string },
+): Promise<string> {
+  const id = newId('ntf');
+  await repo.insertNotification(w.trx, {
+    id,
+    account_id: w.accountId,
+    client_id: null,
+    share_link_id: input.shareLinkId,
+    listing_id: input.listingId,
+    to_email: input.to,
+    status: 'queued',
+    last_error: null,
+    message_id: `<${id}@${input.messageIdHost}>`,
+    created_at: w.now,
+    updated_at: w.now,
+    sent_at: null,
+  });
+  w.enqueue({ kind: 'notification.send', accountId: w.accountId, subjectId: id, runAt: w.now });
+  w.count(notificationsQueued());
+  return id;
+}
+
 /** Which unsent emails a change makes moot. */
 export type CancelScope =
   | { clientId: string; listingId?: undefined } /* the client was deleted */
   | { listingId: string; clientId?: string } /* the gallery was deleted, or unassigned from that client */
-  | { listingId: string; notClientId: string }; /* the gallery now belongs to another client */
+  | { listingId: string; notClientId: string } /* the gallery now belongs to another client */
+  | { shareLinkId: string }; /* the share link was deleted */
 
 /** Cancels the emails not yet sent that `scope` makes moot. */
 export async function cancelQueuedNotifications(w: Write, scope: CancelScope): Promise<void> {

@@ -12,7 +12,7 @@ export async function insertNotification(db: Executor, row: Insertable<Notificat
 export async function cancelQueued(
   db: Executor,
   accountId: string,
-  where: { clientId?: string; listingId?: string; notClientId?: string },
+  where: { clientId?: string; listingId?: string; notClientId?: string; shareLinkId?: string },
   now: string,
 ): Promise<string[]> {
   let q = db
@@ -22,7 +22,9 @@ export async function cancelQueued(
     .where('status', '=', 'queued');
   if (where.clientId !== undefined) q = q.where('client_id', '=', where.clientId);
   if (where.listingId !== undefined) q = q.where('listing_id', '=', where.listingId);
+  // Another client's emails: a share link's (no client) are not the client's, and stay.
   if (where.notClientId !== undefined) q = q.where('client_id', '<>', where.notClientId);
+  if (where.shareLinkId !== undefined) q = q.where('share_link_id', '=', where.shareLinkId);
   const rows = await q.returning('id').execute();
   return rows.map((r) => r.id);
 }
@@ -102,12 +104,14 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       .where('account_id', '=', row.account_id)
       .where('id', '=', row.listing_id)
       .executeTakeFirst(),
-    db
-      .selectFrom('clients')
-      .select(['name'])
-      .where('account_id', '=', row.account_id)
-      .where('id', '=', row.client_id)
-      .executeTakeFirst(),
+    row.client_id === null
+      ? undefined
+      : db
+          .selectFrom('clients')
+          .select(['name'])
+          .where('account_id', '=', row.account_id)
+          .where('id', '=', row.client_id)
+          .executeTakeFirst(),
     db
       .selectFrom('accounts')
       .select(['name', 'sender_name', 'email', 'live_account_id'])
@@ -121,13 +125,24 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       .where('hidden', '=', 0)
       .groupBy('kind')
       .execute(),
-    db
-      .selectFrom('client_links')
-      .select(['token'])
-      .where('account_id', '=', row.account_id)
-      .where('listing_id', '=', row.listing_id)
-      .where('client_id', '=', row.client_id)
-      .executeTakeFirst(),
+    // The link the email carries: the client's (while the gallery is theirs) or the share link.
+    row.share_link_id === null
+      ? db
+          .selectFrom('gallery_links')
+          .select(['token'])
+          .where('account_id', '=', row.account_id)
+          .where('listing_id', '=', row.listing_id)
+          .where('kind', '=', 'client')
+          .where('client_id', '=', row.client_id)
+          .executeTakeFirst()
+      : db
+          .selectFrom('gallery_links')
+          .select(['token'])
+          .where('account_id', '=', row.account_id)
+          .where('listing_id', '=', row.listing_id)
+          .where('kind', '=', 'share')
+          .where('id', '=', row.share_link_id)
+          .executeTakeFirst(),
     // With the large variant's size: the cover URL serves that variant, and the email's <img> says its size.
     db
       .selectFrom('media')
@@ -152,8 +167,8 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
     listing,
     client,
     account,
-    /** The client's link token, while the gallery is still theirs. */
-    linkToken: listing?.client_id === row.client_id ? link?.token : undefined,
+    /** The link's token: the client's while the gallery is still theirs, or the share link's while it exists. */
+    linkToken: row.share_link_id !== null || listing?.client_id === row.client_id ? link?.token : undefined,
     hasCover: cover !== undefined,
     /** The served cover's size, when its large variant is recorded. */
     coverSize:

@@ -25,11 +25,23 @@ import {
 } from '../../../test/support/notification-helpers.ts';
 import { recomputeCounts } from '../../mechanisms/counts/counts.service.ts';
 
-const FIELDS = ['attempts', 'client_id', 'created_at', 'id', 'last_error', 'listing_id', 'sent_at', 'status', 'to'];
+const FIELDS = [
+  'attempts',
+  'client_id',
+  'created_at',
+  'id',
+  'last_error',
+  'listing_id',
+  'sent_at',
+  'share_link_id',
+  'status',
+  'to',
+];
 
 interface NotificationJson {
   id: string;
   client_id: string;
+  share_link_id: string | null;
   listing_id: string;
   to: string;
   status: string;
@@ -88,6 +100,7 @@ describe('GET /v1/notifications', () => {
     assert.ok(n.id.length <= 40);
     assert.equal(n.id, rows[0]?.id);
     assert.equal(n.client_id, clients[0]);
+    assert.equal(n.share_link_id, null, 'an assignment email carries no share link');
     assert.equal(n.listing_id, galleries[0]);
     assert.equal(n.to, rows[0]?.to_email);
     assert.equal(n.status, 'queued');

@@ -4,6 +4,7 @@ import {
   IdParam,
   Int32,
   ListOf,
+  NullableId,
   NullableText,
   NullableTimestamp,
   PageQuery,
@@ -16,7 +17,8 @@ import { MAX_EMAIL_LENGTH } from '../../lib/email-address.ts';
 export const Notification = Type.Object(
   {
     id: Id('ntf', '`ntf_` followed by an opaque string.'),
-    client_id: Id('cli', 'Kept after the client is deleted.'),
+    client_id: NullableId('cli', "Kept after the client is deleted; null for a share link's email."),
+    share_link_id: NullableId('shl', 'The share link this email carries, or null: the assignment email to the client.'),
     listing_id: Id('lst'),
     to: Type.String({ maxLength: MAX_EMAIL_LENGTH, format: 'email', description: 'The recipient address.' }),
     status: StringEnum(NOTIFICATION_STATUSES, {

@@ -14,6 +14,7 @@ import type { Executor } from '../../db/executor.ts';
 const toNotification = (row: repo.NotificationRow): NotificationType => ({
   id: row.id,
   client_id: row.client_id,
+  share_link_id: row.share_link_id,
   listing_id: row.listing_id,
   to: row.to_email,
   status: row.status,

@@ -58,7 +58,8 @@ export function notificationHandler(
       return;
     }
     const ctx = await repo.loadEmailContext(db.kysely, row);
-    if (ctx.listing === undefined || ctx.account === undefined || ctx.client === undefined) {
+    const share = row.share_link_id !== null;
+    if (ctx.listing === undefined || ctx.account === undefined || (!share && ctx.client === undefined)) {
       await finish(
         job,
         row,
@@ -68,7 +69,8 @@ export function notificationHandler(
       return;
     }
     if (ctx.linkToken === undefined) {
-      await finish(job, row, 'cancelled', 'the gallery is no longer assigned to this client');
+      const why = share ? 'the share link no longer exists' : 'the gallery is no longer assigned to this client';
+      await finish(job, row, 'cancelled', why);
       return;
     }
     const galleryLink = galleryUrl(config.publicUrl, ctx.linkToken);
@@ -79,7 +81,8 @@ export function notificationHandler(
     const email = renderAssignmentEmail({
       studioName: ctx.account.name,
       senderName,
-      clientName: ctx.client.name,
+      // A share link's page and email name no client (docs/api.md §28).
+      clientName: share ? null : (ctx.client?.name ?? null),
       address: ctx.listing.address,
       beds: ctx.listing.beds,
       baths: ctx.listing.baths,

@@ -247,7 +247,7 @@ describe('test mode', () => {
       'media',
       'media_variants',
       'clients',
-      'client_links',
+      'gallery_links',
       'notifications',
     ] as const;
     for (const table of tables) {

@@ -8,13 +8,18 @@ import type {
   ListingCreate,
   ListingItem,
   ListingUpdate,
+  Notification,
   Page,
   QueryParams,
+  ShareLink,
+  ShareLinkCreate,
+  ShareLinkUpdate,
   ResponseInfo,
   WithResponse,
 } from '../types.ts';
 
 export type ListingListParams = QueryParams<'listListings'>;
+export type ShareLinkListParams = QueryParams<'listShareLinks'>;
 
 export class Listings {
   readonly #http: HttpClient;
@@ -85,4 +90,64 @@ export class Listings {
   favorites<O extends GetOptions | undefined = undefined>(id: string, options?: O): Promise<Conditional<O, Favorites>> {
     return this.#http.get<Favorites, O>(`/v1/listings/${segment(id)}/favorites`, undefined, options as O);
   }
+
+  /** POST /v1/listings/:id/share_links: a share link (docs/api.md §28; at most 50 a gallery, else 409). */
+  createShareLink(id: string, body: ShareLinkCreate, options?: RequestOptions): Promise<WithResponse<ShareLink>> {
+    return this.#http.json({ method: 'POST', path: `/v1/listings/${segment(id)}/share_links`, json: body, options });
+  }
+
+  /** GET /v1/listings/:id/share_links: one page of the gallery's share links, newest first. */
+  listShareLinks<O extends GetOptions | undefined = undefined>(
+    id: string,
+    params: ShareLinkListParams = {},
+    options?: O,
+  ): Promise<Conditional<O, Page<ShareLink>>> {
+    return this.#http.get<Page<ShareLink>, O>(`/v1/listings/${segment(id)}/share_links`, params, options as O);
+  }
+
+  /** GET /v1/listings/:id/share_links/:share_link_id. */
+  getShareLink<O extends GetOptions | undefined = undefined>(
+    id: string,
+    shareLinkId: string,
+    options?: O,
+  ): Promise<Conditional<O, ShareLink>> {
+    return this.#http.get<ShareLink, O>(shareLinkPath(id, shareLinkId), undefined, options as O);
+  }
+
+  /** PATCH /v1/listings/:id/share_links/:share_link_id: any field but `email`. */
+  updateShareLink(
+    id: string,
+    shareLinkId: string,
+    body: ShareLinkUpdate,
+    options?: RequestOptions,
+  ): Promise<WithResponse<ShareLink>> {
+    return this.#http.json({ method: 'PATCH', path: shareLinkPath(id, shareLinkId), json: body, options });
+  }
+
+  /** DELETE /v1/listings/:id/share_links/:share_link_id: the link stops at once. */
+  deleteShareLink(id: string, shareLinkId: string, options?: RequestOptions): Promise<ResponseInfo> {
+    return this.#http.empty({ method: 'DELETE', path: shareLinkPath(id, shareLinkId), options });
+  }
+
+  /** POST .../share_links/:share_link_id/rotate: a new token (the old URL stops; counters kept). */
+  rotateShareLink(id: string, shareLinkId: string, options?: RequestOptions): Promise<WithResponse<ShareLink>> {
+    return this.#http.json({ method: 'POST', path: `${shareLinkPath(id, shareLinkId)}/rotate`, options });
+  }
+
+  /** POST .../share_links/:share_link_id/notify: emails the link to its recipient again (202). */
+  notifyShareLink(id: string, shareLinkId: string, options?: RequestOptions): Promise<WithResponse<Notification>> {
+    return this.#http.json({ method: 'POST', path: `${shareLinkPath(id, shareLinkId)}/notify`, options });
+  }
+
+  /** GET .../share_links/:share_link_id/favorites: the photos marked, the comments, the note. */
+  shareLinkFavorites<O extends GetOptions | undefined = undefined>(
+    id: string,
+    shareLinkId: string,
+    options?: O,
+  ): Promise<Conditional<O, Favorites>> {
+    return this.#http.get<Favorites, O>(`${shareLinkPath(id, shareLinkId)}/favorites`, undefined, options as O);
+  }
 }
+
+const shareLinkPath = (id: string, shareLinkId: string): string =>
+  `/v1/listings/${segment(id)}/share_links/${segment(shareLinkId)}`;

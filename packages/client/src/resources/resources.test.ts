@@ -121,6 +121,28 @@ describe('client: every operation against a real server', () => {
     assert.deepEqual(picked.media_ids, []);
     assert.equal(picked.submitted_at, null);
 
+    // docs/api.md §28: a share link, through every operation of its own.
+    const share = await lb.listings.createShareLink(listing.id, {
+      label: 'Agent team',
+      selection_max: 3,
+    });
+    assert.equal(share.lastResponse.status, 201);
+    assert.match(share.id, /^shl_/);
+    assert.equal((await lb.listings.getShareLink(listing.id, share.id)).label, 'Agent team');
+    assert.deepEqual(
+      (await lb.listings.listShareLinks(listing.id, { limit: 10 })).data.map((l) => l.id),
+      [share.id],
+    );
+    const renamed = await lb.listings.updateShareLink(listing.id, share.id, { label: 'Sellers', selection_min: 1 });
+    assert.deepEqual({ l: renamed.label, min: renamed.selection_min }, { l: 'Sellers', min: 1 });
+    const rotated = await lb.listings.rotateShareLink(listing.id, share.id);
+    assert.notEqual(rotated.url, share.url);
+    // Without an email there is nobody to send it to (409); the clients' test counts the emails.
+    await assert.rejects(lb.listings.notifyShareLink(listing.id, share.id), ConflictError);
+    const chosen = await lb.listings.shareLinkFavorites(listing.id, share.id);
+    assert.deepEqual({ m: chosen.media_ids, c: chosen.comments }, { m: [], c: [] });
+    assert.equal((await lb.listings.deleteShareLink(listing.id, share.id)).status, 204);
+
     // docs/api.md §25: publish (two public URLs), unpublish (204), publish again (new URLs).
     assert.equal(listing.property_page, null);
     const published = await lb.listings.publishPropertyPage(listing.id);
