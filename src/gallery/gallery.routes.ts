@@ -29,6 +29,7 @@ import {
   remembered,
 } from './gallery.gate.ts';
 import { passwordPage } from './views/gate.ts';
+import { tourFrames } from '../public/views/tours.ts';
 
 /** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
 const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
@@ -93,6 +94,7 @@ export function registerGalleryRoutes(
     const base = galleryUrl('', view.link.token);
     const favorites = new Set(await services.clientLinks.favoriteIds(view.link));
     const sent = (request.query as { sent?: string } | undefined)?.sent === '1';
+    tourFrames(reply, view.listing.tours, "'self'");
     return reply.type('text/html; charset=utf-8').send(galleryPage(view, base, { favorites, sent }).toString());
   });
 

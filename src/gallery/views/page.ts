@@ -7,6 +7,7 @@ import { pageHead } from '../../public/views/head.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
+import { toursSection } from '../../public/views/tours.ts';
 
 /** Tiles in the first row on a phone (two columns): fetched at once; every other one when near. */
 const EAGER_TILES = 2;
@@ -258,6 +259,7 @@ export function galleryPage(
     <html lang="en">
       ${pageHead({
         title: `${listing.address} · ${studioName}`,
+        styles: listing.tours.length === 0 ? [] : ['tours.css'],
         scripts: ['favorites.js'],
         preload: cover === undefined || coverLarge === undefined ? '' : coverPreload(base, cover),
       })}
@@ -303,8 +305,9 @@ export function galleryPage(
               }
             </div>
           </section>
+          ${toursSection(listing.tours)}
           ${
-            media.length === 0
+            media.length === 0 && listing.tours.length === 0
               ? html`<section class="empty">
                   ${ICON_PHOTOS}
                   <h2>No photos yet</h2>

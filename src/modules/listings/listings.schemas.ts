@@ -18,6 +18,7 @@ import {
   Int64,
 } from '../../http/schemas.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
+import { Tours } from './tours.ts';
 
 const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   title: 'ListingStatus',
@@ -64,6 +65,10 @@ export const ListingUpdateBody = Type.Object(
           'A photo of this gallery (400 otherwise), or null: the client gallery then uses the first visible photo.',
       }),
     ),
+    tours: Type.Optional({
+      ...Tours,
+      description: 'The whole list of tours, replacing the current one ([] for none).',
+    }),
   },
   { additionalProperties: false, minProperties: 1, title: 'ListingUpdate' },
 );
@@ -173,6 +178,7 @@ export const Listing = Type.Object(
     property_page: Type.Union([PropertyPage, Type.Null()], {
       description: 'The public property pages while the gallery is published; null when it is not.',
     }),
+    tours: Tours,
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

@@ -425,3 +425,62 @@ export async function findMediaById(db: Executor, id: string): Promise<MediaRow 
 export async function setCrc32(db: Executor, id: string, crc: number): Promise<void> {
   await db.updateTable('media').set({ crc32: crc }).where('id', '=', id).where('crc32', 'is', null).execute();
 }
+
+/**
+ * The photos that may be the covers of these galleries (docs/api.md §13): each one's chosen cover
+ * and its first visible photo with its variants ready, read on (listing_id, position) per gallery,
+ * so a page of a client's portal (docs/api.md §28) costs two statements whatever the galleries hold.
+ */
+export async function coverCandidates(
+  db: Executor,
+  accountId: string,
+  listingIds: readonly string[],
+): Promise<{ listing_id: string; cover_media_id: string | null; first_id: string | null }[]> {
+  if (listingIds.length === 0) return [];
+  return db
+    .selectFrom('listings as l')
+    .select((eb) => [
+      'l.id as listing_id',
+      'l.cover_media_id',
+      eb
+        .selectFrom('media as m')
+        .select('m.id')
+        .whereRef('m.listing_id', '=', 'l.id')
+        .where('m.kind', '=', 'photo')
+        .where('m.hidden', '=', 0)
+        .where('m.variants_status', '=', 'ready')
+        .orderBy('m.position')
+        .limit(1)
+        .as('first_id'),
+    ])
+    .where('l.account_id', '=', accountId)
+    .where('l.id', 'in', listingIds)
+    .execute();
+}
+
+/** These photos, when visible with their variants ready, with those variants. */
+export async function readyPhotos(
+  db: Executor,
+  accountId: string,
+  ids: readonly string[],
+): Promise<{ rows: MediaRow[]; variants: VariantRow[] }> {
+  if (ids.length === 0) return { rows: [], variants: [] };
+  const [rows, variants] = await Promise.all([
+    db
+      .selectFrom('media')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids)
+      .where('kind', '=', 'photo')
+      .where('hidden', '=', 0)
+      .where('variants_status', '=', 'ready')
+      .execute(),
+    db
+      .selectFrom('media_variants')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('media_id', 'in', ids)
+      .execute(),
+  ]);
+  return { rows, variants };
+}

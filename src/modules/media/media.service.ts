@@ -357,6 +357,36 @@ export function createMediaService({
         .map((row) => ({ row, variants: row.variants_status === 'ready' ? (byMedia.get(row.id) ?? []) : [] }));
     },
 
+    /**
+     * The cover each of these galleries shows (as `visible` would choose it: the chosen photo if
+     * visible and ready, else the first visible photo with variants), by gallery id; a gallery
+     * without one is not in the map. docs/api.md §28: the client's portal shows a page of them.
+     */
+    async covers(accountId: string, listingIds: readonly string[]): Promise<Map<string, VisibleMedia>> {
+      const candidates = await repo.coverCandidates(db.kysely, accountId, listingIds);
+      const ids = new Set<string>();
+      for (const c of candidates) {
+        if (c.cover_media_id !== null) ids.add(c.cover_media_id);
+        if (c.first_id !== null) ids.add(c.first_id);
+      }
+      const { rows, variants } = await repo.readyPhotos(db.kysely, accountId, [...ids]);
+      const byMedia = variantsByMedia(variants);
+      const ready = new Map<string, VisibleMedia>();
+      for (const row of rows) {
+        const own = byMedia.get(row.id) ?? [];
+        if (own.length > 0) ready.set(row.id, { row, variants: own });
+      }
+      const covers = new Map<string, VisibleMedia>();
+      for (const c of candidates) {
+        const chosen = c.cover_media_id === null ? undefined : ready.get(c.cover_media_id);
+        // The chosen cover must still be this gallery's (a photo id names one gallery's photo).
+        const cover =
+          chosen?.row.listing_id === c.listing_id ? chosen : c.first_id === null ? undefined : ready.get(c.first_id);
+        if (cover !== undefined) covers.set(c.listing_id, cover);
+      }
+      return covers;
+    },
+
     /** A ready variant's record, for serving its bytes; 404 while pending or failed. */
     async variant(accountId: string, listingId: string, mediaId: string, name: string): Promise<repo.VariantRow> {
       const row = await record(accountId, listingId, mediaId);

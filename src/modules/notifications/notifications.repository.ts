@@ -104,7 +104,7 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       .executeTakeFirst(),
     db
       .selectFrom('clients')
-      .select(['name'])
+      .select(['name', 'portal_token'])
       .where('account_id', '=', row.account_id)
       .where('id', '=', row.client_id)
       .executeTakeFirst(),
