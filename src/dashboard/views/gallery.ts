@@ -14,6 +14,7 @@ import { count, day } from './format.ts';
 import { activitySection } from './gallery-activity.ts';
 import { linkSettingsFields } from './assignments.ts';
 import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } from './galleries.ts';
+import { toursEditor, toursFormOf, type ToursFormState } from './tours.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -29,6 +30,8 @@ export interface GalleryPageOptions {
   values: GalleryFormValues;
   errors: FieldErrors;
   limits: { maxFileBytes: number; maxFiles: number };
+  /** The tours editor as typed when a save was refused; else the gallery's tours. */
+  tours?: ToursFormState;
 }
 
 function bytes(n: number): string {
@@ -359,6 +362,7 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
           ${csrfField(o.viewer.csrfToken)} ${galleryFields(o.values, o.errors)}
           <button type="submit" class="button">Save details</button>
         </form>
+        ${toursEditor(l, o.viewer.csrfToken, o.tours ?? toursFormOf(l))}
         <p class="danger-zone"><a class="link-danger" href="${base(l)}/delete">Delete this gallery…</a></p>
       </section>`,
   });

@@ -1,6 +1,7 @@
 // docs/api.md §28: which tour URLs are embedded, and in which provider's player. Every form the
 // README lists maps to its player on the provider's one frame host; anything else is a link.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { TOUR_FRAME_SRC, TOUR_PROVIDERS, tourEmbed } from './tours.ts';
 
@@ -76,4 +77,14 @@ test('frame-src names exactly the six players, over https', () => {
     'https://www.zillow.com',
     'https://youriguide.com',
   ]);
+});
+
+test('the README lists every provider, with the host its player plays from', async () => {
+  const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+  for (const { name, frameHost } of Object.values(TOUR_PROVIDERS)) {
+    const row = readme.split('\n').find((line) => line.startsWith(`| ${name} `));
+    assert.ok(row !== undefined, `no README row for ${name}`);
+    const cells = row.split('|').map((cell) => cell.trim());
+    assert.equal(cells.at(-2), `\`${frameHost}\``, row);
+  }
 });

@@ -56,10 +56,19 @@ export const storeTours = (tours: readonly TourType[]): string | null =>
  */
 export function normalizeTours(tours: readonly TourType[]): TourType[] {
   const problems: { field: string; message: string }[] = [];
+  // The schema says as much to the API; the dashboard's form calls the service directly.
+  if (tours.length > MAX_TOURS) problems.push({ field: 'tours', message: `must have at most ${MAX_TOURS} items` });
   const out = tours.map((tour, i) => {
     const label = tour.label.trim();
     const url = tour.url.trim();
     if (label === '') problems.push({ field: `tours.${i}.label`, message: 'must have at least 1 character' });
+    // eslint-disable-next-line no-control-regex -- a line break or control character in a label
+    if (label.length > 100 || /[\x00-\x1f\x7f]/.test(label)) {
+      problems.push({ field: `tours.${i}.label`, message: 'must be one line of at most 100 characters' });
+    }
+    if (url.length > MAX_TOUR_URL) {
+      problems.push({ field: `tours.${i}.url`, message: `must have at most ${MAX_TOUR_URL} characters` });
+    }
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);
