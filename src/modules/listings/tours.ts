@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 export const MAX_TOURS = 10;
 export const MAX_TOUR_URL = 2048;
 
-export const Tour = Type.Object(
+const Tour = Type.Object(
   {
     url: Type.String({
       minLength: 9,
@@ -93,7 +93,7 @@ export const TOUR_PROVIDERS = {
   youtube: { name: 'YouTube', frameHost: 'www.youtube-nocookie.com' },
   vimeo: { name: 'Vimeo', frameHost: 'player.vimeo.com' },
 } as const;
-export type TourProvider = keyof typeof TOUR_PROVIDERS;
+type TourProvider = keyof typeof TOUR_PROVIDERS;
 
 /** The `frame-src` of a page that embeds a tour: exactly the providers' player hosts. */
 export const TOUR_FRAME_SRC = Object.values(TOUR_PROVIDERS)

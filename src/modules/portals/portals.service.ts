@@ -14,7 +14,7 @@ import { hasPortalTokenShape } from './portals.entry.ts';
 import * as repo from './portals.repository.ts';
 
 /** Galleries on one page of a portal: a desktop shows four rows of three. */
-export const PORTAL_PAGE_SIZE = 24;
+const PORTAL_PAGE_SIZE = 24;
 
 export interface Portal {
   client: repo.PortalClientRow;

@@ -19,7 +19,7 @@ export const toursFor = (tours: readonly TourType[], unbranded: boolean): TourTy
   unbranded ? tours.filter((t) => t.unbranded) : [...tours];
 
 /** Whether any of these tours is embedded (its page then needs the providers in `frame-src`). */
-export const embedsAny = (tours: readonly TourType[]): boolean => tours.some((t) => tourEmbed(t.url) !== undefined);
+const embedsAny = (tours: readonly TourType[]): boolean => tours.some((t) => tourEmbed(t.url) !== undefined);
 
 /** Lets the page frame the providers' players when it embeds a tour; else its CSP stays as it is. */
 export function tourFrames(
