@@ -9,6 +9,7 @@ import { registerDashboard } from './dashboard/dashboard.plugin.ts';
 import { galleryUnroutable, registerGallery } from './gallery/gallery.plugin.ts';
 import { propertyUnroutable, registerProperty } from './property/property.plugin.ts';
 import { registerOEmbed } from './property/oembed.routes.ts';
+import { portalUnroutable, registerPortal } from './portal/portal.plugin.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { connectionOptions, guardConnections } from './http/connections.ts';
@@ -87,6 +88,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     frameworkErrors: createFrameworkErrors(limiter, [
       { prefix: '/g', notFound: (request, reply) => galleryUnroutable(limiter, request, reply) },
       { prefix: '/p', notFound: (request, reply) => propertyUnroutable(limiter, request, reply) },
+      { prefix: '/c', notFound: (request, reply) => portalUnroutable(limiter, request, reply) },
     ]),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
     // Timeouts, and the answers Node makes below the app (src/http/connections.ts).
@@ -178,6 +180,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     { prefix: '/p' },
   );
   registerOEmbed(app, { services, publicUrl: deps.config.publicUrl, limiter });
+
+  // The client's portal: every gallery of one client, from the link in every assignment email (docs/api.md §28).
+  await app.register(
+    async (portal) => {
+      await Promise.resolve(registerPortal(portal, { services, limiter }));
+    },
+    { prefix: '/c' },
+  );
 
   // The admin dashboard: its own scope (forms, cookies, HTML errors), hidden from the OpenAPI document.
   await app.register(

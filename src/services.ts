@@ -23,6 +23,7 @@ import {
   type ShareLinksService,
 } from './modules/client-links/share-links.service.ts';
 import { shareLinkSerializer } from './modules/client-links/share-links.serializer.ts';
+import { createPortalsService, type PortalsService } from './modules/portals/portals.service.ts';
 import { createClientsService, loadClient, type ClientsService } from './modules/clients/clients.service.ts';
 import { createCountsService, type CountsService } from './mechanisms/counts/counts.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './mechanisms/idempotency/idempotency.service.ts';
@@ -69,6 +70,8 @@ export interface Services {
   /** Photos' variants for the operator: remakes, and the doctor's check and repair. */
   variants: VariantsUpkeep;
   notifications: NotificationsService;
+  /** The client's portal at /c (docs/api.md §28): a token's client and a page of their galleries. */
+  portals: PortalsService;
   counts: CountsService;
   webhooks: WebhooksService;
   /** Test mode's DELETE /v1/test_data and the dashboard's button (docs/api.md §20). */
@@ -99,7 +102,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
   return {
     loaders: {
       listing: { load: (trx, accountId, id) => loadListing(trx, serializeListing, accountId, id), touch: touchListing },
-      client: { load: loadClient },
+      client: { load: (trx, accountId, id) => loadClient(trx, config.publicUrl, accountId, id) },
       media: { load: (trx, accountId, id) => loadMedia(trx, serializeMedia, accountId, id) },
       notification: { load: loadNotification },
       share_link: {
@@ -124,9 +127,11 @@ export function createServices(base: Deps): Services {
   const writes = createWrites({ db: base.db, clock: base.clock, locks, resources: resourcesOf(base.config) });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
+  const accounts = createAccountsService(deps);
+  const media = createMediaService({ ...deps, cleanup: mediaCleanup });
   return {
     writes,
-    accounts: createAccountsService(deps),
+    accounts,
     sessions: createSessionsService(deps),
     signIn: createSignInService(deps),
     passwordResets: createPasswordResetService(deps),
@@ -139,7 +144,8 @@ export function createServices(base: Deps): Services {
     shareLinks: createShareLinksService(deps),
     propertyPages: createPropertyPagesService(deps),
     idempotency: createIdempotencyService(deps),
-    media: createMediaService({ ...deps, cleanup: mediaCleanup }),
+    media,
+    portals: createPortalsService({ ...deps, media, accounts }),
     mediaCleanup,
     uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),

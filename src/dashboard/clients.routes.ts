@@ -57,6 +57,7 @@ const NEW_GALLERY_WORDS: Record<string, FieldWords> = {
 const NOTICES: Record<string, Notice> = {
   'client-created': { kind: 'success', text: 'Client added.' },
   'client-saved': { kind: 'success', text: 'Client saved.' },
+  'portal-rotated': { kind: 'success', text: 'The portal has a new link; the old one no longer works.' },
   'client-deleted': { kind: 'success', text: 'The client was deleted. Their galleries stay, unassigned.' },
   'gallery-given': { kind: 'success', text: 'Gallery assigned. Its link is on the gallery’s page.' },
   'gallery-given-emailed': {
@@ -309,6 +310,13 @@ export function registerClientsRoutes(scope: App, ctx: DashboardContext): void {
       return reply.redirect(`/dashboard/clients/${current.id}?notice=client-saved`, 303);
     },
   );
+
+  // docs/api.md §28: a new portal link for the client.
+  scope.post('/clients/:id/portal/rotate', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const rotated = await clients.rotatePortal(account.id, idOf(request));
+    return reply.redirect(`/dashboard/clients/${rotated.id}?notice=portal-rotated#portal`, 303);
+  });
 
   scope.get('/clients/:id/delete', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);

@@ -16,6 +16,7 @@ import { MediaUpdateBody, type MediaUpdateInput } from '../modules/media/media.s
 import { noticeOf } from './notices.ts';
 import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import { hasErrors, maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
+import type { ToursFormState } from './views/tours.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
 import { count } from './views/format.ts';
 import {
@@ -31,6 +32,7 @@ import {
 } from './views/galleries.ts';
 import { deleteGalleryPage, galleryPage } from './views/gallery.ts';
 import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.routes.ts';
+import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -56,6 +58,7 @@ const NOTICES: Record<string, Notice> = {
     text: 'Gallery created and assigned; the email with its link is on its way to the client. Upload its photos below.',
   },
   'gallery-saved': { kind: 'success', text: 'Details saved.' },
+  'tours-saved': { kind: 'success', text: 'Tours saved.' },
   'gallery-deleted': { kind: 'success', text: 'The gallery and its media were deleted.' },
   uploaded: { kind: 'success', text: 'Uploaded.' },
   'upload-empty': { kind: 'error', text: 'Choose one or more files to upload.' },
@@ -194,6 +197,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     request: FastifyRequest,
     id: string,
     form?: { values: GalleryFormValues; errors: FieldErrors },
+    tours?: ToursFormState,
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
@@ -206,7 +210,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     ]);
     return galleryPage({
       viewer,
-      notice: form === undefined ? galleryNotice(request) : null,
+      notice: form === undefined && tours === undefined ? galleryNotice(request) : null,
       listing,
       media: media.data,
       client: client === null ? null : { id: client.id, name: client.name, email: client.email },
@@ -216,6 +220,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       values: form?.values ?? valuesOf(listing),
       errors: form?.errors ?? {},
       limits: ctx.config.media,
+      ...(tours === undefined ? {} : { tours }),
     });
   }
 
@@ -415,4 +420,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   });
 
   registerGalleryMediaRoutes(scope, ctx, { notice: galleryNotice, galleryPath });
+  registerGalleryToursRoutes(scope, ctx, (request, id, tours) => renderGallery(request, id, undefined, tours));
 }

@@ -48,6 +48,8 @@ export interface ListingsTable {
   media_count: Generated<number>;
   /** A photo of this gallery, or null (the client gallery then uses the first visible photo). */
   cover_media_id: Generated<string | null>;
+  /** docs/api.md §28: the tours, a JSON array of {url, label, unbranded}; null is none. */
+  tours: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -62,6 +64,8 @@ export interface ClientsTable {
   phone: string | null;
   company: string | null;
   notes: string | null;
+  /** docs/api.md §28: the capability of the client's portal (PUBLIC_URL/c/<token>). */
+  portal_token: string;
   created_at: string;
   updated_at: string;
 }

@@ -30,6 +30,15 @@ const SOURCES: Record<string, { file: string; type: string }> = {
     file: new URL('../property/assets/property.css', import.meta.url).pathname,
     type: 'text/css; charset=utf-8',
   },
+  // docs/api.md §28: tours on the public pages, and the client's portal.
+  'tours.css': {
+    file: new URL('../public/assets/tours.css', import.meta.url).pathname,
+    type: 'text/css; charset=utf-8',
+  },
+  'portal.css': {
+    file: new URL('../public/assets/portal.css', import.meta.url).pathname,
+    type: 'text/css; charset=utf-8',
+  },
   // Linked from every page: without it every fresh browser asks for /favicon.ico and logs a 404.
   'favicon.svg': { file: new URL('./assets/favicon.svg', import.meta.url).pathname, type: 'image/svg+xml' },
   'photoswipe.css': { file: path.join(photoswipeDir, 'photoswipe.css'), type: 'text/css; charset=utf-8' },

@@ -30,6 +30,7 @@ import {
   remembered,
 } from './gallery.gate.ts';
 import { passwordPage } from './views/gate.ts';
+import { tourFrames } from '../public/views/tours.ts';
 
 /** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
 const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
@@ -69,7 +70,9 @@ export function registerGalleryRoutes(
   };
 
   /** The page as it is now, for this link (a refusal re-renders it with its message and the note kept). */
-  async function renderPage(view: GalleryView, notice: PageNotice) {
+  /** The page, its headers allowing the frames of the tours it embeds (docs/api.md §28). */
+  async function renderPage(reply: FastifyReply, view: GalleryView, notice: PageNotice) {
+    tourFrames(reply, view.listing.tours, "'self'");
     const [favorites, comments] = await Promise.all([
       services.clientLinks.favoriteIds(view.link),
       services.clientLinks.comments(view.link),
@@ -112,7 +115,7 @@ export function registerGalleryRoutes(
     const query = request.query as { sent?: string; refused?: string } | undefined;
     const notice: PageNotice =
       query?.sent === '1' ? { sent: true } : query?.refused === 'max' ? { refused: 'too_many' } : {};
-    return reply.type('text/html; charset=utf-8').send(await renderPage(view, notice));
+    return reply.type('text/html; charset=utf-8').send(await renderPage(reply, view, notice));
   });
 
   /** One photo at its large size as a page (what a thumbnail opens without JavaScript). */
@@ -273,7 +276,7 @@ export function registerGalleryRoutes(
         .code(409)
         .header('cache-control', 'private, no-store')
         .type('text/html; charset=utf-8')
-        .send(await renderPage(view, { refused: outcome.refused, note }));
+        .send(await renderPage(reply, view, { refused: outcome.refused, note }));
     }
     const base = galleryUrl('', view.link.token);
     return reply.code(303).header('location', `${base}?sent=1#favorites`).send(null);

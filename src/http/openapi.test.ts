@@ -52,10 +52,12 @@ const UNDOCUMENTED = (url: string): boolean =>
   url.startsWith('/docs/') ||
   url === '/dashboard' ||
   url.startsWith('/dashboard/') ||
-  // The client gallery's pages and files (docs/api.md §14) and the property pages with their
-  // oEmbed answer (§25): HTML, bytes and oEmbed's own protocol, not API operations.
+  // The client gallery's pages and files (docs/api.md §14), the property pages with their
+  // oEmbed answer (§25) and the client's portal (§28): HTML, bytes and oEmbed's own protocol,
+  // not API operations.
   url.startsWith('/g/') ||
   url.startsWith('/p/') ||
+  url.startsWith('/c/') ||
   url === '/oembed';
 
 /** No key needed (docs/api.md §3 and §10). */
@@ -183,6 +185,7 @@ const ACTIONS: Record<string, string> = {
   'POST /v1/listings/{id}/client_link': '200',
   'POST /v1/clients/{id}/listings/{listing_id}/notify': '202',
   'POST /v1/webhook_endpoints/{id}/rotate_secret': '200',
+  'POST /v1/clients/{id}/portal/rotate': '200',
   'POST /v1/webhook_endpoints/{id}/test': '202',
   'POST /v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry': '202',
   'DELETE /v1/test_data': '202',

@@ -184,6 +184,19 @@ export function isEmptyBody(body: unknown): boolean {
   return true;
 }
 
+type ItemsSchema = { items?: { properties?: Record<string, { maxLength?: number } | undefined> } };
+
+/** Trims the strings of each object of a list, as top-level strings are (one level: nothing nests deeper). */
+function trimItems(list: unknown[], schema: ItemsSchema | undefined): void {
+  for (const item of list) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
+    const record = item as Record<string, unknown>;
+    for (const [k, v] of Object.entries(record)) {
+      if (typeof v === 'string') record[k] = cutFarOver(v.trim(), schema?.items?.properties?.[k]?.maxLength);
+    }
+  }
+}
+
 /**
  * Runs before schema validation, on what the route declares:
  * - a route without a body schema takes no body: `{}` and `null` count as none (the caller
@@ -210,6 +223,8 @@ export function checkInput(body: unknown, query: unknown, schema: RouteSchemas |
         .properties;
       for (const [k, v] of Object.entries(record)) {
         if (typeof v === 'string') record[k] = cutFarOver(v.trim(), properties?.[k]?.maxLength);
+        // A list of small objects (a gallery's tours): their strings are stored trimmed too.
+        if (Array.isArray(v)) trimItems(v, properties?.[k] as ItemsSchema | undefined);
       }
     }
   }

@@ -146,6 +146,17 @@ describe('escaping', () => {
     assert.ok(hrefs.length === 3 && hrefs.every((href) => href === galleryUrl), hrefs.join());
     assert.match(html, /alt="Cover photo: 12 Quay Street"/);
   });
+
+  test('the portal (docs/api.md §28): below the gallery link in both parts, escaped; none when not given', () => {
+    const portalUrl = 'https://photos.example/c/p"onclick="x';
+    const { html, text } = renderAssignmentEmail({ ...base, portalUrl });
+    assert.doesNotMatch(html, /"onclick=/);
+    const hrefs = attributes(html, 'href').map((href) => href.replace(/&quot;/g, '"'));
+    assert.equal(hrefs.at(-1), portalUrl);
+    assert.ok(html.indexOf('All your galleries from') > html.lastIndexOf(base.galleryUrl));
+    assert.ok(text.indexOf(portalUrl) > text.indexOf(base.galleryUrl));
+    assert.ok(!renderAssignmentEmail(base).text.includes('All your galleries'));
+  });
 });
 
 describe('HTML a mail program shows', () => {

@@ -25,6 +25,11 @@ export interface AssignmentEmail {
   documents: number;
   /** PUBLIC_URL/g/<token>: the gallery as the client sees it. */
   galleryUrl: string;
+  /**
+   * PUBLIC_URL/c/<token>: the client's portal, every gallery assigned to them (docs/api.md §28),
+   * below the gallery's link. Absent or null: the email names none.
+   */
+  portalUrl?: string | null;
   /** The cover photo as a JPEG served through the link, or null when there is none yet. */
   coverUrl: string | null;
   /** The served cover's pixel size, when known: the <img> then gets a height, so nothing jumps. */
@@ -145,6 +150,7 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
   const media = mediaLine(email);
   const description = shortDescription(email.description);
   const signature = senderDisplayName(email.studioName, email.senderName ?? null);
+  const portal = email.portalUrl ?? null;
   const subject = oneLine(`${email.studioName}: your gallery for ${email.address}`);
   const text = [
     email.clientName === null ? 'Hello,' : `Hello ${email.clientName},`,
@@ -159,12 +165,15 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
     'View your gallery:',
     email.galleryUrl,
     '',
+    ...(portal === null ? [] : [`All your galleries from ${email.studioName}:`, portal, '']),
     `Questions? Reply to this email to reach ${email.studioName}.`,
     '',
     `— ${signature}`,
     '',
     '--',
-    'This link is personal: anyone who has it can see the gallery.',
+    portal === null
+      ? 'This link is personal: anyone who has it can see the gallery.'
+      : 'These links are personal: anyone who has them can see your galleries.',
     '',
   ].join('\n');
 
@@ -225,7 +234,17 @@ Or open this link:<br>
 <a href="${e(email.galleryUrl)}" target="_blank" style="color:${INK};text-decoration:underline;word-break:break-all">${e(email.galleryUrl)}</a>
 </td>
 </tr>
-<tr>
+${
+  portal === null
+    ? ''
+    : `<tr>
+<td align="center" style="padding:0 32px 26px 32px;font-family:${FONT};font-size:13px;line-height:20px;color:${MUTED}">
+All your galleries from ${e(email.studioName)}:<br>
+<a href="${e(portal)}" target="_blank" style="color:${INK};text-decoration:underline;word-break:break-all">${e(portal)}</a>
+</td>
+</tr>
+`
+}<tr>
 <td style="padding:22px 32px 28px 32px;border-top:1px solid ${RULE};font-family:${FONT};font-size:15px;line-height:23px;color:${INK}">
 <p style="margin:0 0 12px 0">Questions? Reply to this email to reach ${e(email.studioName)}.</p>
 <p style="margin:0">&mdash; ${e(signature)}</p>
@@ -234,7 +253,7 @@ Or open this link:<br>
 </table>
 <table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:${EMAIL_WIDTH}px">
 <tr>
-<td align="center" style="padding:16px 24px 8px 24px;font-family:${FONT};font-size:12px;line-height:18px;color:${MUTED}">This link is personal: anyone who has it can see the gallery.</td>
+<td align="center" style="padding:16px 24px 8px 24px;font-family:${FONT};font-size:12px;line-height:18px;color:${MUTED}">${portal === null ? 'This link is personal: anyone who has it can see the gallery.' : 'These links are personal: anyone who has them can see your galleries.'}</td>
 </tr>
 </table>
 <!--[if mso]></td></tr></table><![endif]-->

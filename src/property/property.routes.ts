@@ -12,6 +12,7 @@ import { allowFraming } from '../public/headers.ts';
 import { LONG_CACHE, registerPageImages, sendPlayback } from '../public/page-media.ts';
 import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
+import { toursFor, tourFrames } from '../public/views/tours.ts';
 
 export function registerPropertyRoutes(
   app: App,
@@ -41,6 +42,8 @@ export function registerPropertyRoutes(
   app.get<{ Params: TokenParams }>('/:token', { schema: HIDDEN }, async (request, reply) => {
     const view = await property(request);
     await countView(view, request);
+    // docs/api.md §28: the unbranded page shows (and frames) only the tours marked unbranded.
+    tourFrames(reply, toursFor(view.listing.tours, view.studioName === null), "'none'");
     return reply.type('text/html; charset=utf-8').send(propertyPage(view, { publicUrl }).toString());
   });
 

@@ -22,6 +22,7 @@ export const GALLERY_KEYS = [
   'property_page',
   'sqft',
   'status',
+  'tours',
   'updated_at',
 ];
 

@@ -6,6 +6,7 @@ import type { Db } from '../../src/db/database.ts';
 import type { ClientsTable, ListingsTable } from '../../src/db/schema.ts';
 import { optimizeClientSearchIndex } from '../../src/db/search.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { newPortalToken } from '../../src/modules/portals/portals.entry.ts';
 import { addCounts } from '../../src/mechanisms/counts/counts.repository.ts';
 
 export interface SeedClient {
@@ -35,6 +36,7 @@ export async function seedClients(db: Db, accountId: string, clients: readonly S
           phone: null,
           company: null,
           notes: null,
+          portal_token: newPortalToken(),
           created_at: at,
           updated_at: at,
         };

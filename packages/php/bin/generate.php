@@ -67,6 +67,7 @@ const NAMES = [
     'assignListing' => ['clients', 'assign', false],
     'unassignListing' => ['clients', 'unassign', false],
     'notifyClient' => ['clients', 'notify', false],
+    'rotateClientPortal' => ['clients', 'rotatePortal', false],
     'listNotifications' => ['notifications', 'all', false],
     'getNotification' => ['notifications', 'retrieve', false],
     'createWebhookEndpoint' => ['webhookEndpoints', 'create', false],

@@ -44,6 +44,15 @@ final class ClientTest extends LiveTestCase
         self::assertInstanceOf(Collection::class, $theirs);
         self::assertCount(1, $theirs);
 
+        $rotated = $lb->clients->rotatePortal($client->id);
+        self::assertSame($client->id, $rotated->id);
+        self::assertNotSame($withListings->portal_url, $rotated->portal_url);
+        self::assertStringContainsString('/c/', $rotated->portal_url);
+        $toured = $lb->listings->update($gallery->id, [
+            'tours' => [['url' => 'https://youtu.be/dQw4w9WgXcQ', 'label' => 'Film', 'unbranded' => true]],
+        ]);
+        self::assertSame('https://youtu.be/dQw4w9WgXcQ', $toured->tours[0]->url);
+
         $relinked = $lb->listings->replaceClientLink($gallery->id);
         self::assertNotSame($assigned->client_link->url, $relinked->client_link->url);
         $notification = $lb->clients->notify($client->id, $gallery->id);

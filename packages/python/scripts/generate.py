@@ -62,6 +62,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "assignListing": ("clients", "assign"),
     "unassignListing": ("clients", "unassign"),
     "notifyClient": ("clients", "notify"),
+    "rotateClientPortal": ("clients", "rotate_portal"),
     "listNotifications": ("notifications", "list"),
     "getNotification": ("notifications", "get"),
     "createWebhookEndpoint": ("webhook_endpoints", "create"),
@@ -149,6 +150,10 @@ class Generator:
     def py_type(self, schema: dict[str, Any], owner: str, field: str, *, input: bool = False) -> str:
         """The annotation for a schema; an inline object becomes a nested class OwnerField."""
         if "$ref" in schema:
+            # An object a request sends (a gallery's tours) is given as a plain mapping, as JSON.
+            target = self.resolve(schema)
+            if input and (target.get("type") == "object" or "properties" in target):
+                return "Mapping[str, Any]"
             name = self.ref_name(schema["$ref"])
             return name
         for key in ("anyOf", "oneOf"):

@@ -51,6 +51,14 @@ def test_assign_gives_a_client_link_with_counters(lb: Lightbox) -> None:
     assert lb.notifications.get(notification.id).id == notification.id
     assert notification.id in [n.id for n in lb.notifications.list(limit=5)]
 
+    rotated = lb.clients.rotate_portal(client.id)
+    assert rotated.id == client.id and rotated.portal_url != fetched.portal_url
+    assert "/c/" in rotated.portal_url
+
+    film = {"url": "https://youtu.be/dQw4w9WgXcQ", "label": "Film", "unbranded": True}
+    toured = lb.listings.update(gallery.id, tours=[film])
+    assert [t.url for t in toured.tours] == ["https://youtu.be/dQw4w9WgXcQ"] and toured.tours[0].unbranded is True
+
     replaced = lb.listings.replace_client_link(gallery.id)
     assert replaced.client_link is not None and replaced.client_link.url != assigned.client_link.url
     lb.clients.unassign(client.id, gallery.id)

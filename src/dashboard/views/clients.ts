@@ -1,5 +1,6 @@
 // Clients (docs/api.md §27): the list with search (paged by cursor), a client's page with their
 // galleries, and the forms that create, edit and delete one. Plain forms: no script needed.
+import { portalSection } from './portal.ts';
 import { ClientCreateBody, ClientListQuery } from '../../modules/clients/clients.schemas.ts';
 import { maxLengthOf } from '../form.ts';
 import type { ClientItemType, ClientType } from '../../modules/clients/clients.schemas.ts';
@@ -269,6 +270,7 @@ export function clientPage(o: {
         ${galleries}
       </section>
       ${giveGallerySection({ viewer: o.viewer, client: c, unassigned: o.unassigned, values: o.give?.values ?? EMPTY_GIVE, errors: o.give?.errors ?? {} })}
+      ${portalSection(c, o.viewer.csrfToken)}
       <section class="card" id="details" aria-labelledby="client-details">
         <h2 id="client-details">Details</h2>
         ${errorSummary(o.errors, CLIENT_LABELS)}

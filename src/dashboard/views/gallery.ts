@@ -17,6 +17,7 @@ import { linkField } from './links.ts';
 import { DRAFT_HINT } from './draft-email.ts';
 import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } from './galleries.ts';
 import { mediaSection } from './gallery-media.ts';
+import { toursEditor, toursFormOf, type ToursFormState } from './tours.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -32,6 +33,8 @@ export interface GalleryPageOptions {
   values: GalleryFormValues;
   errors: FieldErrors;
   limits: { maxFileBytes: number; maxFiles: number };
+  /** The tours editor as typed when a save was refused; else the gallery's tours. */
+  tours?: ToursFormState;
 }
 
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
@@ -176,7 +179,7 @@ function factsLine(l: ListingType): SafeHtml {
 /** The gallery's fields: one line at the top, opened to edit (open when a save was refused). */
 function detailsSection(o: GalleryPageOptions): SafeHtml {
   const l = o.listing;
-  const refused = Object.keys(o.errors).length > 0;
+  const refused = Object.keys(o.errors).length > 0 || o.tours !== undefined;
   return html`<section class="card gallery-details" id="details" aria-labelledby="details-title">
     <details class="edit-details" ${refused ? 'open' : ''}>
       <summary>
@@ -189,6 +192,7 @@ function detailsSection(o: GalleryPageOptions): SafeHtml {
         ${csrfField(o.viewer.csrfToken)} ${galleryFields(o.values, o.errors)}
         <button type="submit" class="button">Save details</button>
       </form>
+      ${toursEditor(l, o.viewer.csrfToken, o.tours ?? toursFormOf(l))}
       <p class="danger-zone"><a class="link-danger" href="${base(l)}/delete">Delete this gallery…</a></p>
     </details>
   </section>`;

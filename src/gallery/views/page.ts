@@ -10,6 +10,7 @@ import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/vie
 import { commentForm, selectionForm, type PageNotice } from './proofing.ts';
 
 export { tooMany, type PageNotice } from './proofing.ts';
+import { toursSection } from '../../public/views/tours.ts';
 
 /** Tiles in the first row on a phone (two columns): fetched at once; every other one when near. */
 const EAGER_TILES = 2;
@@ -239,6 +240,7 @@ export function galleryPage(
     <html lang="en">
       ${pageHead({
         title: `${listing.address} · ${studioName}`,
+        styles: listing.tours.length === 0 ? [] : ['tours.css'],
         scripts: ['favorites.js'],
         preload: cover === undefined || coverLarge === undefined ? '' : coverPreload(base, cover),
       })}
@@ -284,8 +286,9 @@ export function galleryPage(
               }
             </div>
           </section>
+          ${toursSection(listing.tours)}
           ${
-            media.length === 0
+            media.length === 0 && listing.tours.length === 0
               ? html`<section class="empty">
                   ${ICON_PHOTOS}
                   <h2>No photos yet</h2>

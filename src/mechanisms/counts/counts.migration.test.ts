@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Migrator } from 'kysely/migration';
+import type { Insertable } from 'kysely';
+import type { ClientsTable } from '../../db/schema.ts';
 import { createServices, type Services } from '../../services.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import type { Deps } from '../../deps.ts';
@@ -88,6 +90,7 @@ test('rows from before 0005 are counted and searchable after it; down() and up()
   for (const [i, [id, account, name, email]] of people.entries()) {
     await db
       .insertInto('clients')
+      // The clients of that time: no portal token yet (2026-12-07-1200 gives every client one).
       .values({
         id,
         account_id: account,
@@ -97,7 +100,7 @@ test('rows from before 0005 are counted and searchable after it; down() and up()
         email_normalized: email,
         created_at: at(i),
         updated_at: at(i),
-      })
+      } as Insertable<ClientsTable>)
       .execute();
   }
   for (const [i, status] of (['queued', 'sent', 'sent', 'failed'] as const).entries()) {

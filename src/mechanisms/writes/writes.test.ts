@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { createAccount, createTestContext, isPostgres, type TestContext } from '../../../test/support/test-app.ts';
 import { newId } from '../../lib/ids.ts';
+import { newPortalToken } from '../../modules/portals/portals.entry.ts';
 import { checkCounts } from '../counts/counts.service.ts';
 import { readCount } from '../counts/counts.repository.ts';
 import * as clientsRepo from '../../modules/clients/clients.repository.ts';
@@ -38,6 +39,7 @@ async function addClient(w: Write, email: string): Promise<string> {
     phone: null,
     company: null,
     notes: null,
+    portal_token: newPortalToken(),
     created_at: w.now,
     updated_at: w.now,
   });

@@ -15,7 +15,18 @@ import {
 } from '../../../test/support/test-app.ts';
 import { uniqueEmail } from '../../../test/support/notification-helpers.ts';
 
-const CLIENT_KEYS = ['company', 'created_at', 'email', 'id', 'listings', 'name', 'notes', 'phone', 'updated_at'];
+const CLIENT_KEYS = [
+  'company',
+  'created_at',
+  'email',
+  'id',
+  'listings',
+  'name',
+  'notes',
+  'phone',
+  'portal_url',
+  'updated_at',
+];
 
 let ctx: TestContext;
 let me: TestAccount;

@@ -21,6 +21,7 @@ const CLIENT_COLUMNS = Object.keys({
   phone: true,
   company: true,
   notes: true,
+  portal_token: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<keyof ClientsTable, true>) as (keyof ClientsTable)[];

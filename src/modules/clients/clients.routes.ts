@@ -112,6 +112,26 @@ export function registerClientsRoutes(app: App, { clients }: { clients: ClientsS
     },
   );
 
+  app.post(
+    '/clients/:id/portal/rotate',
+    {
+      schema: {
+        operationId: 'rotateClientPortal',
+        summary: "Replace the client's portal link",
+        description:
+          "A new token for the client's portal (docs/api.md §28): the old `portal_url` stops working at once " +
+          '(404). The gallery links are not changed.',
+        tags,
+        params: ClientParams,
+        response: {
+          200: Answer(Client, 'The client, with its new `portal_url`.'),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    (request) => clients.rotatePortal(request.auth.accountId, request.params.id),
+  );
+
   app.get(
     '/clients/:id/listings',
     {

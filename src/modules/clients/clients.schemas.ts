@@ -57,6 +57,13 @@ export const Client = Type.Object(
     phone: NullableText(50),
     company: NullableText(200),
     notes: NullableText(10_000),
+    portal_url: Type.String({
+      format: 'uri',
+      maxLength: 4096,
+      description:
+        "PUBLIC_URL/c/<token>: the client's portal, every gallery assigned to them (no key needed; a " +
+        'capability). Replaced by `POST /v1/clients/{id}/portal/rotate`.',
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
     listings: Type.Array(ListingItem, {

@@ -33,6 +33,7 @@ import type {
 } from './clients.schemas.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
 import * as repo from './clients.repository.ts';
+import { newPortalToken, portalUrl } from '../portals/portals.entry.ts';
 
 const duplicateEmail = (): AppError =>
   new AppError('conflict', 'A client with this email already exists in this account', [
@@ -48,13 +49,14 @@ const toClientItem = (row: repo.ClientItemRow): ClientItemType => ({
   created_at: row.created_at,
 });
 
-const toClient = (row: repo.ClientRow, listings: ListingItemType[]): ClientType => ({
+const toClient = (publicUrl: string, row: repo.ClientRow, listings: ListingItemType[]): ClientType => ({
   id: row.id,
   name: row.name,
   email: row.email,
   phone: row.phone,
   company: row.company,
   notes: row.notes,
+  portal_url: portalUrl(publicUrl, row.portal_token),
   created_at: row.created_at,
   updated_at: row.updated_at,
   listings,
@@ -69,18 +71,28 @@ declare module '../../mechanisms/writes/writes.ts' {
 }
 
 /** The single-client object (with its galleries) of a row just read or written in `trx`. */
-async function clientOfRow(trx: Executor, accountId: string, row: repo.ClientRow): Promise<ClientType> {
+async function clientOfRow(
+  trx: Executor,
+  publicUrl: string,
+  accountId: string,
+  row: repo.ClientRow,
+): Promise<ClientType> {
   const listings = await listingsRepo.listListingsOfClient(trx, accountId, row.id);
-  return toClient(row, listings.map(toListingItem));
+  return toClient(publicUrl, row, listings.map(toListingItem));
 }
 
 /**
  * The client object as its GET returns it now, read in `trx` (a transaction, for a write's event);
  * undefined when the account has no such client.
  */
-export async function loadClient(trx: Executor, accountId: string, id: string): Promise<ClientType | undefined> {
+export async function loadClient(
+  trx: Executor,
+  publicUrl: string,
+  accountId: string,
+  id: string,
+): Promise<ClientType | undefined> {
   const row = await repo.findClient(trx, accountId, id);
-  return row === undefined ? undefined : clientOfRow(trx, accountId, row);
+  return row === undefined ? undefined : clientOfRow(trx, publicUrl, accountId, row);
 }
 
 export type ClientsService = ReturnType<typeof createClientsService>;
@@ -93,6 +105,7 @@ export function createClientsService({
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const messageIdHost = new URL(config.publicUrl).hostname || 'lightbox.local';
   const serialize = listingSerializer(config.publicUrl);
+  const { publicUrl } = config;
 
   async function requireClient(accountId: string, id: string): Promise<repo.ClientRow> {
     if (!hasIdShape('cli', id)) throw notFound('Client');
@@ -114,11 +127,12 @@ export function createClientsService({
       phone: input.phone ?? null,
       company: input.company ?? null,
       notes: input.notes ?? null,
+      portal_token: newPortalToken(),
       created_at: now,
       updated_at: now,
     });
     // A new client has no galleries: its object is its row's, built as its GET builds it.
-    const client = toClient(inserted, []);
+    const client = toClient(publicUrl, inserted, []);
     w.loaded('client', client.id, client);
     w.announce('client.created', client.id);
     w.count({ clients: 1 });
@@ -162,7 +176,7 @@ export function createClientsService({
     },
 
     async get(accountId: string, id: string): Promise<ClientType> {
-      return clientOfRow(db.kysely, accountId, await requireClient(accountId, id));
+      return clientOfRow(db.kysely, publicUrl, accountId, await requireClient(accountId, id));
     },
 
     /**
@@ -247,7 +261,7 @@ export function createClientsService({
           // Emails not yet sent go to the client's address as it is now.
           if (patch.email !== undefined) await readdressQueuedNotifications(w, id, updated.email);
           // The row as it is now (RETURNING): the object is built from it, not read again.
-          const client = await clientOfRow(w.trx, accountId, updated);
+          const client = await clientOfRow(w.trx, publicUrl, accountId, updated);
           w.loaded('client', id, client);
           w.announce('client.updated', id);
           return client;
@@ -256,6 +270,24 @@ export function createClientsService({
         if (isUniqueViolation(err)) throw duplicateEmail();
         throw err;
       }
+    },
+
+    /** docs/api.md §28: a new portal token; the old portal URL stops at once. */
+    async rotatePortal(accountId: string, id: string): Promise<ClientType> {
+      if (!hasIdShape('cli', id)) throw notFound('Client');
+      const now = clock.iso();
+      return writes.run(accountId, { now }, async (w) => {
+        const updated = await repo.updateClient(w.trx, accountId, id, {
+          portal_token: newPortalToken(),
+          updated_at: now,
+        });
+        if (updated === undefined) throw notFound('Client');
+        // portal_url is a field of the client object: it changed (docs/api.md §15).
+        const client = await clientOfRow(w.trx, publicUrl, accountId, updated);
+        w.loaded('client', id, client);
+        w.announce('client.updated', id);
+        return client;
+      });
     },
 
     /** Deletes the client; their galleries stay, unassigned, and unsent notifications are cancelled. */

@@ -37,6 +37,7 @@ const LISTING_COLUMNS = Object.keys({
   mls_number: true,
   media_count: true,
   cover_media_id: true,
+  tours: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<keyof ListingsTable, true>) as (keyof ListingsTable)[];

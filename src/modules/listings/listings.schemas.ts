@@ -19,6 +19,7 @@ import {
 } from '../../http/schemas.ts';
 import { LISTING_STATUSES } from '../../db/schema.ts';
 import { selectionFields } from '../client-links/share-links.schemas.ts';
+import { Tours } from './tours.ts';
 
 const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   title: 'ListingStatus',
@@ -65,6 +66,10 @@ export const ListingUpdateBody = Type.Object(
           'A photo of this gallery (400 otherwise), or null: the client gallery then uses the first visible photo.',
       }),
     ),
+    tours: Type.Optional({
+      ...Tours,
+      description: 'The whole list of tours, replacing the current one ([] for none).',
+    }),
   },
   { additionalProperties: false, minProperties: 1, title: 'ListingUpdate' },
 );
@@ -169,6 +174,7 @@ export const Listing = Type.Object(
     property_page: Type.Union([PropertyPage, Type.Null()], {
       description: 'The public property pages while the gallery is published; null when it is not.',
     }),
+    tours: Tours,
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

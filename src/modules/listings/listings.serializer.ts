@@ -4,6 +4,7 @@ import type { ClientLinkRow } from '../client-links/client-links.entry.ts';
 import type { PropertyPageRow } from '../property-pages/property-pages.entry.ts';
 import type { ListingItemType, ListingType } from './listings.schemas.ts';
 import type { ListingItemRow, ListingRow } from './listings.repository.ts';
+import { parseTours } from './tours.ts';
 
 export type ListingSerializer = (
   row: ListingRow,
@@ -57,6 +58,7 @@ export function listingSerializer(publicUrl: string): ListingSerializer {
             published_at: page.published_at,
             views: page.views,
           },
+    tours: parseTours(row.tours),
     created_at: row.created_at,
     updated_at: row.updated_at,
   });

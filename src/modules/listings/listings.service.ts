@@ -20,6 +20,7 @@ import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { isPhotoOfGallery } from '../media/media.entry.ts';
 import { listingMoved, listingsAdded, listingsCounter } from '../../mechanisms/counts/counters.ts';
 import { readCount } from '../../mechanisms/counts/counts.repository.ts';
+import { normalizeTours, storeTours } from './tours.ts';
 import * as repo from './listings.repository.ts';
 import { insertListingIn } from './listings.entry.ts';
 import { listingSerializer, toListingItem, type ListingSerializer } from './listings.serializer.ts';
@@ -261,7 +262,13 @@ export function createListingsService({
 
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
-      const changes = { ...patch, updated_at: clock.iso() };
+      const { tours, ...fields } = patch;
+      const changes = {
+        ...fields,
+        // docs/api.md §28: the whole list, replaced; stored as JSON (null: none).
+        ...(tours === undefined ? {} : { tours: storeTours(normalizeTours(tours)) }),
+        updated_at: clock.iso(),
+      };
       // The gallery's lock first: its status (for the counts) and its media (for the cover)
       // cannot change under this update.
       return writes.run(accountId, { lock: { listing: id }, now: changes.updated_at }, async (w) => {

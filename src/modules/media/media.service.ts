@@ -21,6 +21,7 @@ import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import type { Executor } from '../../db/executor.ts';
 import * as repo from './media.repository.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
+import { pageCovers } from './media.covers.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** An upload's bytes are deleted by the sweep if their request has not committed by then. */
@@ -424,6 +425,14 @@ export function createMediaService({
       return rows
         .filter((row) => row.hidden === 0)
         .map((row) => ({ row, variants: row.variants_status === 'ready' ? (byMedia.get(row.id) ?? []) : [] }));
+    },
+
+    /**
+     * The cover each of these galleries shows, by gallery id (media.covers.ts); a gallery without
+     * one is not in the map. docs/api.md §28: the client's portal shows a page of them.
+     */
+    async covers(accountId: string, listingIds: readonly string[]): Promise<Map<string, VisibleMedia>> {
+      return pageCovers(db.kysely, accountId, listingIds);
     },
 
     /** A ready variant's record, for serving its bytes; 404 while pending or failed. */

@@ -93,6 +93,42 @@ describe('the email as received over SMTP', () => {
     assert.ok(mail.email.date !== undefined);
   });
 
+  test("docs/api.md §28: every assignment email carries the client's portal, below the gallery link", async () => {
+    await fresh();
+    const gallery = await newGallery(ctx, account, { address: '5 Portal Row' });
+    const client = await newClient(ctx, account);
+    await assign(ctx, account, client.id, gallery.id);
+    const { mail } = await deliverOne();
+    const read = await call(ctx, 'GET', `/v1/clients/${client.id}`, { key: account.key });
+    const portal = read.json<{ portal_url: string }>().portal_url;
+    const link = (await call(ctx, 'GET', `/v1/listings/${gallery.id}`, { key: account.key })).json<{
+      client_link: { url: string };
+    }>().client_link.url;
+    const text = mail.email.text ?? '';
+    assert.ok(text.indexOf(link) !== -1 && text.indexOf(portal) > text.indexOf(link), text);
+    assert.match(text, new RegExp(`All your galleries from Harbour Light Studio:\n${portal}\n`));
+    const html = mail.email.html ?? '';
+    const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
+    assert.equal(hrefs.at(-1), portal, 'the portal is the last link, below the gallery link');
+    assert.ok(
+      hrefs.slice(0, -1).every((href) => href === link),
+      hrefs.join(),
+    );
+
+    // Sent again after the portal was rotated: the email carries the portal as it is now.
+    await fresh();
+    const rotated = await call(ctx, 'POST', `/v1/clients/${client.id}/portal/rotate`, { key: account.key });
+    const newPortal = rotated.json<{ portal_url: string }>().portal_url;
+    const resend = await call(ctx, 'POST', `/v1/clients/${client.id}/listings/${gallery.id}/notify`, {
+      key: account.key,
+    });
+    assert.equal(resend.statusCode, 202, resend.body);
+    await workerOf(ctx).drain();
+    const again = smtp.received.at(-1)!;
+    assert.ok((again.email.text ?? '').includes(newPortal));
+    assert.ok(!(again.email.text ?? '').includes(portal));
+  });
+
   test('the sender name sends and signs the email when set; the subject still names the studio', async () => {
     await fresh();
     await ctx.deps.db.kysely

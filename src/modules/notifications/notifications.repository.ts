@@ -108,7 +108,7 @@ export async function loadEmailContext(db: Executor, row: NotificationRow) {
       ? undefined
       : db
           .selectFrom('clients')
-          .select(['name'])
+          .select(['name', 'portal_token'])
           .where('account_id', '=', row.account_id)
           .where('id', '=', row.client_id)
           .executeTakeFirst(),

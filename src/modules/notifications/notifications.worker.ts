@@ -13,6 +13,7 @@ import { finishJob, holdsLease, retryJob, withJobOutcome, type ClaimedJob } from
 import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
 import { galleryUrl } from '../listings/listings.serializer.ts';
+import { portalUrl } from '../portals/portals.entry.ts';
 
 /** Longer than any one send can take (SMTP timeouts are at most a minute). */
 const CLAIM_LEASE_MS = 5 * 60_000;
@@ -92,6 +93,8 @@ export function notificationHandler(
       videos: ctx.videos,
       documents: ctx.documents,
       galleryUrl: galleryLink,
+      // docs/api.md §28: every assignment email carries the client's portal, below the gallery's link.
+      portalUrl: share || ctx.client === undefined ? null : portalUrl(config.publicUrl, ctx.client.portal_token),
       // Served through the link, so it shows without a key (a JPEG: every mail client reads it).
       coverUrl: ctx.hasCover ? `${galleryLink}/cover.jpg` : null,
       coverSize: ctx.coverSize,

@@ -14,6 +14,7 @@ import type { PropertyView } from '../property.load.ts';
 import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
 import { untaggedRendition } from '../../public/page-media.ts';
+import { toursFor, toursSection } from '../../public/views/tours.ts';
 
 /** Photos fetched at once: the first row of the grid (one column on a phone); the rest when near. */
 const EAGER_TILES = 1;
@@ -260,7 +261,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
       ${pageHead({
         title: pageTitle(view),
         indexable: true,
-        styles: ['property.css'],
+        styles: listing.tours.length === 0 ? ['property.css'] : ['property.css', 'tours.css'],
         preload: preloadOf(view, base),
         extra: openGraph(view, urls),
       })}
@@ -284,6 +285,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
             <div class="intro">${intro(view)}</div>
             ${listing.description === null ? '' : html`<p class="description">${listing.description}</p>`}
           </section>
+          ${toursSection(toursFor(listing.tours, studioName === null))}
           ${
             shown.length === 0
               ? ''

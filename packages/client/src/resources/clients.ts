@@ -50,6 +50,14 @@ export class Clients {
     return this.#http.json({ method: 'PATCH', path: `/v1/clients/${segment(id)}`, json: body, options });
   }
 
+  /**
+   * POST /v1/clients/:id/portal/rotate (docs/api.md §28): a new `portal_url` for the client's portal;
+   * the old one stops working at once.
+   */
+  rotatePortal(id: string, options?: RequestOptions): Promise<WithResponse<ClientWithListings>> {
+    return this.#http.json({ method: 'POST', path: `/v1/clients/${segment(id)}/portal/rotate`, options });
+  }
+
   /** DELETE /v1/clients/:id: their galleries stay, unassigned; unsent emails are cancelled. */
   delete(id: string, options?: RequestOptions): Promise<ResponseInfo> {
     return this.#http.empty({ method: 'DELETE', path: `/v1/clients/${segment(id)}`, options });

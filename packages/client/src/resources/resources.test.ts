@@ -68,6 +68,9 @@ describe('client: every operation against a real server', () => {
     const updated = await lb.listings.update(listing.id, { description: 'Sea view', beds: null });
     assert.equal(updated.description, 'Sea view');
     assert.equal(updated.beds, null);
+    const tour = { url: 'https://youtu.be/dQw4w9WgXcQ', label: 'Film', unbranded: true };
+    assert.deepEqual((await lb.listings.update(listing.id, { tours: [tour] })).tours, [tour]);
+    assert.deepEqual((await lb.listings.update(listing.id, { tours: [] })).tours, []);
 
     const page = await lb.listings.list({ status: 'active', limit: 5 });
     assert.deepEqual(
@@ -186,6 +189,12 @@ describe('client: every operation against a real server', () => {
     const notes: string[] = [];
     for await (const n of lb.notifications.iterate()) notes.push(n.id);
     assert.deepEqual(notes, [notification.id]);
+
+    const before = (await lb.clients.get(client.id)).portal_url;
+    const newPortal = await lb.clients.rotatePortal(client.id);
+    assert.equal(newPortal.lastResponse.status, 200);
+    assert.match(newPortal.portal_url, /\/c\/[A-Za-z0-9_-]{32}$/);
+    assert.notEqual(newPortal.portal_url, before);
 
     await lb.clients.unassign(client.id, listing.id);
     assert.equal((await lb.listings.get(listing.id)).client_id, null);

@@ -257,4 +257,23 @@ abstract class AbstractClientService extends \Lightbox\Service\AbstractService
             false
         );
     }
+
+    /**
+     * Replace the client's portal link.
+     *
+     * A new token for the client's portal (docs/api.md §28): the old `portal_url` stops working at once
+     * (404). The gallery links are not changed.
+     *
+     * POST /v1/clients/{id}/portal/rotate (operationId `rotateClientPortal`).
+     *
+     * @param string $id Client id (`cli_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function rotatePortal(string $id, ?array $opts = null): LightboxObject
+    {
+        return $this->request('POST', '/v1/clients/' . self::segment($id) . '/portal/rotate', null, $opts, [], false);
+    }
 }

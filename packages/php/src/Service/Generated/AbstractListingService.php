@@ -132,7 +132,8 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
      *     description?: string|null,
      *     mls_number?: string|null,
      *     status?: 'draft'|'active'|'archived',
-     *     cover_media_id?: string|null
+     *     cover_media_id?: string|null,
+     *     tours?: list<array<string, mixed>>
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout

@@ -236,6 +236,12 @@ final class Operations
             'POST',
             '/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry',
         ],
+        'rotateClientPortal' => [
+            'clients',
+            'rotatePortal',
+            'POST',
+            '/v1/clients/{id}/portal/rotate',
+        ],
         'rotateWebhookSecret' => [
             'webhookEndpoints',
             'rotateSecret',

@@ -50,6 +50,7 @@ __all__ = [
     "Pagination",
     "PropertyPage",
     "TestDataDeletion",
+    "Tour",
     "WebhookDelivery",
     "WebhookDeliveryList",
     "WebhookDeliveryStatus",
@@ -104,6 +105,8 @@ class Client(Model):
     phone: str | None
     company: str | None
     notes: str | None
+    portal_url: str
+    "PUBLIC_URL/c/<token>: the client's portal, every gallery assigned to them (no key needed; a capability). Replaced by `POST /v1/clients/{id}/portal/rotate`."
     created_at: str
     updated_at: str
     listings: list[ListingItem]
@@ -233,6 +236,8 @@ class Listing(Model):
     "The link the assigned client opens, with what they did with it; null when unassigned."
     property_page: PropertyPage | None
     "The public property pages while the gallery is published; null when it is not."
+    tours: list[Tour]
+    "Virtual tours and videos of the property, in the order the pages show them (at most 10)."
     created_at: str
     updated_at: str
 
@@ -275,6 +280,8 @@ class ListingUpdate(Model):
     status: ListingStatus
     cover_media_id: str | None
     "A photo of this gallery (400 otherwise), or null: the client gallery then uses the first visible photo."
+    tours: list[Tour]
+    "The whole list of tours, replacing the current one ([] for none)."
 
 
 class Media(Model):
@@ -413,6 +420,15 @@ class PropertyPage(Model):
 class TestDataDeletion(Model):
     deleted: bool
     "The account's test objects are deleted; their bytes follow shortly."
+
+
+class Tour(Model):
+    url: str
+    "An https URL (at most 2,048 characters). A Matterport, Zillow 3D Home, iGuide, Kuula, YouTube or Vimeo address (the README lists the forms) is embedded in the pages; any other is shown as a link."
+    label: str
+    "What the pages call it (1..100 characters, trimmed, one line)."
+    unbranded: bool
+    "Whether the tour may appear on the unbranded property page (the other pages show every tour)."
 
 
 class WebhookDelivery(Model):
@@ -562,11 +578,16 @@ EventList._converters = {
 Listing._converters = {
     "client_link": model(ClientLink),
     "property_page": model(PropertyPage),
+    "tours": list_of(model(Tour)),
 }
 
 ListingList._converters = {
     "data": list_of(model(ListingItem)),
     "pagination": model(Pagination),
+}
+
+ListingUpdate._converters = {
+    "tours": list_of(model(Tour)),
 }
 
 Media._converters = {

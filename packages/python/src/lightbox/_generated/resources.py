@@ -92,6 +92,10 @@ class ClientsResource(SyncAPIResource):
         """Delete a client; their galleries stay, unassigned (``DELETE /v1/clients/{id}``, deleteClient)."""
         return self._http.request_none("DELETE", f"/v1/clients/{_seg(id)}", query=None, options=request_options)
 
+    def rotate_portal(self, id: str, *, request_options: RequestOptions | None = None) -> Client:
+        """Replace the client's portal link (``POST /v1/clients/{id}/portal/rotate``, rotateClientPortal)."""
+        return self._http.request_model("POST", f"/v1/clients/{_seg(id)}/portal/rotate", cast=Client, query=None, options=request_options)
+
     @overload
     def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ListingItem]: ...
     @overload
@@ -152,9 +156,9 @@ class ListingsResource(SyncAPIResource):
         """Get a gallery (``GET /v1/listings/{id}``, getListing)."""
         return self._http.get_model(f"/v1/listings/{_seg(id)}", cast=Listing, query=None, options=request_options, if_none_match=if_none_match)
 
-    def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+    def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, tours: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Change some fields of a gallery (``PATCH /v1/listings/{id}``, updateListing)."""
-        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id}), options=request_options)
+        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id, "tours": tours}), options=request_options)
 
     def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a gallery and all its media (``DELETE /v1/listings/{id}``, deleteListing)."""
@@ -326,6 +330,10 @@ class AsyncClientsResource(AsyncAPIResource):
         """Delete a client; their galleries stay, unassigned (``DELETE /v1/clients/{id}``, deleteClient)."""
         return await self._http.request_none("DELETE", f"/v1/clients/{_seg(id)}", query=None, options=request_options)
 
+    async def rotate_portal(self, id: str, *, request_options: RequestOptions | None = None) -> Client:
+        """Replace the client's portal link (``POST /v1/clients/{id}/portal/rotate``, rotateClientPortal)."""
+        return await self._http.request_model("POST", f"/v1/clients/{_seg(id)}/portal/rotate", cast=Client, query=None, options=request_options)
+
     @overload
     async def listings(self, id: str, *, page: int | None = None, limit: int | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ListingItem]: ...
     @overload
@@ -386,9 +394,9 @@ class AsyncListingsResource(AsyncAPIResource):
         """Get a gallery (``GET /v1/listings/{id}``, getListing)."""
         return await self._http.get_model(f"/v1/listings/{_seg(id)}", cast=Listing, query=None, options=request_options, if_none_match=if_none_match)
 
-    async def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+    async def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, tours: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Change some fields of a gallery (``PATCH /v1/listings/{id}``, updateListing)."""
-        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id}), options=request_options)
+        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id, "tours": tours}), options=request_options)
 
     async def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a gallery and all its media (``DELETE /v1/listings/{id}``, deleteListing)."""
