@@ -212,6 +212,114 @@ final class ClientTest extends LiveTestCase
         self::assertSame($again->variants->thumb->size, strlen($thumb->body));
     }
 
+    /**
+     * docs/api.md §28: every share link method, the selection bounds on the client link, the comments in both
+     * favorites reads, and a share link's email (its share_link_id set, no client).
+     */
+    public function testShareLinksAndProofing(): void
+    {
+        $lb = self::client();
+        $gallery = $lb->listings->create(['address' => '8 Proofing Yard', 'status' => 'active']);
+        $photos = $lb->media->upload($gallery->id, [
+            ['data' => self::png(), 'filename' => 'kitchen.png'],
+            ['data' => self::png(), 'filename' => 'garden.png'],
+        ])->data;
+        $email = 'agents-' . bin2hex(random_bytes(3)) . '@example.com';
+
+        $share = $lb->listings->createShareLink(
+            $gallery->id,
+            ['label' => 'Agent team', 'email' => $email, 'selection_max' => 1]
+        );
+        self::assertSame(201, $share->getLastResponse()?->status);
+        self::assertStringStartsWith('shl_', $share->id);
+        self::assertSame([$gallery->id, $email, null, 1], [
+            $share->listing_id,
+            $share->email,
+            $share->selection_min,
+            $share->selection_max,
+        ]);
+        self::assertSame('Agent team', $lb->listings->retrieveShareLink($gallery->id, $share->id)->label);
+        $links = $lb->listings->allShareLinks($gallery->id, ['limit' => 10]);
+        self::assertInstanceOf(Collection::class, $links);
+        self::assertSame([$share->id], array_map(static fn ($l) => $l->id, $links->data));
+
+        // The email the link was created with, then one more: both carry the link and no client.
+        $emailed = array_values(array_filter(
+            $lb->notifications->all(['limit' => 20])->data,
+            static fn ($n) => $n->share_link_id === $share->id
+        ));
+        self::assertCount(1, $emailed);
+        self::assertNull($emailed[0]->client_id);
+        self::assertSame($email, $emailed[0]->to);
+        $again = $lb->listings->notifyShareLink($gallery->id, $share->id);
+        self::assertSame(202, $again->getLastResponse()?->status);
+        self::assertSame($share->id, $again->share_link_id);
+        self::assertNull($again->client_id);
+
+        // A visitor marks a photo and comments on another from the page's plain forms.
+        self::assertSame(303, self::postForm("{$share->url}/favorites/{$photos[1]->id}", ['on' => '1']));
+        self::assertSame(303, self::postForm("{$share->url}/comments/{$photos[0]->id}", ['comment' => 'Brighter']));
+        $chosen = $lb->listings->shareLinkFavorites($gallery->id, $share->id);
+        self::assertSame([$photos[1]->id], $chosen->media_ids);
+        self::assertCount(1, $chosen->comments);
+        self::assertSame([$photos[0]->id, 'Brighter'], [$chosen->comments[0]->media_id, $chosen->comments[0]->text]);
+        self::assertSame([], $lb->listings->favorites($gallery->id)->comments);
+
+        $renamed = $lb->listings->updateShareLink(
+            $gallery->id,
+            $share->id,
+            ['label' => 'Sellers', 'selection_min' => 1]
+        );
+        self::assertSame(['Sellers', 1, 1], [$renamed->label, $renamed->selection_min, $renamed->selection_max]);
+        $rotated = $lb->listings->rotateShareLink($gallery->id, $share->id);
+        self::assertNotSame($share->url, $rotated->url);
+        self::assertSame(1, $rotated->favorites_count);
+
+        $silent = $lb->listings->createShareLink($gallery->id, ['label' => 'No email']);
+        try {
+            $lb->listings->notifyShareLink($gallery->id, $silent->id);
+            self::fail('a link without an email was sent');
+        } catch (ConflictException $e) {
+            self::assertSame(409, $e->getHttpStatus());
+        }
+        self::assertNull($lb->listings->deleteShareLink($gallery->id, $share->id));
+        try {
+            $lb->listings->retrieveShareLink($gallery->id, $share->id);
+            self::fail('a deleted share link was found');
+        } catch (NotFoundException $e) {
+            self::assertSame(404, $e->getHttpStatus());
+        }
+
+        // The client link takes the same bounds.
+        $edith = 'edith-' . bin2hex(random_bytes(3)) . '@example.com';
+        $client = $lb->clients->create(['name' => 'Edith', 'email' => $edith]);
+        $lb->clients->assign($client->id, $gallery->id, ['notify' => false]);
+        $bounded = $lb->listings->updateClientLink($gallery->id, ['selection_min' => 1, 'selection_max' => 2]);
+        self::assertSame([1, 2], [$bounded->client_link->selection_min, $bounded->client_link->selection_max]);
+        $cleared = $lb->listings->updateClientLink($gallery->id, ['selection_min' => null]);
+        self::assertNull($cleared->client_link->selection_min);
+    }
+
+    /**
+     * A form post from a visitor's browser to a gallery page (no key, no redirect followed).
+     *
+     * @param array<string, string> $fields
+     */
+    private static function postForm(string $url, array $fields): int
+    {
+        $curl = curl_init($url);
+        curl_setopt_array($curl, [
+            CURLOPT_POST => true,
+            CURLOPT_POSTFIELDS => http_build_query($fields),
+            CURLOPT_RETURNTRANSFER => true,
+            CURLOPT_FOLLOWLOCATION => false,
+        ]);
+        curl_exec($curl);
+        $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        curl_close($curl);
+        return $status;
+    }
+
     public function testObjectsAreReadOnly(): void
     {
         $gallery = self::client()->listings->create(['address' => '1 Read Only Row']);

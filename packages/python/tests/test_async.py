@@ -121,3 +121,26 @@ asyncio.run(main())
     assert progress == [250_000, 500_000, len(data)]
     assert media.sha256 == hashlib.sha256(data).hexdigest()
     assert [m.id async for m in await alb.media.list(gallery.id)] == [media.id]
+
+
+async def test_async_share_links(alb: AsyncLightbox) -> None:
+    """docs/api.md §28 on AsyncLightbox: create, list (async for), get, update, rotate, favorites, delete."""
+    gallery = await alb.listings.create(address="2 Async Proofing")
+    share = await alb.listings.create_share_link(gallery.id, label="Stagers", favorites_enabled=False)
+    assert isinstance(share, lightbox.ShareLink) and share.favorites_enabled is False
+    page = await alb.listings.list_share_links(gallery.id)
+    assert isinstance(page, AsyncPage) and [s.id async for s in page] == [share.id]
+    fetched = await alb.listings.get_share_link(gallery.id, share.id)
+    assert fetched.last_response is not None and fetched.last_response.etag
+    unchanged = await alb.listings.get_share_link(gallery.id, share.id, if_none_match=fetched.last_response.etag)
+    assert isinstance(unchanged, NotModified)
+    updated = await alb.listings.update_share_link(gallery.id, share.id, favorites_enabled=True, selection_max=5)
+    assert updated.favorites_enabled is True and updated.selection_max == 5
+    assert (await alb.listings.rotate_share_link(gallery.id, share.id)).url != share.url
+    favorites = await alb.listings.share_link_favorites(gallery.id, share.id)
+    assert favorites.media_ids == [] and favorites.comments == [] and favorites.submitted_at is None
+    with pytest.raises(lightbox.ConflictError):
+        await alb.listings.notify_share_link(gallery.id, share.id)
+    assert await alb.listings.delete_share_link(gallery.id, share.id) is None
+    with pytest.raises(lightbox.NotFoundError):
+        await alb.listings.get_share_link(gallery.id, share.id)

@@ -236,7 +236,7 @@ def test_the_async_client_has_the_sync_clients_surface() -> None:
             overloads = typing.get_overloads(getattr(type(left), name))
             assert len(overloads) == len(typing.get_overloads(getattr(type(right), name))), f"{owner}.{name} overloads"
             compared += 1
-    assert compared >= 48, compared  # 39 generated methods, 8 hand-written media methods, openapi()
+    assert compared >= 56, compared  # 47 generated methods, 8 hand-written media methods, openapi()
     assert inspect.iscoroutinefunction(asyn.close) and not inspect.iscoroutinefunction(sync.close)
     assert sync.webhooks.verify.__func__ is asyn.webhooks.verify.__func__  # no network: shared
 
@@ -307,3 +307,62 @@ def test_link_controls_favorites_client_changes_and_variants(lb: Lightbox, jpeg:
     assert isinstance(variants.large, lightbox.MediaVariant) and variants.large.content_type == "image/jpeg"
     large = lb.media.download_variant(gallery.id, first.id, "large")
     assert large[:2] == b"\xff\xd8" and len(large) == variants.large.size
+
+
+def test_share_links_and_proofing(lb: Lightbox, jpeg: bytes) -> None:
+    """docs/api.md §28: every share link method, the selection bounds on the client link, the
+    comments in both favorites reads, and a share link's email (share_link_id set, no client)."""
+    import httpx
+
+    gallery = lb.listings.create(address="8 Proofing Yard", status="active")
+    first, second = lb.media.upload(gallery.id, [("kitchen.jpg", jpeg), ("garden.jpg", jpeg)])
+
+    share = lb.listings.create_share_link(gallery.id, label="Agent team", email="agents.resources@example.com", selection_max=1)
+    assert isinstance(share, lightbox.ShareLink) and share.id.startswith("shl_")
+    assert share.last_response is not None and share.last_response.status == 201
+    assert share.listing_id == gallery.id and share.email == "agents.resources@example.com"
+    assert share.selection_min is None and share.selection_max == 1 and share.views == 0
+    assert lb.listings.get_share_link(gallery.id, share.id).label == "Agent team"
+    page = lb.listings.list_share_links(gallery.id, limit=10)
+    assert isinstance(page, lightbox.SyncPage) and [s.id for s in page.data] == [share.id]
+
+    # The email the link was created with, then one more: both carry the link and no client.
+    emailed = [n for n in lb.notifications.list(limit=20).data if n.share_link_id == share.id]
+    assert len(emailed) == 1 and emailed[0].client_id is None and emailed[0].to == share.email
+    again = lb.listings.notify_share_link(gallery.id, share.id)
+    assert isinstance(again, lightbox.Notification) and again.share_link_id == share.id and again.client_id is None
+    assert again.last_response is not None and again.last_response.status == 202
+
+    # A visitor marks a photo and comments on another from the page's plain forms.
+    with httpx.Client() as browser:
+        assert browser.post(f"{share.url}/favorites/{second.id}", data={"on": "1"}).status_code == 303
+        assert browser.post(f"{share.url}/comments/{first.id}", data={"comment": "Brighter, please"}).status_code == 303
+    chosen = lb.listings.share_link_favorites(gallery.id, share.id)
+    assert isinstance(chosen, lightbox.Favorites) and chosen.media_ids == [second.id]
+    assert [(c.media_id, c.text) for c in chosen.comments] == [(first.id, "Brighter, please")]
+    assert isinstance(chosen.comments[0], lightbox.Comment)
+    assert lb.listings.favorites(gallery.id).comments == []  # the client link's are its own
+
+    renamed = lb.listings.update_share_link(gallery.id, share.id, label="Sellers", selection_min=1)
+    assert (renamed.label, renamed.selection_min, renamed.selection_max) == ("Sellers", 1, 1)
+    with pytest.raises(lightbox.ValidationError):
+        lb.listings.update_share_link(gallery.id, share.id, selection_min=2)  # above the maximum
+    rotated = lb.listings.rotate_share_link(gallery.id, share.id)
+    assert rotated.url != share.url and rotated.favorites_count == 1
+
+    silent = lb.listings.create_share_link(gallery.id, label="No email")
+    with pytest.raises(lightbox.ConflictError):
+        lb.listings.notify_share_link(gallery.id, silent.id)  # nobody to send it to
+    assert lb.listings.delete_share_link(gallery.id, share.id) is None
+    with pytest.raises(lightbox.NotFoundError):
+        lb.listings.get_share_link(gallery.id, share.id)
+    assert [s.id for s in lb.listings.list_share_links(gallery.id)] == [silent.id]
+
+    # The client link takes the same bounds.
+    client = lb.clients.create(name="Edith Clarke", email="edith.resources@example.com")
+    lb.clients.assign(client.id, gallery.id, notify=False)
+    bounded = lb.listings.update_client_link(gallery.id, selection_min=1, selection_max=2)
+    assert bounded.client_link is not None
+    assert (bounded.client_link.selection_min, bounded.client_link.selection_max) == (1, 2)
+    cleared = lb.listings.update_client_link(gallery.id, selection_min=None)
+    assert cleared.client_link is not None and cleared.client_link.selection_min is None

@@ -158,7 +158,9 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
      * @param null|array{
      *     expires_at?: string|null,
      *     password?: string|null,
-     *     downloads_enabled?: bool
+     *     downloads_enabled?: bool,
+     *     selection_min?: int|null,
+     *     selection_max?: int|null
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout
@@ -265,5 +267,269 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
     public function publishPropertyPage(string $id, ?array $opts = null): LightboxObject
     {
         return $this->request('PUT', '/v1/listings/' . self::segment($id) . '/property_page', null, $opts, [], false);
+    }
+
+    /**
+     * List a gallery's share links, newest first.
+     *
+     * GET /v1/listings/{id}/share_links (operationId `listShareLinks`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array{
+     *     page?: int,
+     *     cursor?: string,
+     *     limit?: int,
+     *     sort?: '-created_at'|'created_at'|'-updated_at'|'updated_at',
+     *     updated_since?: string
+     * } $params
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return Collection|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function allShareLinks(string $id, ?array $params = null, ?array $opts = null): Collection|NotModified
+    {
+        return $this->request(
+            'GET',
+            '/v1/listings/'
+                . self::segment($id)
+                . '/share_links',
+            $params,
+            $opts,
+            ['page', 'cursor', 'limit', 'sort', 'updated_since'],
+            false
+        );
+    }
+
+    /**
+     * Create a share link.
+     *
+     * A link to the gallery besides its client's (at most 50 per gallery; a 51st is 409), with its own label,
+     * controls, selection bounds and counters. With `email`, the link is emailed to that address (a
+     * notification with `share_link_id` set).
+     *
+     * POST /v1/listings/{id}/share_links (operationId `createShareLink`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array{
+     *     label: string,
+     *     email?: string|null,
+     *     expires_at?: string|null,
+     *     password?: string|null,
+     *     downloads_enabled?: bool,
+     *     favorites_enabled?: bool,
+     *     selection_min?: int|null,
+     *     selection_max?: int|null
+     * } $params
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function createShareLink(string $id, ?array $params = null, ?array $opts = null): LightboxObject
+    {
+        return $this->request(
+            'POST',
+            '/v1/listings/'
+                . self::segment($id)
+                . '/share_links',
+            $params,
+            $opts,
+            [],
+            true
+        );
+    }
+
+    /**
+     * Delete a share link.
+     *
+     * The link stops working at once; its email, if not yet sent, is cancelled.
+     *
+     * DELETE /v1/listings/{id}/share_links/{share_link_id} (operationId `deleteShareLink`).
+     *
+     * @param string $listingId Gallery id (`lst_...`).
+     * @param string $shareLinkId Share link id (`shl_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return null
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function deleteShareLink(string $listingId, string $shareLinkId, ?array $opts = null): mixed
+    {
+        $this->request(
+            'DELETE',
+            '/v1/listings/'
+                . self::segment($listingId)
+                . '/share_links/'
+                . self::segment($shareLinkId),
+            null,
+            $opts,
+            [],
+            false
+        );
+        return null;
+    }
+
+    /**
+     * Get a share link.
+     *
+     * GET /v1/listings/{id}/share_links/{share_link_id} (operationId `getShareLink`).
+     *
+     * @param string $listingId Gallery id (`lst_...`).
+     * @param string $shareLinkId Share link id (`shl_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return LightboxObject|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function retrieveShareLink(
+        string $listingId,
+        string $shareLinkId,
+        ?array $opts = null
+    ): LightboxObject|NotModified {
+        return $this->request(
+            'GET',
+            '/v1/listings/'
+                . self::segment($listingId)
+                . '/share_links/'
+                . self::segment($shareLinkId),
+            null,
+            $opts,
+            [],
+            false
+        );
+    }
+
+    /**
+     * Change some fields of a share link.
+     *
+     * Any field but `email`. Changing or removing the password makes every browser ask again.
+     *
+     * PATCH /v1/listings/{id}/share_links/{share_link_id} (operationId `updateShareLink`).
+     *
+     * @param string $listingId Gallery id (`lst_...`).
+     * @param string $shareLinkId Share link id (`shl_...`).
+     * @param null|array{
+     *     label?: string,
+     *     expires_at?: string|null,
+     *     password?: string|null,
+     *     downloads_enabled?: bool,
+     *     favorites_enabled?: bool,
+     *     selection_min?: int|null,
+     *     selection_max?: int|null
+     * } $params
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function updateShareLink(
+        string $listingId,
+        string $shareLinkId,
+        ?array $params = null,
+        ?array $opts = null
+    ): LightboxObject {
+        return $this->request(
+            'PATCH',
+            '/v1/listings/'
+                . self::segment($listingId)
+                . '/share_links/'
+                . self::segment($shareLinkId),
+            $params,
+            $opts,
+            [],
+            true
+        );
+    }
+
+    /**
+     * The photos marked and the comments written at a share link.
+     *
+     * GET /v1/listings/{id}/share_links/{share_link_id}/favorites (operationId `getShareLinkFavorites`).
+     *
+     * @param string $listingId Gallery id (`lst_...`).
+     * @param string $shareLinkId Share link id (`shl_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return LightboxObject|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function shareLinkFavorites(
+        string $listingId,
+        string $shareLinkId,
+        ?array $opts = null
+    ): LightboxObject|NotModified {
+        return $this->request(
+            'GET',
+            '/v1/listings/'
+                . self::segment($listingId)
+                . '/share_links/'
+                . self::segment($shareLinkId)
+                . '/favorites',
+            null,
+            $opts,
+            [],
+            false
+        );
+    }
+
+    /**
+     * Email a share link to its recipient again.
+     *
+     * Queues a new notification to the link's `email`; 409 when the link has none.
+     *
+     * POST /v1/listings/{id}/share_links/{share_link_id}/notify (operationId `notifyShareLink`).
+     *
+     * @param string $listingId Gallery id (`lst_...`).
+     * @param string $shareLinkId Share link id (`shl_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function notifyShareLink(string $listingId, string $shareLinkId, ?array $opts = null): LightboxObject
+    {
+        return $this->request(
+            'POST',
+            '/v1/listings/'
+                . self::segment($listingId)
+                . '/share_links/'
+                . self::segment($shareLinkId)
+                . '/notify',
+            null,
+            $opts,
+            [],
+            false
+        );
+    }
+
+    /**
+     * Replace a share link's token.
+     *
+     * The old URL stops at once; the counters, favorites and comments are kept.
+     *
+     * POST /v1/listings/{id}/share_links/{share_link_id}/rotate (operationId `rotateShareLink`).
+     *
+     * @param string $listingId Gallery id (`lst_...`).
+     * @param string $shareLinkId Share link id (`shl_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout
+     * @return LightboxObject
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function rotateShareLink(string $listingId, string $shareLinkId, ?array $opts = null): LightboxObject
+    {
+        return $this->request(
+            'POST',
+            '/v1/listings/'
+                . self::segment($listingId)
+                . '/share_links/'
+                . self::segment($shareLinkId)
+                . '/rotate',
+            null,
+            $opts,
+            [],
+            false
+        );
     }
 }

@@ -38,6 +38,12 @@ final class Operations
             'POST',
             '/v1/listings',
         ],
+        'createShareLink' => [
+            'listings',
+            'createShareLink',
+            'POST',
+            '/v1/listings/{id}/share_links',
+        ],
         'createUpload' => [
             'media',
             'createUpload',
@@ -67,6 +73,12 @@ final class Operations
             'delete',
             'DELETE',
             '/v1/listings/{id}/media/{media_id}',
+        ],
+        'deleteShareLink' => [
+            'listings',
+            'deleteShareLink',
+            'DELETE',
+            '/v1/listings/{id}/share_links/{share_link_id}',
         ],
         'deleteTestData' => [
             'account',
@@ -146,6 +158,18 @@ final class Operations
             'GET',
             '/v1/openapi.json',
         ],
+        'getShareLink' => [
+            'listings',
+            'retrieveShareLink',
+            'GET',
+            '/v1/listings/{id}/share_links/{share_link_id}',
+        ],
+        'getShareLinkFavorites' => [
+            'listings',
+            'shareLinkFavorites',
+            'GET',
+            '/v1/listings/{id}/share_links/{share_link_id}/favorites',
+        ],
         'getUpload-head' => [
             'media',
             'getUploadOffset',
@@ -194,6 +218,12 @@ final class Operations
             'GET',
             '/v1/notifications',
         ],
+        'listShareLinks' => [
+            'listings',
+            'allShareLinks',
+            'GET',
+            '/v1/listings/{id}/share_links',
+        ],
         'listWebhookDeliveries' => [
             'webhookEndpoints',
             'allDeliveries',
@@ -211,6 +241,12 @@ final class Operations
             'notify',
             'POST',
             '/v1/clients/{id}/listings/{listing_id}/notify',
+        ],
+        'notifyShareLink' => [
+            'listings',
+            'notifyShareLink',
+            'POST',
+            '/v1/listings/{id}/share_links/{share_link_id}/notify',
         ],
         'publishPropertyPage' => [
             'listings',
@@ -241,6 +277,12 @@ final class Operations
             'rotatePortal',
             'POST',
             '/v1/clients/{id}/portal/rotate',
+        ],
+        'rotateShareLink' => [
+            'listings',
+            'rotateShareLink',
+            'POST',
+            '/v1/listings/{id}/share_links/{share_link_id}/rotate',
         ],
         'rotateWebhookSecret' => [
             'webhookEndpoints',
@@ -295,6 +337,12 @@ final class Operations
             'update',
             'PATCH',
             '/v1/listings/{id}/media/{media_id}',
+        ],
+        'updateShareLink' => [
+            'listings',
+            'updateShareLink',
+            'PATCH',
+            '/v1/listings/{id}/share_links/{share_link_id}',
         ],
         'updateWebhookEndpoint' => [
             'webhookEndpoints',

@@ -18,6 +18,7 @@ __all__ = [
     "ClientList",
     "ClientListingList",
     "ClientUpdate",
+    "Comment",
     "Error",
     "ErrorError",
     "ErrorErrorDetail",
@@ -49,6 +50,10 @@ __all__ = [
     "NotificationStatus",
     "Pagination",
     "PropertyPage",
+    "ShareLink",
+    "ShareLinkCreate",
+    "ShareLinkList",
+    "ShareLinkUpdate",
     "TestDataDeletion",
     "Tour",
     "WebhookDelivery",
@@ -62,9 +67,9 @@ __all__ = [
     "WholeListPagination",
 ]
 
-EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "*"]
+EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "*"]
 
-EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"]
+EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"]
 
 ListingStatus = Literal["draft", "active", "archived"]
 
@@ -152,6 +157,10 @@ class ClientLink(Model):
     "Originals and the ZIP can be downloaded; when false the page only shows the photos."
     favorites_count: int
     "Photos the client marked as favorites."
+    selection_min: int | None
+    "The fewest photos the selection must hold to be sent, or null."
+    selection_max: int | None
+    "The most photos that can be marked, or null."
 
 
 class ClientLinkUpdate(Model):
@@ -161,6 +170,10 @@ class ClientLinkUpdate(Model):
     "The password the client must give (8..200 characters), or null to remove it. Never returned; changing or removing it makes every browser ask again."
     downloads_enabled: bool
     "Whether originals and the ZIP can be downloaded (default true)."
+    selection_min: int | None
+    "The fewest photos the selection must hold to be sent (1..10,000), or null: no minimum. At most selection_max."
+    selection_max: int | None
+    "The most photos that can be marked (1..10,000), or null: no maximum. At least selection_min."
 
 
 class ClientList(Model):
@@ -184,6 +197,12 @@ class ClientUpdate(Model):
     notes: str | None
 
 
+class Comment(Model):
+    media_id: str
+    text: str
+    updated_at: str
+
+
 class Error(Model):
     error: ErrorError
 
@@ -205,12 +224,14 @@ class EventList(Model):
 
 class Favorites(Model):
     media_ids: list[str]
-    "The photos the client marked, in position order."
+    "The photos marked at the link, in position order."
     note: str | None
+    comments: list[Comment]
+    "The comments written on photos at the link, in position order."
     submitted_at: str | None
-    "When the client last sent the selection, or null."
+    "When the selection was last sent, or null."
     updated_at: str | None
-    "When the client last changed the selection, or null."
+    "When the selection (marks, comments, note) last changed, or null."
 
 
 class HealthStatus(Model):
@@ -376,8 +397,10 @@ class MediaVideoVariants(Model):
 class Notification(Model):
     id: str
     "`ntf_` followed by an opaque string."
-    client_id: str
-    "Kept after the client is deleted."
+    client_id: str | None
+    "Kept after the client is deleted; null for a share link's email."
+    share_link_id: str | None
+    "The share link this email carries, or null: the assignment email to the client."
     listing_id: str
     to: str
     "The recipient address."
@@ -415,6 +438,80 @@ class PropertyPage(Model):
     published_at: str
     views: int
     "Page loads of either page (its embeddable view included)."
+
+
+class ShareLink(Model):
+    id: str
+    "`shl_` followed by an opaque string."
+    listing_id: str
+    label: str
+    email: str | None
+    "Whom the link was emailed to, or null."
+    url: str
+    "PUBLIC_URL/g/<token>: the gallery as this link shows it (no key needed; a capability)."
+    expires_at: str | None
+    "When the link stops working (its page then answers 410), or null: never."
+    password_protected: bool
+    "The link asks for a password (which is never returned)."
+    downloads_enabled: bool
+    "Originals and the ZIP can be downloaded."
+    favorites_enabled: bool
+    "The page offers favorites, comments and sending a selection."
+    selection_min: int | None
+    selection_max: int | None
+    views: int
+    "Page loads of this link."
+    downloads: int
+    "Downloads of an original or of a ZIP at this link (from byte 0)."
+    favorites_count: int
+    "Photos marked as favorites at this link."
+    first_viewed_at: str | None
+    "The first page load, or null."
+    last_viewed_at: str | None
+    "The latest page load, or null."
+    created_at: str
+    updated_at: str
+
+
+class ShareLinkCreate(Model):
+    label: str
+    "What the studio calls the link (trimmed)."
+    email: str | None
+    "Whom to email the link (a notification, `share_link_id` set), or null: no email. Cannot be changed."
+    expires_at: str | None
+    "A future time when the link stops working (its page then answers 410), or null: never."
+    password: str | None
+    "The password the visitor must give (8..200 characters), or null for none. Never returned; changing or removing it makes every browser ask again."
+    downloads_enabled: bool
+    "Whether originals and the ZIP can be downloaded (default true)."
+    favorites_enabled: bool
+    "Whether the page offers favorites, comments and sending a selection (default true)."
+    selection_min: int | None
+    "The fewest photos the selection must hold to be sent (1..10,000), or null: no minimum. At most selection_max."
+    selection_max: int | None
+    "The most photos that can be marked (1..10,000), or null: no maximum. At least selection_min."
+
+
+class ShareLinkList(Model):
+    data: list[ShareLink]
+    pagination: Pagination
+
+
+class ShareLinkUpdate(Model):
+    label: str
+    "What the studio calls the link (trimmed)."
+    expires_at: str | None
+    "A future time when the link stops working (its page then answers 410), or null: never."
+    password: str | None
+    "The password the visitor must give (8..200 characters), or null for none. Never returned; changing or removing it makes every browser ask again."
+    downloads_enabled: bool
+    "Whether originals and the ZIP can be downloaded (default true)."
+    favorites_enabled: bool
+    "Whether the page offers favorites, comments and sending a selection (default true)."
+    selection_min: int | None
+    "The fewest photos the selection must hold to be sent (1..10,000), or null: no minimum. At most selection_max."
+    selection_max: int | None
+    "The most photos that can be marked (1..10,000), or null: no maximum. At least selection_min."
 
 
 class TestDataDeletion(Model):
@@ -575,6 +672,10 @@ EventList._converters = {
     "pagination": model(Pagination),
 }
 
+Favorites._converters = {
+    "comments": list_of(model(Comment)),
+}
+
 Listing._converters = {
     "client_link": model(ClientLink),
     "property_page": model(PropertyPage),
@@ -616,6 +717,11 @@ MediaVideoVariants._converters = {
 
 NotificationList._converters = {
     "data": list_of(model(Notification)),
+    "pagination": model(Pagination),
+}
+
+ShareLinkList._converters = {
+    "data": list_of(model(ShareLink)),
     "pagination": model(Pagination),
 }
 

@@ -21,6 +21,7 @@ from .models import (
     ListingStatus,
     Media,
     Notification,
+    ShareLink,
     TestDataDeletion,
     WebhookDelivery,
     WebhookEndpoint,
@@ -119,10 +120,10 @@ class ClientsResource(SyncAPIResource):
 
 class EventsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -168,9 +169,9 @@ class ListingsResource(SyncAPIResource):
         """Replace the gallery's client link (``POST /v1/listings/{id}/client_link``, replaceClientLink)."""
         return self._http.request_model("POST", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, options=request_options)
 
-    def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+    def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, selection_min: int | None | NotGiven = NOT_GIVEN, selection_max: int | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Set the client link's expiry, password and downloads (``PATCH /v1/listings/{id}/client_link``, updateClientLink)."""
-        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
+        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled, "selection_min": selection_min, "selection_max": selection_max}), options=request_options)
 
     def publish_property_page(self, id: str, *, request_options: RequestOptions | None = None) -> Listing:
         """Publish the gallery as its public property pages (``PUT /v1/listings/{id}/property_page``, publishPropertyPage)."""
@@ -187,6 +188,50 @@ class ListingsResource(SyncAPIResource):
     def favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
         """The photos the gallery's client marked as favorites (``GET /v1/listings/{id}/favorites``, getListingFavorites)."""
         return self._http.get_model(f"/v1/listings/{_seg(id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
+
+    @overload
+    def list_share_links(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, updated_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[ShareLink]: ...
+    @overload
+    def list_share_links(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, updated_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[ShareLink] | NotModified: ...
+    def list_share_links(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, updated_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[ShareLink] | NotModified:
+        """List a gallery's share links, newest first (``GET /v1/listings/{id}/share_links``, listShareLinks)."""
+        return self._http.get_page(f"/v1/listings/{_seg(id)}/share_links", item=ShareLink, query={"page": page, "cursor": cursor, "limit": limit, "sort": sort, "updated_since": updated_since}, options=request_options, if_none_match=if_none_match)
+
+    def create_share_link(self, id: str, *, label: str, email: str | None | NotGiven = NOT_GIVEN, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, favorites_enabled: bool | NotGiven = NOT_GIVEN, selection_min: int | None | NotGiven = NOT_GIVEN, selection_max: int | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> ShareLink:
+        """Create a share link (``POST /v1/listings/{id}/share_links``, createShareLink)."""
+        return self._http.request_model("POST", f"/v1/listings/{_seg(id)}/share_links", cast=ShareLink, query=None, body=_body({"label": label, "email": email, "expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled, "favorites_enabled": favorites_enabled, "selection_min": selection_min, "selection_max": selection_max}), options=request_options)
+
+    @overload
+    def get_share_link(self, id: str, share_link_id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> ShareLink: ...
+    @overload
+    def get_share_link(self, id: str, share_link_id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> ShareLink | NotModified: ...
+    def get_share_link(self, id: str, share_link_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ShareLink | NotModified:
+        """Get a share link (``GET /v1/listings/{id}/share_links/{share_link_id}``, getShareLink)."""
+        return self._http.get_model(f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}", cast=ShareLink, query=None, options=request_options, if_none_match=if_none_match)
+
+    def update_share_link(self, id: str, share_link_id: str, *, label: str | NotGiven = NOT_GIVEN, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, favorites_enabled: bool | NotGiven = NOT_GIVEN, selection_min: int | None | NotGiven = NOT_GIVEN, selection_max: int | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> ShareLink:
+        """Change some fields of a share link (``PATCH /v1/listings/{id}/share_links/{share_link_id}``, updateShareLink)."""
+        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}", cast=ShareLink, query=None, body=_body({"label": label, "expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled, "favorites_enabled": favorites_enabled, "selection_min": selection_min, "selection_max": selection_max}), options=request_options)
+
+    def delete_share_link(self, id: str, share_link_id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete a share link (``DELETE /v1/listings/{id}/share_links/{share_link_id}``, deleteShareLink)."""
+        return self._http.request_none("DELETE", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}", query=None, options=request_options)
+
+    def rotate_share_link(self, id: str, share_link_id: str, *, request_options: RequestOptions | None = None) -> ShareLink:
+        """Replace a share link's token (``POST /v1/listings/{id}/share_links/{share_link_id}/rotate``, rotateShareLink)."""
+        return self._http.request_model("POST", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/rotate", cast=ShareLink, query=None, options=request_options)
+
+    def notify_share_link(self, id: str, share_link_id: str, *, request_options: RequestOptions | None = None) -> Notification:
+        """Email a share link to its recipient again (``POST /v1/listings/{id}/share_links/{share_link_id}/notify``, notifyShareLink)."""
+        return self._http.request_model("POST", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/notify", cast=Notification, query=None, options=request_options)
+
+    @overload
+    def share_link_favorites(self, id: str, share_link_id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
+    @overload
+    def share_link_favorites(self, id: str, share_link_id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
+    def share_link_favorites(self, id: str, share_link_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
+        """The photos marked and the comments written at a share link (``GET /v1/listings/{id}/share_links/{share_link_id}/favorites``, getShareLinkFavorites)."""
+        return self._http.get_model(f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
 
 class MediaResource(SyncAPIResource):
@@ -357,10 +402,10 @@ class AsyncClientsResource(AsyncAPIResource):
 
 class AsyncEventsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return await self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -406,9 +451,9 @@ class AsyncListingsResource(AsyncAPIResource):
         """Replace the gallery's client link (``POST /v1/listings/{id}/client_link``, replaceClientLink)."""
         return await self._http.request_model("POST", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, options=request_options)
 
-    async def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+    async def update_client_link(self, id: str, *, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, selection_min: int | None | NotGiven = NOT_GIVEN, selection_max: int | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Set the client link's expiry, password and downloads (``PATCH /v1/listings/{id}/client_link``, updateClientLink)."""
-        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled}), options=request_options)
+        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/client_link", cast=Listing, query=None, body=_body({"expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled, "selection_min": selection_min, "selection_max": selection_max}), options=request_options)
 
     async def publish_property_page(self, id: str, *, request_options: RequestOptions | None = None) -> Listing:
         """Publish the gallery as its public property pages (``PUT /v1/listings/{id}/property_page``, publishPropertyPage)."""
@@ -425,6 +470,50 @@ class AsyncListingsResource(AsyncAPIResource):
     async def favorites(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
         """The photos the gallery's client marked as favorites (``GET /v1/listings/{id}/favorites``, getListingFavorites)."""
         return await self._http.get_model(f"/v1/listings/{_seg(id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
+
+    @overload
+    async def list_share_links(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, updated_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[ShareLink]: ...
+    @overload
+    async def list_share_links(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, updated_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[ShareLink] | NotModified: ...
+    async def list_share_links(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, sort: Literal["-created_at", "created_at", "-updated_at", "updated_at"] | None = None, updated_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[ShareLink] | NotModified:
+        """List a gallery's share links, newest first (``GET /v1/listings/{id}/share_links``, listShareLinks)."""
+        return await self._http.get_page(f"/v1/listings/{_seg(id)}/share_links", item=ShareLink, query={"page": page, "cursor": cursor, "limit": limit, "sort": sort, "updated_since": updated_since}, options=request_options, if_none_match=if_none_match)
+
+    async def create_share_link(self, id: str, *, label: str, email: str | None | NotGiven = NOT_GIVEN, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, favorites_enabled: bool | NotGiven = NOT_GIVEN, selection_min: int | None | NotGiven = NOT_GIVEN, selection_max: int | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> ShareLink:
+        """Create a share link (``POST /v1/listings/{id}/share_links``, createShareLink)."""
+        return await self._http.request_model("POST", f"/v1/listings/{_seg(id)}/share_links", cast=ShareLink, query=None, body=_body({"label": label, "email": email, "expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled, "favorites_enabled": favorites_enabled, "selection_min": selection_min, "selection_max": selection_max}), options=request_options)
+
+    @overload
+    async def get_share_link(self, id: str, share_link_id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> ShareLink: ...
+    @overload
+    async def get_share_link(self, id: str, share_link_id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> ShareLink | NotModified: ...
+    async def get_share_link(self, id: str, share_link_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ShareLink | NotModified:
+        """Get a share link (``GET /v1/listings/{id}/share_links/{share_link_id}``, getShareLink)."""
+        return await self._http.get_model(f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}", cast=ShareLink, query=None, options=request_options, if_none_match=if_none_match)
+
+    async def update_share_link(self, id: str, share_link_id: str, *, label: str | NotGiven = NOT_GIVEN, expires_at: str | None | NotGiven = NOT_GIVEN, password: str | None | NotGiven = NOT_GIVEN, downloads_enabled: bool | NotGiven = NOT_GIVEN, favorites_enabled: bool | NotGiven = NOT_GIVEN, selection_min: int | None | NotGiven = NOT_GIVEN, selection_max: int | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> ShareLink:
+        """Change some fields of a share link (``PATCH /v1/listings/{id}/share_links/{share_link_id}``, updateShareLink)."""
+        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}", cast=ShareLink, query=None, body=_body({"label": label, "expires_at": expires_at, "password": password, "downloads_enabled": downloads_enabled, "favorites_enabled": favorites_enabled, "selection_min": selection_min, "selection_max": selection_max}), options=request_options)
+
+    async def delete_share_link(self, id: str, share_link_id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete a share link (``DELETE /v1/listings/{id}/share_links/{share_link_id}``, deleteShareLink)."""
+        return await self._http.request_none("DELETE", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}", query=None, options=request_options)
+
+    async def rotate_share_link(self, id: str, share_link_id: str, *, request_options: RequestOptions | None = None) -> ShareLink:
+        """Replace a share link's token (``POST /v1/listings/{id}/share_links/{share_link_id}/rotate``, rotateShareLink)."""
+        return await self._http.request_model("POST", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/rotate", cast=ShareLink, query=None, options=request_options)
+
+    async def notify_share_link(self, id: str, share_link_id: str, *, request_options: RequestOptions | None = None) -> Notification:
+        """Email a share link to its recipient again (``POST /v1/listings/{id}/share_links/{share_link_id}/notify``, notifyShareLink)."""
+        return await self._http.request_model("POST", f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/notify", cast=Notification, query=None, options=request_options)
+
+    @overload
+    async def share_link_favorites(self, id: str, share_link_id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Favorites: ...
+    @overload
+    async def share_link_favorites(self, id: str, share_link_id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Favorites | NotModified: ...
+    async def share_link_favorites(self, id: str, share_link_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Favorites | NotModified:
+        """The photos marked and the comments written at a share link (``GET /v1/listings/{id}/share_links/{share_link_id}/favorites``, getShareLinkFavorites)."""
+        return await self._http.get_model(f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
 
 class AsyncMediaResource(AsyncAPIResource):
