@@ -38,6 +38,12 @@ import { createVersionsService, type VersionsService } from './mechanisms/versio
 import { createTestDataService, type TestDataService } from './modules/test-data/test-data.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { createProductsService, loadProduct, type ProductsService } from './modules/products/products.service.ts';
+import {
+  createInvoicesService,
+  loadInvoice,
+  loadPayment,
+  type InvoicesService,
+} from './modules/invoices/invoices.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -68,6 +74,8 @@ export interface Services {
   testData: TestDataService;
   /** The studio's catalogue (docs/api.md §29). */
   products: ProductsService;
+  /** Invoices, their numbers and payments (docs/api.md §29). */
+  invoices: InvoicesService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -97,6 +105,8 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       media: { load: (trx, accountId, id) => loadMedia(trx, serializeMedia, accountId, id) },
       notification: { load: loadNotification },
       product: { load: loadProduct },
+      invoice: { load: loadInvoice },
+      payment: { load: loadPayment },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
@@ -106,6 +116,8 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       media: 'media',
       notification: 'notification',
       product: 'product',
+      invoice: 'invoice',
+      payment: 'payment',
     },
   };
 }
@@ -139,5 +151,6 @@ export function createServices(base: Deps): Services {
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
     products: createProductsService(deps),
+    invoices: createInvoicesService(deps),
   };
 }
