@@ -127,9 +127,10 @@ export function createServices(base: Deps): Services {
   const writes = createWrites({ db: base.db, clock: base.clock, locks, resources: resourcesOf(base.config) });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
+  const accounts = createAccountsService(deps);
   return {
     writes,
-    accounts: createAccountsService(deps),
+    accounts,
     sessions: createSessionsService(deps),
     signIn: createSignInService(deps),
     passwordResets: createPasswordResetService(deps),
@@ -151,6 +152,6 @@ export function createServices(base: Deps): Services {
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
     products: createProductsService(deps),
-    invoices: createInvoicesService(deps),
+    invoices: createInvoicesService({ ...deps, accounts }),
   };
 }
