@@ -858,6 +858,7 @@ export interface components {
       | 'media.updated'
       | 'media.deleted'
       | 'media.variants_ready'
+      | 'media.analyzed'
       | 'client.created'
       | 'client.updated'
       | 'client.deleted'
@@ -882,6 +883,7 @@ export interface components {
       | 'media.updated'
       | 'media.deleted'
       | 'media.variants_ready'
+      | 'media.analyzed'
       | 'client.created'
       | 'client.updated'
       | 'client.deleted'
@@ -1031,6 +1033,10 @@ export interface components {
       hidden: boolean;
       /** @description A photo's derived sizes, a video's poster and web rendition; null for documents. */
       variants: components['schemas']['MediaVariants'] | components['schemas']['MediaVideoVariants'] | null;
+      /** @description What the photo shows (docs/api.md §30); null for videos, documents and with ANALYSIS=off. */
+      analysis: components['schemas']['MediaAnalysis'] | null;
+      /** @description One sentence describing the photo; null while this installation does not write it (a later stage). */
+      alt_text: string | null;
       /** Format: date-time */
       created_at: string;
       /**
@@ -1038,6 +1044,73 @@ export interface components {
        * @description Absolute URL of the bytes.
        */
       content_url: string;
+    };
+    /** MediaAnalysis */
+    MediaAnalysis: {
+      status: components['schemas']['MediaAnalysisStatus'];
+      /** @description 64-bit DCT perceptual hash, 16 hex digits; null until ready. */
+      phash: string | null;
+      /** @description Variance of the Laplacian of a 512-pixel grey copy, mapped to 0..1; null until ready. */
+      sharpness: number | null;
+      /** @description sharpness below 0.45; null until ready. */
+      blurry: boolean | null;
+      /** @description Null until ready. */
+      exposure: components['schemas']['MediaAnalysisExposure'] | null;
+      /** @description How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines. */
+      tilt_degrees: number | null;
+      /** @description Faces seen. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      faces: number | null;
+      /** @description People seen. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      people: number | null;
+      /** @description Words read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      text: components['schemas']['MediaAnalysisText'][] | null;
+      /** @description QR codes read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      qr_codes: components['schemas']['MediaAnalysisQrCode'][] | null;
+      /** @description Things seen in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      objects: components['schemas']['MediaAnalysisObject'][] | null;
+      /** @description The room shown (a RESO ImageOf value). Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      room: components['schemas']['MediaAnalysisRoom'] | null;
+      /** @description Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready. */
+      similar_group: string | null;
+      /** @description The sharpest (then the largest) of its similar group; true for a photo with no similar one; null until ready. */
+      best_in_group: boolean | null;
+    };
+    /** MediaAnalysisExposure */
+    MediaAnalysisExposure: {
+      /** @description Mean brightness of the grey copy, 0 black .. 1 white. */
+      mean: number;
+      /** @description Fraction of pixels at or above 250 of 255. */
+      clipped_highlights: number;
+      /** @description Fraction of pixels at or below 5 of 255. */
+      clipped_shadows: number;
+    };
+    /** MediaAnalysisObject */
+    MediaAnalysisObject: {
+      label: string;
+      /** @description 0..1. */
+      confidence: number;
+    };
+    /** MediaAnalysisQrCode */
+    MediaAnalysisQrCode: {
+      data: string;
+    };
+    /** MediaAnalysisRoom */
+    MediaAnalysisRoom: {
+      label: string;
+      /** @description 0..1. */
+      confidence: number;
+    };
+    /**
+     * MediaAnalysisStatus
+     * @description A photo that cannot be analysed ends `failed`.
+     * @enum {string}
+     */
+    MediaAnalysisStatus: 'pending' | 'ready' | 'failed';
+    /** MediaAnalysisText */
+    MediaAnalysisText: {
+      text: string;
+      /** @description 0..1. */
+      confidence: number;
     };
     /** MediaFromUrl */
     MediaFromUrl: {
@@ -6928,6 +7001,7 @@ export interface operations {
           | 'media.updated'
           | 'media.deleted'
           | 'media.variants_ready'
+          | 'media.analyzed'
           | 'client.created'
           | 'client.updated'
           | 'client.deleted'

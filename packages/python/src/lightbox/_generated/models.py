@@ -35,6 +35,13 @@ __all__ = [
     "ListingStatus",
     "ListingUpdate",
     "Media",
+    "MediaAnalysis",
+    "MediaAnalysisExposure",
+    "MediaAnalysisObject",
+    "MediaAnalysisQrCode",
+    "MediaAnalysisRoom",
+    "MediaAnalysisStatus",
+    "MediaAnalysisText",
     "MediaFromUrl",
     "MediaKind",
     "MediaList",
@@ -61,11 +68,13 @@ __all__ = [
     "WholeListPagination",
 ]
 
-EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "*"]
+EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "*"]
 
-EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"]
+EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted"]
 
 ListingStatus = Literal["draft", "active", "archived"]
+
+MediaAnalysisStatus = Literal["pending", "ready", "failed"]
 
 MediaKind = Literal["photo", "video", "document"]
 
@@ -302,9 +311,74 @@ class Media(Model):
     "Hidden media are never shown to the client."
     variants: MediaVariants | MediaVideoVariants | None
     "A photo's derived sizes, a video's poster and web rendition; null for documents."
+    analysis: MediaAnalysis | None
+    "What the photo shows (docs/api.md \u00a730); null for videos, documents and with ANALYSIS=off."
+    alt_text: str | None
+    "One sentence describing the photo; null while this installation does not write it (a later stage)."
     created_at: str
     content_url: str
     "Absolute URL of the bytes."
+
+
+class MediaAnalysis(Model):
+    status: MediaAnalysisStatus
+    phash: str | None
+    "64-bit DCT perceptual hash, 16 hex digits; null until ready."
+    sharpness: float | None
+    "Variance of the Laplacian of a 512-pixel grey copy, mapped to 0..1; null until ready."
+    blurry: bool | None
+    "sharpness below 0.45; null until ready."
+    exposure: MediaAnalysisExposure | None
+    "Null until ready."
+    tilt_degrees: float | None
+    "How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines."
+    faces: int | None
+    "Faces seen. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    people: int | None
+    "People seen. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    text: list[MediaAnalysisText] | None
+    "Words read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    qr_codes: list[MediaAnalysisQrCode] | None
+    "QR codes read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    objects: list[MediaAnalysisObject] | None
+    "Things seen in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    room: MediaAnalysisRoom | None
+    "The room shown (a RESO ImageOf value). Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    similar_group: str | None
+    "Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready."
+    best_in_group: bool | None
+    "The sharpest (then the largest) of its similar group; true for a photo with no similar one; null until ready."
+
+
+class MediaAnalysisExposure(Model):
+    mean: float
+    "Mean brightness of the grey copy, 0 black .. 1 white."
+    clipped_highlights: float
+    "Fraction of pixels at or above 250 of 255."
+    clipped_shadows: float
+    "Fraction of pixels at or below 5 of 255."
+
+
+class MediaAnalysisObject(Model):
+    label: str
+    confidence: float
+    "0..1."
+
+
+class MediaAnalysisQrCode(Model):
+    data: str
+
+
+class MediaAnalysisRoom(Model):
+    label: str
+    confidence: float
+    "0..1."
+
+
+class MediaAnalysisText(Model):
+    text: str
+    confidence: float
+    "0..1."
 
 
 class MediaFromUrl(Model):
@@ -571,6 +645,15 @@ ListingList._converters = {
 
 Media._converters = {
     "variants": one_of(MediaVariants, MediaVideoVariants),
+    "analysis": model(MediaAnalysis),
+}
+
+MediaAnalysis._converters = {
+    "exposure": model(MediaAnalysisExposure),
+    "text": list_of(model(MediaAnalysisText)),
+    "qr_codes": list_of(model(MediaAnalysisQrCode)),
+    "objects": list_of(model(MediaAnalysisObject)),
+    "room": model(MediaAnalysisRoom),
 }
 
 MediaList._converters = {
