@@ -48,6 +48,7 @@ before(async () => {
     'content-type': contentType,
   });
   ids.media = uploaded.data?.[0]?.id ?? '';
+  ids.share = (await made('POST', `/v1/listings/${ids.listing}/share_links`, { label: 'Stager' })).id;
   ids.endpoint = (await made('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.test/in' })).id;
   ids.delivery = (await made('POST', `/v1/webhook_endpoints/${ids.endpoint}/test`)).id;
   const rows = await ctx.deps.db.kysely
@@ -75,6 +76,10 @@ const READS: Record<string, () => string> = {
   '/v1/listings/:id': () => `/v1/listings/${ids.listing}`,
   '/v1/listings/:id/media': () => `/v1/listings/${ids.listing}/media`,
   '/v1/listings/:id/favorites': () => `/v1/listings/${ids.listing}/favorites`,
+  '/v1/listings/:id/share_links': () => `/v1/listings/${ids.listing}/share_links`,
+  '/v1/listings/:id/share_links/:share_link_id': () => `/v1/listings/${ids.listing}/share_links/${ids.share}`,
+  '/v1/listings/:id/share_links/:share_link_id/favorites': () =>
+    `/v1/listings/${ids.listing}/share_links/${ids.share}/favorites`,
   '/v1/listings/:id/media/:media_id': () => `/v1/listings/${ids.listing}/media/${ids.media}`,
   '/v1/clients': () => '/v1/clients?search=ada',
   '/v1/clients/:id': () => `/v1/clients/${ids.client}`,
@@ -96,7 +101,11 @@ const OWN_TAG = new Set(['/v1/account']);
 /** The account's version, then the views version and the events version (`e`) where the read shows them. */
 const WEAK_TAG = /^W\/"\d+(\.\d+)?(\.e\d+)?-[A-Za-z0-9_-]{16}"$/;
 /** The reads whose 200 shows a gallery's page counters (`views`), and the event log's (decisions/0014). */
-const SHOW_VIEWS = new Set(['/v1/listings/:id']);
+const SHOW_VIEWS = new Set([
+  '/v1/listings/:id',
+  '/v1/listings/:id/share_links',
+  '/v1/listings/:id/share_links/:share_link_id',
+]);
 const SHOW_EVENTS = new Set(['/v1/events', '/v1/events/:id', '/v1/webhook_endpoints/:id/deliveries']);
 
 describe('every JSON read under /v1 answers If-None-Match', () => {
