@@ -37,6 +37,8 @@ interface Holdings {
   assignedListing: string;
   assignedClient: string;
   notification: string;
+  /** A share link (docs/api.md §28) of `listing`, emailed to someone. */
+  shareLink: string;
 }
 
 interface Request {
@@ -114,7 +116,11 @@ async function hold(account: TestAccount): Promise<Holdings> {
   });
   assert.equal(created.statusCode, 201, created.body);
   const upload = String(created.headers.location).split('/').pop() ?? '';
+  const shareLink = (
+    await json(account, 'POST', `/v1/listings/${listing}/share_links`, { label: 'Agent team', email: email() })
+  ).id;
   return {
+    shareLink,
     upload,
     listing,
     media,
@@ -231,6 +237,39 @@ const CASES: Record<string, () => Request[]> = {
       body: JSON.stringify({ downloads_enabled: false, password: 'intruder password' }),
     },
   ],
+  'POST /v1/clients/:id/portal/rotate': () => [{ url: `/v1/clients/${ofA.client}/portal/rotate` }],
+  'GET /v1/listings/:id/share_links': () => [{ url: `/v1/listings/${ofA.listing}/share_links` }],
+  'POST /v1/listings/:id/share_links': () => [
+    { url: `/v1/listings/${ofA.listing}/share_links`, body: JSON.stringify({ label: 'Intruder' }) },
+  ],
+  'GET /v1/listings/:id/share_links/:share_link_id': () => [
+    { url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}` },
+    { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}` },
+    { url: `/v1/listings/${ofA.listing}/share_links/${ofB.shareLink}` },
+  ],
+  'PATCH /v1/listings/:id/share_links/:share_link_id': () => [
+    {
+      url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}`,
+      body: JSON.stringify({ label: 'Taken over', password: 'intruder password' }),
+    },
+    { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}`, body: JSON.stringify({ label: 'Taken over' }) },
+  ],
+  'DELETE /v1/listings/:id/share_links/:share_link_id': () => [
+    { url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}` },
+    { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}` },
+  ],
+  'POST /v1/listings/:id/share_links/:share_link_id/rotate': () => [
+    { url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}/rotate` },
+    { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}/rotate` },
+  ],
+  'POST /v1/listings/:id/share_links/:share_link_id/notify': () => [
+    { url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}/notify` },
+    { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}/notify` },
+  ],
+  'GET /v1/listings/:id/share_links/:share_link_id/favorites': () => [
+    { url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}/favorites` },
+    { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}/favorites` },
+  ],
   'POST /v1/clients/:id/listings/:listing_id/notify': () => [
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}/notify` },
     { url: `/v1/clients/${ofB.assignedClient}/listings/${ofA.assignedListing}/notify` },
@@ -250,7 +289,8 @@ const withMissingIds = (url: string): string =>
     .replaceAll(ofA.notification, 'ntf_0000000000000000000000ZZZZ')
     .replaceAll(ofA.endpoint, 'whe_0000000000000000000000ZZZZ')
     .replaceAll(ofA.delivery, 'whd_0000000000000000000000ZZZZ')
-    .replaceAll(ofA.event, 'evt_0000000000000000000000ZZZZ');
+    .replaceAll(ofA.event, 'evt_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.shareLink, 'shl_0000000000000000000000ZZZZ');
 
 function withoutRequestId(body: string): unknown {
   const { error } = JSON.parse(body) as { error: Record<string, unknown> };

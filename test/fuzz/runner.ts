@@ -27,8 +27,14 @@ const STATUS_OF: Record<string, number> = ERROR_STATUS;
 /** The JSON body the server validates: top-level strings trimmed (src/http/validation.ts). */
 function asServerSees(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const trim = (v: unknown): unknown => (typeof v === 'string' ? v.trim() : v);
+  // And the strings of a list of small objects (a gallery's tours), one level down, as the server does.
+  const trimItem = (item: unknown): unknown =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).map(([k, v]) => [k, trim(v)]))
+      : item;
   return Object.fromEntries(
-    Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v.trim() : v]),
+    Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? v.map(trimItem) : trim(v)]),
   );
 }
 
@@ -119,7 +125,12 @@ async function send(op: Operation, plan: Plan, world: World): Promise<Response> 
  * gallery, a position at most n, an order an exact permutation).
  */
 const RULE_FIELDS: Record<string, (field: string) => boolean> = {
-  updateListing: (f) => f === 'cover_media_id',
+  // docs/api.md §28: a tour's URL must parse as https with a host and no user name.
+  updateListing: (f) => f === 'cover_media_id' || /^tours\.\d+\.url$/.test(f),
+  // docs/api.md §28: selection_min at most selection_max, the stored one counting when one is left out.
+  updateClientLink: (f) => f === 'selection_min' || f === 'selection_max',
+  createShareLink: (f) => f === 'selection_min' || f === 'selection_max',
+  updateShareLink: (f) => f === 'selection_min' || f === 'selection_max',
   updateMedia: (f) => f === 'position',
   reorderMedia: (f) => f === 'media_ids' || f.startsWith('media_ids.'),
   // docs/api.md §15: a URL whose host is an internal address (a schema cannot say which are), and

@@ -7,7 +7,7 @@ import { call, createAccount, createKey, type TestAccount, type TestContext } fr
 import { jpeg, multipart, pdf } from '../support/media-fixtures.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
 
-export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt';
+export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt' | 'shl';
 
 /** Related ids that make a path point at something real: a media item with its gallery, an assignment. */
 export type Scene = Partial<Record<Prefix, string>>;
@@ -23,6 +23,8 @@ interface Pool {
   ready: number;
   assigned: { cli: string; lst: string }[];
   deliveries: { whe: string; whd: string }[];
+  /** Share links (docs/api.md §28) with their gallery. */
+  shared: { lst: string; shl: string }[];
 }
 
 const emptyPool = (): Pool => ({
@@ -35,6 +37,7 @@ const emptyPool = (): Pool => ({
   ready: 0,
   assigned: [],
   deliveries: [],
+  shared: [],
 });
 
 export interface Files {
@@ -126,7 +129,8 @@ export class World {
       p.ready >= 1 &&
       p.assigned.length >= 2 &&
       p.whe.length >= 2 &&
-      p.deliveries.length >= 2;
+      p.deliveries.length >= 2 &&
+      p.shared.length >= 2;
     if (enough(account === this.owner ? this.own : this.foreign)) return;
     let pool = await this.read(account);
     if (enough(pool)) return;
@@ -149,6 +153,18 @@ export class World {
     }
     if (pool.deliveries.length < 2) {
       for (const whe of pool.whe.slice(0, 2)) await this.#json(account, 'POST', `/v1/webhook_endpoints/${whe}/test`);
+    }
+    while (pool.shared.length < 2) {
+      const lst = pool.lst[0] ?? (await this.#listing(account));
+      this.#serial += 1;
+      const shl = (
+        await this.#json(account, 'POST', `/v1/listings/${lst}/share_links`, {
+          label: `Seed ${this.#serial}`,
+          // With an email, so that sending it again (notify) can succeed.
+          email: `shared${this.#serial}@example.test`,
+        })
+      ).id;
+      pool.shared.push({ lst, shl });
     }
     pool = await this.read(account);
     if (account === this.owner) this.own = pool;
@@ -206,6 +222,14 @@ export class World {
       .orderBy('id', 'desc')
       .limit(recent)
       .execute();
+    const shared = await db
+      .selectFrom('gallery_links')
+      .select(['id', 'listing_id'])
+      .where('account_id', '=', account.accountId)
+      .where('kind', '=', 'share')
+      .orderBy('id', 'desc')
+      .limit(recent)
+      .execute();
     const pool: Pool = {
       lst: await ids('listings'),
       cli: await ids('clients'),
@@ -216,6 +240,7 @@ export class World {
       ready: ready.length,
       assigned: assigned.map((a) => ({ cli: a.client_id ?? '', lst: a.id })),
       deliveries: deliveries.map((d) => ({ whe: d.endpoint_id, whd: d.id })),
+      shared: shared.map((l) => ({ lst: l.listing_id, shl: l.id })),
     };
     if (account === this.owner) this.own = pool;
     else this.foreign = pool;
@@ -228,6 +253,7 @@ export class World {
       ...pool.media,
       ...pool.assigned,
       ...pool.deliveries,
+      ...pool.shared,
       ...pool.lst.map((lst) => ({ lst })),
       ...pool.cli.map((cli) => ({ cli })),
       ...pool.ntf.map((ntf) => ({ ntf })),
@@ -245,7 +271,9 @@ export class World {
         ? pool.media.map((m) => m.med)
         : prefix === 'whd'
           ? pool.deliveries.map((d) => d.whd)
-          : pool[prefix];
+          : prefix === 'shl'
+            ? pool.shared.map((l) => l.shl)
+            : pool[prefix];
     return list[n % Math.max(list.length, 1)];
   }
 }

@@ -8,6 +8,7 @@ import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
 import { commentForm, selectionForm, type PageNotice } from './proofing.ts';
+import { downloadsOn, fileSize, ICON_DOWNLOAD, number, plural } from './parts.ts';
 
 export { tooMany, type PageNotice } from './proofing.ts';
 import { toursSection } from '../../public/views/tours.ts';
@@ -15,12 +16,6 @@ import { toursSection } from '../../public/views/tours.ts';
 /** Tiles in the first row on a phone (two columns): fetched at once; every other one when near. */
 const EAGER_TILES = 2;
 
-export const number = (n: number): string => n.toLocaleString('en-US');
-
-/** Icons drawn inline (markup, not script or style: the CSP allows them), coloured by the text. */
-export const ICON_DOWNLOAD = html`<svg class="icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-  <path fill="currentColor" d="M11 4h2v8.2l3.3-3.3 1.4 1.4L12 16l-5.7-5.7 1.4-1.4 3.3 3.3V4Zm-6 14h14v2H5v-2Z" />
-</svg>`;
 const ICON_DOCUMENT = html`<svg class="icon icon--large" viewBox="0 0 24 24" width="28" height="28" aria-hidden="true">
   <path
     fill="currentColor"
@@ -33,22 +28,6 @@ const ICON_PHOTOS = html`<svg class="icon icon--large" viewBox="0 0 24 24" width
     d="M4 5h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2V7a2 2 0 0 1 2-2Zm0 2v8.6l4.5-4.6 3.5 3.5 2.5-2.5L20 17V7H4Zm11.5 1.5a1.5 1.5 0 1 1 0 3 1.5 1.5 0 0 1 0-3Z"
   />
 </svg>`;
-
-export function plural(n: number, one: string, many: string): string {
-  return `${number(n)} ${n === 1 ? one : many}`;
-}
-
-/** Bytes as a person reads them. */
-export function fileSize(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit] ?? ''}`;
-}
 
 function facts(view: GalleryView): string[] {
   const { beds, baths, sqft } = view.listing;
@@ -66,9 +45,6 @@ export const testModeBanner = (view: GalleryView): SafeHtml | '' =>
     : html`<p class="test-mode" role="note">
         <strong>Test mode</strong> · This gallery is test data: no client was sent it.
       </p>`;
-
-/** docs/api.md §25: with downloads off, no control offers an original or the ZIP. */
-export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
 
 /** docs/api.md §28: whether the link offers favorites, comments and sending a selection. */
 const favoritesOn = (view: GalleryView): boolean => view.link.favorites_enabled !== 0;

@@ -5,7 +5,8 @@ import { galleryAssetUrl } from '../assets.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import { photoPage as publicPhotoPage } from '../../public/views/photo.ts';
-import { downloadsOn, fileSize, ICON_DOWNLOAD, testModeBanner } from './page.ts';
+import { testModeBanner } from './page.ts';
+import { downloadsOn, fileSize, ICON_DOWNLOAD } from './parts.ts';
 
 const head = (title: string): SafeHtml =>
   html`<head>

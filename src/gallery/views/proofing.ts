@@ -4,7 +4,7 @@
 import { html, type SafeHtml } from '../../lib/html.ts';
 import type { GalleryView } from '../gallery.load.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
-import { downloadsOn, ICON_DOWNLOAD, number, plural } from './page.ts';
+import { downloadsOn, ICON_DOWNLOAD, number, plural } from './parts.ts';
 
 /** What the page says after a send or a refusal (docs/api.md §28); the note kept when a send was refused. */
 export interface PageNotice {

@@ -71,9 +71,10 @@ export function createShareLinksService({
     async create(accountId: string, listingId: string, input: ShareLinkCreateInput): Promise<ShareLinkType> {
       if (!hasIdShape('lst', listingId)) throw notFound('Gallery');
       const changes = await linkChanges(input, clock.now(), passwords);
-      checkSelectionBounds({ selection_min: null, selection_max: null }, changes);
       return writes.run(accountId, { lock: { listing: listingId } }, async (w) => {
         if (w.listing === undefined) throw notFound('Gallery');
+        // Once the gallery is known to be the caller's: another studio's id is 404 whatever the body.
+        checkSelectionBounds({ selection_min: null, selection_max: null }, changes);
         // The gallery's lock orders creations: the 51st is refused however they race.
         if ((await repo.countShareLinks(w.trx, accountId, listingId)) >= MAX_SHARE_LINKS) {
           throw new AppError('conflict', `A gallery can have at most ${MAX_SHARE_LINKS} share links; delete one first`);

@@ -263,17 +263,19 @@ export function createListingsService({
     async update(accountId: string, id: string, patch: ListingUpdateInput): Promise<ListingType> {
       if (!hasIdShape('lst', id)) throw notFound('Gallery');
       const { tours, ...fields } = patch;
-      const changes = {
-        ...fields,
-        // docs/api.md §28: the whole list, replaced; stored as JSON (null: none).
-        ...(tours === undefined ? {} : { tours: storeTours(normalizeTours(tours)) }),
-        updated_at: clock.iso(),
-      };
+      const now = clock.iso();
       // The gallery's lock first: its status (for the counts) and its media (for the cover)
       // cannot change under this update.
-      return writes.run(accountId, { lock: { listing: id }, now: changes.updated_at }, async (w) => {
+      return writes.run(accountId, { lock: { listing: id }, now }, async (w) => {
         const current = w.listing;
         if (current === undefined) throw notFound('Gallery');
+        const changes = {
+          ...fields,
+          // docs/api.md §28: the whole list, replaced; stored as JSON (null: none). Checked once
+          // the gallery is known to be the caller's: another studio's id is 404, whatever the body.
+          ...(tours === undefined ? {} : { tours: storeTours(normalizeTours(tours)) }),
+          updated_at: now,
+        };
         const trx = w.trx;
         const cover = patch.cover_media_id;
         if (typeof cover === 'string' && !(await isPhotoOfGallery(trx, accountId, id, cover))) {

@@ -63,10 +63,11 @@ export function normalizeTours(tours: readonly TourType[]): TourType[] {
     const url = tour.url.trim();
     if (label === '') problems.push({ field: `tours.${i}.label`, message: 'must have at least 1 character' });
     // eslint-disable-next-line no-control-regex -- a line break or control character in a label
-    if (label.length > 100 || /[\x00-\x1f\x7f]/.test(label)) {
+    // Characters as the schema counts them (code points): an emoji is one, not two.
+    if ([...label].length > 100 || /[\x00-\x1f\x7f]/.test(label)) {
       problems.push({ field: `tours.${i}.label`, message: 'must be one line of at most 100 characters' });
     }
-    if (url.length > MAX_TOUR_URL) {
+    if ([...url].length > MAX_TOUR_URL) {
       problems.push({ field: `tours.${i}.url`, message: `must have at most ${MAX_TOUR_URL} characters` });
     }
     let parsed: URL | undefined;

@@ -2,8 +2,7 @@
 // whatever the galleries hold: each gallery's chosen cover and its first visible photo with its
 // variants ready, then those photos with their variants; the cover chosen as `visible` would.
 import type { Executor } from '../../db/executor.ts';
-import type { VisibleMedia } from './media.service.ts';
-import type { MediaRow, VariantRow } from './media.repository.ts';
+import type { MediaRow, VariantRow, VisibleMedia } from './media.repository.ts';
 import { variantsByMedia } from './media.serializer.ts';
 
 /**

@@ -461,3 +461,9 @@ export async function findMediaById(db: Executor, id: string): Promise<MediaRow 
 export async function setCrc32(db: Executor, id: string, crc: number): Promise<void> {
   await db.updateTable('media').set({ crc32: crc }).where('id', '=', id).where('crc32', 'is', null).execute();
 }
+
+/** A media item the client may see, with its ready variants. */
+export interface VisibleMedia {
+  row: MediaRow;
+  variants: VariantRow[];
+}

@@ -78,11 +78,8 @@ export async function loadMedia(
 
 export type MediaService = ReturnType<typeof createMediaService>;
 
-/** A media item the client may see, with its ready variants. */
-export interface VisibleMedia {
-  row: repo.MediaRow;
-  variants: repo.VariantRow[];
-}
+import type { VisibleMedia } from './media.repository.ts';
+export type { VisibleMedia };
 
 export function createMediaService({
   db,

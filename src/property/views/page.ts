@@ -8,7 +8,7 @@ import { html, type SafeHtml } from '../../lib/html.ts';
 import { galleryAssetUrl } from '../../gallery/assets.ts';
 import { pageHead } from '../../public/views/head.ts';
 import { photoPage as publicPhotoPage } from '../../public/views/photo.ts';
-import { fileSize } from '../../gallery/views/page.ts';
+import { fileSize } from '../../gallery/views/parts.ts';
 import type { VisibleMedia } from '../../modules/media/media.service.ts';
 import type { PropertyView } from '../property.load.ts';
 import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
