@@ -13,6 +13,7 @@ import { appRoutes, routeKey } from './support/app-routes.ts';
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
 import { propertyPageRouteCases } from './support/property.ts';
+import { shareLinkRouteCases } from './support/share-links.ts';
 import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
 import { errorWithoutRequestId, missingId, wellFormedUnknownKey, withMissingIds } from './support/refusals.ts';
 import {
@@ -74,36 +75,6 @@ async function assignedPair(account: TestAccount): Promise<{ clientId: string; l
   const res = await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${listingId}`, { key: account.key });
   assert.equal(res.statusCode, 200, res.body);
   return { clientId, listingId };
-}
-
-/** A share link (docs/api.md §28) of a new gallery, emailed to someone: its routes' base URL. */
-async function newShareLink(account: TestAccount): Promise<string> {
-  const listingId = await newListing(account);
-  serial += 1;
-  const res = await call(ctx, 'POST', `/v1/listings/${listingId}/share_links`, {
-    key: account.key,
-    body: { label: 'Buyer agent', email: `agent${serial}@example.test` },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return `/v1/listings/${listingId}/share_links/${res.json<{ id: string }>().id}`;
-}
-
-/** The routes of one share link: each prepares a link of its own. */
-function shareLinkRouteCases(): RouteCase[] {
-  const path = '/v1/listings/:id/share_links/:share_link_id';
-  const at = (suffix: string, status: number, body?: unknown) => async (a: TestAccount) => ({
-    url: `${await newShareLink(a)}${suffix}`,
-    status,
-    ...(body === undefined ? {} : { body }),
-  });
-  return [
-    { method: 'GET', path, prepare: at('', 200) },
-    { method: 'PATCH', path, prepare: at('', 200, { downloads_enabled: false }) },
-    { method: 'DELETE', path, prepare: at('', 204) },
-    { method: 'POST', path: `${path}/rotate`, prepare: at('/rotate', 200) },
-    { method: 'POST', path: `${path}/notify`, prepare: at('/notify', 202) },
-    { method: 'GET', path: `${path}/favorites`, prepare: at('/favorites', 200) },
-  ];
 }
 
 /** An upload body as a string (the file is an all-ASCII PDF), with its content type. */
@@ -472,21 +443,7 @@ const ROUTES: RouteCase[] = [
     path: '/v1/clients/:id/portal/rotate',
     prepare: async (a) => ({ url: `/v1/clients/${await newClient(a)}/portal/rotate`, status: 200 }),
   },
-  {
-    method: 'GET',
-    path: '/v1/listings/:id/share_links',
-    prepare: async (a) => ({ url: `/v1/listings/${await newListing(a)}/share_links`, status: 200 }),
-  },
-  {
-    method: 'POST',
-    path: '/v1/listings/:id/share_links',
-    prepare: async (a) => ({
-      url: `/v1/listings/${await newListing(a)}/share_links`,
-      body: { label: 'Buyer agent' },
-      status: 201,
-    }),
-  },
-  ...shareLinkRouteCases(),
+  ...shareLinkRouteCases(() => ctx, newListing),
   {
     method: 'GET',
     path: '/v1/listings/:id/media/:media_id/variants/:name',

@@ -111,3 +111,46 @@ export function shareLinkHelpers(ctx: TestContext, owner: TestAccount) {
 
   return { base, create, patch, get, shareLink, form, events, galleryWithFiles, galleryWithPhotos };
 }
+
+/**
+ * The share link operations (docs/api.md §28) as the security suite's route table takes them: each
+ * prepares a valid request in the account, on a gallery (and a link, emailed to someone) of its own.
+ */
+export function shareLinkRouteCases(context: () => TestContext, newListing: (account: TestAccount) => Promise<string>) {
+  let serial = 0;
+  async function newShareLink(account: TestAccount): Promise<string> {
+    const listingId = await newListing(account);
+    serial += 1;
+    const res = await call(context(), 'POST', `/v1/listings/${listingId}/share_links`, {
+      key: account.key,
+      body: { label: 'Buyer agent', email: `agent${serial}@example.test` },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return `/v1/listings/${listingId}/share_links/${res.json<{ id: string }>().id}`;
+  }
+  const path = '/v1/listings/:id/share_links/:share_link_id';
+  const at = (suffix: string, status: number, body?: Record<string, unknown>) => async (a: TestAccount) => ({
+    url: `${await newShareLink(a)}${suffix}`,
+    status,
+    ...(body === undefined ? {} : { body }),
+  });
+  const list = async (a: TestAccount) => `/v1/listings/${await newListing(a)}/share_links`;
+  return [
+    {
+      method: 'GET',
+      path: '/v1/listings/:id/share_links',
+      prepare: async (a: TestAccount) => ({ url: await list(a), status: 200 }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/listings/:id/share_links',
+      prepare: async (a: TestAccount) => ({ url: await list(a), body: { label: 'Buyer agent' }, status: 201 }),
+    },
+    { method: 'GET', path, prepare: at('', 200) },
+    { method: 'PATCH', path, prepare: at('', 200, { downloads_enabled: false }) },
+    { method: 'DELETE', path, prepare: at('', 204) },
+    { method: 'POST', path: `${path}/rotate`, prepare: at('/rotate', 200) },
+    { method: 'POST', path: `${path}/notify`, prepare: at('/notify', 202) },
+    { method: 'GET', path: `${path}/favorites`, prepare: at('/favorites', 200) },
+  ] as const;
+}

@@ -72,6 +72,19 @@ describe('tours', () => {
     // Nothing refused was kept.
     const read = await call(ctx, 'GET', `/v1/listings/${g.id}`, { key });
     assert.equal(read.json().tours[0].url, longest);
+    // Characters are counted as the schema counts them: 100 emoji are 100, not 200 (found by the fuzz).
+    const emoji = '\u{1F3E1}'.repeat(100);
+    const taken = await patch(g.id, { tours: [{ ...TOUR, label: emoji }] });
+    assert.equal(taken.statusCode, 200, taken.body);
+    assert.equal(taken.json().tours[0].label, emoji);
+    assertValidation(await patch(g.id, { tours: [{ ...TOUR, label: `${emoji}x` }] }), 'tours.0.label');
+  });
+
+  test("another studio's gallery, or none, is 404 whatever the tours (not 400)", async () => {
+    const res = await patch('lst_0000000000000000000000ZZZZ', {
+      tours: [{ ...TOUR, url: 'https://user:secret@example.com/tour' }],
+    });
+    assert.equal(res.statusCode, 404, res.body);
   });
 
   test('tours is not a field of create (only PATCH sets it)', async () => {

@@ -49,6 +49,9 @@ export function parseTours(stored: string | null): TourType[] {
 export const storeTours = (tours: readonly TourType[]): string | null =>
   tours.length === 0 ? null : JSON.stringify(tours);
 
+/** Characters as JSON Schema's maxLength counts them (code points): an emoji is one, not two. */
+const characters = (text: string): number => Array.from(text).length;
+
 /**
  * A PATCH's tours, trimmed as every string of the API is (docs/api.md §1), with what the schema
  * cannot say checked: a label that is only white space, and a URL that does not parse as an https
@@ -63,11 +66,10 @@ export function normalizeTours(tours: readonly TourType[]): TourType[] {
     const url = tour.url.trim();
     if (label === '') problems.push({ field: `tours.${i}.label`, message: 'must have at least 1 character' });
     // eslint-disable-next-line no-control-regex -- a line break or control character in a label
-    // Characters as the schema counts them (code points): an emoji is one, not two.
-    if ([...label].length > 100 || /[\x00-\x1f\x7f]/.test(label)) {
+    if (characters(label) > 100 || /[\x00-\x1f\x7f]/.test(label)) {
       problems.push({ field: `tours.${i}.label`, message: 'must be one line of at most 100 characters' });
     }
-    if ([...url].length > MAX_TOUR_URL) {
+    if (characters(url) > MAX_TOUR_URL) {
       problems.push({ field: `tours.${i}.url`, message: `must have at most ${MAX_TOUR_URL} characters` });
     }
     let parsed: URL | undefined;
