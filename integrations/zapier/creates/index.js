@@ -1,6 +1,6 @@
 'use strict';
-// The actions of docs/api.md §24, each on one Lightbox endpoint (named in README.md).
-const { apiUrl, pickFilled, numbersIn } = require('../lib/api');
+// The actions of docs/api.md §24 (Create Share Link: §28), each on one Lightbox endpoint (named in README.md).
+const { apiUrl, pickFilled, numbersIn, booleansIn } = require('../lib/api');
 const f = require('../lib/fields');
 const samples = require('../lib/samples');
 
@@ -186,4 +186,93 @@ const resendGalleryEmail = {
   },
 };
 
-module.exports = [createGallery, updateGallery, createClient, assignGallery, addMediaFromUrl, resendGalleryEmail];
+const SHARE_LINK_FIELDS = [
+  'label',
+  'email',
+  'expires_at',
+  'password',
+  'downloads_enabled',
+  'favorites_enabled',
+  'selection_min',
+  'selection_max',
+];
+
+const createShareLink = {
+  key: 'create_share_link',
+  noun: 'Share Link',
+  display: {
+    label: 'Create Share Link',
+    description:
+      "Makes another link to a gallery besides the client's (for a seller, a co-agent or a stager), and emails it if you give an address.",
+  },
+  operation: {
+    inputFields: [
+      galleryField,
+      {
+        key: 'label',
+        label: 'Label',
+        required: true,
+        helpText: 'What you call this link, for example "Seller: Jo Marsh". Only you see it.',
+      },
+      {
+        key: 'email',
+        label: 'Email the Link To',
+        helpText: 'Lightbox emails the link to this address. Leave empty to send it yourself (use the link below).',
+      },
+      { key: 'expires_at', label: 'Expires', type: 'datetime', helpText: 'The link stops working then. Empty: never.' },
+      {
+        key: 'password',
+        label: 'Password',
+        type: 'password',
+        helpText: 'At least 8 characters; whoever opens the link must give it. Empty: no password.',
+      },
+      {
+        key: 'downloads_enabled',
+        label: 'Allow Downloads?',
+        type: 'boolean',
+        helpText: 'Originals and the ZIP can be downloaded (Yes unless you choose No).',
+      },
+      {
+        key: 'favorites_enabled',
+        label: 'Allow Favorites?',
+        type: 'boolean',
+        helpText: 'The page offers hearts, comments and sending a selection (Yes unless you choose No).',
+      },
+      {
+        key: 'selection_min',
+        label: 'Fewest Photos to Choose',
+        type: 'integer',
+        helpText: 'A selection with fewer photos cannot be sent. Empty: no minimum.',
+      },
+      {
+        key: 'selection_max',
+        label: 'Most Photos to Choose',
+        type: 'integer',
+        helpText: 'No more photos can be marked. Empty: no maximum.',
+      },
+    ],
+    perform: async (z, bundle) => {
+      const body = pickFilled(bundle.inputData, SHARE_LINK_FIELDS);
+      numbersIn(z, body, ['selection_min', 'selection_max']);
+      booleansIn(z, body, ['downloads_enabled', 'favorites_enabled']);
+      const response = await z.request({
+        url: apiUrl(bundle, `${galleryPath(bundle)}/share_links`),
+        method: 'POST',
+        body,
+      });
+      return response.data;
+    },
+    sample: samples.shareLink,
+    outputFields: f.shareLinkOutput,
+  },
+};
+
+module.exports = [
+  createGallery,
+  updateGallery,
+  createClient,
+  assignGallery,
+  addMediaFromUrl,
+  resendGalleryEmail,
+  createShareLink,
+];

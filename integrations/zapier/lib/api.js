@@ -64,4 +64,20 @@ const numbersIn = (z, body, keys) => {
   return body;
 };
 
-module.exports = { baseUrl, apiUrl, addApiKey, explainErrors, pickFilled, numbersIn };
+const YES = ['true', 'yes', '1', 'on'];
+const NO = ['false', 'no', '0', 'off'];
+
+/** Lightbox wants JSON booleans: a boolean field or a mapped "yes"/"false" becomes true or false. */
+const booleansIn = (z, body, keys) => {
+  for (const key of keys) {
+    if (body[key] === undefined || typeof body[key] === 'boolean') continue;
+    const word = String(body[key]).trim().toLowerCase();
+    if (!YES.includes(word) && !NO.includes(word)) {
+      throw new z.errors.Error(`"${body[key]}" is not yes or no (${key}).`, 'validation_error', 400);
+    }
+    body[key] = YES.includes(word);
+  }
+  return body;
+};
+
+module.exports = { baseUrl, apiUrl, addApiKey, explainErrors, pickFilled, numbersIn, booleansIn };

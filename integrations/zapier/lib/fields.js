@@ -56,6 +56,40 @@ const notificationOutput = [
   { key: 'last_error', label: 'Why It Failed' },
 ];
 
+const shareLinkOutput = [
+  { key: 'id', label: 'Share Link ID' },
+  { key: 'listing_id', label: 'Gallery ID' },
+  { key: 'label', label: 'Label' },
+  { key: 'url', label: 'Share Link' },
+  { key: 'email', label: 'Emailed To' },
+  { key: 'expires_at', label: 'Expires', type: 'datetime' },
+  { key: 'password_protected', label: 'Password Protected', type: 'boolean' },
+  { key: 'downloads_enabled', label: 'Downloads Allowed', type: 'boolean' },
+  { key: 'favorites_enabled', label: 'Favorites Allowed', type: 'boolean' },
+  { key: 'selection_min', label: 'Fewest Photos to Choose', type: 'integer' },
+  { key: 'selection_max', label: 'Most Photos to Choose', type: 'integer' },
+  { key: 'views', label: 'Times Viewed', type: 'integer' },
+  { key: 'downloads', label: 'Times Downloaded', type: 'integer' },
+  { key: 'favorites_count', label: 'Number of Favorites', type: 'integer' },
+  { key: 'created_at', label: 'Created', type: 'datetime' },
+];
+
+/** New Selection's item, one shape for the client's link and share links. */
+const selectionOutput = [
+  { key: 'id', label: 'Selection ID' },
+  { key: 'link_kind', label: 'Kind of Link (client_link or share_link)' },
+  { key: 'link_id', label: 'Share Link ID (empty for the client link)' },
+  { key: 'link_label', label: 'Link Label' },
+  { key: 'link_url', label: 'Link' },
+  { key: 'link_email', label: 'Share Link Emailed To' },
+  { key: 'favorites_count', label: 'Number of Photos Chosen', type: 'integer' },
+  { key: 'selection_min', label: 'Fewest Photos to Choose', type: 'integer' },
+  { key: 'selection_max', label: 'Most Photos to Choose', type: 'integer' },
+  { key: 'gallery_id', label: 'Gallery ID' },
+  { key: 'gallery_address', label: 'Gallery Address' },
+  { key: 'client_id', label: 'Client ID (the client link only)' },
+];
+
 const eventOutput = [
   { key: 'event_id', label: 'Event ID' },
   { key: 'event_type', label: 'Event Type' },
@@ -92,6 +126,8 @@ module.exports = {
   clientOutput,
   mediaOutput,
   notificationOutput,
+  shareLinkOutput,
+  selectionOutput,
   eventOutput,
   galleryInput,
   GALLERY_FIELDS,

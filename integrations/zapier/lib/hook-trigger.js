@@ -16,7 +16,23 @@ const toItem = (event) => ({
   event_created_at: event.created_at,
 });
 
-const hookTrigger = ({ key, noun, label, description, events, outputFields, sample }) => {
+/**
+ * `item` turns one event into its Zap item (by default `toItem`); a trigger whose events carry
+ * different objects (New Selection) makes them one shape there, and may ask Lightbox for more,
+ * keeping what it asked in `memo` (one Map per perform or performList call).
+ * `hidden` keeps a superseded trigger working in the Zaps that use it while new Zaps cannot pick it.
+ */
+const hookTrigger = ({
+  key,
+  noun,
+  label,
+  description,
+  events,
+  outputFields,
+  sample,
+  item = async (z, bundle, event) => toItem(event),
+  hidden = false,
+}) => {
   const performSubscribe = async (z, bundle) => {
     const response = await z.request({
       url: apiUrl(bundle, '/v1/webhook_endpoints'),
@@ -57,17 +73,18 @@ const hookTrigger = ({ key, noun, label, description, events, outputFields, samp
     const event = bundle.cleanedRequest;
     // webhook.test ("Send test event" in the dashboard) and any other type are not this trigger's.
     if (!event || !event.data || !events.includes(event.type)) return [];
-    return [toItem(event)];
+    return [await item(z, bundle, event, new Map())];
   };
 
   const performList = async (z, bundle) => {
     const items = [];
+    const memo = new Map();
     for (const type of events) {
       const response = await z.request({
         url: apiUrl(bundle, '/v1/events'),
         params: { type, limit: 10 },
       });
-      items.push(...response.data.data.map(toItem));
+      for (const event of response.data.data) items.push(await item(z, bundle, event, memo));
     }
     items.sort((a, b) => (a.event_created_at < b.event_created_at ? 1 : -1));
     return items;
@@ -76,7 +93,7 @@ const hookTrigger = ({ key, noun, label, description, events, outputFields, samp
   return {
     key,
     noun,
-    display: { label, description },
+    display: hidden ? { label, description, hidden } : { label, description },
     operation: {
       type: 'hook',
       performSubscribe,

@@ -1,6 +1,6 @@
 'use strict';
 // Samples Zapier shows before a real event has happened: the shapes of Lightbox's objects
-// (docs/api.md §5-§7, §13-§15), with the event's own fields added by the triggers.
+// (docs/api.md §5-§7, §13-§15, §28), with the event's own fields added by the triggers.
 
 const event = (type) => ({
   event_id: 'evt_01JDZ8Q7C3M0S6Y3W9G2N4B5TK',
@@ -97,4 +97,41 @@ const notification = {
   sent_at: null,
 };
 
-module.exports = { event, gallery, client, media, notification };
+const shareLink = {
+  id: 'shl_01JDZ8Q8B2C3D4E5F6G7H8J9KA',
+  listing_id: gallery.id,
+  label: 'Seller: Jo Marsh',
+  email: 'jo.marsh@example.com',
+  url: 'https://lightbox.example.com/g/8Hq2LmR5vN9tXc3WpK7dZs',
+  expires_at: '2026-12-22T00:00:00.000Z',
+  password_protected: false,
+  downloads_enabled: true,
+  favorites_enabled: true,
+  selection_min: 5,
+  selection_max: 20,
+  views: 2,
+  downloads: 0,
+  favorites_count: 12,
+  first_viewed_at: '2026-11-22T12:30:00.000Z',
+  last_viewed_at: '2026-11-22T19:05:41.000Z',
+  created_at: '2026-11-22T10:20:00.000Z',
+  updated_at: '2026-11-22T19:06:02.000Z',
+};
+
+/** New Selection's item (a selection sent at a share link); the event's fields are added by the trigger. */
+const selection = {
+  id: event('share_link.selection_submitted').event_id,
+  link_kind: 'share_link',
+  link_id: shareLink.id,
+  link_label: shareLink.label,
+  link_url: shareLink.url,
+  link_email: shareLink.email,
+  favorites_count: shareLink.favorites_count,
+  selection_min: shareLink.selection_min,
+  selection_max: shareLink.selection_max,
+  gallery_id: gallery.id,
+  gallery_address: gallery.address,
+  client_id: null,
+};
+
+module.exports = { event, gallery, client, media, notification, shareLink, selection };

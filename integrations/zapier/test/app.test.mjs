@@ -64,17 +64,37 @@ describe('connection', () => {
   });
 });
 
-// Every instant trigger with the event behind it. selection_submitted needs section 25.
+// Every instant trigger with the events behind it (selection_submitted is the hidden one New
+// Selection replaced: it keeps working for the Zaps that use it).
 const TRIGGERS = {
-  new_gallery: 'listing.created',
-  gallery_updated: 'listing.updated',
-  gallery_sent: 'listing.assigned',
-  new_client: 'client.created',
-  gallery_viewed: 'client_link.viewed',
-  gallery_downloaded: 'client_link.downloaded',
-  photos_ready: 'media.variants_ready',
-  selection_submitted: 'client_link.selection_submitted',
-  email_failed: 'notification.failed',
+  new_gallery: ['listing.created'],
+  gallery_updated: ['listing.updated'],
+  gallery_sent: ['listing.assigned'],
+  new_client: ['client.created'],
+  gallery_viewed: ['client_link.viewed'],
+  gallery_downloaded: ['client_link.downloaded'],
+  photos_ready: ['media.variants_ready'],
+  new_selection: ['client_link.selection_submitted', 'share_link.selection_submitted'],
+  selection_submitted: ['client_link.selection_submitted'],
+  email_failed: ['notification.failed'],
+};
+
+/** What the page's plain forms post (no JavaScript), answered 303 when taken. */
+const postForm = async (url, fields) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+  await res.arrayBuffer();
+  return res.status;
+};
+
+/** Marks `mediaId` at a gallery link and sends the selection, as a visitor does. */
+const sendSelection = async (link, mediaId, note) => {
+  assert.equal(await postForm(`${link}/favorites/${mediaId}`, { on: '1' }), 303);
+  assert.equal(await postForm(`${link}/favorites`, { note }), 303);
 };
 
 describe('a studio day through the Zap steps', () => {
@@ -88,8 +108,7 @@ describe('a studio day through the Zap steps', () => {
         .filter((k) => !k.endsWith('_list'))
         .sort(),
     );
-    for (const [key, type] of Object.entries(TRIGGERS)) {
-      if (!(await lb.knowsEventType(type))) continue; // reported by the selection test below
+    for (const key of Object.keys(TRIGGERS)) {
       const targetUrl = `${receiver.url}/hooks/${key}`;
       const data = await appTester(App.triggers[key].operation.performSubscribe, {
         authData,
@@ -105,7 +124,7 @@ describe('a studio day through the Zap steps', () => {
       const endpoint = listed.find((e) => e.id === data.id);
       assert.ok(endpoint, key);
       assert.equal(endpoint.url, `${receiver.url}/hooks/${key}`);
-      assert.deepEqual(endpoint.events, [TRIGGERS[key]]);
+      assert.deepEqual([...endpoint.events].sort(), TRIGGERS[key], key);
       assert.equal(endpoint.enabled, true);
     }
   });
@@ -204,6 +223,8 @@ describe('a studio day through the Zap steps', () => {
     });
     assert.equal(failed[0].to, 'Dana@Whitfield.test');
 
+    await sendSelection(state.link, state.photo.id, 'The front, please.');
+
     const resent = await appTester(App.creates.resend_gallery_email.operation.perform, {
       authData,
       inputData: { gallery_id: state.gallery.id },
@@ -221,6 +242,76 @@ describe('a studio day through the Zap steps', () => {
     );
   });
 
+  test('Create Share Link: the link and its controls; refusals say which field', async () => {
+    const perform = App.creates.create_share_link.operation.perform;
+    const expires = new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString();
+    const full = await appTester(perform, {
+      authData,
+      inputData: {
+        gallery_id: state.gallery.id,
+        label: ' Seller: Jo Marsh ',
+        email: 'jo.marsh@refused.test',
+        expires_at: expires,
+        password: 'correct horse',
+        downloads_enabled: 'no',
+        favorites_enabled: true,
+        selection_min: '1',
+        selection_max: 2,
+      },
+    });
+    assert.match(full.id, /^shl_/);
+    assert.equal(full.listing_id, state.gallery.id);
+    assert.equal(full.label, 'Seller: Jo Marsh');
+    assert.equal(full.email, 'jo.marsh@refused.test');
+    assert.match(full.url, /\/g\/[A-Za-z0-9_-]+$/);
+    assert.notEqual(full.url, state.link);
+    assert.equal(Date.parse(full.expires_at), Date.parse(expires));
+    assert.equal(full.password_protected, true);
+    assert.equal(full.downloads_enabled, false);
+    assert.equal(full.favorites_enabled, true);
+    assert.equal(full.selection_min, 1);
+    assert.equal(full.selection_max, 2);
+    assert.deepEqual((await lb.api('GET', `/v1/listings/${state.gallery.id}/share_links/${full.id}`)).body, full);
+    const emails = (await lb.api('GET', '/v1/notifications?limit=100')).body.data;
+    assert.ok(emails.some((n) => n.share_link_id === full.id && n.to === 'jo.marsh@refused.test'));
+
+    const plain = await appTester(perform, {
+      authData,
+      inputData: { gallery_id: state.gallery.id, label: 'Stager', email: '', password: '', selection_max: '' },
+    });
+    assert.equal(plain.email, null);
+    assert.equal(plain.password_protected, false);
+    assert.equal(plain.downloads_enabled, true, "an empty field is Lightbox's default");
+    assert.equal(plain.selection_max, null);
+    state.share = plain;
+
+    await assert.rejects(
+      appTester(perform, {
+        authData,
+        inputData: { gallery_id: state.gallery.id, label: 'x', downloads_enabled: 'maybe' },
+      }),
+      /maybe.{0,4} is not yes or no \(downloads_enabled\)/,
+    );
+    await assert.rejects(
+      appTester(perform, { authData, inputData: { gallery_id: state.gallery.id, label: 'x', selection_min: 'five' } }),
+      /not a number \(selection_min\)/,
+    );
+    await assert.rejects(
+      appTester(perform, { authData, inputData: { gallery_id: state.gallery.id, label: '' } }),
+      /label/,
+    );
+    await assert.rejects(
+      appTester(perform, { authData, inputData: { gallery_id: state.gallery.id, label: 'x', password: 'short' } }),
+      /password/,
+    );
+    await assert.rejects(
+      appTester(perform, { authData, inputData: { gallery_id: 'lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWZ', label: 'x' } }),
+      /404|not found/i,
+    );
+
+    await sendSelection(plain.url, state.photo.id, 'For the staging plan.');
+  });
+
   test('each trigger receives its real, signed delivery; perform turns it into one Zap item', async () => {
     const expectations = {
       new_gallery: (item) => item.id === state.gallery.id && item.address === '12 Harbour View, Brighton',
@@ -234,10 +325,12 @@ describe('a studio day through the Zap steps', () => {
         item.id === state.photo.id && item.variants.status === 'ready' && Boolean(item.variants.large.url),
       email_failed: (item) =>
         item.listing_id === state.gallery.id && item.status === 'failed' && Boolean(item.last_error),
+      // The old trigger's item is still the gallery, as its Zaps map it.
+      selection_submitted: (item) => item.id === state.gallery.id && item.client_link.favorites_count === 1,
+      new_selection: (item) => (item.link_kind ? item.link_kind === 'share_link' : item.id === state.share.id),
     };
     for (const [key, data] of Object.entries(subscriptions)) {
-      if (!expectations[key]) continue;
-      const type = TRIGGERS[key];
+      const type = key === 'new_selection' ? 'share_link.selection_submitted' : TRIGGERS[key][0];
       // Deliveries run concurrently, so another gallery's event of the same type (the assignment
       // without an email above) may arrive first: wait for the one about this step's object.
       const delivery = await receiver.waitFor(
@@ -277,6 +370,76 @@ describe('a studio day through the Zap steps', () => {
         key,
       );
     }
+  });
+
+  test("New Selection: a selection at the client's link and at a share link, one item shape saying which", async () => {
+    const data = subscriptions.new_selection;
+    const perform = (bundle) => appTester(App.triggers.new_selection.operation.perform, bundle);
+    const delivered = async (type) => {
+      const delivery = await receiver.waitFor((body, r) => r.path === '/hooks/new_selection' && body.type === type);
+      return {
+        authData,
+        subscribeData: data,
+        cleanedRequest: JSON.parse(delivery.body),
+        rawRequest: { headers: delivery.headers, content: delivery.body },
+      };
+    };
+    const atClient = await delivered('client_link.selection_submitted');
+    const atShare = await delivered('share_link.selection_submitted');
+    const [client] = await perform(atClient);
+    const [share] = await perform(atShare);
+    assert.deepEqual(client, {
+      id: atClient.cleanedRequest.id,
+      link_kind: 'client_link',
+      link_id: null,
+      link_label: 'Client link',
+      link_url: state.link,
+      link_email: null,
+      favorites_count: 1,
+      selection_min: null,
+      selection_max: null,
+      gallery_id: state.gallery.id,
+      gallery_address: '12 Harbour View, Brighton',
+      client_id: state.client.id,
+      event_id: atClient.cleanedRequest.id,
+      event_type: 'client_link.selection_submitted',
+      event_created_at: atClient.cleanedRequest.created_at,
+    });
+    assert.deepEqual(share, {
+      id: atShare.cleanedRequest.id,
+      link_kind: 'share_link',
+      link_id: state.share.id,
+      link_label: 'Stager',
+      link_url: state.share.url,
+      link_email: null,
+      favorites_count: 1,
+      selection_min: null,
+      selection_max: null,
+      gallery_id: state.gallery.id,
+      gallery_address: '12 Harbour View, Brighton',
+      client_id: null,
+      event_id: atShare.cleanedRequest.id,
+      event_type: 'share_link.selection_submitted',
+      event_created_at: atShare.cleanedRequest.created_at,
+    });
+    // Every field the item has is labelled for the Zap editor, and the sample has the same fields.
+    const labelled = App.triggers.new_selection.operation.outputFields.map((field) => field.key).sort();
+    assert.deepEqual(labelled, Object.keys(share).sort());
+    assert.deepEqual(Object.keys(App.triggers.new_selection.operation.sample).sort(), labelled);
+
+    // The hidden Selection Submitted is what its Zaps had: a share link's selection is not theirs.
+    assert.deepEqual(
+      await appTester(App.triggers.selection_submitted.operation.perform, { ...atShare, rawRequest: undefined }),
+      [],
+    );
+    assert.equal(App.triggers.selection_submitted.display.hidden, true);
+
+    // A share link whose gallery is gone by now: the item still comes, without the address.
+    const orphan = structuredClone(atShare.cleanedRequest);
+    orphan.data.object.listing_id = 'lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWZ';
+    const [lost] = await perform({ authData, subscribeData: data, cleanedRequest: orphan });
+    assert.equal(lost.gallery_id, 'lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWZ');
+    assert.equal(lost.gallery_address, null);
   });
 
   test("a replay hours later still verifies, also with Zapier's Http- header names", async () => {
@@ -331,14 +494,22 @@ describe('a studio day through the Zap steps', () => {
 
   test("each trigger's samples come from GET /v1/events", async () => {
     for (const key of Object.keys(subscriptions)) {
-      if (key === 'selection_submitted') continue;
       const items = await appTester(App.triggers[key].operation.performList, {
         authData,
         inputData: {},
         meta: { isLoadingSample: true },
       });
       assert.ok(items.length >= 1, key);
-      for (const item of items) assert.equal(item.event_type, TRIGGERS[key]);
+      for (const item of items) assert.ok(TRIGGERS[key].includes(item.event_type), key);
+      if (key !== 'new_selection') continue;
+      // The same items as the deliveries made, newest first.
+      assert.deepEqual(
+        items.map((item) => [item.link_kind, item.link_label, item.gallery_address]),
+        [
+          ['share_link', 'Stager', '12 Harbour View, Brighton'],
+          ['client_link', 'Client link', '12 Harbour View, Brighton'],
+        ],
+      );
     }
   });
 
@@ -353,14 +524,6 @@ describe('a studio day through the Zap steps', () => {
     assert.deepEqual(await endpoints(), []);
     const [key, data] = Object.entries(subscriptions)[0];
     await appTester(App.triggers[key].operation.performUnsubscribe, { authData, subscribeData: data });
-  });
-
-  test('Selection Submitted (docs/api.md §25)', async (t) => {
-    if (!(await lb.knowsEventType('client_link.selection_submitted'))) {
-      t.skip('this Lightbox has no client_link.selection_submitted event yet (docs/api.md §25)');
-      return;
-    }
-    assert.ok(subscriptions.selection_submitted, 'subscribed above');
   });
 });
 

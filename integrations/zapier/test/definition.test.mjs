@@ -40,14 +40,17 @@ test('every trigger, action and search of section 24, with labels a studio reads
     'Gallery Viewed',
     'New Client',
     'New Gallery',
+    'New Selection',
     'Photos Ready',
-    'Selection Submitted',
   ]);
+  // Replaced by New Selection, kept under its key (hidden) so the Zaps that use it keep working.
+  assert.equal(App.triggers.selection_submitted.display.hidden, true);
   assert.deepEqual(labels(App.creates), [
     'Add Media from URL',
     'Assign Gallery to Client',
     'Create Client',
     'Create Gallery',
+    'Create Share Link',
     'Resend Gallery Email',
     'Update Gallery',
   ]);

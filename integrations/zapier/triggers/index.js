@@ -3,6 +3,7 @@ const { hookTrigger } = require('../lib/hook-trigger');
 const { apiUrl } = require('../lib/api');
 const f = require('../lib/fields');
 const samples = require('../lib/samples');
+const { newSelection } = require('./selection');
 
 const gallery = { outputFields: f.galleryOutput, sample: samples.gallery };
 
@@ -66,12 +67,15 @@ const instant = [
     outputFields: f.mediaOutput,
     sample: samples.media,
   }),
+  newSelection,
+  // Superseded by New Selection (./selection.js says why): hidden, kept for the Zaps that use it.
   hookTrigger({
     key: 'selection_submitted',
     noun: 'Selection',
     label: 'Selection Submitted',
-    description: 'Triggers when a client sends you their favorite photos from a gallery.',
+    description: "Triggers when a client sends you their favorite photos from a gallery (the client's link only).",
     events: ['client_link.selection_submitted'],
+    hidden: true,
     ...gallery,
   }),
   hookTrigger({
