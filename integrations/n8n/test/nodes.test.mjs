@@ -6,7 +6,7 @@
 // leaves no endpoint behind. Then every other operation, each in a workflow of its own.
 import assert from 'node:assert/strict';
 import { randomUUID, createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -104,6 +104,29 @@ describe('the package as n8n loads it', () => {
     const trigger = pkg.loader.getNode('lightboxTrigger').type.description;
     assert.equal(trigger.webhooks[0].httpMethod, 'POST');
     assert.ok(trigger.properties[0].options.some((o) => o.value === 'media.variants_ready'));
+  });
+
+  test('the trigger offers every event type Lightbox records (EVENT_TYPES), share links included', () => {
+    const schema = readFileSync(new URL('../../../src/db/schema.ts', import.meta.url), 'utf8');
+    const start = schema.indexOf('export const EVENT_TYPES');
+    const list = schema.slice(start, schema.indexOf('] as const;', start));
+    const recorded = [...list.matchAll(/'([a-z_]+\.[a-z_]+)'/g)].map((m) => m[1]).sort();
+    assert.ok(recorded.includes('share_link.selection_submitted'), recorded.join());
+    const offered = pkg.loader.getNode('lightboxTrigger').type.description.properties[0].options;
+    assert.deepEqual(offered.map((o) => o.value).sort(), recorded);
+    assert.equal(new Set(offered.map((o) => o.name)).size, offered.length, 'each option has its own name');
+  });
+
+  test('the Lightbox node has the Share Link resource with its eight operations', () => {
+    const { properties } = pkg.loader.getNode('lightbox').type.description;
+    assert.ok(properties[0].options.some((o) => o.value === 'shareLink'));
+    const operations = properties.find(
+      (p) => p.name === 'operation' && p.displayOptions.show.resource[0] === 'shareLink',
+    );
+    assert.deepEqual(
+      operations.options.map((o) => o.value),
+      ['create', 'delete', 'get', 'getFavorites', 'getAll', 'rotate', 'sendEmail', 'update'],
+    );
   });
 });
 
@@ -458,5 +481,267 @@ describe('every other operation, each in its own workflow', () => {
     const { items, error: none } = await run([lenient]);
     assert.equal(none, undefined);
     assert.match(items('Lightbox')[0].error, /not found|no such/i);
+  });
+});
+
+/** What the gallery page's plain forms post (no JavaScript); the status (303 when taken). */
+const postForm = async (url, fields) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+  await res.arrayBuffer();
+  return res.status;
+};
+
+describe('Share Link (docs/api.md §28)', () => {
+  const state = {};
+
+  before(async () => {
+    const [gallery] = await one({
+      resource: 'gallery',
+      operation: 'create',
+      address: '8 Proof Row',
+      additionalFields: { status: 'active' },
+    });
+    const photo = await lb.upload(gallery.id, 'front.jpg', 'image/jpeg', jpeg);
+    assert.equal(photo.status, 201);
+    Object.assign(state, { gallery, photo: photo.body.data[0] });
+  });
+
+  test('Create with every field, and with the label alone; refusals name the field', async () => {
+    const expires = new Date(Date.now() + 7 * 24 * 3600 * 1000);
+    const [full] = await one({
+      resource: 'shareLink',
+      operation: 'create',
+      galleryId: state.gallery.id,
+      label: ' Seller: Jo Marsh ',
+      additionalFields: {
+        email: 'jo.marsh@refused.test',
+        expires_at: expires.toISOString(),
+        password: 'correct horse',
+        downloads_enabled: false,
+        favorites_enabled: true,
+        selection_min: 1,
+        selection_max: 3,
+      },
+    });
+    assert.match(full.id, /^shl_/);
+    assert.equal(full.listing_id, state.gallery.id);
+    assert.equal(full.label, 'Seller: Jo Marsh');
+    assert.equal(full.email, 'jo.marsh@refused.test');
+    assert.match(full.url, /\/g\//);
+    assert.equal(Date.parse(full.expires_at), expires.getTime());
+    assert.equal(full.password_protected, true);
+    assert.equal(full.downloads_enabled, false);
+    assert.deepEqual([full.selection_min, full.selection_max], [1, 3]);
+    const [plain] = await one({
+      resource: 'shareLink',
+      operation: 'create',
+      galleryId: state.gallery.id,
+      label: 'Stager',
+      additionalFields: {},
+    });
+    assert.deepEqual(
+      [plain.email, plain.password_protected, plain.downloads_enabled, plain.expires_at],
+      [null, false, true, null],
+    );
+    Object.assign(state, { full, plain });
+
+    await assert.rejects(
+      one({
+        resource: 'shareLink',
+        operation: 'create',
+        galleryId: state.gallery.id,
+        label: 'x',
+        additionalFields: { password: 'short' },
+      }),
+      /password/,
+    );
+    await assert.rejects(
+      one({
+        resource: 'shareLink',
+        operation: 'create',
+        galleryId: state.gallery.id,
+        label: 'x',
+        additionalFields: { expires_at: 'next tuesday' },
+      }),
+      /not a date and time \(Expires At\)/,
+    );
+  });
+
+  test('Get, and Get Many with a limit and with Return All', async () => {
+    const [got] = await one({
+      resource: 'shareLink',
+      operation: 'get',
+      galleryId: state.gallery.id,
+      shareLinkId: state.full.id,
+    });
+    assert.deepEqual(got, state.full);
+    const some = await one({
+      resource: 'shareLink',
+      operation: 'getAll',
+      galleryId: state.gallery.id,
+      returnAll: false,
+      limit: 1,
+    });
+    assert.deepEqual(
+      some.map((l) => l.id),
+      [state.plain.id],
+      'newest first',
+    );
+    const all = await one({ resource: 'shareLink', operation: 'getAll', galleryId: state.gallery.id, returnAll: true });
+    assert.deepEqual(
+      all.map((l) => l.id),
+      [state.plain.id, state.full.id],
+    );
+  });
+
+  test('Update, with Remove taking settings off; an empty update is refused', async () => {
+    const [updated] = await one({
+      resource: 'shareLink',
+      operation: 'update',
+      galleryId: state.gallery.id,
+      shareLinkId: state.full.id,
+      updateFields: { label: 'Seller', downloads_enabled: true, remove: ['password', 'selection_min', 'expires_at'] },
+    });
+    assert.equal(updated.label, 'Seller');
+    assert.equal(updated.downloads_enabled, true);
+    assert.equal(updated.password_protected, false);
+    assert.equal(updated.expires_at, null);
+    assert.deepEqual([updated.selection_min, updated.selection_max], [null, 3]);
+    assert.equal(updated.email, 'jo.marsh@refused.test');
+    await assert.rejects(
+      one({
+        resource: 'shareLink',
+        operation: 'update',
+        galleryId: state.gallery.id,
+        shareLinkId: state.full.id,
+        updateFields: {},
+      }),
+      /at least one field/,
+    );
+  });
+
+  test('Send Email queues the email again; a link made without an address is refused', async () => {
+    const [email] = await one({
+      resource: 'shareLink',
+      operation: 'sendEmail',
+      galleryId: state.gallery.id,
+      shareLinkId: state.full.id,
+    });
+    assert.match(email.id, /^ntf_/);
+    assert.equal(email.share_link_id, state.full.id);
+    assert.equal(email.to, 'jo.marsh@refused.test');
+    await assert.rejects(
+      one({ resource: 'shareLink', operation: 'sendEmail', galleryId: state.gallery.id, shareLinkId: state.plain.id }),
+      (err) => err.n8n?.httpCode === '409',
+    );
+  });
+
+  test('Rotate gives a new address and the old one stops', async () => {
+    const [rotated] = await one({
+      resource: 'shareLink',
+      operation: 'rotate',
+      galleryId: state.gallery.id,
+      shareLinkId: state.plain.id,
+    });
+    assert.equal(rotated.id, state.plain.id);
+    assert.notEqual(rotated.url, state.plain.url);
+    assert.equal((await fetch(state.plain.url)).status, 404);
+    assert.equal((await fetch(rotated.url)).status, 200);
+    state.plain = rotated;
+  });
+
+  test('the trigger starts on a selection sent at the share link; Get Favorites reads it', async () => {
+    const webhookId = randomUUID();
+    const triggerNode = {
+      ...node('Lightbox Trigger', TRIGGER, { events: ['share_link.selection_submitted', 'share_link.deleted'] }),
+      webhookId,
+    };
+    const favorites = node(
+      'Favorites',
+      LIGHTBOX,
+      {
+        resource: 'shareLink',
+        operation: 'getFavorites',
+        galleryId: '={{ $json.listing_id }}',
+        shareLinkId: '={{ $json.id }}',
+      },
+      [200, 0],
+    );
+    const workflow = host.makeWorkflow({
+      id: 'wf-share-trigger',
+      name: 'When a selection is sent at a share link',
+      nodes: [triggerNode, favorites],
+      connections: chain('Lightbox Trigger', 'Favorites'),
+      nodeTypes: pkg.nodeTypes,
+      active: true,
+    });
+    const data = additional('wf-share-trigger');
+    assert.equal(await host.activate(workflow, triggerNode, data), 'created');
+    webhooks.register(workflow, triggerNode, data);
+    try {
+      const [endpoint] = await endpoints();
+      assert.deepEqual([...endpoint.events].sort(), ['share_link.deleted', 'share_link.selection_submitted']);
+
+      assert.equal(await postForm(`${state.plain.url}/favorites/${state.photo.id}`, { on: '1' }), 303);
+      assert.equal(await postForm(`${state.plain.url}/favorites`, { note: 'For the staging plan.' }), 303);
+      const execution = await webhooks.waitForRun(
+        (r) =>
+          r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type ===
+          'share_link.selection_submitted',
+      );
+      assert.equal(execution.data.resultData.error, undefined, execution.data.resultData.error?.message);
+      const [event] = execution.data.resultData.runData['Lightbox Trigger'][0].data.main[0].map((i) => i.json);
+      assert.equal(event.id, state.plain.id);
+      assert.equal(event.listing_id, state.gallery.id);
+      assert.equal(event.label, 'Stager');
+      assert.equal(event.favorites_count, 1);
+      const [chosen] = execution.data.resultData.runData.Favorites[0].data.main[0].map((i) => i.json);
+      assert.deepEqual(chosen.media_ids, [state.photo.id]);
+      assert.equal(chosen.note, 'For the staging plan.');
+      assert.ok(chosen.submitted_at);
+
+      // The same, asked directly; the other link's favorites are its own.
+      const [direct] = await one({
+        resource: 'shareLink',
+        operation: 'getFavorites',
+        galleryId: state.gallery.id,
+        shareLinkId: state.plain.id,
+      });
+      assert.deepEqual(direct, chosen);
+      const [other] = await one({
+        resource: 'shareLink',
+        operation: 'getFavorites',
+        galleryId: state.gallery.id,
+        shareLinkId: state.full.id,
+      });
+      assert.deepEqual(other.media_ids, []);
+
+      // Delete: the link stops at once, the trigger hears of it, and Get is then an error.
+      const [deleted] = await one({
+        resource: 'shareLink',
+        operation: 'delete',
+        galleryId: state.gallery.id,
+        shareLinkId: state.plain.id,
+      });
+      assert.deepEqual(deleted, { id: state.plain.id, deleted: true });
+      assert.equal((await fetch(state.plain.url)).status, 404);
+      await webhooks.waitForRun(
+        (r) =>
+          r.data.resultData.runData['Lightbox Trigger']?.[0]?.data.main[0][0].json.event_type === 'share_link.deleted',
+      );
+      await assert.rejects(
+        one({ resource: 'shareLink', operation: 'get', galleryId: state.gallery.id, shareLinkId: state.plain.id }),
+        (err) => err.n8n?.httpCode === '404',
+      );
+    } finally {
+      assert.equal(await host.deactivate(workflow, triggerNode, data), true);
+      webhooks.unregister();
+    }
+    assert.deepEqual(await endpoints(), []);
   });
 });

@@ -9,9 +9,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL, lightboxRequest } from '../shared';
+import { runShareLink, shareLinkFields, shareLinkOperations } from './ShareLinkDescription';
 
 // The actions and searches of docs/api.md §24 (the same as the Zapier app's), as resources and
-// operations. README.md names the Lightbox endpoint behind each.
+// operations, and share links (docs/api.md §28, in ./ShareLinkDescription.ts). README.md names the
+// Lightbox endpoint behind each.
 
 const galleryIdField = (operations: string[]): INodeProperties => ({
   displayName: 'Gallery ID',
@@ -96,6 +98,7 @@ export class Lightbox implements INodeType {
           { name: 'Gallery', value: 'gallery' },
           { name: 'Client', value: 'client' },
           { name: 'Media', value: 'media' },
+          { name: 'Share Link', value: 'shareLink' },
         ],
       },
       {
@@ -162,6 +165,7 @@ export class Lightbox implements INodeType {
           },
         ],
       },
+      ...shareLinkOperations,
 
       // Gallery: create, find
       {
@@ -323,6 +327,8 @@ export class Lightbox implements INodeType {
           { displayName: 'Phone', name: 'phone', type: 'string', default: '' },
         ],
       },
+
+      ...shareLinkFields,
     ],
   };
 
@@ -458,6 +464,7 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
       return (this.getNodeParameter('createIfNotFound', i) as boolean) ? create() : [];
     }
   }
+  if (resource === 'shareLink') return runShareLink.call(this, operation, i);
   if (resource === 'media' && operation === 'addFromUrl') {
     const body = filled({
       url: this.getNodeParameter('url', i) as string,

@@ -38,7 +38,22 @@ export const EVENTS = [
   {
     name: 'Selection Submitted',
     value: 'client_link.selection_submitted',
-    description: 'A client sent their favorite photos',
+    description: 'A client sent their favorite photos from their link',
+  },
+  // docs/api.md §28: the object of these is the share link (its listing_id names the gallery).
+  { name: 'Share Link Created', value: 'share_link.created' },
+  { name: 'Share Link Updated', value: 'share_link.updated' },
+  { name: 'Share Link Deleted', value: 'share_link.deleted' },
+  { name: 'Share Link Viewed', value: 'share_link.viewed', description: 'Someone opened a share link' },
+  {
+    name: 'Share Link Downloaded',
+    value: 'share_link.downloaded',
+    description: 'Someone downloaded a photo or the whole gallery at a share link',
+  },
+  {
+    name: 'Share Link Selection Submitted',
+    value: 'share_link.selection_submitted',
+    description: 'Someone sent their favorite photos at a share link',
   },
   { name: 'Media Added', value: 'media.created' },
   { name: 'Media Updated', value: 'media.updated' },
