@@ -165,10 +165,6 @@ export async function startLightbox({ name = 'Harbour Light Studio', email = 'ow
     return { status: res.status, body: await res.json() };
   };
 
-  /** Whether the server knows an event type (docs/api.md §25's client_link.selection_submitted, say). */
-  const knowsEventType = async (type) =>
-    (await api('GET', `/v1/events?type=${encodeURIComponent(type)}&limit=1`)).status === 200;
-
   return {
     base,
     key,
@@ -177,7 +173,6 @@ export async function startLightbox({ name = 'Harbour Light Studio', email = 'ow
     api,
     upload,
     until,
-    knowsEventType,
     stderr: () => server.stderr(),
     stop: async () => {
       server.child.kill('SIGTERM');
