@@ -109,6 +109,11 @@ function controlsOf(v: ShareLinkFormValues, password: string): { body: Record<st
   else if (/^\d{4}-\d{2}-\d{2}$/.test(v.expires_on) && !Number.isNaN(Date.parse(v.expires_on)))
     body.expires_at = `${v.expires_on}T23:59:59.999Z`;
   else errors.expires_on = 'Enter a day, like 2027-03-31';
+  // Said with the other refusals at once (the service checks it too, against the link as stored).
+  const [min, max] = [body.selection_min, body.selection_max];
+  if (typeof min === 'number' && typeof max === 'number' && min > max) {
+    errors.selection_min = 'The fewest must not be more than the most';
+  }
   if (v.remove_password) body.password = null;
   else if (password !== '') body.password = password;
   return { body, errors };
