@@ -33,6 +33,8 @@ import {
 import { deleteGalleryPage, galleryPage } from './views/gallery.ts';
 import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.routes.ts';
 import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
+import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
+import type { ShareLinkFormState } from './views/share-links.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -109,6 +111,13 @@ const NOTICES: Record<string, Notice> = {
     text: 'Only an active gallery can be published: set its status to active first.',
   },
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
+  ...SHARE_LINK_NOTICES,
+};
+
+/** Share link notices open the share links panel. */
+const isShareLinkNotice = (request: FastifyRequest): boolean => {
+  const code = (request.query as Record<string, unknown> | undefined)?.notice;
+  return typeof code === 'string' && Object.hasOwn(SHARE_LINK_NOTICES, code);
 };
 
 const galleryNotice = (request: FastifyRequest): Notice | null => {
@@ -198,19 +207,22 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     id: string,
     form?: { values: GalleryFormValues; errors: FieldErrors },
     tours?: ToursFormState,
+    shareLink?: ShareLinkFormState,
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    const [media, clients, favorites, emails, client] = await Promise.all([
+    const [media, clients, favorites, emails, client, shareLinks] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
       services.notifications.ofListing(account.id, id, RECENT_EMAILS),
       listing.client_id === null ? null : services.clients.get(account.id, listing.client_id).catch(() => null),
+      shareLinkRows(services, account.id, id),
     ]);
+    const refused = form !== undefined || tours !== undefined || shareLink !== undefined;
     return galleryPage({
       viewer,
-      notice: form === undefined && tours === undefined ? galleryNotice(request) : null,
+      notice: refused ? null : galleryNotice(request),
       listing,
       media: media.data,
       client: client === null ? null : { id: client.id, name: client.name, email: client.email },
@@ -221,6 +233,11 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       errors: form?.errors ?? {},
       limits: ctx.config.media,
       ...(tours === undefined ? {} : { tours }),
+      shareLinks: {
+        links: shareLinks,
+        open: !refused && isShareLinkNotice(request),
+        ...(shareLink === undefined ? {} : { form: shareLink }),
+      },
     });
   }
 
@@ -421,4 +438,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
 
   registerGalleryMediaRoutes(scope, ctx, { notice: galleryNotice, galleryPath });
   registerGalleryToursRoutes(scope, ctx, (request, id, tours) => renderGallery(request, id, undefined, tours));
+  registerGalleryShareLinkRoutes(scope, ctx, (request, id, shareLink) =>
+    renderGallery(request, id, undefined, undefined, shareLink),
+  );
 }

@@ -73,6 +73,12 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/galleries/:listing_id|:id/property-page': 'member',
   'POST /dashboard/galleries/:listing_id|:id/property-page/delete': 'member',
   'POST /dashboard/galleries/:listing_id|:id/unassign': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/share-links': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/share-links/:share_link_id': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/notify': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/rotate': 'member',
+  'GET /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/delete': 'member',
+  'POST /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/delete': 'member',
   // Resumable uploads (tus) for the gallery page's script: the form token in X-CSRF-Token.
   'OPTIONS /dashboard/galleries/:listing_id|:id/uploads': 'member',
   'POST /dashboard/galleries/:listing_id|:id/uploads': 'member',

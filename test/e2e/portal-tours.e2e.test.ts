@@ -35,9 +35,14 @@ const CSP_RECORDER = `
     window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI);
   });`;
 
-// NOT YET WORKING: the first run (09:22 UTC, 2026-12-07) hung before its first screenshot (killed
-// at 500 s); skipped until diagnosed, so that it cannot hold up the suite.
-const NOT_YET = 'hangs before its first screenshot: not yet diagnosed (see the branch report)';
+// NOT YET WORKING. The first run (09:22 UTC, 2026-12-07) hung before its first screenshot: in
+// check(), decode() of a lazy image the jump to the bottom had skipped never settled (fixed below:
+// scrolled a screen at a time, the wait bounded). Now the phone run with JavaScript fails on
+// axe-core's color-contrast for .portal-card__placeholder (a fix for src/public/assets/portal.css),
+// and the next run (JavaScript off) still hangs, not yet located (axe.run or the bounded decode,
+// whose timers may never fire with JavaScript off, are the suspects). Skipped, so that it cannot
+// hold up the suite.
+const NOT_YET = 'portal placeholder contrast, and a hang with JavaScript off: see the comment above';
 
 describe('the portal and tours in a browser', { skip: skipWithoutChromium || NOT_YET }, () => {
   let ctx: TestContext;
@@ -130,10 +135,23 @@ describe('the portal and tours in a browser', { skip: skipWithoutChromium || NOT
   });
 
   async function check(p: Page, name: string, phone: boolean, js: boolean): Promise<void> {
+    // Through the page a screen at a time, as a reader scrolls: every lazy image comes into range and
+    // loads. (A jump to the bottom skipped the middle cards, and decode() of a lazy image that never
+    // started loading never settles: the hang of the first run.)
+    const height = Number(await inPage(p, 'String(document.documentElement.scrollHeight)'));
+    for (let y = 0; y < height; y += Math.floor((phone ? PHONE : DESKTOP).height / 2)) {
+      await p.evaluate(`window.scrollTo(0, ${y})`);
+    }
     await p.evaluate('window.scrollTo(0, document.body.scrollHeight)');
     await p.waitForLoadState('networkidle');
     await p.evaluate('window.scrollTo(0, 0)');
-    await p.evaluate('Promise.all([...document.images].map((i) => i.decode().catch(() => undefined)))');
+    // Bounded: an image that never loads is reported below by name, not a test that hangs.
+    await p.evaluate(
+      `Promise.race([
+        Promise.all([...document.images].map((i) => i.decode().catch(() => undefined))),
+        new Promise((resolve) => setTimeout(resolve, 15000)),
+      ])`,
+    );
     const broken = await inPage(
       p,
       `JSON.stringify([...document.images].filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src))`,

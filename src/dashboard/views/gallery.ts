@@ -18,6 +18,7 @@ import { DRAFT_HINT } from './draft-email.ts';
 import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } from './galleries.ts';
 import { mediaSection } from './gallery-media.ts';
 import { toursEditor, toursFormOf, type ToursFormState } from './tours.ts';
+import { shareLinksSection, type ShareLinkFormState, type ShareLinkRow } from './share-links.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -35,6 +36,8 @@ export interface GalleryPageOptions {
   limits: { maxFileBytes: number; maxFiles: number };
   /** The tours editor as typed when a save was refused; else the gallery's tours. */
   tours?: ToursFormState;
+  /** The gallery's share links; the panel open after one of their notices, or with a refused form. */
+  shareLinks: { links: ShareLinkRow[]; open: boolean; form?: ShareLinkFormState };
 }
 
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
@@ -213,10 +216,18 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
       </div>
       ${detailsSection(o)}
       <nav class="in-page" aria-label="On this page">
-        <a href="#media">Media</a> <a href="#client">Client</a> <a href="#property">Property pages</a>
-        <a href="#activity">Activity</a>
+        <a href="#media">Media</a> <a href="#client">Client</a> <a href="#share-links">Share links</a>
+        <a href="#property">Property pages</a> <a href="#activity">Activity</a>
       </nav>
       ${mediaSection({ listing: l, media: o.media, csrf: o.viewer.csrfToken, limits: o.limits })} ${clientSection(o)}
+      ${shareLinksSection({
+        listing: l,
+        media: o.media,
+        csrf: o.viewer.csrfToken,
+        links: o.shareLinks.links,
+        open: o.shareLinks.open,
+        ...(o.shareLinks.form === undefined ? {} : { form: o.shareLinks.form }),
+      })}
       ${propertySection(o)} ${activitySection(o)}`,
   });
 }
