@@ -38,7 +38,10 @@ export const brandNeedles = (): string[] =>
     'Klondike',
     BRAND.clientEmail,
     BRAND.clientPhone,
-    '0199',
+    // The phone however it is written: 4 digits alone also turned up in a random ETag or Date.
+    '0199 7733',
+    '01997733',
+    '5550199',
     'mailto:',
     'tel:',
   ].map((s) => s.toLowerCase());
