@@ -47,6 +47,7 @@ const FIRST_DIALECT_ONLY = [
   'src/dashboard/**', // pages over the services' queries
   'src/gallery/**', // pages and archives over the services' queries
   'src/property/**',
+  'src/public/**', // the tours as the pages show them; their queries are the listings service's
   'src/lib/**',
   'src/mail/**',
   'src/storage/**',

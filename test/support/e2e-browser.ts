@@ -1,11 +1,16 @@
 // What the browser suites (test/e2e/*.e2e.test.ts) share: Debian's chromium launched through
 // playwright-core, the console watched for errors, screenshots under test-results/screenshots/
 // (git-ignored), and the check that a phone page needs no sideways scroll.
+//
+// Screenshots are for people to look at, never asserted on: CI (CI=true), whose clone is thrown
+// away, takes none unless SCREENSHOTS=1; a developer's run takes them all unless SCREENSHOTS=0.
+// A full-page PNG at twice a phone's pixels was a quarter of a browser suite's time
+// (docs/decisions/0027-ci-time.md).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SHOTS = path.resolve('test-results/screenshots');
@@ -14,10 +19,44 @@ export const chromiumAvailable = existsSync(CHROMIUM);
 export const skipWithoutChromium: string | false =
   !chromiumAvailable && process.env.CI !== 'true' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
 
-/** Headless chromium, quiet (no background traffic); the screenshot folder made. */
+/** Whether this run writes screenshots (see above). */
+export const takingScreenshots = (process.env.SCREENSHOTS ?? (process.env.CI === 'true' ? '0' : '1')) !== '0';
+
+/** A page whose screenshot() writes nothing and answers an empty image: the run takes none. */
+function withoutScreenshots(p: Page): Page {
+  p.screenshot = () => Promise.resolve(Buffer.alloc(0));
+  return p;
+}
+
+/** Every page of the context, however it is opened, without screenshots. */
+function contextWithoutScreenshots(context: BrowserContext): BrowserContext {
+  const newPage = context.newPage.bind(context);
+  context.newPage = async () => withoutScreenshots(await newPage());
+  context.on('page', withoutScreenshots);
+  return context;
+}
+
+/** Headless chromium, quiet (no background traffic); the screenshot folder made (when screenshots are taken). */
 export async function launchChromium(): Promise<Browser> {
   assert.ok(chromiumAvailable, `${CHROMIUM} is required when CI=true`);
-  await mkdir(SHOTS, { recursive: true });
+  const browser = await launchQuiet();
+  if (takingScreenshots) {
+    await mkdir(SHOTS, { recursive: true });
+    return browser;
+  }
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => contextWithoutScreenshots(await newContext(options));
+  browser.newPage = async (options) => {
+    const context = await browser.newContext(options);
+    const p = await context.newPage();
+    // As playwright's own newPage: the page owns its context, closed with it.
+    p.on('close', () => void context.close());
+    return p;
+  };
+  return browser;
+}
+
+function launchQuiet(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
