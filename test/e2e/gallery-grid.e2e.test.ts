@@ -9,7 +9,6 @@ import { after, afterEach, before, describe, test, type TestContext as NodeTest 
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
@@ -17,10 +16,11 @@ import { mp4 } from '../support/media-fixtures.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
-  SHOTS as SHARED_SHOTS,
+  assertAccessible,
   assertFitsPhone,
   inPage,
   launchChromium,
+  SHOTS as SHARED_SHOTS,
   skipWithoutChromium,
   watchConsole,
 } from '../support/e2e-browser.ts';
@@ -43,19 +43,6 @@ let page: Page;
 let phone: Page;
 let noScript: Page;
 const consoleErrors: string[] = [];
-
-async function assertAccessible(p: Page, name: string): Promise<void> {
-  if ((await inPage(p, 'typeof window.axe')) !== 'object') await p.evaluate(axe.source);
-  const found = JSON.parse(
-    await inPage(
-      p,
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '))))`,
-    ),
-  ) as string[];
-  assert.deepEqual(found, [], `${name}: axe-core found serious or critical violations`);
-}
 
 /** Every thumbnail loaded (lazy ones too), so the page's height and its screenshot are the real ones. */
 async function loadImages(p: Page): Promise<void> {

@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { call, createAccount, createTestContext, type TestContext } from '../support/test-app.ts';
 import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
@@ -16,10 +15,11 @@ import { freePort } from '../support/process-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { publish, type PropertyPageJson } from '../support/property.ts';
 import {
-  SHOTS,
+  assertAccessible,
   assertFitsPhone,
   inPage,
   launchChromium,
+  SHOTS,
   skipWithoutChromium,
   watchConsole,
 } from '../support/e2e-browser.ts';
@@ -154,18 +154,7 @@ describe('the portal and tours in a browser', { skip: skipWithoutChromium }, () 
     assert.equal(broken, '[]', `${name}: images that did not load`);
     // axe-core waits on the page's timers, which never fire with JavaScript off (the hang of the
     // second run); the markup is the server's either way, so the JavaScript runs check it.
-    if (js) {
-      await p.evaluate(axe.source);
-      const found = JSON.parse(
-        await inPage(
-          p,
-          `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '))))`,
-        ),
-      ) as string[];
-      assert.deepEqual(found, [], `${name}: axe-core found serious or critical violations`);
-    }
+    if (js) await assertAccessible(p, name);
     if (phone) await assertFitsPhone(p);
     if (js) assert.equal(await inPage(p, 'JSON.stringify(window.__cspViolations || [])'), '[]', `${name}: CSP`);
     await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });

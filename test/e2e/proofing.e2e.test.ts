@@ -10,7 +10,6 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { eventually, makeVariantsNow, uploaded } from '../support/media-helpers.ts';
@@ -18,9 +17,10 @@ import { freePort } from '../support/process-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { newGallery } from '../support/notification-helpers.ts';
 import {
-  SHOTS as SHARED_SHOTS,
+  assertAccessible,
   inPage,
   launchChromium,
+  SHOTS as SHARED_SHOTS,
   skipWithoutChromium,
   watchConsole,
 } from '../support/e2e-browser.ts';
@@ -67,16 +67,7 @@ async function look(p: Page, phone: boolean, js: boolean, name: string): Promise
     await mirror.unroute(url);
     p = mirror;
   }
-  await p.evaluate(axe.source);
-  const found = JSON.parse(
-    await inPage(
-      p,
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '))))`,
-    ),
-  ) as string[];
-  assert.deepEqual(found, [], `${name}: axe-core found serious or critical violations`);
+  await assertAccessible(p, name);
   if (phone) {
     const width = Number(await inPage(p, 'document.documentElement.scrollWidth'));
     assert.ok(width <= 390, `${name} is ${width} px wide on a 390 px phone`);

@@ -9,8 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import axe from 'axe-core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { call, createTestContext, type TestContext } from '../support/test-app.ts';
 import { pdf } from '../support/media-fixtures.ts';
 import { eventually, makeVariantsNow, uploaded, type MediaJson } from '../support/media-helpers.ts';
@@ -19,10 +18,11 @@ import { sceneJpeg } from '../support/photos.ts';
 import { makeVideo } from '../support/videos.ts';
 import { BRAND, brandedAccount, publish, type PropertyPageJson } from '../support/property.ts';
 import {
-  SHOTS,
+  assertAccessible,
   assertFitsPhone,
   inPage,
   launchChromium,
+  SHOTS,
   skipWithoutChromium,
   watchConsole,
 } from '../support/e2e-browser.ts';
@@ -94,18 +94,6 @@ describe('the unbranded property page and its files in a browser', { skip: skipW
   });
 
   /** axe-core in the page (evaluated: the page's CSP allows no inline script). */
-  async function assertAccessible(p: Page, label: string): Promise<void> {
-    await p.evaluate(axe.source);
-    const found = JSON.parse(
-      await inPage(
-        p,
-        `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '))))`,
-      ),
-    ) as string[];
-    assert.deepEqual(found, [], `${label}: axe-core found serious or critical violations`);
-  }
 
   for (const [size, viewport] of [
     ['phone', PHONE],

@@ -10,17 +10,17 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
-  SHOTS as SHARED_SHOTS,
+  assertAccessible,
   assertFitsPhone,
   inPage,
   launchChromium,
+  SHOTS as SHARED_SHOTS,
   skipWithoutChromium,
   watchConsole,
 } from '../support/e2e-browser.ts';
@@ -37,19 +37,6 @@ let owner: TestAccount;
 let galleryId = '';
 const contexts: BrowserContext[] = [];
 const consoleErrors: string[] = [];
-
-async function assertAccessible(p: Page, name: string): Promise<void> {
-  if ((await inPage(p, 'typeof window.axe')) !== 'object') await p.evaluate(axe.source);
-  const found = JSON.parse(
-    await inPage(
-      p,
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '))))`,
-    ),
-  ) as string[];
-  assert.deepEqual(found, [], `${name}: axe-core found serious or critical violations`);
-}
 
 /** axe-core (with script), the phone's width, a full-page screenshot. */
 async function checkPage(p: Page, name: string, phone: boolean, js = true): Promise<void> {

@@ -7,13 +7,13 @@
 // CSP, and screenshotted to test-results/screenshots/team-*.png.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpAt } from '../../src/modules/accounts/totp.ts';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { freePort } from '../support/process-helpers.ts';
 import { addMember, invitationMails } from '../support/team.ts';
 import {
+  assertAccessible,
   assertFitsPhone,
   inPage,
   launchChromium,
@@ -32,22 +32,7 @@ const VIEWPORTS = [
 let ctx: TestContext;
 let base: string;
 let browser: Browser;
-let axeSource = '';
 const consoleErrors: string[] = [];
-
-/** axe-core in the page (evaluated over the DevTools protocol: the page's CSP is untouched). */
-async function assertAccessible(p: Page, name: string): Promise<void> {
-  await p.evaluate(axeSource);
-  const found = JSON.parse(
-    await inPage(
-      p,
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '))))`,
-    ),
-  ) as string[];
-  assert.deepEqual(found, [], `${name} (${p.url()}): axe-core found serious or critical violations`);
-}
 
 /** The page, checked (axe, and no sideways scroll on a phone) and screenshotted. */
 async function look(p: Page, tag: string, name: string): Promise<void> {
@@ -68,7 +53,6 @@ describe('a team and two-factor sign-in in a browser', { skip }, () => {
     ctx = await createTestContext({ PUBLIC_URL: base });
     await ctx.app.listen({ host: '127.0.0.1', port });
     browser = await launchChromium();
-    axeSource = axe.source;
   });
 
   afterEach(() => {

@@ -13,7 +13,6 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, createTestContext, type TestContext } from '../support/test-app.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
@@ -21,10 +20,11 @@ import { mp4, pdf } from '../support/media-fixtures.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
-  SHOTS as SHARED_SHOTS,
+  assertAccessible,
   assertFitsPhone,
   inPage,
   launchChromium,
+  SHOTS as SHARED_SHOTS,
   skipWithoutChromium,
   watchConsole,
 } from '../support/e2e-browser.ts';
@@ -33,7 +33,6 @@ const SHOTS = path.join(SHARED_SHOTS, 'workspace');
 const OWNER = { studio: 'Harbour Light', email: 'owner@harbour.example', password: 'a long studio password' };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
-const AXE = axe.source;
 
 let ctx: TestContext;
 let base: string;
@@ -47,20 +46,6 @@ let noScript: Page;
 let accountId = '';
 let galleryId = '';
 const consoleErrors: string[] = [];
-
-/** axe-core in the page (evaluated, not a script tag: the page's CSP allows no inline script). */
-async function assertAccessible(p: Page, name: string): Promise<void> {
-  if ((await inPage(p, 'typeof window.axe')) !== 'object') await p.evaluate(AXE);
-  const found = JSON.parse(
-    await inPage(
-      p,
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '))))`,
-    ),
-  ) as string[];
-  assert.deepEqual(found, [], `${name}: axe-core found serious or critical violations`);
-}
 
 /** The checks every page gets: axe-core, the phone's width, a full-page screenshot. */
 async function checkPage(p: Page, name: string): Promise<void> {

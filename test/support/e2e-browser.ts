@@ -1,16 +1,12 @@
 // What the browser suites (test/e2e/*.e2e.test.ts) share: Debian's chromium launched through
 // playwright-core, the console watched for errors, screenshots under test-results/screenshots/
-// (git-ignored), and the check that a phone page needs no sideways scroll.
-//
-// Screenshots are for people to look at, never asserted on: CI (CI=true), whose clone is thrown
-// away, takes none unless SCREENSHOTS=1; a developer's run takes them all unless SCREENSHOTS=0.
-// A full-page PNG at twice a phone's pixels was a quarter of a browser suite's time
-// (docs/decisions/0027-ci-time.md).
+// (git-ignored), the check that a phone page needs no sideways scroll, and axe-core's.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import axe from 'axe-core';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SHOTS = path.resolve('test-results/screenshots');
@@ -19,44 +15,10 @@ export const chromiumAvailable = existsSync(CHROMIUM);
 export const skipWithoutChromium: string | false =
   !chromiumAvailable && process.env.CI !== 'true' ? `${CHROMIUM} is missing (apt-get install chromium)` : false;
 
-/** Whether this run writes screenshots (see above). */
-export const takingScreenshots = (process.env.SCREENSHOTS ?? (process.env.CI === 'true' ? '0' : '1')) !== '0';
-
-/** A page whose screenshot() writes nothing and answers an empty image: the run takes none. */
-function withoutScreenshots(p: Page): Page {
-  p.screenshot = () => Promise.resolve(Buffer.alloc(0));
-  return p;
-}
-
-/** Every page of the context, however it is opened, without screenshots. */
-function contextWithoutScreenshots(context: BrowserContext): BrowserContext {
-  const newPage = context.newPage.bind(context);
-  context.newPage = async () => withoutScreenshots(await newPage());
-  context.on('page', withoutScreenshots);
-  return context;
-}
-
-/** Headless chromium, quiet (no background traffic); the screenshot folder made (when screenshots are taken). */
+/** Headless chromium, quiet (no background traffic); the screenshot folder made. */
 export async function launchChromium(): Promise<Browser> {
   assert.ok(chromiumAvailable, `${CHROMIUM} is required when CI=true`);
-  const browser = await launchQuiet();
-  if (takingScreenshots) {
-    await mkdir(SHOTS, { recursive: true });
-    return browser;
-  }
-  const newContext = browser.newContext.bind(browser);
-  browser.newContext = async (options) => contextWithoutScreenshots(await newContext(options));
-  browser.newPage = async (options) => {
-    const context = await browser.newContext(options);
-    const p = await context.newPage();
-    // As playwright's own newPage: the page owns its context, closed with it.
-    p.on('close', () => void context.close());
-    return p;
-  };
-  return browser;
-}
-
-function launchQuiet(): Promise<Browser> {
+  await mkdir(SHOTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -122,4 +84,22 @@ export async function assertFitsPhone(p: Page, cells = 'main td'): Promise<void>
   ) as { page: number; cells: string[] };
   assert.ok(overflow.page <= 0, `${p.url()} is ${overflow.page} px wider than the phone`);
   assert.deepEqual(overflow.cells, [], `${p.url()}: table cells off screen`);
+}
+
+/**
+ * axe-core in the page (evaluated over the DevTools protocol: the page's CSP is untouched): no
+ * serious or critical violation. It waits on the page's timers, so the page's JavaScript must be on
+ * (a page without it is checked through a page that has it: see test/e2e/proofing.e2e.test.ts).
+ */
+export async function assertAccessible(p: Page, name: string): Promise<void> {
+  if ((await inPage(p, 'typeof window.axe')) !== 'object') await p.evaluate(axe.source);
+  const found = JSON.parse(
+    await inPage(
+      p,
+      `axe.run(document, { resultTypes: ['violations'] }).then((r) => JSON.stringify(r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join(', '))))`,
+    ),
+  ) as string[];
+  assert.deepEqual(found, [], `${name} (${p.url()}): axe-core found serious or critical violations`);
 }
