@@ -201,6 +201,25 @@ describe('studio settings', () => {
     assert.equal((await ctx.services.accounts.get(owner.accountId)).name, 'Harbour Light');
   });
 
+  test('the currency (docs/api.md §29): USD at first, any ISO 4217 code, anything else refused', async () => {
+    const { owner, browser } = await signedIn();
+    let page = await browser.get('/dashboard/settings/studio');
+    assert.equal(inputValue(page.body, 'f-currency'), 'USD');
+    const res = await browser.post('/dashboard/settings/studio', { name: 'Studio', sender_name: '', currency: 'eur' });
+    assert.equal(res.statusCode, 303);
+    assert.equal((await ctx.services.accounts.get(owner.accountId)).currency, 'EUR');
+    page = await browser.get('/dashboard/settings/studio');
+    assert.equal(inputValue(page.body, 'f-currency'), 'EUR');
+    const refused = await browser.post('/dashboard/settings/studio', {
+      name: 'Studio',
+      sender_name: '',
+      currency: 'EU',
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.match(textOf(refused.body), /must be an ISO 4217 currency code/);
+    assert.equal((await ctx.services.accounts.get(owner.accountId)).currency, 'EUR');
+  });
+
   test('a password change signs out every other session and keeps this one', async () => {
     const { owner, browser } = await signedIn();
     const laptop = new Browser(ctx.app);

@@ -158,7 +158,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
 
   scope.get('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
-    const values = { name: account.name, sender_name: account.sender_name ?? '' };
+    const values = { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency };
     return sendPage(
       reply,
       studioPage({
@@ -175,9 +175,18 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
   scope.post('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { viewer, account } = viewerOf(request);
     const form = formFields(request.body);
-    const values = { name: form.get('name').trim(), sender_name: form.get('sender_name').trim() };
+    const values = {
+      name: form.get('name').trim(),
+      sender_name: form.get('sender_name').trim(),
+      currency: form.get('currency').trim().toUpperCase(),
+    };
     try {
-      await services.accounts.updateStudio(account.id, { name: values.name, senderName: values.sender_name });
+      await services.accounts.updateStudio(account.id, {
+        name: values.name,
+        senderName: values.sender_name,
+        // A form without the field (an older page) keeps the currency.
+        ...(values.currency === '' ? {} : { currency: values.currency }),
+      });
     } catch (err) {
       const refused = fieldErrors(err);
       if (refused === null) throw err;
@@ -202,7 +211,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     const { viewer, account, user } = viewerOf(request);
     const form = formFields(request.body);
     const next = form.get('new_password');
-    const values = { name: account.name, sender_name: account.sender_name ?? '' };
+    const values = { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency };
     // The owner changes it on the studio page; a member on their own sign-in page.
     const render = async (passwordErrors: FieldErrors, status = 400) =>
       sendPage(

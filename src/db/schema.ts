@@ -9,6 +9,8 @@ export interface AccountsTable {
   email_normalized: string;
   password_hash: string;
   sender_name: string | null;
+  /** ISO 4217 (docs/api.md §29): every amount of the account is in its minor unit. */
+  currency: Generated<string>;
   created_at: string;
   updated_at: string;
   /** Set on a studio's test account (docs/api.md §20): the live account it belongs to. */

@@ -7,9 +7,10 @@ import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, ty
 export interface StudioValues {
   name: string;
   sender_name: string;
+  currency: string;
 }
 
-const STUDIO_LABELS = { name: 'Studio name', sender_name: 'Sender name' };
+const STUDIO_LABELS = { name: 'Studio name', sender_name: 'Sender name', currency: 'Currency' };
 const PASSWORD_LABELS = {
   current_password: 'Current password',
   new_password: 'New password',
@@ -43,6 +44,7 @@ export function studioPage(o: {
           ${csrfField(o.viewer.csrfToken)}
           ${field({ name: 'name', label: STUDIO_LABELS.name, value: o.values.name, error: se.name, maxlength: maxLengthOf(StudioBody, 'name'), autocomplete: 'organization', hint: 'Your studio as clients know it: emails to them name it in the subject line.', autofocus: se.name !== undefined })}
           ${field({ name: 'sender_name', label: STUDIO_LABELS.sender_name, value: o.values.sender_name, error: se.sender_name, maxlength: maxLengthOf(StudioBody, 'sender_name'), required: false, autocomplete: 'off', hint: 'The “From” name of the emails sent to your clients, and the name they are signed with. Leave it empty to use the studio name.', autofocus: se.sender_name !== undefined })}
+          ${field({ name: 'currency', label: STUDIO_LABELS.currency, value: o.values.currency, error: se.currency, maxlength: 3, autocomplete: 'off', hint: 'The ISO 4217 code your products and invoices are priced in, such as USD, EUR, GBP or JPY.', autofocus: se.currency !== undefined })}
           <div class="actions"><button type="submit" class="button">Save studio</button></div>
         </form>
       </section>

@@ -43,6 +43,7 @@ export function registerAccountRoutes(
         name: account.name,
         email: account.email,
         livemode,
+        currency: account.currency,
         key: { id: key.id, name: key.name, prefix: key.prefix, scope: key.scope, expires_at: key.expires_at },
       };
       const json = JSON.stringify(body);

@@ -15,6 +15,7 @@ export const StudioBody = Type.Object(
     name: TextInput({ minLength: 1, maxLength: STUDIO_NAME_MAX_LENGTH }),
     email: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_EMAIL_LENGTH, format: 'email' })),
     sender_name: Type.Optional(NullableString({ maxLength: STUDIO_NAME_MAX_LENGTH })),
+    currency: Type.Optional(Type.String({ minLength: 3, maxLength: 3 })),
   },
   { additionalProperties: false, title: 'Studio' },
 );
@@ -36,6 +37,10 @@ export const AccountObject = Type.Object(
     name: Type.String({ maxLength: 200, description: "The studio's name, as emails show it." }),
     email: Type.String({ maxLength: 254, description: "The owner's email address." }),
     livemode: Type.Boolean({ description: 'false when the key is a test key (its data is test data).' }),
+    currency: Type.String({
+      pattern: '^[A-Z]{3}$',
+      description: "ISO 4217: every amount of the account is an integer in this currency's minor unit.",
+    }),
     key: AccountKey,
   },
   { title: 'Account', additionalProperties: false },

@@ -8,6 +8,7 @@ import {
   createKey,
   createTestContext,
   expectError,
+  testModeOf,
   type TestContext,
 } from '../../../test/support/test-app.ts';
 
@@ -16,6 +17,7 @@ interface AccountJson {
   name: string;
   email: string;
   livemode: boolean;
+  currency: string;
   key: { id: string; name: string; prefix: string; scope: string; expires_at: string | null };
 }
 
@@ -33,7 +35,7 @@ describe('GET /v1/account', () => {
     const res = await call(ctx, 'GET', '/v1/account', { key: me.key });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json<AccountJson>();
-    assert.deepEqual(Object.keys(body).sort(), ['email', 'id', 'key', 'livemode', 'name']);
+    assert.deepEqual(Object.keys(body).sort(), ['currency', 'email', 'id', 'key', 'livemode', 'name']);
     assert.equal(body.id, me.accountId);
     assert.equal(body.name, 'North Light');
     assert.equal(body.email, me.email);
@@ -47,6 +49,22 @@ describe('GET /v1/account', () => {
     });
     assert.ok(body.key.prefix.length >= 8 && body.key.prefix.length < 20);
     assert.ok(!res.body.includes(me.key), 'never the key itself');
+  });
+
+  test("currency (docs/api.md §29): USD by default, the studio's choice after, the same in test mode", async () => {
+    const me = await createAccount(ctx);
+    assert.equal((await call(ctx, 'GET', '/v1/account', { key: me.key })).json<AccountJson>().currency, 'USD');
+    const test = await testModeOf(ctx, me);
+    await ctx.services.accounts.updateStudio(me.accountId, { name: 'Studio', senderName: null, currency: 'jpy' });
+    assert.equal((await call(ctx, 'GET', '/v1/account', { key: me.key })).json<AccountJson>().currency, 'JPY');
+    assert.equal((await call(ctx, 'GET', '/v1/account', { key: test.key })).json<AccountJson>().currency, 'JPY');
+    // Not a currency: refused, naming the field, and nothing changes.
+    await assert.rejects(
+      ctx.services.accounts.updateStudio(me.accountId, { name: 'Studio', senderName: null, currency: 'XYZ' }),
+      (err: { code?: string; details?: { field: string }[] }) =>
+        err.code === 'validation_error' && err.details?.[0]?.field === 'currency',
+    );
+    assert.equal((await call(ctx, 'GET', '/v1/account', { key: me.key })).json<AccountJson>().currency, 'JPY');
   });
 
   test('any scope: a read-only key with an expiry sees itself', async () => {

@@ -12,6 +12,8 @@ export interface Account {
   name: string;
   email: string;
   sender_name: string | null;
+  /** ISO 4217 (docs/api.md §29). */
+  currency: string;
   created_at: string;
   updated_at: string;
   /** false for a studio's test account (docs/api.md §20). */
@@ -73,6 +75,7 @@ export async function insertTestAccount(db: Executor, live: AccountRow, id: stri
       email_normalized: `test-mode:${live.id}`,
       password_hash: '!',
       sender_name: live.sender_name,
+      currency: live.currency,
       created_at: now,
       updated_at: now,
       live_account_id: live.id,
@@ -100,10 +103,11 @@ export async function insertSetupMarker(db: Executor, accountId: string, now: st
 export async function updateStudio(
   db: Executor,
   id: string,
-  values: { name: string; sender_name: string | null; updated_at: string },
+  values: { name: string; sender_name: string | null; currency?: string; updated_at: string },
 ): Promise<boolean> {
   const result = await db.updateTable('accounts').set(values).where('id', '=', id).executeTakeFirst();
-  // The studio's test account signs its emails with the same names (docs/api.md §20).
+  // The studio's test account signs its emails with the same names (docs/api.md §20) and
+  // counts in the same currency (docs/api.md §29).
   await db.updateTable('accounts').set(values).where('live_account_id', '=', id).execute();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -10,6 +10,7 @@ import { passwordHasher, verifyPassword } from '../../lib/password.ts';
 import { deleteResetsOfUser } from './password-reset.repository.ts';
 import { createSignInThrottle } from './sign-in.service.ts';
 import { STUDIO_NAME_MAX_LENGTH } from './account.schemas.ts';
+import { DEFAULT_CURRENCY, isCurrency } from '../money/money.ts';
 import * as repo from './accounts.repository.ts';
 import type { Account } from './accounts.repository.ts';
 import * as users from './users.repository.ts';
@@ -36,6 +37,7 @@ const toAccount = (row: repo.AccountRow): Account => ({
   name: row.name,
   email: row.email,
   sender_name: row.sender_name,
+  currency: row.currency,
   created_at: row.created_at,
   updated_at: row.updated_at,
   livemode: row.live_account_id === null,
@@ -45,6 +47,8 @@ export interface StudioSettingsInput {
   name: string;
   /** The From name of notification emails; empty or null means the studio name. */
   senderName: string | null;
+  /** ISO 4217 (docs/api.md §29); unchanged when absent. */
+  currency?: string;
 }
 
 function checkName(field: string, value: string): void {
@@ -112,6 +116,7 @@ export function createAccountsService({
       // Passwords are the team's (users): the account's column is no longer read.
       password_hash: '!',
       sender_name: null,
+      currency: DEFAULT_CURRENCY,
       created_at: now,
       updated_at: now,
       live_account_id: null,
@@ -183,7 +188,16 @@ export function createAccountsService({
       if (sender.length > STUDIO_NAME_MAX_LENGTH) {
         throw validationError('sender_name', `must be at most ${STUDIO_NAME_MAX_LENGTH} characters`);
       }
-      const values = { name, sender_name: sender === '' ? null : sender, updated_at: clock.iso() };
+      const currency = input.currency?.trim().toUpperCase();
+      if (currency !== undefined && !isCurrency(currency)) {
+        throw validationError('currency', 'must be an ISO 4217 currency code, such as USD, EUR or JPY');
+      }
+      const values = {
+        name,
+        sender_name: sender === '' ? null : sender,
+        ...(currency === undefined ? {} : { currency }),
+        updated_at: clock.iso(),
+      };
       const updated = await writes.run(id, { now: values.updated_at }, ({ trx }) => repo.updateStudio(trx, id, values));
       if (!updated) throw notFound('Account');
       return toAccount(await requireRow(id));

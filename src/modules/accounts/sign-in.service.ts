@@ -159,6 +159,7 @@ export function createSignInService({
       name: row.name,
       email: row.email,
       sender_name: row.sender_name,
+      currency: row.currency,
       created_at: row.created_at,
       updated_at: row.updated_at,
       livemode: true,
