@@ -45,6 +45,7 @@ import {
 import { createVersionsService, type VersionsService } from './mechanisms/versions/versions.service.ts';
 import { createTestDataService, type TestDataService } from './modules/test-data/test-data.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
+import { createProductsService, loadProduct, type ProductsService } from './modules/products/products.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -76,6 +77,8 @@ export interface Services {
   webhooks: WebhooksService;
   /** Test mode's DELETE /v1/test_data and the dashboard's button (docs/api.md §20). */
   testData: TestDataService;
+  /** The studio's catalogue (docs/api.md §29). */
+  products: ProductsService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -109,6 +112,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
         load: (trx, accountId, id) => loadShareLink(trx, serializeShareLink, accountId, id),
         touch: touchShareLink,
       },
+      product: { load: loadProduct },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
@@ -118,6 +122,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       client: 'client',
       media: 'media',
       notification: 'notification',
+      product: 'product',
     },
   };
 }
@@ -154,5 +159,6 @@ export function createServices(base: Deps): Services {
     webhooks: createWebhooksService(deps),
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
+    products: createProductsService(deps),
   };
 }

@@ -24,6 +24,7 @@ import { registerUploadRoutes } from './modules/uploads/uploads.routes.ts';
 import { registerNotificationsRoutes } from './modules/notifications/notifications.routes.ts';
 import { registerWebhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerTestDataRoutes } from './modules/test-data/test-data.routes.ts';
+import { registerProductsRoutes } from './modules/products/products.routes.ts';
 import type { Services } from './services.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -89,6 +90,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerNotificationsRoutes(v1, services);
   registerWebhooksRoutes(v1, services);
   registerTestDataRoutes(v1, services);
+  registerProductsRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
   await registerUploadRoutes(v1, services, deps.config.media);
 }

@@ -1,6 +1,7 @@
 // Table types for Kysely. Timestamps are ISO 8601 UTC strings with milliseconds
 // (fixed width, so they sort as text on both dialects).
 import type { Generated } from 'kysely';
+import * as billing from './schema-invoices.ts';
 
 export interface AccountsTable {
   id: string;
@@ -91,6 +92,9 @@ export interface NotificationsTable {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  /** A gallery's email (assignment), or an invoice's and its invoice (docs/api.md §29). */
+  kind: Generated<billing.NotificationKind>;
+  invoice_id: Generated<string | null>;
 }
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
@@ -266,6 +270,7 @@ export const EVENT_TYPES = [
   'share_link.viewed',
   'share_link.downloaded',
   'share_link.selection_submitted',
+  ...billing.BILLING_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -568,4 +573,9 @@ export interface Database {
   listings_search_keys: ListingsSearchKeysTable;
   listings_fts: ListingsFtsTable;
   instance_secrets: InstanceSecretsTable;
+  products: billing.ProductsTable;
+  invoices: billing.InvoicesTable;
+  invoice_items: billing.InvoiceItemsTable;
+  payments: billing.PaymentsTable;
+  invoice_numbers: billing.InvoiceNumbersTable;
 }

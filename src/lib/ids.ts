@@ -4,7 +4,24 @@
 import { randomFillSync } from 'node:crypto';
 
 export type IdPrefix =
-  'lst' | 'cli' | 'med' | 'key' | 'acc' | 'ntf' | 'job' | 'evt' | 'whe' | 'whd' | 'upl' | 'usr' | 'inv' | 'shl' | 'gln';
+  | 'lst'
+  | 'cli'
+  | 'med'
+  | 'key'
+  | 'acc'
+  | 'ntf'
+  | 'job'
+  | 'evt'
+  | 'whe'
+  | 'whd'
+  | 'upl'
+  | 'usr'
+  | 'inv'
+  | 'shl'
+  | 'gln'
+  | 'prd'
+  | 'ivc'
+  | 'pay';
 
 // Crockford's base32, as the ULID spec has it.
 const ENCODING = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
