@@ -46,6 +46,12 @@ import { createVersionsService, type VersionsService } from './mechanisms/versio
 import { createTestDataService, type TestDataService } from './modules/test-data/test-data.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { createProductsService, loadProduct, type ProductsService } from './modules/products/products.service.ts';
+import {
+  createInvoicesService,
+  loadInvoice,
+  loadPayment,
+  type InvoicesService,
+} from './modules/invoices/invoices.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -79,6 +85,8 @@ export interface Services {
   testData: TestDataService;
   /** The studio's catalogue (docs/api.md §29). */
   products: ProductsService;
+  /** Invoices, their numbers and payments (docs/api.md §29). */
+  invoices: InvoicesService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -113,6 +121,8 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
         touch: touchShareLink,
       },
       product: { load: loadProduct },
+      invoice: { load: loadInvoice },
+      payment: { load: loadPayment },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
@@ -123,6 +133,8 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       media: 'media',
       notification: 'notification',
       product: 'product',
+      invoice: 'invoice',
+      payment: 'payment',
     },
   };
 }
@@ -160,5 +172,6 @@ export function createServices(base: Deps): Services {
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
     products: createProductsService(deps),
+    invoices: createInvoicesService(deps),
   };
 }

@@ -25,6 +25,7 @@ import { registerNotificationsRoutes } from './modules/notifications/notificatio
 import { registerWebhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerTestDataRoutes } from './modules/test-data/test-data.routes.ts';
 import { registerProductsRoutes } from './modules/products/products.routes.ts';
+import { registerInvoicesRoutes } from './modules/invoices/invoices.routes.ts';
 import type { Services } from './services.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -91,6 +92,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerWebhooksRoutes(v1, services);
   registerTestDataRoutes(v1, services);
   registerProductsRoutes(v1, services);
+  registerInvoicesRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
   await registerUploadRoutes(v1, services, deps.config.media);
 }
