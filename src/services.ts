@@ -172,6 +172,6 @@ export function createServices(base: Deps): Services {
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
     products: createProductsService(deps),
-    invoices: createInvoicesService(deps),
+    invoices: createInvoicesService({ ...deps, accounts }),
   };
 }

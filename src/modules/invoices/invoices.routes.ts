@@ -172,6 +172,31 @@ export function registerInvoicesRoutes(app: App, { invoices }: { invoices: Invoi
   );
 
   app.get(
+    '/invoices/:id/pdf',
+    {
+      schema: {
+        operationId: 'getInvoicePdf',
+        summary: 'The invoice as a PDF',
+        description: 'Text selectable (fonts embedded): the studio, the client, the number, the items and the totals.',
+        tags,
+        params: InvoiceParams,
+        produces: ['application/pdf'],
+        response: {
+          200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF (`application/pdf`).' }),
+          ...errorResponses(...READ_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { number, bytes } = await invoices.pdf(request.auth.accountId, request.params.id);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${number ?? 'invoice-draft'}.pdf"`)
+        .send(bytes);
+    },
+  );
+
+  app.get(
     '/invoices/:id/payments',
     {
       schema: {

@@ -12,6 +12,9 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import type { Page } from '../../lib/pagination.ts';
 import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { findListing } from '../listings/listings.repository.ts';
+import type { AccountsService } from '../accounts/accounts.service.ts';
+import { loadClient } from '../clients/clients.service.ts';
+import { renderInvoicePdf } from './invoices.pdf.ts';
 import { amountDue, computeTotals, DiscountTooLarge } from '../money/money.ts';
 import { productsByIds } from '../products/products.entry.ts';
 import * as repo from './invoices.repository.ts';
@@ -109,7 +112,12 @@ export interface InvoiceMail {
   paid(w: Write, invoice: InvoiceType): Promise<void>;
 }
 
-export function createInvoicesService({ db, writes, mail }: Pick<Deps, 'db'> & { writes: Writes; mail?: InvoiceMail }) {
+export function createInvoicesService({
+  db,
+  writes,
+  accounts,
+  mail,
+}: Pick<Deps, 'db'> & { writes: Writes; accounts: Pick<AccountsService, 'get'>; mail?: InvoiceMail }) {
   /** The items as stored: a product's name and price copied, or the description and price given. */
   async function itemRows(trx: Executor, accountId: string, invoiceId: string, items: ItemInputType[]) {
     const ids = items.flatMap((i) => (i.product_id === undefined ? [] : [i.product_id]));
@@ -357,6 +365,24 @@ export function createInvoicesService({ db, writes, mail }: Pick<Deps, 'db'> & {
         if (settled) await mail?.paid(w, await loaded(w, id));
         return object;
       });
+    },
+
+    /** docs/api.md §29: the invoice as a PDF, naming the studio, the client, the items and the totals. */
+    async pdf(accountId: string, id: string): Promise<{ number: string | null; bytes: Buffer }> {
+      const row = await requireRow(db.kysely, accountId, id);
+      const invoice = toInvoice(row, await repo.itemsOf(db.kysely, [id]));
+      const [account, client, listing] = await Promise.all([
+        accounts.get(accountId),
+        loadClient(db.kysely, accountId, row.client_id),
+        findListing(db.kysely, accountId, row.listing_id),
+      ]);
+      const bytes = await renderInvoicePdf(invoice, {
+        studio: account.name,
+        studioEmail: account.email,
+        client: { name: client?.name ?? '(client deleted)', email: client?.email ?? '' },
+        address: listing?.address ?? '(gallery deleted)',
+      });
+      return { number: invoice.number, bytes };
     },
 
     async listPayments(accountId: string, id: string, query: { page?: number; limit?: number; cursor?: string }) {

@@ -3,6 +3,10 @@
 // issues (one node, and on PostgreSQL two nodes on one database), events, test mode apart.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import {
   call,
   createAccount,
@@ -219,6 +223,43 @@ describe('/v1/invoices', () => {
     const page = byListing.json<{ data: InvoiceJson[]; pagination: { total: number; next_cursor: string | null } }>();
     assert.equal(page.pagination.total, 3);
     assert.ok(page.pagination.next_cursor !== null);
+  });
+
+  test('the PDF: fonts embedded, text selectable (studio, client, number, items, totals)', async () => {
+    const me = await createAccount(ctx, 'North Light Studio');
+    const { listingId } = await galleryWithClient(ctx, me);
+    const inv = await draft(ctx, me, listingId, {
+      items: [{ description: 'Twilight photos', unit_amount: 1_999, quantity: 3 }],
+      discount: 500,
+      tax_rate_bps: 825,
+    });
+    await act(me, inv.id, 'issue');
+    const res = await call(ctx, 'GET', `/v1/invoices/${inv.id}/pdf`, { key: me.key });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/pdf');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'invoice-pdf-'));
+    const file = path.join(dir, 'invoice.pdf');
+    await writeFile(file, res.rawPayload);
+    const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    for (const expected of [
+      'North Light Studio',
+      'Ana Client',
+      'INV-0001',
+      'Twilight photos',
+      'USD 59.97',
+      'USD 4.54',
+      'USD 59.51',
+      '1 Harbour St',
+    ]) {
+      assert.ok(text.includes(expected), `${expected} in:\n${text}`);
+    }
+    const fonts = execFileSync('pdffonts', [file], { encoding: 'utf8' }).trim().split('\n').slice(2);
+    assert.ok(fonts.length >= 1);
+    for (const line of fonts) assert.match(line, /DejaVuSans.*\byes\s+yes\b/, `embedded and subset: ${line}`);
+    if (process.env.INVOICE_PDF_PNG !== undefined) {
+      execFileSync('pdftoppm', ['-png', '-r', '60', '-singlefile', file, process.env.INVOICE_PDF_PNG]);
+    }
+    await rm(dir, { recursive: true, force: true });
   });
 
   test('concurrent issues take INV-0001..n, no gap, no duplicate; test mode counts apart', async () => {
