@@ -60,7 +60,7 @@ export interface InvoiceItemsTable {
 }
 
 export const PAYMENT_METHODS = ['cash', 'check', 'bank_transfer', 'card', 'other'] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 export interface PaymentsTable {
   id: string;

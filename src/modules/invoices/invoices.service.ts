@@ -36,7 +36,7 @@ declare module '../../mechanisms/writes/writes.ts' {
 }
 
 /** `INV-0001`: the account's n-th invoice, at least four digits. */
-export const invoiceNumber = (n: number): string => `INV-${String(n).padStart(4, '0')}`;
+const invoiceNumber = (n: number): string => `INV-${String(n).padStart(4, '0')}`;
 
 function toInvoice(row: repo.InvoiceRow, items: repo.ItemRow[]): InvoiceType {
   const total = Number(row.total);

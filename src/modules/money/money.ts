@@ -104,7 +104,7 @@ function wholeAtLeastZero(value: number, what: string): bigint {
 }
 
 /** A line's `amount`: quantity × unit_amount. */
-export function lineAmount(line: LineInput): number {
+function lineAmount(line: LineInput): number {
   return safe(
     wholeAtLeastZero(line.quantity, 'quantity') * wholeAtLeastZero(line.unit_amount, 'unit_amount'),
     'amount',

@@ -11,7 +11,7 @@ import type { Writes } from '../../mechanisms/writes/writes.ts';
 import * as repo from './products.repository.ts';
 import type { ProductCreateInput, ProductListQueryType, ProductType, ProductUpdateInput } from './products.schemas.ts';
 
-export const toProduct = (row: repo.ProductRow): ProductType => ({
+const toProduct = (row: repo.ProductRow): ProductType => ({
   id: row.id,
   name: row.name,
   description: row.description,
