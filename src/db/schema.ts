@@ -1,5 +1,6 @@
 // Table types for Kysely. Timestamps are ISO 8601 UTC strings with milliseconds
 // (fixed width, so they sort as text on both dialects).
+import type { MediaAnalysisColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 
@@ -99,7 +100,13 @@ export interface NotificationsTable {
 
 /** Every kind of background work; each has one handler (src/jobs.ts). */
 export type JobKind =
-  'notification.send' | 'media.variants' | 'media.checksum' | 'webhook.deliver' | 'upload.expire' | 'selection.email';
+  | 'notification.send'
+  | 'media.variants'
+  | 'media.analyze'
+  | 'media.checksum'
+  | 'webhook.deliver'
+  | 'upload.expire'
+  | 'selection.email';
 
 /** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {
@@ -123,7 +130,7 @@ export interface JobsTable {
 
 export type MediaKind = 'photo' | 'video' | 'document';
 
-export interface MediaTable {
+export interface MediaTable extends MediaAnalysisColumns {
   id: string;
   account_id: string;
   listing_id: string;
@@ -256,6 +263,7 @@ export const EVENT_TYPES = [
   'media.updated',
   'media.deleted',
   'media.variants_ready',
+  'media.analyzed',
   'client.created',
   'client.updated',
   'client.deleted',

@@ -11,6 +11,7 @@ import {
   WholeListOf,
 } from '../../http/schemas.ts';
 import { ACCEPTED_TYPES, FILENAME_MAX } from './media.ingest.ts';
+import { Analysis } from '../analysis/analysis.schemas.ts';
 
 import type { MediaConfig } from '../../config.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../outbound/address.ts';
@@ -98,6 +99,13 @@ export const Media = Type.Object(
     variants: Type.Union([Variants, VideoVariants, Type.Null()], {
       description: "A photo's derived sizes, a video's poster and web rendition; null for documents.",
     }),
+    analysis: Type.Union([Analysis, Type.Null()], {
+      description: 'What the photo shows (docs/api.md §30); null for videos, documents and with ANALYSIS=off.',
+    }),
+    alt_text: NullableText(
+      1000,
+      'One sentence describing the photo; null while this installation does not write it (a later stage).',
+    ),
     created_at: Timestamp(),
     content_url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes.' }),
   },

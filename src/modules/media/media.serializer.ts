@@ -2,6 +2,7 @@
 // all build it here, from the stored row and its variant rows.
 import type { MediaType } from './media.schemas.ts';
 import type { MediaRow, VariantRow } from './media.repository.ts';
+import { analysisOfRow } from '../analysis/analysis.serializer.ts';
 
 export type MediaSerializer = (row: MediaRow, variants: readonly VariantRow[]) => MediaType;
 
@@ -46,6 +47,9 @@ export function mediaSerializer(publicUrl: string): MediaSerializer {
                 large: variant('large'),
                 mls: variant('mls'),
               },
+      analysis: analysisOfRow(row),
+      // Written by a later stage of docs/api.md §30 (from the room and objects); not yet.
+      alt_text: null,
       created_at: row.created_at,
       content_url: `${base}/content`,
     };

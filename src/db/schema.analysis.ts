@@ -1,0 +1,17 @@
+// The media row's analysis columns (docs/api.md §30, src/modules/analysis/): null unless the photo
+// is analysed; the rest null until its analysis is ready; the flags are 0 or 1.
+import type { Generated } from 'kysely';
+
+export interface MediaAnalysisColumns {
+  /** 'pending' | 'ready' | 'failed'; null for videos, documents, photos not analysed. */
+  analysis_status: Generated<'pending' | 'ready' | 'failed' | null>;
+  analysis_phash: Generated<string | null>;
+  analysis_sharpness: Generated<number | null>;
+  analysis_blurry: Generated<number | null>;
+  analysis_exposure_mean: Generated<number | null>;
+  analysis_clipped_highlights: Generated<number | null>;
+  analysis_clipped_shadows: Generated<number | null>;
+  analysis_tilt_degrees: Generated<number | null>;
+  analysis_similar_group: Generated<string | null>;
+  analysis_best_in_group: Generated<number | null>;
+}

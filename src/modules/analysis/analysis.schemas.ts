@@ -1,0 +1,103 @@
+// The `analysis` field of the media object (docs/api.md §30). The pixel fields are null until the
+// photo's analysis is ready; the fields a later stage reads with models (faces, people, text,
+// qr_codes, objects, room) are null while this installation does not read them: null says "not
+// read", never "none found" (an empty list or a zero would be a claim about the photo).
+import { Type } from '@sinclair/typebox';
+import { NullableNumber, StringEnum } from '../../http/schemas.ts';
+
+const UNIT = { minimum: 0, maximum: 1 } as const;
+const NOT_READ = 'Null: this installation does not read it yet (a later stage of docs/api.md §30).';
+
+const Confidence = Type.Number({ ...UNIT, description: '0..1.' });
+
+const Exposure = Type.Object(
+  {
+    mean: Type.Number({ ...UNIT, description: 'Mean brightness of the grey copy, 0 black .. 1 white.' }),
+    clipped_highlights: Type.Number({ ...UNIT, description: 'Fraction of pixels at or above 250 of 255.' }),
+    clipped_shadows: Type.Number({ ...UNIT, description: 'Fraction of pixels at or below 5 of 255.' }),
+  },
+  { title: 'MediaAnalysisExposure', additionalProperties: false },
+);
+
+export const Analysis = Type.Object(
+  {
+    status: StringEnum(['pending', 'ready', 'failed'] as const, {
+      title: 'MediaAnalysisStatus',
+      description: 'A photo that cannot be analysed ends `failed`.',
+    }),
+    phash: Type.Union([Type.String({ minLength: 16, maxLength: 16, pattern: '^[0-9a-f]{16}$' }), Type.Null()], {
+      description: '64-bit DCT perceptual hash, 16 hex digits; null until ready.',
+    }),
+    sharpness: NullableNumber({
+      ...UNIT,
+      description: 'Variance of the Laplacian of a 512-pixel grey copy, mapped to 0..1; null until ready.',
+    }),
+    blurry: Type.Union([Type.Boolean(), Type.Null()], { description: 'sharpness below 0.45; null until ready.' }),
+    exposure: Type.Union([Exposure, Type.Null()], { description: 'Null until ready.' }),
+    tilt_degrees: NullableNumber({
+      minimum: -45,
+      maximum: 45,
+      description: 'How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines.',
+    }),
+    faces: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `Faces seen. ${NOT_READ}` }),
+    people: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `People seen. ${NOT_READ}` }),
+    text: Type.Union(
+      [
+        Type.Array(
+          Type.Object(
+            { text: Type.String({ maxLength: 1000 }), confidence: Confidence },
+            { title: 'MediaAnalysisText', additionalProperties: false },
+          ),
+          { maxItems: 1000 },
+        ),
+        Type.Null(),
+      ],
+      { description: `Words read in the photo. ${NOT_READ}` },
+    ),
+    qr_codes: Type.Union(
+      [
+        Type.Array(
+          Type.Object(
+            { data: Type.String({ maxLength: 4096 }) },
+            { title: 'MediaAnalysisQrCode', additionalProperties: false },
+          ),
+          { maxItems: 100 },
+        ),
+        Type.Null(),
+      ],
+      { description: `QR codes read in the photo. ${NOT_READ}` },
+    ),
+    objects: Type.Union(
+      [
+        Type.Array(
+          Type.Object(
+            { label: Type.String({ maxLength: 100 }), confidence: Confidence },
+            { title: 'MediaAnalysisObject', additionalProperties: false },
+          ),
+          { maxItems: 1000 },
+        ),
+        Type.Null(),
+      ],
+      { description: `Things seen in the photo. ${NOT_READ}` },
+    ),
+    room: Type.Union(
+      [
+        Type.Object(
+          { label: Type.String({ maxLength: 100 }), confidence: Confidence },
+          { title: 'MediaAnalysisRoom', additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: `The room shown (a RESO ImageOf value). ${NOT_READ}` },
+    ),
+    similar_group: Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+      description:
+        "Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready.",
+    }),
+    best_in_group: Type.Union([Type.Boolean(), Type.Null()], {
+      description:
+        'The sharpest (then the largest) of its similar group; true for a photo with no similar one; null until ready.',
+    }),
+  },
+  { title: 'MediaAnalysis', additionalProperties: false },
+);
