@@ -119,6 +119,8 @@ export interface MediaConfig {
   /** Photos with more pixels are refused (read from the header, never decoded). */
   readonly maxImagePixels: number;
   readonly variants: VariantsConfig;
+  /** ANALYSIS (on): new photos are analysed (docs/api.md §30); off queues nothing, `analysis` null. */
+  readonly analysis: boolean;
   /**
    * Unfinished resumable uploads (docs/api.md §16) are removed this long after their creation
    * (UPLOAD_EXPIRY_HOURS, 24; a fraction of an hour is allowed, for tests and small disks).
@@ -296,8 +298,8 @@ function positiveHours(env: Env, name: string, fallback: number): number {
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = read(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes'].includes(raw)) return true;
-  if (['0', 'false', 'no'].includes(raw)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(name, `must be true or false (got ${JSON.stringify(raw)})`);
 }
 
@@ -356,6 +358,7 @@ function media(env: Env, dataDir: string): MediaConfig {
       videoTimeoutMs: positiveInteger(env, 'VIDEO_VARIANT_TIMEOUT_SECONDS', 1800, 86_400) * 1000,
       videoMemoryBytes: positiveInteger(env, 'VIDEO_VARIANT_MEMORY_MB', 2048, 1_048_576) * 1024 ** 2,
     }),
+    analysis: bool(env, 'ANALYSIS', true),
     uploadExpiryMs: Math.round(positiveHours(env, 'UPLOAD_EXPIRY_HOURS', 24) * 3_600_000),
   });
 }

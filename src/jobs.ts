@@ -9,6 +9,7 @@ import { every, type Periodic } from './lib/periodic.ts';
 import { checksumHandler } from './modules/media/media.checksum.job.ts';
 import { uploadExpiryHandler } from './modules/uploads/uploads.expire.job.ts';
 import { variantsHandler } from './modules/variants/variants.job.ts';
+import { analysisHandler } from './modules/analysis/analysis.job.ts';
 import { configureSharp } from './modules/variants/variants.images.ts';
 import { selectionEmailHandler } from './modules/client-links/selection-email.job.ts';
 import { notificationHandler } from './modules/notifications/notifications.worker.ts';
@@ -28,6 +29,8 @@ const DELIVERY_POLL_MS = 200;
  * (decisions/0015). Worker nodes (`lightbox worker`) answer no requests and never wait.
  */
 const DELIVERIES_PER_SECOND_WHEN_BUSY = 100;
+/** Photo analyses started a second at most while the node is busy answering requests. */
+const ANALYSES_PER_SECOND_WHEN_BUSY = 1;
 /** Events older than 30 days are deleted this often. */
 const EVENT_PRUNE_INTERVAL_MS = 60 * 60_000;
 /** How long stop() waits for jobs in flight (an email send, a photo); the rest stays queued. */
@@ -47,6 +50,14 @@ function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
     // docs/api.md §25: the studio's email when a client sends a selection.
     createJobRunner(deps, log, selectionEmailHandler(deps, log)),
     createJobRunner(deps, log, variantsHandler(writing, services.mediaCleanup, log)),
+    // docs/api.md §30: after variants, and a photo a second at most while requests keep the node busy.
+    ...(deps.config.media.analysis
+      ? [
+          createJobRunner(deps, log, analysisHandler(writing, log), {
+            giveWay: { to: deps.foreground, perSecond: ANALYSES_PER_SECOND_WHEN_BUSY },
+          }),
+        ]
+      : []),
     createJobRunner(deps, log, checksumHandler(deps, log)),
     createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),
     // Deliveries are due the moment their write commits: looked for often, to keep them prompt.

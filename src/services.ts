@@ -33,6 +33,7 @@ import { createMediaService, loadMedia, type MediaService } from './modules/medi
 import { mediaSerializer } from './modules/media/media.serializer.ts';
 import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
 import { createVariantsUpkeep, type VariantsUpkeep } from './modules/variants/variants.upkeep.ts';
+import { createAnalysisUpkeep, type AnalysisUpkeep } from './modules/analysis/analysis.upkeep.ts';
 import {
   createNotificationsService,
   loadNotification,
@@ -76,6 +77,8 @@ export interface Services {
   uploads: UploadsService;
   /** Photos' variants for the operator: remakes, and the doctor's check and repair. */
   variants: VariantsUpkeep;
+  /** `lightbox media analyze`: photos' analysis queued again (docs/api.md §30). */
+  analysis: AnalysisUpkeep;
   notifications: NotificationsService;
   /** The client's portal at /c (docs/api.md §28): a token's client and a page of their galleries. */
   portals: PortalsService;
@@ -166,6 +169,7 @@ export function createServices(base: Deps): Services {
     mediaCleanup,
     uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),
+    analysis: createAnalysisUpkeep(deps),
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),
     webhooks: createWebhooksService(deps),

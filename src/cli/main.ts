@@ -21,7 +21,7 @@ import {
 import { backupCommand, restoreCommand } from './backup.ts';
 import { doctorCommand } from './doctor.ts';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.ts';
-import { mediaSweepCommand, mediaVariantsCommand } from './media.ts';
+import { mediaAnalyzeCommand, mediaSweepCommand, mediaVariantsCommand } from './media.ts';
 import { migrateCommand, serveCommand, workerCommand } from './serve.ts';
 
 export type { CliIo } from './command.ts';
@@ -39,6 +39,7 @@ const COMMANDS: readonly Command[] = [
   keysRevokeCommand,
   mediaSweepCommand,
   mediaVariantsCommand,
+  mediaAnalyzeCommand,
   doctorCommand,
   backupCommand,
   restoreCommand,

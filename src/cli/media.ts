@@ -1,6 +1,16 @@
 // `lightbox media sweep`: removes stored media bytes that no record owns. The service runs
 // the same sweep at start-up and keeps acting on due deletions while it runs.
-import { EXIT_OK, parseCommandArgs, stderrLog, UsageError, withDatabase, type Command } from './command.ts';
+import {
+  CommandError,
+  EXIT_OK,
+  parseCommandArgs,
+  printable,
+  stderrLog,
+  UsageError,
+  withDatabase,
+  type Command,
+} from './command.ts';
+import { loadConfig } from '../config.ts';
 
 export const mediaSweepCommand: Command = {
   name: 'media sweep',
@@ -54,6 +64,34 @@ Options:
     const which = chosen[0] ?? 'missing';
     const queued = await withDatabase(io, ({ services }) => services.variants.remake(which));
     io.stdout.write(`queued ${queued} photo(s) for their variants\n`);
+    return EXIT_OK;
+  },
+};
+
+export const mediaAnalyzeCommand: Command = {
+  name: 'media analyze',
+  summary: 'Analyse photos whose analysis is missing or failed again',
+  help: `Usage: lightbox media analyze [--listing ID]
+
+Queues photos whose analysis (docs/api.md §30: hash, sharpness, exposure, tilt, similar
+groups) is missing or failed, to be analysed by the running service (or by the next one
+to start): photos from before analysis existed, uploaded while ANALYSIS=off, or whose
+analysis failed. One already queued is left alone. Prints how many were queued on stdout.
+Refused while ANALYSIS=off: nothing would analyse them.
+
+Options:
+  --listing ID   only the photos of this gallery (\`lst_...\`)
+  -h, --help     show this help
+`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, ['listing']);
+    const listing = values['listing'];
+    if (listing !== undefined && !/^lst_[0-9A-Za-z_-]+$/.test(listing)) {
+      throw new UsageError(`--listing must be a gallery id (lst_...), got ${JSON.stringify(printable(listing))}`);
+    }
+    if (!loadConfig(io.env).media.analysis) throw new CommandError('ANALYSIS is off: turn it on to analyse photos');
+    const queued = await withDatabase(io, ({ services }) => services.analysis.analyse(listing));
+    io.stdout.write(`queued ${queued} photo(s) for analysis\n`);
     return EXIT_OK;
   },
 };

@@ -30,6 +30,7 @@ export async function commitMedia(
   listingId: string,
   stored: readonly StoredFile[],
   claim: () => Promise<void>,
+  analyse: boolean,
 ): Promise<MediaType[]> {
   const { trx, accountId, now } = w;
   const last = await repo.reservePositions(trx, accountId, listingId, stored.length, now);
@@ -53,12 +54,25 @@ export async function commitMedia(
     caption: null,
     hidden: 0,
     variants_status: file.sniffed.kind === 'document' ? null : ('pending' as const),
+    // docs/api.md §30: photos only, unless ANALYSIS=off.
+    analysis_status: analyse && file.sniffed.kind === 'photo' ? ('pending' as const) : null,
+    analysis_phash: null,
+    analysis_sharpness: null,
+    analysis_blurry: null,
+    analysis_exposure_mean: null,
+    analysis_clipped_highlights: null,
+    analysis_clipped_shadows: null,
+    analysis_tilt_degrees: null,
+    analysis_similar_group: null,
+    analysis_best_in_group: null,
     created_at: now,
   }));
   await repo.insertMedia(trx, inserted);
   // Each photo's and video's variants are made in the background (variants.job.ts, docs/api.md §25).
   for (const m of inserted) {
     if (m.kind !== 'document') w.enqueue({ kind: 'media.variants', accountId, subjectId: m.id, runAt: now });
+    // Its analysis waits for its variants (it reads the `large` one), then runs as they do (analysis.job.ts).
+    if (m.analysis_status === 'pending') w.enqueue({ kind: 'media.analyze', accountId, subjectId: m.id, runAt: now });
   }
   const created = inserted.map((row) => serialize(row, []));
   // A new media has no variants yet: its object is its row's, handed over, not read again.

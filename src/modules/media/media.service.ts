@@ -235,12 +235,19 @@ export function createMediaService({
           ]);
         }
         return await writes.run(accountId, {}, (w) =>
-          commitMedia(w, serialize, listingId, stored, async () => {
-            if ((await cleanup.release(w.trx, keys)) !== keys.length) {
-              // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
-              throw new AppError('unavailable', 'The upload took too long to complete; retry it');
-            }
-          }),
+          commitMedia(
+            w,
+            serialize,
+            listingId,
+            stored,
+            async () => {
+              if ((await cleanup.release(w.trx, keys)) !== keys.length) {
+                // The sweep took bytes whose lease ran out (the upload stalled): never commit rows without bytes.
+                throw new AppError('unavailable', 'The upload took too long to complete; retry it');
+              }
+            },
+            limits.analysis,
+          ),
         );
       } catch (err) {
         await discard(keys, log);

@@ -219,12 +219,19 @@ export function createUploadsService({
         const filename = row.filename ?? `upload.${EXTENSIONS[inspected.sniffed.contentType] ?? 'bin'}`;
         const file: StoredFile = { id: newId('med'), key: row.storage_key, filename, ...inspected };
         await writes.run(accountId, {}, (w) =>
-          commitMedia(w, serialize, listingId, [file], async () => {
-            if (!(await uploads.markCompleted(w.trx, row.id, file.id))) throw notFound('Upload');
-            if ((await cleanup.release(w.trx, [row.storage_key])) !== 1) {
-              throw new AppError('unavailable', 'The upload expired while it was completed; start it again');
-            }
-          }),
+          commitMedia(
+            w,
+            serialize,
+            listingId,
+            [file],
+            async () => {
+              if (!(await uploads.markCompleted(w.trx, row.id, file.id))) throw notFound('Upload');
+              if ((await cleanup.release(w.trx, [row.storage_key])) !== 1) {
+                throw new AppError('unavailable', 'The upload expired while it was completed; start it again');
+              }
+            },
+            limits.analysis,
+          ),
         );
         return file.id;
       });
