@@ -156,6 +156,7 @@ describe('media settings', () => {
       maxFileBytes: 2 * 1024 ** 3,
       maxFiles: 100,
       maxImagePixels: 268_402_689,
+      analysis: true,
       variants: {
         mlsBox: { width: 2048, height: 1536 },
         concurrency: 1,

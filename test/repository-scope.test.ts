@@ -60,6 +60,7 @@ const REASONS: Record<string, string[]> = {
     'knownKeys',
     'stalledPhotosPage',
     'photosForRemake',
+    'photosToAnalyse',
   ],
   'a job or the delivery runner acts on the row its queue entry names (the row carries its account)': [
     'findForDelivery',
@@ -68,6 +69,10 @@ const REASONS: Record<string, string[]> = {
     'recordAttempt',
     'findMediaById',
     'findPhotoForVariants',
+    'findPhotoForAnalysis',
+    'largeVariantKey',
+    'recordAnalysis',
+    'failAnalysis',
     'failVariants',
     'setVariantsStatus',
     'deleteVariants',

@@ -20,10 +20,10 @@ import { analysePixels, AnalysisError, type PixelAnalysis } from './analysis.pix
 import { groupSimilar } from './analysis.groups.ts';
 
 /** A photo whose analysis keeps failing for other reasons than its pixels ends failed after this many tries. */
-export const MAX_ANALYSIS_TRIES = 3;
+const MAX_ANALYSIS_TRIES = 3;
 const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
 /** How long an analysis waits, unattempted, for variant work before looking again. */
-export const GIVE_WAY_MS = 2_000;
+const GIVE_WAY_MS = 2_000;
 const LEASE_MS = 60_000;
 
 export function analysisHandler(
@@ -80,7 +80,7 @@ export function analysisHandler(
               const best = g.bestInGroup ? 1 : 0;
               if (p.id !== photo.id && p.analysis_similar_group === g.similarGroup && p.analysis_best_in_group === best)
                 continue;
-              await repo.setGrouping(trx, p.id, g.similarGroup, g.bestInGroup);
+              await repo.setGrouping(trx, photo.account_id, p.id, g.similarGroup, g.bestInGroup);
               if (p.id !== photo.id) w.announce('media.updated', p.id);
             }
             // "Analysed" happens here, announced in this transaction (docs/api.md §15, §30).

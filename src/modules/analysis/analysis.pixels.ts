@@ -8,11 +8,11 @@
 import sharp from 'sharp';
 
 /** The grey copy's long side, in pixels. */
-export const GREY_EDGE = 1024;
+const GREY_EDGE = 1024;
 /** The Laplacian variance that maps to a sharpness of 0.5 (docs/analysis.md says how it was chosen). */
-export const SHARPNESS_HALF = 60;
+const SHARPNESS_HALF = 60;
 /** Below this sharpness a photo is `blurry`. */
-export const BLURRY_BELOW = 0.45;
+const BLURRY_BELOW = 0.45;
 /** Pixels at or above this (of 255) are clipped highlights; at or below CLIPPED_SHADOW, shadows. */
 const CLIPPED_HIGHLIGHT = 250;
 const CLIPPED_SHADOW = 5;
@@ -66,7 +66,7 @@ export async function analysePixels(input: string | Buffer, maxPixels: number): 
 }
 
 /** Variance of the Laplacian, mapped to 0..1. */
-export function laplacianVariance({ data, width, height }: Grey): number {
+function laplacianVariance({ data, width, height }: Grey): number {
   let sum = 0;
   let sumSq = 0;
   let n = 0;
@@ -162,7 +162,7 @@ export function hammingDistance(a: string, b: string): number {
  * VERTICAL_WINDOW of horizontal and above a strength threshold vote, by strength, in 0.1° bins;
  * the lean is the strength-weighted mean angle within 1° of the strongest 1°-wide window.
  */
-export function tiltOf(grey: Grey): number | null {
+function tiltOf(grey: Grey): number | null {
   const { width, height } = grey;
   const data = boxBlur3(grey);
   const BINS = VERTICAL_WINDOW * 20;

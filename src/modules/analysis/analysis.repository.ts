@@ -99,10 +99,17 @@ export function galleryHashes(db: Executor, accountId: string, listingId: string
     .execute();
 }
 
-export async function setGrouping(db: Executor, mediaId: string, group: string | null, best: boolean): Promise<void> {
+export async function setGrouping(
+  db: Executor,
+  accountId: string,
+  mediaId: string,
+  group: string | null,
+  best: boolean,
+): Promise<void> {
   await db
     .updateTable('media')
     .set({ analysis_similar_group: group, analysis_best_in_group: best ? 1 : 0 })
+    .where('account_id', '=', accountId)
     .where('id', '=', mediaId)
     .execute();
 }
@@ -124,6 +131,11 @@ export function photosToAnalyse(
   return q.orderBy('id').limit(limit).execute();
 }
 
-export async function setPending(db: Executor, mediaId: string): Promise<void> {
-  await db.updateTable('media').set({ analysis_status: 'pending' }).where('id', '=', mediaId).execute();
+export async function setPending(db: Executor, accountId: string, mediaId: string): Promise<void> {
+  await db
+    .updateTable('media')
+    .set({ analysis_status: 'pending' })
+    .where('account_id', '=', accountId)
+    .where('id', '=', mediaId)
+    .execute();
 }

@@ -16,7 +16,7 @@ export function createAnalysisUpkeep({ db, writes }: Pick<Deps, 'db'> & { writes
       const photo = w.photo;
       if (photo?.kind !== 'photo') return false;
       if ((await pendingJob(w.trx, 'media.analyze', photo.id)) !== undefined) return false;
-      await repo.setPending(w.trx, photo.id);
+      await repo.setPending(w.trx, w.accountId, photo.id);
       w.enqueue({ kind: 'media.analyze', accountId: w.accountId, subjectId: photo.id, runAt: w.now });
       return true;
     });
