@@ -81,6 +81,8 @@ describe('list, get and delete', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), one);
     assert.deepEqual(Object.keys(res.json()).sort(), [
+      'alt_text',
+      'analysis',
       'caption',
       'content_type',
       'content_url',
