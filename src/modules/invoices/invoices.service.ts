@@ -114,10 +114,11 @@ export interface InvoiceMail {
 
 export function createInvoicesService({
   db,
+  config,
   writes,
   accounts,
   mail,
-}: Pick<Deps, 'db'> & { writes: Writes; accounts: Pick<AccountsService, 'get'>; mail?: InvoiceMail }) {
+}: Pick<Deps, 'db' | 'config'> & { writes: Writes; accounts: Pick<AccountsService, 'get'>; mail?: InvoiceMail }) {
   /** The items as stored: a product's name and price copied, or the description and price given. */
   async function itemRows(trx: Executor, accountId: string, invoiceId: string, items: ItemInputType[]) {
     const ids = items.flatMap((i) => (i.product_id === undefined ? [] : [i.product_id]));
@@ -373,7 +374,7 @@ export function createInvoicesService({
       const invoice = toInvoice(row, await repo.itemsOf(db.kysely, [id]));
       const [account, client, listing] = await Promise.all([
         accounts.get(accountId),
-        loadClient(db.kysely, accountId, row.client_id),
+        loadClient(db.kysely, config.publicUrl, accountId, row.client_id),
         findListing(db.kysely, accountId, row.listing_id),
       ]);
       const bytes = await renderInvoicePdf(invoice, {

@@ -606,6 +606,161 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the studio's products, newest first */
+    get: operations['listProducts'];
+    put?: never;
+    /** Create a product */
+    post: operations['createProduct'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/products/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a product */
+    get: operations['getProduct'];
+    put?: never;
+    post?: never;
+    /** Delete a product; invoices keep what they copied from it */
+    delete: operations['deleteProduct'];
+    options?: never;
+    head?: never;
+    /**
+     * Change some fields of a product
+     * @description Invoices already made keep the name and price they copied.
+     */
+    patch: operations['updateProduct'];
+    trace?: never;
+  };
+  '/v1/invoices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List invoices, newest first, by gallery, client or status */
+    get: operations['listInvoices'];
+    put?: never;
+    /**
+     * Create a draft invoice for a gallery's client
+     * @description Each item is a `product_id` (its name and price copied) or a `description` and `unit_amount`. 409 when the gallery has no client.
+     */
+    post: operations['createInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an invoice */
+    get: operations['getInvoice'];
+    put?: never;
+    post?: never;
+    /** Delete a draft invoice */
+    delete: operations['deleteInvoice'];
+    options?: never;
+    head?: never;
+    /** Change a draft invoice */
+    patch: operations['updateInvoice'];
+    trace?: never;
+  };
+  '/v1/invoices/{id}/issue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Issue a draft (draft → open): numbered, and emailed to the gallery's client */
+    post: operations['issueInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}/void': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Void an open invoice (open → void) */
+    post: operations['voidInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An invoice's payments, newest first */
+    get: operations['listPayments'];
+    put?: never;
+    /**
+     * Record money received outside for an open invoice
+     * @description `amount` 1..amount_due; reaching the total makes the invoice `paid` and emails the client a receipt.
+     */
+    post: operations['createPayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/invoices/{id}/pdf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The invoice as a PDF
+     * @description Text selectable (fonts embedded): the studio, the client, the number, the items and the totals.
+     */
+    get: operations['getInvoicePdf'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/listings/{id}/media': {
     parameters: {
       query?: never;
@@ -775,6 +930,8 @@ export interface components {
       email: string;
       /** @description false when the key is a test key (its data is test data). */
       livemode: boolean;
+      /** @description ISO 4217: every amount of the account is an integer in this currency's minor unit. */
+      currency: string;
       key: components['schemas']['AccountKey'];
     };
     /** AccountKey */
@@ -1001,6 +1158,7 @@ export interface components {
       | 'media.updated'
       | 'media.deleted'
       | 'media.variants_ready'
+      | 'media.analyzed'
       | 'client.created'
       | 'client.updated'
       | 'client.deleted'
@@ -1015,6 +1173,15 @@ export interface components {
       | 'share_link.viewed'
       | 'share_link.downloaded'
       | 'share_link.selection_submitted'
+      | 'product.created'
+      | 'product.updated'
+      | 'product.deleted'
+      | 'invoice.created'
+      | 'invoice.updated'
+      | 'invoice.issued'
+      | 'invoice.paid'
+      | 'invoice.voided'
+      | 'payment.created'
       | '*';
     /**
      * EventType
@@ -1031,6 +1198,7 @@ export interface components {
       | 'media.updated'
       | 'media.deleted'
       | 'media.variants_ready'
+      | 'media.analyzed'
       | 'client.created'
       | 'client.updated'
       | 'client.deleted'
@@ -1044,7 +1212,16 @@ export interface components {
       | 'share_link.deleted'
       | 'share_link.viewed'
       | 'share_link.downloaded'
-      | 'share_link.selection_submitted';
+      | 'share_link.selection_submitted'
+      | 'product.created'
+      | 'product.updated'
+      | 'product.deleted'
+      | 'invoice.created'
+      | 'invoice.updated'
+      | 'invoice.issued'
+      | 'invoice.paid'
+      | 'invoice.voided'
+      | 'payment.created';
     /** Favorites */
     Favorites: {
       /** @description The photos marked at the link, in position order. */
@@ -1067,6 +1244,137 @@ export interface components {
     HealthStatus: {
       /** @enum {string} */
       status: 'ok' | 'ready';
+    };
+    /** Invoice */
+    Invoice: {
+      /** @description `ivc_` followed by an opaque string. */
+      id: string;
+      /** @description `INV-0001`, the next of the account at issue; null while draft. */
+      number: string | null;
+      listing_id: string;
+      client_id: string;
+      /** @enum {string} */
+      status: 'draft' | 'open' | 'paid' | 'void';
+      items: components['schemas']['InvoiceItem'][];
+      /** Format: int64 */
+      subtotal: number;
+      /** Format: int64 */
+      discount: number;
+      /** Format: int32 */
+      tax_rate_bps: number;
+      /**
+       * Format: int64
+       * @description Round half up of (subtotal − discount) × tax_rate_bps / 10,000.
+       */
+      tax: number;
+      /**
+       * Format: int64
+       * @description subtotal − discount + tax.
+       */
+      total: number;
+      /** Format: int64 */
+      amount_paid: number;
+      /** Format: int64 */
+      amount_due: number;
+      currency: string;
+      pay_to_unlock: boolean;
+      /** Format: date-time */
+      due_at: string | null;
+      note: string | null;
+      /** Format: date-time */
+      issued_at: string | null;
+      /** Format: date-time */
+      paid_at: string | null;
+      /** Format: date-time */
+      voided_at: string | null;
+      /** @description Null: online payment is not set up. */
+      payment_url: string | null;
+      pdf_url: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** InvoiceCreate */
+    InvoiceCreate: {
+      /** @description The gallery invoiced; its client is the invoice's. */
+      listing_id: string;
+      items: components['schemas']['InvoiceItemInput'][];
+      /**
+       * Format: int64
+       * @description At most the subtotal; default 0.
+       */
+      discount?: number;
+      /**
+       * Format: int32
+       * @description Basis points: 825 is 8.25 %.
+       */
+      tax_rate_bps?: number;
+      /** @description Default true. */
+      pay_to_unlock?: boolean;
+      /**
+       * Format: date-time
+       * @description When payment is due.
+       */
+      due_at?: string | null;
+      note?: string | null;
+    };
+    /** InvoiceItem */
+    InvoiceItem: {
+      product_id: string | null;
+      description: string;
+      /** Format: int32 */
+      quantity: number;
+      /** Format: int64 */
+      unit_amount: number;
+      /**
+       * Format: int64
+       * @description quantity × unit_amount.
+       */
+      amount: number;
+    };
+    /** InvoiceItemInput */
+    InvoiceItemInput: {
+      /** @description A product whose name and price are copied. */
+      product_id?: string;
+      description?: string;
+      /**
+       * Format: int64
+       * @description Price of one, in the currency's minor unit.
+       */
+      unit_amount?: number;
+      /**
+       * Format: int32
+       * @description Default 1.
+       */
+      quantity?: number;
+    };
+    /** InvoiceList */
+    InvoiceList: {
+      data: components['schemas']['Invoice'][];
+      pagination: components['schemas']['Pagination'];
+    };
+    /** InvoiceUpdate */
+    InvoiceUpdate: {
+      items?: components['schemas']['InvoiceItemInput'][];
+      /**
+       * Format: int64
+       * @description At most the subtotal; default 0.
+       */
+      discount?: number;
+      /**
+       * Format: int32
+       * @description Basis points: 825 is 8.25 %.
+       */
+      tax_rate_bps?: number;
+      /** @description Default true. */
+      pay_to_unlock?: boolean;
+      /**
+       * Format: date-time
+       * @description When payment is due.
+       */
+      due_at?: string | null;
+      note?: string | null;
     };
     /** Listing */
     Listing: {
@@ -1192,6 +1500,10 @@ export interface components {
       hidden: boolean;
       /** @description A photo's derived sizes, a video's poster and web rendition; null for documents. */
       variants: components['schemas']['MediaVariants'] | components['schemas']['MediaVideoVariants'] | null;
+      /** @description What the photo shows (docs/api.md §30); null for videos, documents and with ANALYSIS=off. */
+      analysis: components['schemas']['MediaAnalysis'] | null;
+      /** @description One sentence describing the photo; null while this installation does not write it (a later stage). */
+      alt_text: string | null;
       /** Format: date-time */
       created_at: string;
       /**
@@ -1199,6 +1511,73 @@ export interface components {
        * @description Absolute URL of the bytes.
        */
       content_url: string;
+    };
+    /** MediaAnalysis */
+    MediaAnalysis: {
+      status: components['schemas']['MediaAnalysisStatus'];
+      /** @description 64-bit DCT perceptual hash, 16 hex digits; null until ready. */
+      phash: string | null;
+      /** @description Variance of the Laplacian of a 512-pixel grey copy, mapped to 0..1; null until ready. */
+      sharpness: number | null;
+      /** @description sharpness below 0.45; null until ready. */
+      blurry: boolean | null;
+      /** @description Null until ready. */
+      exposure: components['schemas']['MediaAnalysisExposure'] | null;
+      /** @description How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines. */
+      tilt_degrees: number | null;
+      /** @description Faces seen. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      faces: number | null;
+      /** @description People seen. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      people: number | null;
+      /** @description Words read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      text: components['schemas']['MediaAnalysisText'][] | null;
+      /** @description QR codes read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      qr_codes: components['schemas']['MediaAnalysisQrCode'][] | null;
+      /** @description Things seen in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      objects: components['schemas']['MediaAnalysisObject'][] | null;
+      /** @description The room shown (a RESO ImageOf value). Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      room: components['schemas']['MediaAnalysisRoom'] | null;
+      /** @description Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready. */
+      similar_group: string | null;
+      /** @description The sharpest (then the largest) of its similar group; true for a photo with no similar one; null until ready. */
+      best_in_group: boolean | null;
+    };
+    /** MediaAnalysisExposure */
+    MediaAnalysisExposure: {
+      /** @description Mean brightness of the grey copy, 0 black .. 1 white. */
+      mean: number;
+      /** @description Fraction of pixels at or above 250 of 255. */
+      clipped_highlights: number;
+      /** @description Fraction of pixels at or below 5 of 255. */
+      clipped_shadows: number;
+    };
+    /** MediaAnalysisObject */
+    MediaAnalysisObject: {
+      label: string;
+      /** @description 0..1. */
+      confidence: number;
+    };
+    /** MediaAnalysisQrCode */
+    MediaAnalysisQrCode: {
+      data: string;
+    };
+    /** MediaAnalysisRoom */
+    MediaAnalysisRoom: {
+      label: string;
+      /** @description 0..1. */
+      confidence: number;
+    };
+    /**
+     * MediaAnalysisStatus
+     * @description A photo that cannot be analysed ends `failed`.
+     * @enum {string}
+     */
+    MediaAnalysisStatus: 'pending' | 'ready' | 'failed';
+    /** MediaAnalysisText */
+    MediaAnalysisText: {
+      text: string;
+      /** @description 0..1. */
+      confidence: number;
     };
     /** MediaFromUrl */
     MediaFromUrl: {
@@ -1342,6 +1721,86 @@ export interface components {
       total_exact: boolean;
       /** @description Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once. */
       next_cursor: string | null;
+    };
+    /** Payment */
+    Payment: {
+      id: string;
+      invoice_id: string;
+      /** Format: int64 */
+      amount: number;
+      /** @enum {string} */
+      method: 'cash' | 'check' | 'bank_transfer' | 'card' | 'other';
+      reference: string | null;
+      /** Format: date-time */
+      paid_at: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    /** PaymentCreate */
+    PaymentCreate: {
+      /**
+       * Format: int64
+       * @description At most the amount due.
+       */
+      amount: number;
+      /** @enum {string} */
+      method: 'cash' | 'check' | 'bank_transfer' | 'card' | 'other';
+      reference?: string | null;
+      /**
+       * Format: date-time
+       * @description When the money was received; default now.
+       */
+      paid_at?: string;
+    };
+    /** PaymentList */
+    PaymentList: {
+      data: components['schemas']['Payment'][];
+      pagination: components['schemas']['Pagination'];
+    };
+    /** Product */
+    Product: {
+      /** @description `prd_` followed by an opaque string. */
+      id: string;
+      name: string;
+      description: string | null;
+      /** Format: int64 */
+      unit_amount: number;
+      active: boolean;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    /** ProductCreate */
+    ProductCreate: {
+      /** @description What the studio sells (trimmed). */
+      name: string;
+      description?: string | null;
+      /**
+       * Format: int64
+       * @description The price of one, an integer in the account currency's minor unit (cents: 2500 is 25.00).
+       */
+      unit_amount: number;
+      /** @description false hides it from new invoices in the dashboard; invoices may still name it. */
+      active?: boolean;
+    };
+    /** ProductList */
+    ProductList: {
+      data: components['schemas']['Product'][];
+      pagination: components['schemas']['Pagination'];
+    };
+    /** ProductUpdate */
+    ProductUpdate: {
+      /** @description What the studio sells (trimmed). */
+      name?: string;
+      description?: string | null;
+      /**
+       * Format: int64
+       * @description The price of one, an integer in the account currency's minor unit (cents: 2500 is 25.00).
+       */
+      unit_amount?: number;
+      /** @description false hides it from new invoices in the dashboard; invoices may still name it. */
+      active?: boolean;
     };
     /** PropertyPage */
     PropertyPage: {
@@ -8825,6 +9284,7 @@ export interface operations {
           | 'media.updated'
           | 'media.deleted'
           | 'media.variants_ready'
+          | 'media.analyzed'
           | 'client.created'
           | 'client.updated'
           | 'client.deleted'
@@ -8838,7 +9298,16 @@ export interface operations {
           | 'share_link.deleted'
           | 'share_link.viewed'
           | 'share_link.downloaded'
-          | 'share_link.selection_submitted';
+          | 'share_link.selection_submitted'
+          | 'product.created'
+          | 'product.updated'
+          | 'product.deleted'
+          | 'invoice.created'
+          | 'invoice.updated'
+          | 'invoice.issued'
+          | 'invoice.paid'
+          | 'invoice.voided'
+          | 'payment.created';
         /** @description Only items whose `created_at` is at or after this ISO 8601 timestamp (with a time zone: `Z` or an offset). */
         created_since?: string;
       };
@@ -9280,6 +9749,2579 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listProducts: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
+        page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
+        /** @description Items per page, 1 to 100. */
+        limit?: number;
+      };
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of products, newest first. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductList'];
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProductCreate'];
+      };
+    };
+    responses: {
+      /** @description Created: the new product. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /** @description Product id (`prd_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The product. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description Product id (`prd_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content: the product is deleted. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateProduct: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description Product id (`prd_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProductUpdate'];
+      };
+    };
+    responses: {
+      /** @description The product, as changed. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listInvoices: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
+        page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
+        /** @description Items per page, 1 to 100. */
+        limit?: number;
+        listing_id?: string;
+        client_id?: string;
+        status?: 'draft' | 'open' | 'paid' | 'void';
+      };
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of invoices, newest first. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvoiceList'];
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['InvoiceCreate'];
+      };
+    };
+    responses: {
+      /** @description Created: the draft invoice. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the gallery has no client; or the Idempotency-Key was reused. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The invoice. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content: the draft is deleted. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the invoice is not in a status this operation leaves from (docs/api.md §29), or the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  updateInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['InvoiceUpdate'];
+      };
+    };
+    responses: {
+      /** @description The invoice, as changed. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the invoice is not in a status this operation leaves from (docs/api.md §29), or the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  issueInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The invoice, as it is now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the invoice is not in a status this operation leaves from (docs/api.md §29), or the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  voidInvoice: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The invoice, as it is now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Invoice'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the invoice is not in a status this operation leaves from (docs/api.md §29), or the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listPayments: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 to 9007199254740991 (2^53 - 1), default 1. A page past the end answers an empty `data`. Not with `cursor`. */
+        page?: number;
+        /** @description The `next_cursor` of the previous page of this list, with the same filters and `sort`: the page after it, at the same cost at any depth. Not with `page`; a cursor of another list, filter set, sort or account, or a changed one, is 400. */
+        cursor?: string;
+        /** @description Items per page, 1 to 100. */
+        limit?: number;
+      };
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payments, newest first. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentList'];
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentCreate'];
+      };
+    };
+    responses: {
+      /** @description Created: the payment. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the invoice is not in a status this operation leaves from (docs/api.md §29), or the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getInvoicePdf: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /** @description Invoice id (`ivc_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF (`application/pdf`). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description No resource with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': components['schemas']['Error'];
         };
       };
     };

@@ -29,6 +29,12 @@ __all__ = [
     "EventType",
     "Favorites",
     "HealthStatus",
+    "Invoice",
+    "InvoiceCreate",
+    "InvoiceItem",
+    "InvoiceItemInput",
+    "InvoiceList",
+    "InvoiceUpdate",
     "Listing",
     "ListingCreate",
     "ListingItem",
@@ -36,6 +42,13 @@ __all__ = [
     "ListingStatus",
     "ListingUpdate",
     "Media",
+    "MediaAnalysis",
+    "MediaAnalysisExposure",
+    "MediaAnalysisObject",
+    "MediaAnalysisQrCode",
+    "MediaAnalysisRoom",
+    "MediaAnalysisStatus",
+    "MediaAnalysisText",
     "MediaFromUrl",
     "MediaKind",
     "MediaList",
@@ -49,6 +62,13 @@ __all__ = [
     "NotificationList",
     "NotificationStatus",
     "Pagination",
+    "Payment",
+    "PaymentCreate",
+    "PaymentList",
+    "Product",
+    "ProductCreate",
+    "ProductList",
+    "ProductUpdate",
     "PropertyPage",
     "ShareLink",
     "ShareLinkCreate",
@@ -67,11 +87,13 @@ __all__ = [
     "WholeListPagination",
 ]
 
-EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "*"]
+EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "*"]
 
-EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"]
+EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"]
 
 ListingStatus = Literal["draft", "active", "archived"]
+
+MediaAnalysisStatus = Literal["pending", "ready", "failed"]
 
 MediaKind = Literal["photo", "video", "document"]
 
@@ -88,6 +110,8 @@ class Account(Model):
     "The owner's email address."
     livemode: bool
     "false when the key is a test key (its data is test data)."
+    currency: str
+    "ISO 4217: every amount of the account is an integer in this currency's minor unit."
     key: AccountKey
 
 
@@ -238,6 +262,90 @@ class HealthStatus(Model):
     status: Literal["ok", "ready"]
 
 
+class Invoice(Model):
+    id: str
+    "`ivc_` followed by an opaque string."
+    number: str | None
+    "`INV-0001`, the next of the account at issue; null while draft."
+    listing_id: str
+    client_id: str
+    status: Literal["draft", "open", "paid", "void"]
+    items: list[InvoiceItem]
+    subtotal: int
+    discount: int
+    tax_rate_bps: int
+    tax: int
+    "Round half up of (subtotal \u2212 discount) \u00d7 tax_rate_bps / 10,000."
+    total: int
+    "subtotal \u2212 discount + tax."
+    amount_paid: int
+    amount_due: int
+    currency: str
+    pay_to_unlock: bool
+    due_at: str | None
+    note: str | None
+    issued_at: str | None
+    paid_at: str | None
+    voided_at: str | None
+    payment_url: str | None
+    "Null: online payment is not set up."
+    pdf_url: str
+    created_at: str
+    updated_at: str
+
+
+class InvoiceCreate(Model):
+    listing_id: str
+    "The gallery invoiced; its client is the invoice's."
+    items: list[InvoiceItemInput]
+    discount: int
+    "At most the subtotal; default 0."
+    tax_rate_bps: int
+    "Basis points: 825 is 8.25 %."
+    pay_to_unlock: bool
+    "Default true."
+    due_at: str | None
+    "When payment is due."
+    note: str | None
+
+
+class InvoiceItem(Model):
+    product_id: str | None
+    description: str
+    quantity: int
+    unit_amount: int
+    amount: int
+    "quantity \u00d7 unit_amount."
+
+
+class InvoiceItemInput(Model):
+    product_id: str
+    "A product whose name and price are copied."
+    description: str
+    unit_amount: int
+    "Price of one, in the currency's minor unit."
+    quantity: int
+    "Default 1."
+
+
+class InvoiceList(Model):
+    data: list[Invoice]
+    pagination: Pagination
+
+
+class InvoiceUpdate(Model):
+    items: list[InvoiceItemInput]
+    discount: int
+    "At most the subtotal; default 0."
+    tax_rate_bps: int
+    "Basis points: 825 is 8.25 %."
+    pay_to_unlock: bool
+    "Default true."
+    due_at: str | None
+    "When payment is due."
+    note: str | None
+
+
 class Listing(Model):
     id: str
     "`lst_` followed by an opaque string."
@@ -330,9 +438,74 @@ class Media(Model):
     "Hidden media are never shown to the client."
     variants: MediaVariants | MediaVideoVariants | None
     "A photo's derived sizes, a video's poster and web rendition; null for documents."
+    analysis: MediaAnalysis | None
+    "What the photo shows (docs/api.md \u00a730); null for videos, documents and with ANALYSIS=off."
+    alt_text: str | None
+    "One sentence describing the photo; null while this installation does not write it (a later stage)."
     created_at: str
     content_url: str
     "Absolute URL of the bytes."
+
+
+class MediaAnalysis(Model):
+    status: MediaAnalysisStatus
+    phash: str | None
+    "64-bit DCT perceptual hash, 16 hex digits; null until ready."
+    sharpness: float | None
+    "Variance of the Laplacian of a 512-pixel grey copy, mapped to 0..1; null until ready."
+    blurry: bool | None
+    "sharpness below 0.45; null until ready."
+    exposure: MediaAnalysisExposure | None
+    "Null until ready."
+    tilt_degrees: float | None
+    "How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines."
+    faces: int | None
+    "Faces seen. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    people: int | None
+    "People seen. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    text: list[MediaAnalysisText] | None
+    "Words read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    qr_codes: list[MediaAnalysisQrCode] | None
+    "QR codes read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    objects: list[MediaAnalysisObject] | None
+    "Things seen in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    room: MediaAnalysisRoom | None
+    "The room shown (a RESO ImageOf value). Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    similar_group: str | None
+    "Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready."
+    best_in_group: bool | None
+    "The sharpest (then the largest) of its similar group; true for a photo with no similar one; null until ready."
+
+
+class MediaAnalysisExposure(Model):
+    mean: float
+    "Mean brightness of the grey copy, 0 black .. 1 white."
+    clipped_highlights: float
+    "Fraction of pixels at or above 250 of 255."
+    clipped_shadows: float
+    "Fraction of pixels at or below 5 of 255."
+
+
+class MediaAnalysisObject(Model):
+    label: str
+    confidence: float
+    "0..1."
+
+
+class MediaAnalysisQrCode(Model):
+    data: str
+
+
+class MediaAnalysisRoom(Model):
+    label: str
+    confidence: float
+    "0..1."
+
+
+class MediaAnalysisText(Model):
+    text: str
+    confidence: float
+    "0..1."
 
 
 class MediaFromUrl(Model):
@@ -428,6 +601,66 @@ class Pagination(Model):
     "False when more items match than were counted: `total` is then 1000, a lower bound. Only galleries filtered by `client_id`, `mls_number`, `search`, `created_since` or `updated_since` stop counting there."
     next_cursor: str | None
     "Pass as `cursor` (with the same filters and `sort`) for the page after this one; null when no item follows. A walk by cursor returns every item that exists for the whole walk, and whose sort field does not change meanwhile, exactly once."
+
+
+class Payment(Model):
+    id: str
+    invoice_id: str
+    amount: int
+    method: Literal["cash", "check", "bank_transfer", "card", "other"]
+    reference: str | None
+    paid_at: str
+    created_at: str
+
+
+class PaymentCreate(Model):
+    amount: int
+    "At most the amount due."
+    method: Literal["cash", "check", "bank_transfer", "card", "other"]
+    reference: str | None
+    paid_at: str
+    "When the money was received; default now."
+
+
+class PaymentList(Model):
+    data: list[Payment]
+    pagination: Pagination
+
+
+class Product(Model):
+    id: str
+    "`prd_` followed by an opaque string."
+    name: str
+    description: str | None
+    unit_amount: int
+    active: bool
+    created_at: str
+    updated_at: str
+
+
+class ProductCreate(Model):
+    name: str
+    "What the studio sells (trimmed)."
+    description: str | None
+    unit_amount: int
+    "The price of one, an integer in the account currency's minor unit (cents: 2500 is 25.00)."
+    active: bool
+    "false hides it from new invoices in the dashboard; invoices may still name it."
+
+
+class ProductList(Model):
+    data: list[Product]
+    pagination: Pagination
+
+
+class ProductUpdate(Model):
+    name: str
+    "What the studio sells (trimmed)."
+    description: str | None
+    unit_amount: int
+    "The price of one, an integer in the account currency's minor unit (cents: 2500 is 25.00)."
+    active: bool
+    "false hides it from new invoices in the dashboard; invoices may still name it."
 
 
 class PropertyPage(Model):
@@ -676,6 +909,23 @@ Favorites._converters = {
     "comments": list_of(model(Comment)),
 }
 
+Invoice._converters = {
+    "items": list_of(model(InvoiceItem)),
+}
+
+InvoiceCreate._converters = {
+    "items": list_of(model(InvoiceItemInput)),
+}
+
+InvoiceList._converters = {
+    "data": list_of(model(Invoice)),
+    "pagination": model(Pagination),
+}
+
+InvoiceUpdate._converters = {
+    "items": list_of(model(InvoiceItemInput)),
+}
+
 Listing._converters = {
     "client_link": model(ClientLink),
     "property_page": model(PropertyPage),
@@ -693,6 +943,15 @@ ListingUpdate._converters = {
 
 Media._converters = {
     "variants": one_of(MediaVariants, MediaVideoVariants),
+    "analysis": model(MediaAnalysis),
+}
+
+MediaAnalysis._converters = {
+    "exposure": model(MediaAnalysisExposure),
+    "text": list_of(model(MediaAnalysisText)),
+    "qr_codes": list_of(model(MediaAnalysisQrCode)),
+    "objects": list_of(model(MediaAnalysisObject)),
+    "room": model(MediaAnalysisRoom),
 }
 
 MediaList._converters = {
@@ -717,6 +976,16 @@ MediaVideoVariants._converters = {
 
 NotificationList._converters = {
     "data": list_of(model(Notification)),
+    "pagination": model(Pagination),
+}
+
+PaymentList._converters = {
+    "data": list_of(model(Payment)),
+    "pagination": model(Pagination),
+}
+
+ProductList._converters = {
+    "data": list_of(model(Product)),
     "pagination": model(Pagination),
 }
 

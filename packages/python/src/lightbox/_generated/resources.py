@@ -16,11 +16,14 @@ from .models import (
     Event,
     EventSubscription,
     Favorites,
+    Invoice,
     Listing,
     ListingItem,
     ListingStatus,
     Media,
     Notification,
+    Payment,
+    Product,
     ShareLink,
     TestDataDeletion,
     WebhookDelivery,
@@ -35,16 +38,20 @@ __all__ = [
     "AccountResource",
     "ClientsResource",
     "EventsResource",
+    "InvoicesResource",
     "ListingsResource",
     "MediaResource",
     "NotificationsResource",
+    "ProductsResource",
     "WebhookEndpointsResource",
     "AsyncAccountResource",
     "AsyncClientsResource",
     "AsyncEventsResource",
+    "AsyncInvoicesResource",
     "AsyncListingsResource",
     "AsyncMediaResource",
     "AsyncNotificationsResource",
+    "AsyncProductsResource",
     "AsyncWebhookEndpointsResource",
     "GeneratedResources",
     "AsyncGeneratedResources",
@@ -120,10 +127,10 @@ class ClientsResource(SyncAPIResource):
 
 class EventsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -134,6 +141,60 @@ class EventsResource(SyncAPIResource):
     def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Event | NotModified:
         """Get one event (``GET /v1/events/{id}``, getEvent)."""
         return self._http.get_model(f"/v1/events/{_seg(id)}", cast=Event, query=None, options=request_options, if_none_match=if_none_match)
+
+
+class InvoicesResource(SyncAPIResource):
+    @overload
+    def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Invoice]: ...
+    @overload
+    def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Invoice] | NotModified: ...
+    def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Invoice] | NotModified:
+        """List invoices, newest first, by gallery, client or status (``GET /v1/invoices``, listInvoices)."""
+        return self._http.get_page("/v1/invoices", item=Invoice, query={"page": page, "cursor": cursor, "limit": limit, "listing_id": listing_id, "client_id": client_id, "status": status}, options=request_options, if_none_match=if_none_match)
+
+    def create_invoice(self, *, listing_id: str, items: Sequence[Mapping[str, Any]], discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+        """Create a draft invoice for a gallery's client (``POST /v1/invoices``, createInvoice)."""
+        return self._http.request_model("POST", "/v1/invoices", cast=Invoice, query=None, body=_body({"listing_id": listing_id, "items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
+
+    @overload
+    def get_invoice(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Invoice: ...
+    @overload
+    def get_invoice(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Invoice | NotModified: ...
+    def get_invoice(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Invoice | NotModified:
+        """Get an invoice (``GET /v1/invoices/{id}``, getInvoice)."""
+        return self._http.get_model(f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, options=request_options, if_none_match=if_none_match)
+
+    def update_invoice(self, id: str, *, items: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+        """Change a draft invoice (``PATCH /v1/invoices/{id}``, updateInvoice)."""
+        return self._http.request_model("PATCH", f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, body=_body({"items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
+
+    def delete_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete a draft invoice (``DELETE /v1/invoices/{id}``, deleteInvoice)."""
+        return self._http.request_none("DELETE", f"/v1/invoices/{_seg(id)}", query=None, options=request_options)
+
+    def issue_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+        """Issue a draft (draft → open): numbered, and emailed to the gallery's client (``POST /v1/invoices/{id}/issue``, issueInvoice)."""
+        return self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/issue", cast=Invoice, query=None, options=request_options)
+
+    def void_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+        """Void an open invoice (open → void) (``POST /v1/invoices/{id}/void``, voidInvoice)."""
+        return self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/void", cast=Invoice, query=None, options=request_options)
+
+    @overload
+    def list_payments(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Payment]: ...
+    @overload
+    def list_payments(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Payment] | NotModified: ...
+    def list_payments(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Payment] | NotModified:
+        """An invoice's payments, newest first (``GET /v1/invoices/{id}/payments``, listPayments)."""
+        return self._http.get_page(f"/v1/invoices/{_seg(id)}/payments", item=Payment, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
+
+    def create_payment(self, id: str, *, amount: int, method: Literal["cash", "check", "bank_transfer", "card", "other"], reference: str | None | NotGiven = NOT_GIVEN, paid_at: str | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Payment:
+        """Record money received outside for an open invoice (``POST /v1/invoices/{id}/payments``, createPayment)."""
+        return self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/payments", cast=Payment, query=None, body=_body({"amount": amount, "method": method, "reference": reference, "paid_at": paid_at}), options=request_options)
+
+    def get_invoice_pdf(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """The invoice as a PDF (``GET /v1/invoices/{id}/pdf``, getInvoicePdf)."""
+        return self._http.request_none("GET", f"/v1/invoices/{_seg(id)}/pdf", query=None, options=request_options)
 
 
 class ListingsResource(SyncAPIResource):
@@ -282,6 +343,36 @@ class NotificationsResource(SyncAPIResource):
         return self._http.get_model(f"/v1/notifications/{_seg(id)}", cast=Notification, query=None, options=request_options, if_none_match=if_none_match)
 
 
+class ProductsResource(SyncAPIResource):
+    @overload
+    def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Product]: ...
+    @overload
+    def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Product] | NotModified: ...
+    def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Product] | NotModified:
+        """List the studio's products, newest first (``GET /v1/products``, listProducts)."""
+        return self._http.get_page("/v1/products", item=Product, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
+
+    def create_product(self, *, name: str, unit_amount: int, description: str | None | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+        """Create a product (``POST /v1/products``, createProduct)."""
+        return self._http.request_model("POST", "/v1/products", cast=Product, query=None, body=_body({"name": name, "unit_amount": unit_amount, "description": description, "active": active}), options=request_options)
+
+    @overload
+    def get_product(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Product: ...
+    @overload
+    def get_product(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Product | NotModified: ...
+    def get_product(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Product | NotModified:
+        """Get a product (``GET /v1/products/{id}``, getProduct)."""
+        return self._http.get_model(f"/v1/products/{_seg(id)}", cast=Product, query=None, options=request_options, if_none_match=if_none_match)
+
+    def update_product(self, id: str, *, name: str | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, unit_amount: int | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+        """Change some fields of a product (``PATCH /v1/products/{id}``, updateProduct)."""
+        return self._http.request_model("PATCH", f"/v1/products/{_seg(id)}", cast=Product, query=None, body=_body({"name": name, "description": description, "unit_amount": unit_amount, "active": active}), options=request_options)
+
+    def delete_product(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete a product; invoices keep what they copied from it (``DELETE /v1/products/{id}``, deleteProduct)."""
+        return self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
+
+
 class WebhookEndpointsResource(SyncAPIResource):
     @overload
     def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[WebhookEndpoint]: ...
@@ -402,10 +493,10 @@ class AsyncClientsResource(AsyncAPIResource):
 
 class AsyncEventsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return await self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -416,6 +507,60 @@ class AsyncEventsResource(AsyncAPIResource):
     async def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Event | NotModified:
         """Get one event (``GET /v1/events/{id}``, getEvent)."""
         return await self._http.get_model(f"/v1/events/{_seg(id)}", cast=Event, query=None, options=request_options, if_none_match=if_none_match)
+
+
+class AsyncInvoicesResource(AsyncAPIResource):
+    @overload
+    async def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Invoice]: ...
+    @overload
+    async def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Invoice] | NotModified: ...
+    async def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Invoice] | NotModified:
+        """List invoices, newest first, by gallery, client or status (``GET /v1/invoices``, listInvoices)."""
+        return await self._http.get_page("/v1/invoices", item=Invoice, query={"page": page, "cursor": cursor, "limit": limit, "listing_id": listing_id, "client_id": client_id, "status": status}, options=request_options, if_none_match=if_none_match)
+
+    async def create_invoice(self, *, listing_id: str, items: Sequence[Mapping[str, Any]], discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+        """Create a draft invoice for a gallery's client (``POST /v1/invoices``, createInvoice)."""
+        return await self._http.request_model("POST", "/v1/invoices", cast=Invoice, query=None, body=_body({"listing_id": listing_id, "items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
+
+    @overload
+    async def get_invoice(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Invoice: ...
+    @overload
+    async def get_invoice(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Invoice | NotModified: ...
+    async def get_invoice(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Invoice | NotModified:
+        """Get an invoice (``GET /v1/invoices/{id}``, getInvoice)."""
+        return await self._http.get_model(f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, options=request_options, if_none_match=if_none_match)
+
+    async def update_invoice(self, id: str, *, items: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+        """Change a draft invoice (``PATCH /v1/invoices/{id}``, updateInvoice)."""
+        return await self._http.request_model("PATCH", f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, body=_body({"items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
+
+    async def delete_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete a draft invoice (``DELETE /v1/invoices/{id}``, deleteInvoice)."""
+        return await self._http.request_none("DELETE", f"/v1/invoices/{_seg(id)}", query=None, options=request_options)
+
+    async def issue_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+        """Issue a draft (draft → open): numbered, and emailed to the gallery's client (``POST /v1/invoices/{id}/issue``, issueInvoice)."""
+        return await self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/issue", cast=Invoice, query=None, options=request_options)
+
+    async def void_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+        """Void an open invoice (open → void) (``POST /v1/invoices/{id}/void``, voidInvoice)."""
+        return await self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/void", cast=Invoice, query=None, options=request_options)
+
+    @overload
+    async def list_payments(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Payment]: ...
+    @overload
+    async def list_payments(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Payment] | NotModified: ...
+    async def list_payments(self, id: str, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Payment] | NotModified:
+        """An invoice's payments, newest first (``GET /v1/invoices/{id}/payments``, listPayments)."""
+        return await self._http.get_page(f"/v1/invoices/{_seg(id)}/payments", item=Payment, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
+
+    async def create_payment(self, id: str, *, amount: int, method: Literal["cash", "check", "bank_transfer", "card", "other"], reference: str | None | NotGiven = NOT_GIVEN, paid_at: str | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Payment:
+        """Record money received outside for an open invoice (``POST /v1/invoices/{id}/payments``, createPayment)."""
+        return await self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/payments", cast=Payment, query=None, body=_body({"amount": amount, "method": method, "reference": reference, "paid_at": paid_at}), options=request_options)
+
+    async def get_invoice_pdf(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """The invoice as a PDF (``GET /v1/invoices/{id}/pdf``, getInvoicePdf)."""
+        return await self._http.request_none("GET", f"/v1/invoices/{_seg(id)}/pdf", query=None, options=request_options)
 
 
 class AsyncListingsResource(AsyncAPIResource):
@@ -564,6 +709,36 @@ class AsyncNotificationsResource(AsyncAPIResource):
         return await self._http.get_model(f"/v1/notifications/{_seg(id)}", cast=Notification, query=None, options=request_options, if_none_match=if_none_match)
 
 
+class AsyncProductsResource(AsyncAPIResource):
+    @overload
+    async def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Product]: ...
+    @overload
+    async def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Product] | NotModified: ...
+    async def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Product] | NotModified:
+        """List the studio's products, newest first (``GET /v1/products``, listProducts)."""
+        return await self._http.get_page("/v1/products", item=Product, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
+
+    async def create_product(self, *, name: str, unit_amount: int, description: str | None | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+        """Create a product (``POST /v1/products``, createProduct)."""
+        return await self._http.request_model("POST", "/v1/products", cast=Product, query=None, body=_body({"name": name, "unit_amount": unit_amount, "description": description, "active": active}), options=request_options)
+
+    @overload
+    async def get_product(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Product: ...
+    @overload
+    async def get_product(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Product | NotModified: ...
+    async def get_product(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Product | NotModified:
+        """Get a product (``GET /v1/products/{id}``, getProduct)."""
+        return await self._http.get_model(f"/v1/products/{_seg(id)}", cast=Product, query=None, options=request_options, if_none_match=if_none_match)
+
+    async def update_product(self, id: str, *, name: str | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, unit_amount: int | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+        """Change some fields of a product (``PATCH /v1/products/{id}``, updateProduct)."""
+        return await self._http.request_model("PATCH", f"/v1/products/{_seg(id)}", cast=Product, query=None, body=_body({"name": name, "description": description, "unit_amount": unit_amount, "active": active}), options=request_options)
+
+    async def delete_product(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete a product; invoices keep what they copied from it (``DELETE /v1/products/{id}``, deleteProduct)."""
+        return await self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
+
+
 class AsyncWebhookEndpointsResource(AsyncAPIResource):
     @overload
     async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint]: ...
@@ -620,18 +795,22 @@ class GeneratedResources:
     account: AccountResource
     clients: ClientsResource
     events: EventsResource
+    invoices: InvoicesResource
     listings: ListingsResource
     media: MediaResource
     notifications: NotificationsResource
+    products: ProductsResource
     webhook_endpoints: WebhookEndpointsResource
 
     def __init__(self, http: SyncHTTP) -> None:
         self.account = AccountResource(http)
         self.clients = ClientsResource(http)
         self.events = EventsResource(http)
+        self.invoices = InvoicesResource(http)
         self.listings = ListingsResource(http)
         self.media = MediaResource(http)
         self.notifications = NotificationsResource(http)
+        self.products = ProductsResource(http)
         self.webhook_endpoints = WebhookEndpointsResource(http)
 
 
@@ -641,16 +820,20 @@ class AsyncGeneratedResources:
     account: AsyncAccountResource
     clients: AsyncClientsResource
     events: AsyncEventsResource
+    invoices: AsyncInvoicesResource
     listings: AsyncListingsResource
     media: AsyncMediaResource
     notifications: AsyncNotificationsResource
+    products: AsyncProductsResource
     webhook_endpoints: AsyncWebhookEndpointsResource
 
     def __init__(self, http: AsyncHTTP) -> None:
         self.account = AsyncAccountResource(http)
         self.clients = AsyncClientsResource(http)
         self.events = AsyncEventsResource(http)
+        self.invoices = AsyncInvoicesResource(http)
         self.listings = AsyncListingsResource(http)
         self.media = AsyncMediaResource(http)
         self.notifications = AsyncNotificationsResource(http)
+        self.products = AsyncProductsResource(http)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(http)
