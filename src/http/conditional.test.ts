@@ -49,6 +49,10 @@ before(async () => {
   });
   ids.media = uploaded.data?.[0]?.id ?? '';
   ids.share = (await made('POST', `/v1/listings/${ids.listing}/share_links`, { label: 'Stager' })).id;
+  ids.product = (await made('POST', '/v1/products', { name: 'Photos', unit_amount: 25_000 })).id;
+  ids.invoice = (
+    await made('POST', '/v1/invoices', { listing_id: ids.listing, items: [{ product_id: ids.product }] })
+  ).id;
   ids.endpoint = (await made('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.test/in' })).id;
   ids.delivery = (await made('POST', `/v1/webhook_endpoints/${ids.endpoint}/test`)).id;
   const rows = await ctx.deps.db.kysely
@@ -91,9 +95,19 @@ const READS: Record<string, () => string> = {
   '/v1/webhook_endpoints/:id/deliveries': () => `/v1/webhook_endpoints/${ids.endpoint}/deliveries`,
   '/v1/events': () => '/v1/events?type=listing.created',
   '/v1/events/:id': () => `/v1/events/${ids.event}`,
+  '/v1/products': () => '/v1/products',
+  '/v1/products/:id': () => `/v1/products/${ids.product}`,
+  '/v1/invoices': () => `/v1/invoices?listing_id=${ids.listing}`,
+  '/v1/invoices/:id': () => `/v1/invoices/${ids.invoice}`,
+  '/v1/invoices/:id/payments': () => `/v1/invoices/${ids.invoice}/payments`,
 };
 /** Stored bytes: their own strong ETag (sha256 or the variant's), declared with their own 304. */
-const BYTES = new Set(['/v1/listings/:id/media/:media_id/content', '/v1/listings/:id/media/:media_id/variants/:name']);
+const BYTES = new Set([
+  '/v1/listings/:id/media/:media_id/content',
+  '/v1/listings/:id/media/:media_id/variants/:name',
+  // The same invoice renders the same bytes: a strong tag of them (src/modules/invoices/invoices.test.ts).
+  '/v1/invoices/:id/pdf',
+]);
 const DOCUMENT = '/v1/openapi.json';
 /** Differs per key under one URL: tags its own body (src/modules/accounts/account.test.ts). */
 const OWN_TAG = new Set(['/v1/account']);

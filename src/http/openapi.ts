@@ -121,6 +121,10 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
             'Resumable uploads (tus 1.0): a file sent in pieces over any number of connections becomes media.',
         },
         { name: 'Clients', description: "The studio's client records and their galleries." },
+        {
+          name: 'Share links',
+          description: 'Links to a gallery for anyone around a listing, with their proofing (docs/api.md §28).',
+        },
         { name: 'Products', description: "The studio's catalogue: what it sells, at what price (docs/api.md §29)." },
         { name: 'Invoices', description: 'Invoices for a gallery, their payments and PDF (docs/api.md §29).' },
         { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },

@@ -7,7 +7,7 @@ import { call, createAccount, createKey, type TestAccount, type TestContext } fr
 import { jpeg, multipart, pdf } from '../support/media-fixtures.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
 
-export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt' | 'shl';
+export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt' | 'shl' | 'prd' | 'ivc';
 
 /** Related ids that make a path point at something real: a media item with its gallery, an assignment. */
 export type Scene = Partial<Record<Prefix, string>>;
@@ -25,6 +25,12 @@ interface Pool {
   deliveries: { whe: string; whd: string }[];
   /** Share links (docs/api.md §28) with their gallery. */
   shared: { lst: string; shl: string }[];
+  /** Products and invoices (docs/api.md §29); a few invoices are open, so void and payments can succeed. */
+  prd: string[];
+  ivc: string[];
+  /** How many of `ivc` are drafts and how many open: issue's and payments' successes. */
+  drafts: number;
+  open: number;
 }
 
 const emptyPool = (): Pool => ({
@@ -38,6 +44,10 @@ const emptyPool = (): Pool => ({
   assigned: [],
   deliveries: [],
   shared: [],
+  prd: [],
+  ivc: [],
+  drafts: 0,
+  open: 0,
 });
 
 export interface Files {
@@ -130,7 +140,10 @@ export class World {
       p.assigned.length >= 2 &&
       p.whe.length >= 2 &&
       p.deliveries.length >= 2 &&
-      p.shared.length >= 2;
+      p.shared.length >= 2 &&
+      p.prd.length >= 2 &&
+      p.drafts >= 2 &&
+      p.open >= 2;
     if (enough(account === this.owner ? this.own : this.foreign)) return;
     let pool = await this.read(account);
     if (enough(pool)) return;
@@ -166,6 +179,22 @@ export class World {
       ).id;
       pool.shared.push({ lst, shl });
     }
+    while (pool.prd.length < 2) {
+      this.#serial += 1;
+      const body = { name: `Seed product ${this.#serial}`, unit_amount: 10_000 + this.#serial };
+      pool.prd.push((await this.#json(account, 'POST', '/v1/products', body)).id);
+    }
+    // Invoices of a gallery with a client: at least two drafts and two open (issued) ones.
+    const listing = (await this.read(account)).assigned[0]?.lst;
+    for (const open of [
+      ...Array(Math.max(0, 2 - pool.drafts)).fill(false),
+      ...Array(Math.max(0, 2 - pool.open)).fill(true),
+    ]) {
+      if (listing === undefined) break;
+      const body = { listing_id: listing, items: [{ description: 'Photos', unit_amount: 25_000 }] };
+      const ivc = (await this.#json(account, 'POST', '/v1/invoices', body)).id;
+      if (open === true) await this.#json(account, 'POST', `/v1/invoices/${ivc}/issue`);
+    }
     pool = await this.read(account);
     if (account === this.owner) this.own = pool;
     else this.foreign = pool;
@@ -175,7 +204,9 @@ export class World {
   async read(account: TestAccount): Promise<Pool> {
     const db = this.ctx.deps.db.kysely;
     const recent = 12;
-    const ids = async (table: 'listings' | 'clients' | 'notifications' | 'webhook_endpoints'): Promise<string[]> =>
+    const ids = async (
+      table: 'listings' | 'clients' | 'notifications' | 'webhook_endpoints' | 'products' | 'invoices',
+    ): Promise<string[]> =>
       (
         await db
           .selectFrom(table)
@@ -230,6 +261,23 @@ export class World {
       .orderBy('id', 'desc')
       .limit(recent)
       .execute();
+    const products = await ids('products');
+    const byStatus = (status: 'draft' | 'open') =>
+      db
+        .selectFrom('invoices')
+        .select('id')
+        .where('account_id', '=', account.accountId)
+        .where('status', '=', status)
+        .orderBy('id', 'desc')
+        .limit(recent / 2)
+        .execute();
+    const drafts = (await byStatus('draft')).map((r) => r.id);
+    const open = (await byStatus('open')).map((r) => r.id);
+    // Drafts and open ones in turn, then the rest: every scene's neighbour is of the other kind.
+    const invoices = [
+      ...Array.from({ length: Math.max(drafts.length, open.length) }, (_, i) => [drafts[i], open[i]]).flat(),
+      ...(await ids('invoices')),
+    ].filter((id, i, all): id is string => id !== undefined && all.indexOf(id) === i);
     const pool: Pool = {
       lst: await ids('listings'),
       cli: await ids('clients'),
@@ -241,6 +289,10 @@ export class World {
       assigned: assigned.map((a) => ({ cli: a.client_id ?? '', lst: a.id })),
       deliveries: deliveries.map((d) => ({ whe: d.endpoint_id, whd: d.id })),
       shared: shared.map((l) => ({ lst: l.listing_id, shl: l.id })),
+      prd: products,
+      ivc: invoices,
+      drafts: drafts.length,
+      open: open.length,
     };
     if (account === this.owner) this.own = pool;
     else this.foreign = pool;
@@ -259,6 +311,8 @@ export class World {
       ...pool.ntf.map((ntf) => ({ ntf })),
       ...pool.whe.map((whe) => ({ whe })),
       ...pool.evt.map((evt) => ({ evt })),
+      ...pool.prd.map((prd) => ({ prd })),
+      ...pool.ivc.map((ivc) => ({ ivc })),
     ];
     const fitting = scenes.filter((s) => prefixes.every((p) => s[p] !== undefined));
     return fitting[n % Math.max(fitting.length, 1)] ?? {};

@@ -39,6 +39,8 @@ export const AccountObject = Type.Object(
     livemode: Type.Boolean({ description: 'false when the key is a test key (its data is test data).' }),
     currency: Type.String({
       pattern: '^[A-Z]{3}$',
+      minLength: 3,
+      maxLength: 3,
       description: "ISO 4217: every amount of the account is an integer in this currency's minor unit.",
     }),
     key: AccountKey,

@@ -39,8 +39,12 @@ export const Analysis = Type.Object(
       maximum: 45,
       description: 'How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines.',
     }),
-    faces: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `Faces seen. ${NOT_READ}` }),
-    people: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `People seen. ${NOT_READ}` }),
+    faces: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 100_000 }), Type.Null()], {
+      description: `Faces seen. ${NOT_READ}`,
+    }),
+    people: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 100_000 }), Type.Null()], {
+      description: `People seen. ${NOT_READ}`,
+    }),
     text: Type.Union(
       [
         Type.Array(

@@ -17,7 +17,12 @@ export interface PdfParties {
 }
 
 export function renderInvoicePdf(invoice: InvoiceType, parties: PdfParties): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `Invoice ${invoice.number ?? 'draft'}` } });
+  // Dated by the invoice's last change, so the same invoice gives the same bytes (its ETag).
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: `Invoice ${invoice.number ?? 'draft'}`, CreationDate: new Date(invoice.updated_at) },
+  });
   doc.registerFont('body', FONT);
   doc.registerFont('bold', BOLD);
   const chunks: Buffer[] = [];

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
+import { matchesAny } from '../../http/send-bytes.ts';
 import {
   Answer,
   ErrorAnswer,
@@ -180,15 +182,27 @@ export function registerInvoicesRoutes(app: App, { invoices }: { invoices: Invoi
         description: 'Text selectable (fonts embedded): the studio, the client, the number, the items and the totals.',
         tags,
         params: InvoiceParams,
-        produces: ['application/pdf'],
         response: {
-          200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF (`application/pdf`).' }),
+          // The PDF as its own type; the errors stay JSON (docs/api.md §2).
+          200: {
+            description: 'The PDF (`application/pdf`).',
+            content: {
+              'application/pdf': {
+                schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', maxLength: 16 * 1024 * 1024 }),
+              },
+            },
+          },
+          304: { type: 'null', description: 'Not modified: the `ETag` matches (`If-None-Match`).' },
           ...errorResponses(...READ_ERRORS),
         },
       },
     },
     async (request, reply) => {
       const { number, bytes } = await invoices.pdf(request.auth.accountId, request.params.id);
+      // The same invoice renders the same bytes (dated by its last change): a strong tag of them.
+      const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+      void reply.header('etag', etag).header('cache-control', 'private, no-cache');
+      if (matchesAny(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       return reply
         .type('application/pdf')
         .header('content-disposition', `inline; filename="${number ?? 'invoice-draft'}.pdf"`)

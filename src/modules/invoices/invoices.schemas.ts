@@ -89,7 +89,7 @@ export const Invoice = Type.Object(
     total: Amount('subtotal − discount + tax.'),
     amount_paid: Amount(),
     amount_due: Amount(),
-    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', minLength: 3, maxLength: 3 }),
     pay_to_unlock: Type.Boolean(),
     due_at: NullableTimestamp(),
     note: NullableText(2_000),

@@ -128,7 +128,7 @@ export function createInvoicesService({
       ids.filter((id) => hasIdShape('prd', id)),
     );
     return items.map((item, position) => {
-      const field = `items[${position}]`;
+      const field = `items.${position}`;
       let description: string;
       let unit: number;
       if (item.product_id !== undefined) {

@@ -127,7 +127,7 @@ describe('/v1/invoices', () => {
       key: me.key,
       body: { listing_id: listingId, items: [{ product_id: 'prd_nope' }] },
     });
-    assert.deepEqual(detailFields(expectError(unknown, 400, 'validation_error')), ['items[0].product_id']);
+    assert.deepEqual(detailFields(expectError(unknown, 400, 'validation_error')), ['items.0.product_id']);
     const fraction = await call(ctx, 'POST', '/v1/invoices', {
       key: me.key,
       body: { listing_id: listingId, items: [{ description: 'A', unit_amount: 10.5 }] },
@@ -260,6 +260,24 @@ describe('/v1/invoices', () => {
       execFileSync('pdftoppm', ['-png', '-r', '60', '-singlefile', file, process.env.INVOICE_PDF_PNG]);
     }
     await rm(dir, { recursive: true, force: true });
+    // The same invoice, the same bytes: a strong tag, 304 on a match; a payment makes a new one.
+    const again = await call(ctx, 'GET', `/v1/invoices/${inv.id}/pdf`, { key: me.key });
+    assert.deepEqual(again.rawPayload, res.rawPayload);
+    const etag = String(res.headers.etag);
+    assert.match(etag, /^"[A-Za-z0-9_-]{27}"$/);
+    const cached = await call(ctx, 'GET', `/v1/invoices/${inv.id}/pdf`, {
+      key: me.key,
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(cached.statusCode, 304);
+    assert.equal(cached.rawPayload.length, 0);
+    assert.equal((await act(me, inv.id, 'payments', { amount: 1_000, method: 'check' })).statusCode, 201);
+    const changed = await call(ctx, 'GET', `/v1/invoices/${inv.id}/pdf`, {
+      key: me.key,
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(changed.statusCode, 200);
+    assert.notEqual(changed.headers.etag, etag);
   });
 
   test('concurrent issues take INV-0001..n, no gap, no duplicate; test mode counts apart', async () => {

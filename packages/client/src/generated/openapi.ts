@@ -12213,7 +12213,7 @@ export interface operations {
           'application/pdf': string;
         };
       };
-      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      /** @description Not modified: the `ETag` matches (`If-None-Match`). */
       304: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12239,7 +12239,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
@@ -12255,7 +12255,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description No resource with this id in this account (`not_found`). */
@@ -12270,7 +12270,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
@@ -12285,7 +12285,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
@@ -12301,7 +12301,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Unexpected fault (`internal_error`); details are never revealed. */
@@ -12311,7 +12311,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description Shutting down or database unreachable (`unavailable`). */
@@ -12321,7 +12321,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/pdf': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'];
         };
       };
     };
