@@ -366,3 +366,73 @@ def test_share_links_and_proofing(lb: Lightbox, jpeg: bytes) -> None:
     assert (bounded.client_link.selection_min, bounded.client_link.selection_max) == (1, 2)
     cleared = lb.listings.update_client_link(gallery.id, selection_min=None)
     assert cleared.client_link is not None and cleared.client_link.selection_min is None
+
+
+def test_products_and_invoices(lb: Lightbox, tmp_path: Path) -> None:
+    """docs/api.md §29: every product and invoice method; amounts are integers in minor units."""
+    product = lb.products.create(name="Twilight photos", unit_amount=15000)
+    assert isinstance(product, lightbox.Product) and product.id.startswith("prd_")
+    assert product.last_response is not None and product.last_response.status == 201
+    repriced = lb.products.update(product.id, unit_amount=12500, description="At dusk")
+    assert (repriced.unit_amount, repriced.description) == (12500, "At dusk")
+    assert lb.products.get(product.id).unit_amount == 12500
+    assert product.id in [p.id for p in lb.products.list(limit=100)]  # iterating walks every page
+
+    gallery = lb.listings.create(address="9 Invoice Street")
+    with pytest.raises(lightbox.ConflictError):
+        lb.invoices.create(listing_id=gallery.id, items=[{"product_id": product.id}])  # no client yet
+    client = lb.clients.create(name="Bea Invoice", email="bea.invoices@example.com")
+    lb.clients.assign(client.id, gallery.id, notify=False)
+    draft = lb.invoices.create(
+        listing_id=gallery.id,
+        items=[{"product_id": product.id, "quantity": 2}, {"description": "Drone", "unit_amount": 9999}],
+        discount=999,
+        tax_rate_bps=825,
+    )
+    assert isinstance(draft, lightbox.Invoice) and draft.id.startswith("ivc_")
+    assert isinstance(draft.items[0], lightbox.InvoiceItem) and draft.items[0].description == "Twilight photos"
+    # 25000 + 9999 - 999 = 34000; tax 34000 x 8.25 % = 2805.
+    assert (draft.status, draft.number, draft.subtotal, draft.tax, draft.total) == ("draft", None, 34999, 2805, 36805)
+    assert all(isinstance(v, int) for v in (draft.subtotal, draft.discount, draft.tax, draft.total, draft.amount_due))
+    noted = lb.invoices.update(draft.id, note="Thank you", discount=0)
+    assert (noted.note, noted.tax, noted.total) == ("Thank you", 2887, 37886)  # 2887.4175 rounds to 2887
+    assert lb.invoices.get(draft.id).note == "Thank you"
+
+    issued = lb.invoices.issue(draft.id)
+    assert issued.status == "open" and issued.number is not None and issued.number.startswith("INV-")
+    with pytest.raises(lightbox.ConflictError):
+        lb.invoices.update(draft.id, note="too late")
+    with pytest.raises(lightbox.ConflictError):
+        lb.invoices.delete(draft.id)
+    assert [i.id for i in lb.invoices.list(listing_id=gallery.id, status="open")] == [draft.id]
+    assert list(lb.invoices.list(client_id=client.id, status="paid")) == []
+
+    pdf = lb.invoices.download_pdf(draft.id)
+    assert pdf.startswith(b"%PDF-")
+    assert lb.invoices.download_pdf_to(draft.id, tmp_path / "invoice.pdf") == len(pdf)
+    assert (tmp_path / "invoice.pdf").read_bytes()[:5] == b"%PDF-"
+
+    with pytest.raises(lightbox.ValidationError):
+        lb.invoices.create_payment(draft.id, amount=37887, method="cash")  # more than is due
+    part = lb.invoices.create_payment(draft.id, amount=7886, method="check", reference="No. 12")
+    assert isinstance(part, lightbox.Payment) and part.id.startswith("pay_") and part.invoice_id == draft.id
+    assert lb.invoices.get(draft.id).amount_due == 30000
+    rest = lb.invoices.create_payment(draft.id, amount=30000, method="bank_transfer")
+    paid = lb.invoices.get(draft.id)
+    assert (paid.status, paid.amount_paid, paid.amount_due) == ("paid", 37886, 0) and paid.paid_at
+    assert sorted(p.id for p in lb.invoices.list_payments(draft.id)) == sorted([part.id, rest.id])
+    with pytest.raises(lightbox.ConflictError):
+        lb.invoices.void(draft.id)  # paid: only an open invoice is voided
+
+    second = lb.invoices.create(listing_id=gallery.id, items=[{"description": "Floor plan", "unit_amount": 5000}])
+    assert lb.invoices.void(lb.invoices.issue(second.id).id).status == "void"
+    spare = lb.invoices.create(listing_id=gallery.id, items=[{"description": "Spare", "unit_amount": 1}])
+    assert lb.invoices.delete(spare.id) is None
+    with pytest.raises(lightbox.NotFoundError):
+        lb.invoices.get(spare.id)
+    assert sorted(i.id for i in lb.invoices.list(listing_id=gallery.id)) == sorted([draft.id, second.id])
+
+    assert lb.products.delete(product.id) is None
+    with pytest.raises(lightbox.NotFoundError):
+        lb.products.get(product.id)
+    assert lb.invoices.get(draft.id).items[0].description == "Twilight photos"  # the invoice kept its copy
