@@ -5,7 +5,7 @@ const { version: platformVersion } = require('zapier-platform-core');
 const { version } = require('./package.json');
 const authentication = require('./lib/authentication');
 const { addApiKey, explainErrors } = require('./lib/api');
-const { instant, galleryList, clientList } = require('./triggers');
+const { instant, galleryList, clientList, productList } = require('./triggers');
 const creates = require('./creates');
 const searches = require('./searches');
 
@@ -17,7 +17,7 @@ module.exports = {
   authentication,
   beforeRequest: [addApiKey],
   afterResponse: [explainErrors],
-  triggers: byKey([...instant, galleryList, clientList]),
+  triggers: byKey([...instant, galleryList, clientList, productList]),
   creates: byKey(creates),
   searches: byKey(searches),
   searchOrCreates: {

@@ -65,6 +65,38 @@ export async function lightboxRequest(
   );
 }
 
+/** GETs bytes from Lightbox (an invoice's PDF); a refusal throws as lightboxRequest's do. */
+export async function lightboxBytes(
+  this: IExecuteFunctions,
+  path: string,
+  itemIndex: number,
+): Promise<{ data: Buffer; contentType: string }> {
+  const credentials = await this.getCredentials(CREDENTIAL);
+  const response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL, {
+    method: 'GET',
+    url: `${String(credentials.baseUrl).replace(/\/+$/, '')}${path}`,
+    encoding: 'arraybuffer',
+    returnFullResponse: true,
+    ignoreHttpStatusErrors: true,
+  })) as { statusCode: number; body: ArrayBuffer | Buffer; headers: Record<string, string | undefined> };
+  const data = Buffer.from(response.body as ArrayBuffer);
+  if (response.statusCode < 400) {
+    return { data, contentType: response.headers['content-type'] ?? 'application/octet-stream' };
+  }
+  let error: { code?: string; message?: string } = {};
+  try {
+    error = ((JSON.parse(data.toString('utf8')) as IDataObject).error ?? {}) as typeof error;
+  } catch {
+    // Not Lightbox's error body: the status says enough.
+  }
+  const message = error.message ?? `Lightbox answered ${response.statusCode}`;
+  throw new NodeApiError(
+    this.getNode(),
+    { code: error.code ?? '', message },
+    { message, httpCode: String(response.statusCode), itemIndex },
+  );
+}
+
 const TOLERANCE_SECONDS = 5 * 60;
 
 const headerValue = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {

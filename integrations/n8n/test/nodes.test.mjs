@@ -107,14 +107,47 @@ describe('the package as n8n loads it', () => {
   });
 
   test('the trigger offers every event type Lightbox records (EVENT_TYPES), share links included', () => {
-    const schema = readFileSync(new URL('../../../src/db/schema.ts', import.meta.url), 'utf8');
-    const start = schema.indexOf('export const EVENT_TYPES');
-    const list = schema.slice(start, schema.indexOf('] as const;', start));
-    const recorded = [...list.matchAll(/'([a-z_]+\.[a-z_]+)'/g)].map((m) => m[1]).sort();
+    // EVENT_TYPES of src/db/schema.ts, with the lists it spreads from other modules
+    // (`...billing.BILLING_EVENT_TYPES`, from the module schema.ts imports as `billing`).
+    const read = (file) => readFileSync(new URL(`../../../src/db/${file}`, import.meta.url), 'utf8');
+    const types = (source, name) => {
+      const start = source.indexOf(`export const ${name}`);
+      assert.ok(start >= 0, name);
+      const list = source.slice(start, source.indexOf('] as const;', start));
+      const spread = [...list.matchAll(/\.\.\.(\w+)\.(\w+)/g)].flatMap(([, alias, inner]) => {
+        const from = new RegExp(`import \\* as ${alias} from '\\./([\\w.-]+?)(?:\\.ts)?'`).exec(source);
+        assert.ok(from, `the import of ${alias}`);
+        return types(read(`${from[1]}.ts`), inner);
+      });
+      return [...[...list.matchAll(/'([a-z_]+\.[a-z_]+)'/g)].map((m) => m[1]), ...spread];
+    };
+    const recorded = types(read('schema.ts'), 'EVENT_TYPES').sort();
     assert.ok(recorded.includes('share_link.selection_submitted'), recorded.join());
+    assert.ok(recorded.includes('invoice.paid'), recorded.join());
     const offered = pkg.loader.getNode('lightboxTrigger').type.description.properties[0].options;
     assert.deepEqual(offered.map((o) => o.value).sort(), recorded);
     assert.equal(new Set(offered.map((o) => o.name)).size, offered.length, 'each option has its own name');
+  });
+
+  test('the Lightbox node has the Product and Invoice resources (docs/api.md §29)', () => {
+    const { properties } = pkg.loader.getNode('lightbox').type.description;
+    const operationsOf = (resource) =>
+      properties
+        .find((p) => p.name === 'operation' && p.displayOptions.show.resource[0] === resource)
+        .options.map((o) => o.value);
+    assert.deepEqual(operationsOf('product'), ['create', 'delete', 'get', 'getAll', 'update']);
+    assert.deepEqual(operationsOf('invoice'), [
+      'create',
+      'delete',
+      'downloadPdf',
+      'get',
+      'getAll',
+      'getPayments',
+      'issue',
+      'recordPayment',
+      'update',
+      'void',
+    ]);
   });
 
   test('the Lightbox node has the Share Link resource with its eight operations', () => {
@@ -743,5 +776,206 @@ describe('Share Link (docs/api.md §28)', () => {
       webhooks.unregister();
     }
     assert.deepEqual(await endpoints(), []);
+  });
+});
+
+describe('Product and Invoice (docs/api.md §29)', () => {
+  const state = {};
+
+  before(async () => {
+    const gallery = (await lb.api('POST', '/v1/listings', { address: '21 Invoice Row' })).body;
+    const client = (await lb.api('POST', '/v1/clients', { name: 'Ivy Payer', email: 'ivy.payer@example.test' })).body;
+    assert.equal((await lb.api('POST', `/v1/clients/${client.id}/listings/${gallery.id}?notify=false`)).status, 200);
+    Object.assign(state, { gallery, client });
+  });
+
+  test('Product: Create, Get, Get Many, Update, Delete; a price is a whole number of cents', async () => {
+    const [product] = await one({
+      resource: 'product',
+      operation: 'create',
+      name: ' Twilight photos ',
+      unit_amount: 25000,
+      additionalFields: { description: 'At dusk' },
+    });
+    assert.match(product.id, /^prd_/);
+    assert.deepEqual(
+      [product.name, product.unit_amount, product.description, product.active],
+      ['Twilight photos', 25000, 'At dusk', true],
+    );
+    const [got] = await one({ resource: 'product', operation: 'get', productId: product.id });
+    assert.deepEqual(got, product);
+    const [updated] = await one({
+      resource: 'product',
+      operation: 'update',
+      productId: product.id,
+      updateFields: { unit_amount: 20000, active: false },
+    });
+    assert.deepEqual([updated.unit_amount, updated.active], [20000, false]);
+    const [spare] = await one({
+      resource: 'product',
+      operation: 'create',
+      name: 'Spare',
+      unit_amount: 1,
+      additionalFields: {},
+    });
+    const many = await one({ resource: 'product', operation: 'getAll', returnAll: true });
+    assert.deepEqual(
+      many.map((p) => p.id),
+      [spare.id, product.id],
+    );
+    assert.equal((await one({ resource: 'product', operation: 'getAll', returnAll: false, limit: 1 })).length, 1);
+    assert.deepEqual(await one({ resource: 'product', operation: 'delete', productId: spare.id }), [
+      { id: spare.id, deleted: true },
+    ]);
+    await assert.rejects(
+      one({ resource: 'product', operation: 'create', name: 'Half', unit_amount: 12.5, additionalFields: {} }),
+      /"12.5" is not a whole number \(Price \(Cents\)\)/,
+    );
+    state.product = product;
+  });
+
+  test('Invoice: Create, Get, Get Many, Update, Issue, Record Payment, Get Payments, Download PDF, Void, Delete', async () => {
+    const [draft] = await one({
+      resource: 'invoice',
+      operation: 'create',
+      galleryId: state.gallery.id,
+      items: {
+        item: [
+          { product_id: state.product.id, description: '', unit_amount: 0, quantity: 2 },
+          { product_id: '', description: 'Drone film', unit_amount: 15000, quantity: 1 },
+        ],
+      },
+      additionalFields: { discount: 5000, tax_rate_bps: 825, note: 'Thank you', pay_to_unlock: false },
+    });
+    assert.match(draft.id, /^ivc_/);
+    // 40000 + 15000 - 5000 = 50000; tax 8.25 % of it = 4125.
+    assert.deepEqual(
+      [draft.status, draft.client_id, draft.subtotal, draft.tax, draft.total, draft.pay_to_unlock, draft.note],
+      ['draft', state.client.id, 55000, 4125, 54125, false, 'Thank you'],
+    );
+    assert.deepEqual(
+      draft.items.map((i) => [i.description, i.quantity, i.amount]),
+      [
+        ['Twilight photos', 2, 40000],
+        ['Drone film', 1, 15000],
+      ],
+    );
+    const [updated] = await one({
+      resource: 'invoice',
+      operation: 'update',
+      invoiceId: draft.id,
+      items: { item: [{ product_id: '', description: 'Floor plan', unit_amount: 9000, quantity: 1 }] },
+      updateFields: { discount: 0, due_at: '2026-12-31T00:00:00.000Z' },
+    });
+    assert.deepEqual([updated.subtotal, updated.tax, updated.total], [9000, 743, 9743]); // 742.5 rounds up
+    assert.equal(Date.parse(updated.due_at), Date.parse('2026-12-31T00:00:00.000Z'));
+    await assert.rejects(
+      one({ resource: 'invoice', operation: 'update', invoiceId: draft.id, updateFields: {} }),
+      /at least one field/,
+    );
+    await assert.rejects(
+      one({
+        resource: 'invoice',
+        operation: 'create',
+        galleryId: state.gallery.id,
+        items: { item: [{ product_id: '', description: '', unit_amount: 100, quantity: 1 }] },
+        additionalFields: {},
+      }),
+      /Item 1: give a Product ID, or a Description and a Price/,
+    );
+
+    const [issued] = await one({ resource: 'invoice', operation: 'issue', invoiceId: draft.id });
+    assert.equal(issued.status, 'open');
+    assert.match(issued.number, /^INV-\d{4,}$/);
+    const [got] = await one({ resource: 'invoice', operation: 'get', invoiceId: draft.id });
+    assert.equal(got.number, issued.number);
+    const open = await one({
+      resource: 'invoice',
+      operation: 'getAll',
+      filters: { listing_id: state.gallery.id, status: 'open' },
+      returnAll: true,
+    });
+    assert.deepEqual(
+      open.map((i) => i.id),
+      [draft.id],
+    );
+
+    // The PDF, as a binary item named after the invoice's number.
+    const { result } = await run([
+      node('Lightbox', LIGHTBOX, {
+        resource: 'invoice',
+        operation: 'downloadPdf',
+        invoiceId: draft.id,
+        binaryPropertyName: 'invoice',
+      }),
+    ]);
+    const [item] = result.data.resultData.runData.Lightbox[0].data.main[0];
+    assert.equal(item.json.id, draft.id);
+    assert.equal(item.binary.invoice.mimeType, 'application/pdf');
+    assert.equal(item.binary.invoice.fileName, `${issued.number}.pdf`);
+    assert.equal(Buffer.from(item.binary.invoice.data, 'base64').subarray(0, 5).toString(), '%PDF-');
+
+    const [part] = await one({
+      resource: 'invoice',
+      operation: 'recordPayment',
+      invoiceId: draft.id,
+      amount: 4743,
+      method: 'check',
+      paymentFields: { reference: 'No. 12' },
+    });
+    assert.match(part.id, /^pay_/);
+    assert.deepEqual([part.amount, part.method, part.reference], [4743, 'check', 'No. 12']);
+    await assert.rejects(
+      one({
+        resource: 'invoice',
+        operation: 'recordPayment',
+        invoiceId: draft.id,
+        amount: 5001,
+        method: 'cash',
+        paymentFields: {},
+      }),
+      (err) => err.n8n?.httpCode === '400',
+    );
+    const [rest] = await one({
+      resource: 'invoice',
+      operation: 'recordPayment',
+      invoiceId: draft.id,
+      amount: 5000,
+      method: 'bank_transfer',
+      paymentFields: {},
+    });
+    const payments = await one({ resource: 'invoice', operation: 'getPayments', invoiceId: draft.id, returnAll: true });
+    assert.deepEqual(payments.map((p) => p.id).sort(), [part.id, rest.id].sort());
+    const [paid] = await one({ resource: 'invoice', operation: 'get', invoiceId: draft.id });
+    assert.deepEqual([paid.status, paid.amount_due], ['paid', 0]);
+    await assert.rejects(
+      one({ resource: 'invoice', operation: 'void', invoiceId: draft.id }),
+      (err) => err.n8n?.httpCode === '409',
+    );
+
+    const [second] = await one({
+      resource: 'invoice',
+      operation: 'create',
+      galleryId: state.gallery.id,
+      items: { item: [{ product_id: state.product.id, quantity: 1 }] },
+      additionalFields: {},
+    });
+    await one({ resource: 'invoice', operation: 'issue', invoiceId: second.id });
+    const [voided] = await one({ resource: 'invoice', operation: 'void', invoiceId: second.id });
+    assert.equal(voided.status, 'void');
+    const [third] = await one({
+      resource: 'invoice',
+      operation: 'create',
+      galleryId: state.gallery.id,
+      items: { item: [{ product_id: state.product.id, quantity: 1 }] },
+      additionalFields: {},
+    });
+    assert.deepEqual(await one({ resource: 'invoice', operation: 'delete', invoiceId: third.id }), [
+      { id: third.id, deleted: true },
+    ]);
+    await assert.rejects(
+      one({ resource: 'invoice', operation: 'downloadPdf', invoiceId: third.id, binaryPropertyName: 'data' }),
+      (err) => err.n8n?.httpCode === '404',
+    );
   });
 });

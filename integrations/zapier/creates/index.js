@@ -1,6 +1,6 @@
 'use strict';
-// The actions of docs/api.md §24 (Create Share Link: §28), each on one Lightbox endpoint (named in README.md).
-const { apiUrl, pickFilled, numbersIn, booleansIn } = require('../lib/api');
+// The actions of docs/api.md §24 (Create Share Link: §28; Create Invoice: §29), each on one Lightbox endpoint (named in README.md).
+const { apiUrl, pickFilled, numbersIn, integersIn, percentToBps, booleansIn } = require('../lib/api');
 const f = require('../lib/fields');
 const samples = require('../lib/samples');
 
@@ -267,6 +267,109 @@ const createShareLink = {
   },
 };
 
+const CENTS = 'a whole number of cents, like 2500 for 25.00';
+
+/** One invoice item from a line of the Items field: a product, or a description and a price. */
+const invoiceItem = (z, line, index) => {
+  const item = pickFilled(line || {}, ['product_id', 'description', 'unit_amount', 'quantity']);
+  const where = `items.${index}`;
+  integersIn(z, item, ['unit_amount'], CENTS);
+  integersIn(z, item, ['quantity']);
+  if (item.product_id === undefined && (item.description === undefined || item.unit_amount === undefined)) {
+    throw new z.errors.Error(
+      `Item ${index + 1}: choose a product, or give a description and a price (${where}).`,
+      'validation_error',
+      400,
+    );
+  }
+  return item;
+};
+
+const createInvoice = {
+  key: 'create_invoice',
+  noun: 'Invoice',
+  display: {
+    label: 'Create Invoice',
+    description:
+      "Creates a draft invoice for a gallery's client from your products or your own items; issue it from Lightbox.",
+  },
+  operation: {
+    inputFields: [
+      { ...galleryField, helpText: 'The gallery invoiced. Its client is the one invoiced: assign one first.' },
+      {
+        key: 'items',
+        label: 'Items',
+        required: true,
+        children: [
+          {
+            key: 'product_id',
+            label: 'Product',
+            dynamic: 'product_list.id.name',
+            helpText: 'One of your products: its name and price are copied. Or leave empty and fill the two below.',
+          },
+          { key: 'description', label: 'Description', helpText: 'What this item is, without a product.' },
+          {
+            key: 'unit_amount',
+            label: 'Price (cents)',
+            type: 'integer',
+            helpText: 'The price of one, without a product, in cents: 2500 is 25.00.',
+          },
+          { key: 'quantity', label: 'Quantity', type: 'integer', helpText: 'Default 1.' },
+        ],
+      },
+      {
+        key: 'discount',
+        label: 'Discount (cents)',
+        type: 'integer',
+        helpText: 'Taken off the subtotal, in cents: 1000 is 10.00. At most the subtotal.',
+      },
+      {
+        key: 'tax_rate',
+        label: 'Tax Rate (%)',
+        helpText: 'For example 8.25; at most two decimals. Empty: no tax.',
+      },
+      {
+        key: 'pay_to_unlock',
+        label: 'Lock the Gallery Until Paid?',
+        type: 'boolean',
+        helpText:
+          'While the invoice is open the client sees watermarked previews and cannot download (Yes unless you choose No).',
+      },
+      { key: 'due_at', label: 'Due Date', type: 'datetime' },
+      { key: 'note', label: 'Note', type: 'text', helpText: 'Printed on the invoice for your client.' },
+    ],
+    perform: async (z, bundle) => {
+      const input = bundle.inputData;
+      const lines = Array.isArray(input.items) ? input.items : [];
+      if (lines.length === 0) {
+        throw new z.errors.Error('Add at least one item (items).', 'validation_error', 400);
+      }
+      const body = {
+        listing_id: input.gallery_id,
+        items: lines.map((line, i) => invoiceItem(z, line, i)),
+        ...pickFilled(input, ['discount', 'pay_to_unlock', 'due_at', 'note']),
+      };
+      integersIn(z, body, ['discount'], CENTS);
+      booleansIn(z, body, ['pay_to_unlock']);
+      if (input.tax_rate !== undefined && input.tax_rate !== null && input.tax_rate !== '') {
+        body.tax_rate_bps = percentToBps(z, input.tax_rate, 'tax_rate');
+      }
+      const response = await z.request({ url: apiUrl(bundle, '/v1/invoices'), method: 'POST', body });
+      return response.data;
+    },
+    sample: {
+      ...samples.invoice,
+      number: null,
+      status: 'draft',
+      amount_paid: 0,
+      amount_due: 41135,
+      issued_at: null,
+      paid_at: null,
+    },
+    outputFields: f.invoiceOutput,
+  },
+};
+
 module.exports = [
   createGallery,
   updateGallery,
@@ -275,4 +378,5 @@ module.exports = [
   addMediaFromUrl,
   resendGalleryEmail,
   createShareLink,
+  createInvoice,
 ];

@@ -64,6 +64,35 @@ const numbersIn = (z, body, keys) => {
   return body;
 };
 
+/**
+ * Money is whole numbers of the currency's minor unit (docs/api.md §29): "2500" becomes 2500, and
+ * "25.00" or "abc" is refused with the field's name (never rounded, never a float).
+ */
+const integersIn = (z, body, keys, what = 'a whole number') => {
+  for (const key of keys) {
+    if (body[key] === undefined) continue;
+    const text = String(body[key]).trim();
+    if (!/^\d{1,15}$/.test(text)) {
+      throw new z.errors.Error(`"${body[key]}" is not ${what} (${key}).`, 'validation_error', 400);
+    }
+    body[key] = Number(text);
+  }
+  return body;
+};
+
+/** "8.25" (percent) becomes 825 basis points by its digits, without floating point. */
+const percentToBps = (z, value, key) => {
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?\s*%?$/.exec(String(value).trim());
+  if (!match) {
+    throw new z.errors.Error(
+      `"${value}" is not a percentage with at most two decimals, like 8.25 (${key}).`,
+      'validation_error',
+      400,
+    );
+  }
+  return Number(match[1]) * 100 + Number((match[2] || '').padEnd(2, '0'));
+};
+
 const YES = ['true', 'yes', '1', 'on'];
 const NO = ['false', 'no', '0', 'off'];
 
@@ -80,4 +109,14 @@ const booleansIn = (z, body, keys) => {
   return body;
 };
 
-module.exports = { baseUrl, apiUrl, addApiKey, explainErrors, pickFilled, numbersIn, booleansIn };
+module.exports = {
+  baseUrl,
+  apiUrl,
+  addApiKey,
+  explainErrors,
+  pickFilled,
+  numbersIn,
+  integersIn,
+  percentToBps,
+  booleansIn,
+};

@@ -90,6 +90,34 @@ const selectionOutput = [
   { key: 'client_id', label: 'Client ID (the client link only)' },
 ];
 
+/** docs/api.md §29: every amount an integer in the currency's minor unit (cents: 2500 is 25.00). */
+const invoiceOutput = [
+  { key: 'id', label: 'Invoice ID' },
+  { key: 'number', label: 'Invoice Number' },
+  { key: 'status', label: 'Status (draft, open, paid or void)' },
+  { key: 'listing_id', label: 'Gallery ID' },
+  { key: 'client_id', label: 'Client ID' },
+  { key: 'currency', label: 'Currency' },
+  { key: 'subtotal', label: 'Subtotal (cents)', type: 'integer' },
+  { key: 'discount', label: 'Discount (cents)', type: 'integer' },
+  { key: 'tax_rate_bps', label: 'Tax Rate (hundredths of a percent)', type: 'integer' },
+  { key: 'tax', label: 'Tax (cents)', type: 'integer' },
+  { key: 'total', label: 'Total (cents)', type: 'integer' },
+  { key: 'amount_paid', label: 'Amount Paid (cents)', type: 'integer' },
+  { key: 'amount_due', label: 'Amount Due (cents)', type: 'integer' },
+  { key: 'pay_to_unlock', label: 'Photos Locked Until Paid', type: 'boolean' },
+  { key: 'due_at', label: 'Due', type: 'datetime' },
+  { key: 'note', label: 'Note' },
+  { key: 'payment_url', label: 'Payment Link' },
+  { key: 'pdf_url', label: 'PDF URL' },
+  { key: 'items[]description', label: 'Item Descriptions' },
+  { key: 'items[]quantity', label: 'Item Quantities', type: 'integer' },
+  { key: 'items[]amount', label: 'Item Amounts (cents)', type: 'integer' },
+  { key: 'issued_at', label: 'Issued', type: 'datetime' },
+  { key: 'paid_at', label: 'Paid', type: 'datetime' },
+  { key: 'created_at', label: 'Created', type: 'datetime' },
+];
+
 const eventOutput = [
   { key: 'event_id', label: 'Event ID' },
   { key: 'event_type', label: 'Event Type' },
@@ -128,6 +156,7 @@ module.exports = {
   notificationOutput,
   shareLinkOutput,
   selectionOutput,
+  invoiceOutput,
   eventOutput,
   galleryInput,
   GALLERY_FIELDS,

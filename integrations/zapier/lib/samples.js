@@ -1,6 +1,6 @@
 'use strict';
 // Samples Zapier shows before a real event has happened: the shapes of Lightbox's objects
-// (docs/api.md §5-§7, §13-§15, §28), with the event's own fields added by the triggers.
+// (docs/api.md §5-§7, §13-§15, §28, §29), with the event's own fields added by the triggers.
 
 const event = (type) => ({
   event_id: 'evt_01JDZ8Q7C3M0S6Y3W9G2N4B5TK',
@@ -134,4 +134,51 @@ const selection = {
   client_id: null,
 };
 
-module.exports = { event, gallery, client, media, notification, shareLink, selection };
+/** docs/api.md §29: amounts in the currency's minor unit (cents). */
+const invoice = {
+  id: 'ivc_01JDZ8Q9C4D5E6F7G8H9J0KABC',
+  number: 'INV-0042',
+  listing_id: gallery.id,
+  client_id: client.id,
+  status: 'paid',
+  items: [
+    {
+      product_id: 'prd_01JDZ8Q9A1B2C3D4E5F6G7H8J9',
+      description: 'Twilight photos',
+      quantity: 1,
+      unit_amount: 25000,
+      amount: 25000,
+    },
+    { product_id: null, description: 'Drone film', quantity: 1, unit_amount: 15000, amount: 15000 },
+  ],
+  subtotal: 40000,
+  discount: 2000,
+  tax_rate_bps: 825,
+  tax: 3135,
+  total: 41135,
+  amount_paid: 41135,
+  amount_due: 0,
+  currency: 'USD',
+  pay_to_unlock: true,
+  due_at: '2026-12-06T00:00:00.000Z',
+  note: 'Thank you for your business.',
+  issued_at: '2026-11-22T10:30:00.000Z',
+  paid_at: '2026-11-23T09:12:45.000Z',
+  voided_at: null,
+  payment_url: null,
+  pdf_url: 'https://lightbox.example.com/v1/invoices/ivc_01JDZ8Q9C4D5E6F7G8H9J0KABC/pdf',
+  created_at: '2026-11-22T10:25:00.000Z',
+  updated_at: '2026-11-23T09:12:45.000Z',
+};
+
+const product = {
+  id: 'prd_01JDZ8Q9A1B2C3D4E5F6G7H8J9',
+  name: 'Twilight photos',
+  description: 'Ten exterior photos at dusk.',
+  unit_amount: 25000,
+  active: true,
+  created_at: '2026-11-01T09:00:00.000Z',
+  updated_at: '2026-11-01T09:00:00.000Z',
+};
+
+module.exports = { event, gallery, client, media, notification, shareLink, selection, invoice, product };

@@ -77,6 +77,8 @@ const TRIGGERS = {
   new_selection: ['client_link.selection_submitted', 'share_link.selection_submitted'],
   selection_submitted: ['client_link.selection_submitted'],
   email_failed: ['notification.failed'],
+  invoice_issued: ['invoice.issued'],
+  invoice_paid: ['invoice.paid'],
 };
 
 /** What the page's plain forms post (no JavaScript), answered 303 when taken. */
@@ -312,6 +314,90 @@ describe('a studio day through the Zap steps', () => {
     await sendSelection(plain.url, state.photo.id, 'For the staging plan.');
   });
 
+  test('Create Invoice: items from a product and from a description and price; issued and paid (docs/api.md §29)', async () => {
+    const perform = App.creates.create_invoice.operation.perform;
+    const product = (await lb.api('POST', '/v1/products', { name: 'Twilight photos', unit_amount: 25000 })).body;
+    const products = await appTester(App.triggers.product_list.operation.perform, { authData, meta: { page: 0 } });
+    assert.deepEqual(
+      products.map((p) => [p.id, p.name]),
+      [[product.id, 'Twilight photos']],
+    );
+    const due = '2026-12-31T00:00:00.000Z';
+    const invoice = await appTester(perform, {
+      authData,
+      inputData: {
+        gallery_id: state.gallery.id,
+        items: [
+          { product_id: product.id, quantity: '2', description: '', unit_amount: '' },
+          { description: 'Drone film', unit_amount: '15000' },
+        ],
+        discount: '5000',
+        tax_rate: '8.25',
+        pay_to_unlock: 'no',
+        due_at: due,
+        note: 'Thank you',
+      },
+    });
+    assert.match(invoice.id, /^ivc_/);
+    // 50000 + 15000 - 5000 = 60000; tax 8.25 % of it = 4950.
+    assert.deepEqual(
+      [
+        invoice.status,
+        invoice.client_id,
+        invoice.subtotal,
+        invoice.discount,
+        invoice.tax_rate_bps,
+        invoice.tax,
+        invoice.total,
+      ],
+      ['draft', state.client.id, 65000, 5000, 825, 4950, 64950],
+    );
+    assert.deepEqual(
+      invoice.items.map((i) => [i.product_id, i.description, i.quantity, i.amount]),
+      [
+        [product.id, 'Twilight photos', 2, 50000],
+        [null, 'Drone film', 1, 15000],
+      ],
+    );
+    assert.deepEqual(
+      [invoice.pay_to_unlock, invoice.note, Date.parse(invoice.due_at)],
+      [false, 'Thank you', Date.parse(due)],
+    );
+
+    const plain = await appTester(perform, {
+      authData,
+      inputData: { gallery_id: state.gallery.id, items: [{ description: 'Floor plan', unit_amount: 7500 }] },
+    });
+    assert.deepEqual([plain.total, plain.tax_rate_bps, plain.pay_to_unlock], [7500, 0, true]);
+    assert.equal((await lb.api('DELETE', `/v1/invoices/${plain.id}`)).status, 204);
+
+    const refused = async (inputData, pattern) =>
+      assert.rejects(
+        appTester(perform, { authData, inputData: { gallery_id: state.gallery.id, ...inputData } }),
+        pattern,
+      );
+    await refused(
+      { items: [{ description: 'Edit', unit_amount: '25.00' }] },
+      /not a whole number of cents.*\(unit_amount\)/,
+    );
+    await refused(
+      { items: [{ description: 'No price' }] },
+      /Item 1: choose a product, or give a description and a price/,
+    );
+    await refused({ items: [] }, /at least one item/);
+    await refused({ items: [{ product_id: product.id }], tax_rate: '8.255' }, /not a percentage .* \(tax_rate\)/);
+    await refused({ items: [{ product_id: product.id }], discount: '999999' }, /discount/);
+
+    // Issued and paid in Lightbox: the two invoice triggers' events.
+    assert.equal((await lb.api('POST', `/v1/invoices/${invoice.id}/issue`)).status, 200);
+    const paid = await lb.api('POST', `/v1/invoices/${invoice.id}/payments`, {
+      amount: 64950,
+      method: 'bank_transfer',
+    });
+    assert.equal(paid.status, 201);
+    state.invoice = invoice;
+  });
+
   test('each trigger receives its real, signed delivery; perform turns it into one Zap item', async () => {
     const expectations = {
       new_gallery: (item) => item.id === state.gallery.id && item.address === '12 Harbour View, Brighton',
@@ -328,6 +414,8 @@ describe('a studio day through the Zap steps', () => {
       // The old trigger's item is still the gallery, as its Zaps map it.
       selection_submitted: (item) => item.id === state.gallery.id && item.client_link.favorites_count === 1,
       new_selection: (item) => (item.link_kind ? item.link_kind === 'share_link' : item.id === state.share.id),
+      invoice_issued: (item) => item.id === state.invoice.id && item.status === 'open' && /^INV-/.test(item.number),
+      invoice_paid: (item) => item.id === state.invoice.id && item.status === 'paid' && item.amount_due === 0,
     };
     for (const [key, data] of Object.entries(subscriptions)) {
       const type = key === 'new_selection' ? 'share_link.selection_submitted' : TRIGGERS[key][0];

@@ -78,6 +78,25 @@ const instant = [
     hidden: true,
     ...gallery,
   }),
+  // docs/api.md §29: the invoice as of the event.
+  hookTrigger({
+    key: 'invoice_issued',
+    noun: 'Invoice',
+    label: 'Invoice Issued',
+    description: 'Triggers when an invoice is issued: numbered and emailed to the client.',
+    events: ['invoice.issued'],
+    outputFields: f.invoiceOutput,
+    sample: { ...samples.invoice, status: 'open', amount_paid: 0, amount_due: samples.invoice.total, paid_at: null },
+  }),
+  hookTrigger({
+    key: 'invoice_paid',
+    noun: 'Invoice',
+    label: 'Invoice Paid',
+    description: 'Triggers when an invoice is paid in full (online, or payments you recorded).',
+    events: ['invoice.paid'],
+    outputFields: f.invoiceOutput,
+    sample: samples.invoice,
+  }),
   hookTrigger({
     key: 'email_failed',
     noun: 'Email',
@@ -143,4 +162,27 @@ const clientList = {
   },
 };
 
-module.exports = { instant, galleryList, clientList };
+/** Fills the Product dropdown of Create Invoice's items (active products only). */
+const productList = {
+  key: 'product_list',
+  noun: 'Product',
+  display: { label: 'List Products', description: 'Fills the product dropdowns.', hidden: true },
+  operation: {
+    canPaginate: true,
+    perform: async (z, bundle) => {
+      const response = await z.request({
+        url: apiUrl(bundle, '/v1/products'),
+        params: { page: (bundle.meta.page || 0) + 1, limit: 100 },
+      });
+      return response.data.data.filter((p) => p.active);
+    },
+    sample: samples.product,
+    outputFields: [
+      { key: 'id', label: 'Product ID' },
+      { key: 'name', label: 'Name' },
+      { key: 'unit_amount', label: 'Price (cents)', type: 'integer' },
+    ],
+  },
+};
+
+module.exports = { instant, galleryList, clientList, productList };

@@ -2,10 +2,12 @@
 import { HttpClient, type ClientOptions, type GetOptions } from './core.ts';
 import { Clients } from './resources/clients.ts';
 import { Events } from './resources/events.ts';
+import { Invoices } from './resources/invoices.ts';
 import { Listings } from './resources/listings.ts';
 import { MediaResource, type BlobResolver, type MultipartEncoder } from './resources/media.ts';
 import { AccountResource } from './resources/account.ts';
 import { Notifications } from './resources/notifications.ts';
+import { Products } from './resources/products.ts';
 import { TestData } from './resources/test-data.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
@@ -21,6 +23,10 @@ export class LightboxBase<I, R> {
   /** The studio's test data as a whole: `lb.testData.delete()`. */
   readonly testData: TestData;
   readonly notifications: Notifications;
+  /** The studio's catalogue (docs/api.md §29). */
+  readonly products: Products;
+  /** Invoices, their payments and PDFs (docs/api.md §29). */
+  readonly invoices: Invoices;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
   readonly webhooks: Webhooks;
@@ -35,6 +41,8 @@ export class LightboxBase<I, R> {
     this.account = new AccountResource(this.http);
     this.testData = new TestData(this.http);
     this.notifications = new Notifications(this.http);
+    this.products = new Products(this.http);
+    this.invoices = new Invoices(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
     this.events = new Events(this.http);
     this.webhooks = new Webhooks();

@@ -38,6 +38,8 @@ const SERVICES = [
     'webhookEndpoints' => 'WebhookEndpointService',
     'events' => 'EventService',
     'account' => 'AccountService',
+    'products' => 'ProductService',
+    'invoices' => 'InvoiceService',
 ];
 
 /**
@@ -103,6 +105,22 @@ const NAMES = [
     'getUpload-head' => ['media', 'getUploadOffset', true],
     'appendUpload' => ['media', 'appendUpload', true],
     'terminateUpload' => ['media', 'abandonUpload', true],
+    // docs/api.md §29: products and invoices, in this library's words (all, retrieve) like the rest.
+    'listProducts' => ['products', 'all', false],
+    'createProduct' => ['products', 'create', false],
+    'getProduct' => ['products', 'retrieve', false],
+    'updateProduct' => ['products', 'update', false],
+    'deleteProduct' => ['products', 'delete', false],
+    'listInvoices' => ['invoices', 'all', false],
+    'createInvoice' => ['invoices', 'create', false],
+    'getInvoice' => ['invoices', 'retrieve', false],
+    'updateInvoice' => ['invoices', 'update', false],
+    'deleteInvoice' => ['invoices', 'delete', false],
+    'issueInvoice' => ['invoices', 'issue', false],
+    'voidInvoice' => ['invoices', 'void', false],
+    'createPayment' => ['invoices', 'createPayment', false],
+    'listPayments' => ['invoices', 'allPayments', false],
+    'getInvoicePdf' => ['invoices', 'downloadPdf', true],
 ];
 
 /** Headers every call handles through its options, not as parameters. */

@@ -93,6 +93,21 @@ NAMES: dict[str, tuple[str, str]] = {
     # Section 20: the account behind the key, and test mode (as lb.account in TypeScript and PHP).
     "getAccount": ("account", "get"),
     "deleteTestData": ("account", "delete_test_data"),
+    # docs/api.md §29: products and invoices, named as in the TypeScript client.
+    "listProducts": ("products", "list"),
+    "createProduct": ("products", "create"),
+    "getProduct": ("products", "get"),
+    "updateProduct": ("products", "update"),
+    "deleteProduct": ("products", "delete"),
+    "listInvoices": ("invoices", "list"),
+    "createInvoice": ("invoices", "create"),
+    "getInvoice": ("invoices", "get"),
+    "updateInvoice": ("invoices", "update"),
+    "deleteInvoice": ("invoices", "delete"),
+    "issueInvoice": ("invoices", "issue"),
+    "voidInvoice": ("invoices", "void"),
+    "createPayment": ("invoices", "create_payment"),
+    "listPayments": ("invoices", "list_payments"),
 }
 
 # Operations written by hand: operationId -> "resource.method" (or "client.method" for a method
@@ -107,6 +122,7 @@ HAND_WRITTEN: dict[str, str] = {
     "getUpload-head": "media.upload_resumable",
     "appendUpload": "media.upload_resumable",
     "terminateUpload": "media.abandon_upload",
+    "getInvoicePdf": "invoices.download_pdf",
 }
 
 HEADER = (

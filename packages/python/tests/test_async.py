@@ -153,3 +153,27 @@ async def test_async_share_links(alb: AsyncLightbox) -> None:
     assert await alb.listings.delete_share_link(gallery.id, share.id) is None
     with pytest.raises(lightbox.NotFoundError):
         await alb.listings.get_share_link(gallery.id, share.id)
+
+
+async def test_async_products_and_invoices(alb: AsyncLightbox) -> None:
+    """docs/api.md §29 on AsyncLightbox: a product, an invoice issued, paid, its payments and PDF."""
+    product = await alb.products.create(name="Async drone", unit_amount=4000)
+    assert product.id in [p.id async for p in await alb.products.list()]
+    gallery = await alb.listings.create(address="4 Async Invoice Row")
+    client = await alb.clients.create(name="Cy Async", email="cy.invoices@example.com")
+    await alb.clients.assign(client.id, gallery.id, notify=False)
+    draft = await alb.invoices.create(listing_id=gallery.id, items=[{"product_id": product.id, "quantity": 3}])
+    assert (draft.subtotal, draft.total) == (12000, 12000)
+    assert (await alb.invoices.update(draft.id, tax_rate_bps=1000)).total == 13200
+    issued = await alb.invoices.issue(draft.id)
+    assert issued.status == "open" and (await alb.invoices.get(draft.id)).number == issued.number
+    assert [i.id async for i in await alb.invoices.list(client_id=client.id)] == [draft.id]
+    assert (await alb.invoices.download_pdf(draft.id)).startswith(b"%PDF-")
+    payment = await alb.invoices.create_payment(draft.id, amount=13200, method="card")
+    assert [p.id async for p in await alb.invoices.list_payments(draft.id)] == [payment.id]
+    assert (await alb.invoices.get(draft.id)).status == "paid"
+    with pytest.raises(lightbox.ConflictError):
+        await alb.invoices.void(draft.id)
+    spare = await alb.invoices.create(listing_id=gallery.id, items=[{"description": "Spare", "unit_amount": 1}])
+    assert await alb.invoices.delete(spare.id) is None
+    assert await alb.products.delete(product.id) is None

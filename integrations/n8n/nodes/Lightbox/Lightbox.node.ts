@@ -9,6 +9,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL, lightboxRequest } from '../shared';
+import { invoiceFields, invoiceOperations, runInvoice } from './InvoiceDescription';
+import { productFields, productOperations, runProduct } from './ProductDescription';
 import { runShareLink, shareLinkFields, shareLinkOperations } from './ShareLinkDescription';
 
 // The actions and searches of docs/api.md §24 (the same as the Zapier app's), as resources and
@@ -95,9 +97,11 @@ export class Lightbox implements INodeType {
         noDataExpression: true,
         default: 'gallery',
         options: [
-          { name: 'Gallery', value: 'gallery' },
           { name: 'Client', value: 'client' },
+          { name: 'Gallery', value: 'gallery' },
+          { name: 'Invoice', value: 'invoice' },
           { name: 'Media', value: 'media' },
+          { name: 'Product', value: 'product' },
           { name: 'Share Link', value: 'shareLink' },
         ],
       },
@@ -166,6 +170,8 @@ export class Lightbox implements INodeType {
         ],
       },
       ...shareLinkOperations,
+      ...productOperations,
+      ...invoiceOperations,
 
       // Gallery: create, find
       {
@@ -329,6 +335,8 @@ export class Lightbox implements INodeType {
       },
 
       ...shareLinkFields,
+      ...productFields,
+      ...invoiceFields,
     ],
   };
 
@@ -339,6 +347,11 @@ export class Lightbox implements INodeType {
       try {
         const resource = this.getNodeParameter('resource', i) as string;
         const operation = this.getNodeParameter('operation', i) as string;
+        // An invoice's PDF is a binary item; every other answer is JSON.
+        if (resource === 'invoice') {
+          out.push(...(await runInvoice.call(this, operation, i)));
+          continue;
+        }
         const results = await run.call(this, resource, operation, i);
         out.push(...results.map((json) => ({ json, pairedItem: { item: i } })));
       } catch (error) {
@@ -465,6 +478,7 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
     }
   }
   if (resource === 'shareLink') return runShareLink.call(this, operation, i);
+  if (resource === 'product') return runProduct.call(this, operation, i);
   if (resource === 'media' && operation === 'addFromUrl') {
     const body = filled({
       url: this.getNodeParameter('url', i) as string,

@@ -66,12 +66,31 @@ export const EVENTS = [
   { name: 'Client Created', value: 'client.created' },
   { name: 'Client Updated', value: 'client.updated' },
   { name: 'Client Deleted', value: 'client.deleted' },
+  {
+    name: 'Photo Analyzed',
+    value: 'media.analyzed',
+    description: "A photo's analysis (sharpness, exposure, similar photos) is ready",
+  },
   { name: 'Email Sent', value: 'notification.sent' },
   {
     name: 'Email Failed',
     value: 'notification.failed',
     description: "A gallery email could not be delivered to the client's address",
   },
+  // docs/api.md §29: the object is the product, the invoice or the payment.
+  { name: 'Product Created', value: 'product.created' },
+  { name: 'Product Updated', value: 'product.updated' },
+  { name: 'Product Deleted', value: 'product.deleted' },
+  { name: 'Invoice Created', value: 'invoice.created', description: 'A draft invoice was made' },
+  { name: 'Invoice Updated', value: 'invoice.updated' },
+  {
+    name: 'Invoice Issued',
+    value: 'invoice.issued',
+    description: 'An invoice was numbered and emailed to the client',
+  },
+  { name: 'Invoice Paid', value: 'invoice.paid', description: 'An invoice was paid in full' },
+  { name: 'Invoice Voided', value: 'invoice.voided' },
+  { name: 'Payment Recorded', value: 'payment.created', description: 'A payment of an invoice was recorded' },
 ];
 
 const sameSet = (a: string[], b: string[]): boolean =>

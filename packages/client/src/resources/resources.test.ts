@@ -25,6 +25,7 @@ import {
   type ClientWebhookServer,
 } from '../../../../test/support/client.ts';
 import { jpeg, pdf } from '../../../../test/support/media-fixtures.ts';
+import { productsAndInvoices } from '../../test-fixtures/billing-cases.ts';
 import type { DeliveryRunner } from '../../../../test/support/webhooks.ts';
 import type { Receiver } from '../../../../test/support/loopback-receivers.ts';
 
@@ -345,6 +346,10 @@ describe('client: every operation against a real server', () => {
     assert.equal(deleted.lastResponse.status, 202);
     await assert.rejects(sandbox.listings.get(gallery.id), NotFoundError);
     assert.equal((await lb.listings.get(kept.id)).address, 'Kept Road');
+  });
+
+  test('products and invoices: create, get, update, list, iterate, issue, payments, pdf, void, delete', async () => {
+    await productsAndInvoices(lb);
   });
 
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {

@@ -17,6 +17,8 @@ namespace Lightbox\Service;
  * @property-read WebhookEndpointService $webhookEndpoints
  * @property-read EventService $events
  * @property-read AccountService $account
+ * @property-read ProductService $products
+ * @property-read InvoiceService $invoices
  * @property-read WebhookService $webhooks
  */
 final class ServiceFactory
@@ -30,6 +32,8 @@ final class ServiceFactory
         'webhookEndpoints' => WebhookEndpointService::class,
         'events' => EventService::class,
         'account' => AccountService::class,
+        'products' => ProductService::class,
+        'invoices' => InvoiceService::class,
         'webhooks' => WebhookService::class,
     ];
 

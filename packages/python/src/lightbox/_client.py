@@ -13,7 +13,7 @@ from ._core import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, AsyncHTTP, SyncHTTP
 from ._generated.resources import AsyncGeneratedResources, GeneratedResources
 from ._models import RequestOptions
 from ._webhooks import Webhooks
-from .resources import AsyncMedia, Media
+from .resources import AsyncInvoices, AsyncMedia, Invoices, Media
 
 __all__ = ["Lightbox", "AsyncLightbox"]
 
@@ -34,6 +34,7 @@ class Lightbox(GeneratedResources):
     """
 
     media: Media
+    invoices: Invoices
     webhooks: Webhooks
 
     def __init__(
@@ -57,6 +58,7 @@ class Lightbox(GeneratedResources):
         )
         super().__init__(self._http)
         self.media = Media(self._http)
+        self.invoices = Invoices(self._http)
         self.webhooks = Webhooks()
 
     @property
@@ -87,6 +89,7 @@ class AsyncLightbox(AsyncGeneratedResources):
     """The Lightbox API with ``await`` and ``async for``: the same surface as Lightbox."""
 
     media: AsyncMedia
+    invoices: AsyncInvoices
     webhooks: Webhooks
 
     def __init__(
@@ -110,6 +113,7 @@ class AsyncLightbox(AsyncGeneratedResources):
         )
         super().__init__(self._http)
         self.media = AsyncMedia(self._http)
+        self.invoices = AsyncInvoices(self._http)
         self.webhooks = Webhooks()
 
     @property

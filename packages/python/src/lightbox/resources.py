@@ -1,7 +1,8 @@
 """Hand-written methods: the operations whose transport is not plain JSON.
 
 The generated classes (``_generated/resources.py``) carry every JSON operation; the classes here
-extend them with multipart uploads, media from a URL, resumable (tus) uploads and byte downloads.
+extend them with multipart uploads, media from a URL, resumable (tus) uploads and byte downloads
+(a medium's bytes, an invoice's PDF).
 To add a hand-written operation: write the sync and the async method here, and name it in
 HAND_WRITTEN in ``scripts/generate.py`` (the generator's check fails until both exist).
 """
@@ -9,11 +10,11 @@ HAND_WRITTEN in ``scripts/generate.py`` (the generator's check fails until both 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Literal
 
 from ._generated.models import Media as MediaObject
-from ._generated.resources import AsyncMediaResource, MediaResource
+from ._generated.resources import AsyncInvoicesResource, AsyncMediaResource, InvoicesResource, MediaResource
 from ._models import NOT_GIVEN, NotGiven, RequestOptions
 from ._resource import _body, _seg
 from ._uploads import (
@@ -28,7 +29,7 @@ from ._uploads import (
     upload_resumable_async,
 )
 
-__all__ = ["Media", "AsyncMedia"]
+__all__ = ["Media", "AsyncMedia", "Invoices", "AsyncInvoices"]
 
 VariantName = Literal["thumb", "large", "mls", "poster", "web"]
 Destination = str | os.PathLike[str] | IO[bytes]
@@ -40,6 +41,18 @@ def _files(files: Sequence[FileInput] | FileInput) -> list[FileInput]:
     if isinstance(files, (str, bytes, bytearray, memoryview, os.PathLike, tuple)) or hasattr(files, "read"):
         return [files]  # type: ignore[list-item]
     return list(files)
+
+
+def _write(destination: Destination, blocks: Iterator[bytes]) -> int:
+    written = 0
+    if isinstance(destination, (str, os.PathLike)):
+        with open(destination, "wb") as out:
+            for block in blocks:
+                written += out.write(block)
+    else:
+        for block in blocks:
+            written += destination.write(block)
+    return written
 
 
 def _media_list(body: object) -> list[MediaObject]:
@@ -304,3 +317,54 @@ class AsyncMedia(AsyncMediaResource):
         """A photo's ``thumb``, ``large`` or ``mls`` variant, a video's ``poster`` or ``web``."""
         path = f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}/variants/{_seg(name)}"
         return (await self._http.send("GET", path, options=request_options)).content
+
+
+PDF = {"accept": "application/pdf"}
+
+
+class Invoices(InvoicesResource):
+    """``lb.invoices``: invoices of a gallery's client, their payments and PDF (docs/api.md §29).
+
+    Every amount is an integer in the account currency's minor unit (2500 is 25.00)."""
+
+    def download_pdf(self, id: str, *, request_options: RequestOptions | None = None) -> bytes:
+        """The invoice as a PDF (``GET /v1/invoices/{id}/pdf``), in memory: see ``download_pdf_to``."""
+        return self._http.send("GET", f"/v1/invoices/{_seg(id)}/pdf", headers=PDF, options=request_options).content
+
+    def download_pdf_to(
+        self, id: str, destination: Destination, *, request_options: RequestOptions | None = None
+    ) -> int:
+        """Streams the invoice's PDF to a path or an open binary file; answers the number written."""
+        res = self._http.send("GET", f"/v1/invoices/{_seg(id)}/pdf", headers=PDF, options=request_options, stream=True)
+        try:
+            return _write(destination, res.iter_bytes())
+        finally:
+            res.close()
+
+
+class AsyncInvoices(AsyncInvoicesResource):
+    """``lb.invoices`` of AsyncLightbox: the same methods as Invoices, awaited."""
+
+    async def download_pdf(self, id: str, *, request_options: RequestOptions | None = None) -> bytes:
+        """The invoice as a PDF (``GET /v1/invoices/{id}/pdf``), in memory: see ``download_pdf_to``."""
+        path = f"/v1/invoices/{_seg(id)}/pdf"
+        return (await self._http.send("GET", path, headers=PDF, options=request_options)).content
+
+    async def download_pdf_to(
+        self, id: str, destination: Destination, *, request_options: RequestOptions | None = None
+    ) -> int:
+        """Streams the invoice's PDF to a path or an open binary file; answers the number written."""
+        path = f"/v1/invoices/{_seg(id)}/pdf"
+        res = await self._http.send("GET", path, headers=PDF, options=request_options, stream=True)
+        written = 0
+        try:
+            if isinstance(destination, (str, os.PathLike)):
+                with open(destination, "wb") as out:
+                    async for block in res.aiter_bytes():
+                        written += out.write(block)
+            else:
+                async for block in res.aiter_bytes():
+                    written += destination.write(block)
+        finally:
+            await res.aclose()
+        return written

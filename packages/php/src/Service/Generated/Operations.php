@@ -32,11 +32,29 @@ final class Operations
             'POST',
             '/v1/clients',
         ],
+        'createInvoice' => [
+            'invoices',
+            'create',
+            'POST',
+            '/v1/invoices',
+        ],
         'createListing' => [
             'listings',
             'create',
             'POST',
             '/v1/listings',
+        ],
+        'createPayment' => [
+            'invoices',
+            'createPayment',
+            'POST',
+            '/v1/invoices/{id}/payments',
+        ],
+        'createProduct' => [
+            'products',
+            'create',
+            'POST',
+            '/v1/products',
         ],
         'createShareLink' => [
             'listings',
@@ -62,6 +80,12 @@ final class Operations
             'DELETE',
             '/v1/clients/{id}',
         ],
+        'deleteInvoice' => [
+            'invoices',
+            'delete',
+            'DELETE',
+            '/v1/invoices/{id}',
+        ],
         'deleteListing' => [
             'listings',
             'delete',
@@ -73,6 +97,12 @@ final class Operations
             'delete',
             'DELETE',
             '/v1/listings/{id}/media/{media_id}',
+        ],
+        'deleteProduct' => [
+            'products',
+            'delete',
+            'DELETE',
+            '/v1/products/{id}',
         ],
         'deleteShareLink' => [
             'listings',
@@ -116,6 +146,18 @@ final class Operations
             'GET',
             '/v1/events/{id}',
         ],
+        'getInvoice' => [
+            'invoices',
+            'retrieve',
+            'GET',
+            '/v1/invoices/{id}',
+        ],
+        'getInvoicePdf' => [
+            'invoices',
+            'downloadPdf',
+            'GET',
+            '/v1/invoices/{id}/pdf',
+        ],
         'getListing' => [
             'listings',
             'retrieve',
@@ -158,6 +200,12 @@ final class Operations
             'GET',
             '/v1/openapi.json',
         ],
+        'getProduct' => [
+            'products',
+            'retrieve',
+            'GET',
+            '/v1/products/{id}',
+        ],
         'getShareLink' => [
             'listings',
             'retrieveShareLink',
@@ -182,6 +230,12 @@ final class Operations
             'GET',
             '/v1/webhook_endpoints/{id}',
         ],
+        'issueInvoice' => [
+            'invoices',
+            'issue',
+            'POST',
+            '/v1/invoices/{id}/issue',
+        ],
         'listClientListings' => [
             'clients',
             'allListings',
@@ -200,6 +254,12 @@ final class Operations
             'GET',
             '/v1/events',
         ],
+        'listInvoices' => [
+            'invoices',
+            'all',
+            'GET',
+            '/v1/invoices',
+        ],
         'listListings' => [
             'listings',
             'all',
@@ -217,6 +277,18 @@ final class Operations
             'all',
             'GET',
             '/v1/notifications',
+        ],
+        'listPayments' => [
+            'invoices',
+            'allPayments',
+            'GET',
+            '/v1/invoices/{id}/payments',
+        ],
+        'listProducts' => [
+            'products',
+            'all',
+            'GET',
+            '/v1/products',
         ],
         'listShareLinks' => [
             'listings',
@@ -326,6 +398,12 @@ final class Operations
             'PATCH',
             '/v1/listings/{id}/client_link',
         ],
+        'updateInvoice' => [
+            'invoices',
+            'update',
+            'PATCH',
+            '/v1/invoices/{id}',
+        ],
         'updateListing' => [
             'listings',
             'update',
@@ -337,6 +415,12 @@ final class Operations
             'update',
             'PATCH',
             '/v1/listings/{id}/media/{media_id}',
+        ],
+        'updateProduct' => [
+            'products',
+            'update',
+            'PATCH',
+            '/v1/products/{id}',
         ],
         'updateShareLink' => [
             'listings',
@@ -355,6 +439,12 @@ final class Operations
             'upload',
             'POST',
             '/v1/listings/{id}/media',
+        ],
+        'voidInvoice' => [
+            'invoices',
+            'void',
+            'POST',
+            '/v1/invoices/{id}/void',
         ],
     ];
 }

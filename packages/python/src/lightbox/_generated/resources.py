@@ -145,38 +145,38 @@ class EventsResource(SyncAPIResource):
 
 class InvoicesResource(SyncAPIResource):
     @overload
-    def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Invoice]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Invoice]: ...
     @overload
-    def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Invoice] | NotModified: ...
-    def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Invoice] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Invoice] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Invoice] | NotModified:
         """List invoices, newest first, by gallery, client or status (``GET /v1/invoices``, listInvoices)."""
         return self._http.get_page("/v1/invoices", item=Invoice, query={"page": page, "cursor": cursor, "limit": limit, "listing_id": listing_id, "client_id": client_id, "status": status}, options=request_options, if_none_match=if_none_match)
 
-    def create_invoice(self, *, listing_id: str, items: Sequence[Mapping[str, Any]], discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+    def create(self, *, listing_id: str, items: Sequence[Mapping[str, Any]], discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
         """Create a draft invoice for a gallery's client (``POST /v1/invoices``, createInvoice)."""
         return self._http.request_model("POST", "/v1/invoices", cast=Invoice, query=None, body=_body({"listing_id": listing_id, "items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
 
     @overload
-    def get_invoice(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Invoice: ...
+    def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Invoice: ...
     @overload
-    def get_invoice(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Invoice | NotModified: ...
-    def get_invoice(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Invoice | NotModified:
+    def get(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Invoice | NotModified: ...
+    def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Invoice | NotModified:
         """Get an invoice (``GET /v1/invoices/{id}``, getInvoice)."""
         return self._http.get_model(f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, options=request_options, if_none_match=if_none_match)
 
-    def update_invoice(self, id: str, *, items: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+    def update(self, id: str, *, items: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
         """Change a draft invoice (``PATCH /v1/invoices/{id}``, updateInvoice)."""
         return self._http.request_model("PATCH", f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, body=_body({"items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
 
-    def delete_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+    def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a draft invoice (``DELETE /v1/invoices/{id}``, deleteInvoice)."""
         return self._http.request_none("DELETE", f"/v1/invoices/{_seg(id)}", query=None, options=request_options)
 
-    def issue_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+    def issue(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
         """Issue a draft (draft → open): numbered, and emailed to the gallery's client (``POST /v1/invoices/{id}/issue``, issueInvoice)."""
         return self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/issue", cast=Invoice, query=None, options=request_options)
 
-    def void_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+    def void(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
         """Void an open invoice (open → void) (``POST /v1/invoices/{id}/void``, voidInvoice)."""
         return self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/void", cast=Invoice, query=None, options=request_options)
 
@@ -191,10 +191,6 @@ class InvoicesResource(SyncAPIResource):
     def create_payment(self, id: str, *, amount: int, method: Literal["cash", "check", "bank_transfer", "card", "other"], reference: str | None | NotGiven = NOT_GIVEN, paid_at: str | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Payment:
         """Record money received outside for an open invoice (``POST /v1/invoices/{id}/payments``, createPayment)."""
         return self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/payments", cast=Payment, query=None, body=_body({"amount": amount, "method": method, "reference": reference, "paid_at": paid_at}), options=request_options)
-
-    def get_invoice_pdf(self, id: str, *, request_options: RequestOptions | None = None) -> None:
-        """The invoice as a PDF (``GET /v1/invoices/{id}/pdf``, getInvoicePdf)."""
-        return self._http.request_none("GET", f"/v1/invoices/{_seg(id)}/pdf", query=None, options=request_options)
 
 
 class ListingsResource(SyncAPIResource):
@@ -345,30 +341,30 @@ class NotificationsResource(SyncAPIResource):
 
 class ProductsResource(SyncAPIResource):
     @overload
-    def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Product]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Product]: ...
     @overload
-    def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Product] | NotModified: ...
-    def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Product] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Product] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Product] | NotModified:
         """List the studio's products, newest first (``GET /v1/products``, listProducts)."""
         return self._http.get_page("/v1/products", item=Product, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
 
-    def create_product(self, *, name: str, unit_amount: int, description: str | None | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+    def create(self, *, name: str, unit_amount: int, description: str | None | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
         """Create a product (``POST /v1/products``, createProduct)."""
         return self._http.request_model("POST", "/v1/products", cast=Product, query=None, body=_body({"name": name, "unit_amount": unit_amount, "description": description, "active": active}), options=request_options)
 
     @overload
-    def get_product(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Product: ...
+    def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Product: ...
     @overload
-    def get_product(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Product | NotModified: ...
-    def get_product(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Product | NotModified:
+    def get(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Product | NotModified: ...
+    def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Product | NotModified:
         """Get a product (``GET /v1/products/{id}``, getProduct)."""
         return self._http.get_model(f"/v1/products/{_seg(id)}", cast=Product, query=None, options=request_options, if_none_match=if_none_match)
 
-    def update_product(self, id: str, *, name: str | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, unit_amount: int | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+    def update(self, id: str, *, name: str | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, unit_amount: int | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
         """Change some fields of a product (``PATCH /v1/products/{id}``, updateProduct)."""
         return self._http.request_model("PATCH", f"/v1/products/{_seg(id)}", cast=Product, query=None, body=_body({"name": name, "description": description, "unit_amount": unit_amount, "active": active}), options=request_options)
 
-    def delete_product(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+    def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a product; invoices keep what they copied from it (``DELETE /v1/products/{id}``, deleteProduct)."""
         return self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
 
@@ -511,38 +507,38 @@ class AsyncEventsResource(AsyncAPIResource):
 
 class AsyncInvoicesResource(AsyncAPIResource):
     @overload
-    async def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Invoice]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Invoice]: ...
     @overload
-    async def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Invoice] | NotModified: ...
-    async def list_invoices(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Invoice] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Invoice] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, listing_id: str | None = None, client_id: str | None = None, status: Literal["draft", "open", "paid", "void"] | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Invoice] | NotModified:
         """List invoices, newest first, by gallery, client or status (``GET /v1/invoices``, listInvoices)."""
         return await self._http.get_page("/v1/invoices", item=Invoice, query={"page": page, "cursor": cursor, "limit": limit, "listing_id": listing_id, "client_id": client_id, "status": status}, options=request_options, if_none_match=if_none_match)
 
-    async def create_invoice(self, *, listing_id: str, items: Sequence[Mapping[str, Any]], discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+    async def create(self, *, listing_id: str, items: Sequence[Mapping[str, Any]], discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
         """Create a draft invoice for a gallery's client (``POST /v1/invoices``, createInvoice)."""
         return await self._http.request_model("POST", "/v1/invoices", cast=Invoice, query=None, body=_body({"listing_id": listing_id, "items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
 
     @overload
-    async def get_invoice(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Invoice: ...
+    async def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Invoice: ...
     @overload
-    async def get_invoice(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Invoice | NotModified: ...
-    async def get_invoice(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Invoice | NotModified:
+    async def get(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Invoice | NotModified: ...
+    async def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Invoice | NotModified:
         """Get an invoice (``GET /v1/invoices/{id}``, getInvoice)."""
         return await self._http.get_model(f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, options=request_options, if_none_match=if_none_match)
 
-    async def update_invoice(self, id: str, *, items: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
+    async def update(self, id: str, *, items: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, discount: int | NotGiven = NOT_GIVEN, tax_rate_bps: int | NotGiven = NOT_GIVEN, pay_to_unlock: bool | NotGiven = NOT_GIVEN, due_at: str | None | NotGiven = NOT_GIVEN, note: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Invoice:
         """Change a draft invoice (``PATCH /v1/invoices/{id}``, updateInvoice)."""
         return await self._http.request_model("PATCH", f"/v1/invoices/{_seg(id)}", cast=Invoice, query=None, body=_body({"items": items, "discount": discount, "tax_rate_bps": tax_rate_bps, "pay_to_unlock": pay_to_unlock, "due_at": due_at, "note": note}), options=request_options)
 
-    async def delete_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+    async def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a draft invoice (``DELETE /v1/invoices/{id}``, deleteInvoice)."""
         return await self._http.request_none("DELETE", f"/v1/invoices/{_seg(id)}", query=None, options=request_options)
 
-    async def issue_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+    async def issue(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
         """Issue a draft (draft → open): numbered, and emailed to the gallery's client (``POST /v1/invoices/{id}/issue``, issueInvoice)."""
         return await self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/issue", cast=Invoice, query=None, options=request_options)
 
-    async def void_invoice(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
+    async def void(self, id: str, *, request_options: RequestOptions | None = None) -> Invoice:
         """Void an open invoice (open → void) (``POST /v1/invoices/{id}/void``, voidInvoice)."""
         return await self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/void", cast=Invoice, query=None, options=request_options)
 
@@ -557,10 +553,6 @@ class AsyncInvoicesResource(AsyncAPIResource):
     async def create_payment(self, id: str, *, amount: int, method: Literal["cash", "check", "bank_transfer", "card", "other"], reference: str | None | NotGiven = NOT_GIVEN, paid_at: str | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Payment:
         """Record money received outside for an open invoice (``POST /v1/invoices/{id}/payments``, createPayment)."""
         return await self._http.request_model("POST", f"/v1/invoices/{_seg(id)}/payments", cast=Payment, query=None, body=_body({"amount": amount, "method": method, "reference": reference, "paid_at": paid_at}), options=request_options)
-
-    async def get_invoice_pdf(self, id: str, *, request_options: RequestOptions | None = None) -> None:
-        """The invoice as a PDF (``GET /v1/invoices/{id}/pdf``, getInvoicePdf)."""
-        return await self._http.request_none("GET", f"/v1/invoices/{_seg(id)}/pdf", query=None, options=request_options)
 
 
 class AsyncListingsResource(AsyncAPIResource):
@@ -711,30 +703,30 @@ class AsyncNotificationsResource(AsyncAPIResource):
 
 class AsyncProductsResource(AsyncAPIResource):
     @overload
-    async def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Product]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Product]: ...
     @overload
-    async def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Product] | NotModified: ...
-    async def list_products(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Product] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Product] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Product] | NotModified:
         """List the studio's products, newest first (``GET /v1/products``, listProducts)."""
         return await self._http.get_page("/v1/products", item=Product, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
 
-    async def create_product(self, *, name: str, unit_amount: int, description: str | None | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+    async def create(self, *, name: str, unit_amount: int, description: str | None | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
         """Create a product (``POST /v1/products``, createProduct)."""
         return await self._http.request_model("POST", "/v1/products", cast=Product, query=None, body=_body({"name": name, "unit_amount": unit_amount, "description": description, "active": active}), options=request_options)
 
     @overload
-    async def get_product(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Product: ...
+    async def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> Product: ...
     @overload
-    async def get_product(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Product | NotModified: ...
-    async def get_product(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Product | NotModified:
+    async def get(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> Product | NotModified: ...
+    async def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> Product | NotModified:
         """Get a product (``GET /v1/products/{id}``, getProduct)."""
         return await self._http.get_model(f"/v1/products/{_seg(id)}", cast=Product, query=None, options=request_options, if_none_match=if_none_match)
 
-    async def update_product(self, id: str, *, name: str | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, unit_amount: int | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
+    async def update(self, id: str, *, name: str | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, unit_amount: int | NotGiven = NOT_GIVEN, active: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Product:
         """Change some fields of a product (``PATCH /v1/products/{id}``, updateProduct)."""
         return await self._http.request_model("PATCH", f"/v1/products/{_seg(id)}", cast=Product, query=None, body=_body({"name": name, "description": description, "unit_amount": unit_amount, "active": active}), options=request_options)
 
-    async def delete_product(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+    async def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a product; invoices keep what they copied from it (``DELETE /v1/products/{id}``, deleteProduct)."""
         return await self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
 
