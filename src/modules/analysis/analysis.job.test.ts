@@ -153,11 +153,11 @@ test('ANALYSIS=off: a new photo has no analysis and no job', async () => {
 
 test('the model stage: findings recorded with the room and alt text; pages use caption, else alt text', async () => {
   const gallery = await linkedGallery(ctx, owner);
-  const photos = (await uploaded(ctx, owner.key, gallery.listingId, [
+  const photos = await uploaded(ctx, owner.key, gallery.listingId, [
     { filename: 'a.jpg', contentType: 'image/jpeg', data: await roomPhoto(41) },
     { filename: 'b.jpg', contentType: 'image/jpeg', data: await roomPhoto(42) },
     { filename: 'c.jpg', contentType: 'image/jpeg', data: await roomPhoto(43) },
-  ])) as MediaJson[];
+  ]);
   // Read in the order of their ids (one due time): the first is the kitchen, the last has a caption.
   const order = photos.sort((x, y) => (x.id < y.id ? -1 : 1)) as [MediaJson, MediaJson, MediaJson];
   const captioned = await patchMedia(ctx, owner.key, gallery.listingId, order[2].id, { caption: 'The hall sign' });
@@ -185,11 +185,11 @@ test('the model stage: findings recorded with the room and alt text; pages use c
   ];
   const files: string[] = [];
   const reader: ModelReader = {
-    read: async (file) => {
+    read: (file) => {
       files.push(file);
-      return reads[files.length - 1] ?? none;
+      return Promise.resolve(reads[files.length - 1] ?? none);
     },
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   // Only these three are due: the rest of the file's jobs are done.
   await createJobRunner(ctx.deps, quiet, analysisHandler({ ...ctx.deps, writes: ctx.services.writes }, quiet, reader)).drain(); // prettier-ignore
@@ -229,5 +229,8 @@ test('the model stage: findings recorded with the room and alt text; pages use c
   const alts = [...page.body.matchAll(/<img[^>]*?alt="([^"]*)"/g)].map((m) => m[1]);
   assert.ok(alts.includes('Kitchen with an oven, a refrigerator and a person'), alts.join(' | '));
   assert.ok(alts.includes('The hall sign'), alts.join(' | '));
-  assert.ok(alts.some((a) => a !== undefined && /^Photo [123]$/.test(a)), alts.join(' | '));
+  assert.ok(
+    alts.some((a) => a !== undefined && /^Photo [123]$/.test(a)),
+    alts.join(' | '),
+  );
 });

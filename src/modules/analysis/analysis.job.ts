@@ -20,18 +20,7 @@ import * as repo from './analysis.repository.ts';
 import { analysePixels, AnalysisError, type PixelAnalysis } from './analysis.pixels.ts';
 import { groupSimilar } from './analysis.groups.ts';
 import type { ModelReader } from './analysis.models.ts';
-import { altText, inferRoom, type Room } from './analysis.rooms.ts';
-
-/** What the model stage found, as recorded. */
-export interface ModelFindings {
-  faces: number;
-  people: number;
-  objects: { label: string; confidence: number }[];
-  text: { text: string; confidence: number }[] | null;
-  qrCodes: { data: string }[];
-  room: Room;
-  altText: string | null;
-}
+import { altText, inferRoom, type ModelFindings } from './analysis.rooms.ts';
 
 /** A photo whose analysis keeps failing for other reasons than its pixels ends failed after this many tries. */
 const MAX_ANALYSIS_TRIES = 3;

@@ -23,11 +23,11 @@ const READ_EDGE = 2048;
 /** The grey copy OCR reads, long side: larger copies cost seconds on busy photos, read no better. */
 const OCR_EDGE = 1280;
 /** Things seen with less confidence are left out (measured in docs/analysis.md). */
-export const OBJECT_MIN_CONFIDENCE = 0.35;
+const OBJECT_MIN_CONFIDENCE = 0.45;
 /** Faces found with less confidence are not counted. */
-export const FACE_MIN_CONFIDENCE = 0.6;
+const FACE_MIN_CONFIDENCE = 0.6;
 /** Words read with less confidence (0..1) are left out: at this level they are mostly noise. */
-export const WORD_MIN_CONFIDENCE = 0.8;
+const WORD_MIN_CONFIDENCE = 0.8;
 /** A photo's QR codes: at most this many are looked for. */
 const MAX_QR_CODES = 8;
 
@@ -103,7 +103,7 @@ function hue(r: number, g: number, b: number, max: number, min: number): number 
 }
 
 /** Plain counts over the detectors' copy (RGB): what a floor plan, a sky, a pool look like. */
-export function sceneStats({ data, width, height }: Rgb): SceneStats {
+function sceneStats({ data, width, height }: Rgb): SceneStats {
   let white = 0;
   let dark = 0;
   let saturation = 0;
@@ -114,9 +114,9 @@ export function sceneStats({ data, width, height }: Rgb): SceneStats {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * 3;
-      const r = data[i]!;
-      const g = data[i + 1]!;
-      const b = data[i + 2]!;
+      const r = data[i] ?? 0;
+      const g = data[i + 1] ?? 0;
+      const b = data[i + 2] ?? 0;
       const max = Math.max(r, g, b);
       const min = Math.min(r, g, b);
       const s = max === 0 ? 0 : (max - min) / max;
@@ -144,6 +144,8 @@ export function sceneStats({ data, width, height }: Rgb): SceneStats {
 
 type HumanModule = typeof import('@vladmandic/human');
 type Human = InstanceType<HumanModule['Human']>;
+/** human's `tf` is typed `any`: it is @tensorflow/tfjs-core's module. */
+type Tf = typeof import('@tensorflow/tfjs-core');
 
 let human: Promise<Human> | undefined;
 
@@ -184,7 +186,7 @@ function detectors(): Promise<Human> {
       },
       object: { enabled: true, maxDetected: 30, minConfidence: OBJECT_MIN_CONFIDENCE },
     });
-    routeFileUrls(h.tf);
+    routeFileUrls(h.tf as Tf);
     await h.load();
     return h;
   })();
@@ -207,10 +209,11 @@ interface ModelJson {
 let routed = false;
 
 /** tfjs-core loads models over HTTP only: `file://` URLs are read from the disk here instead. */
-function routeFileUrls(tf: Human['tf']): void {
+function routeFileUrls(tf: Tf): void {
   if (routed) return;
   routed = true;
-  tf.io.registerLoadRouter((url: string | string[]) => {
+  // A router answers null for the URLs it does not take (tfjs's own do), which its type leaves out.
+  const router = (url: string | string[]) => {
     const first = Array.isArray(url) ? url[0] : url;
     if (typeof first !== 'string' || !first.startsWith('file://')) return null;
     const file = first.slice('file://'.length);
@@ -238,12 +241,14 @@ function routeFileUrls(tf: Human['tf']): void {
         } as never;
       },
     };
-  });
+  };
+  tf.io.registerLoadRouter(router as unknown as Parameters<Tf['io']['registerLoadRouter']>[0]);
 }
 
 async function detect(rgb: Rgb): Promise<{ faces: number; objects: Seen[] }> {
   const h = await detectors();
-  const input = h.tf.tensor3d(new Uint8Array(rgb.data.buffer, rgb.data.byteOffset, rgb.data.length), [rgb.height, rgb.width, 3], 'int32'); // prettier-ignore
+  const tf = h.tf as Tf;
+  const input = tf.tensor3d(new Uint8Array(rgb.data.buffer, rgb.data.byteOffset, rgb.data.length), [rgb.height, rgb.width, 3], 'int32'); // prettier-ignore
   try {
     const result = await h.detect(input);
     if (result.error !== null && result.error !== undefined) throw new Error(`detection failed: ${result.error}`);
@@ -255,7 +260,7 @@ async function detect(rgb: Rgb): Promise<{ faces: number; objects: Seen[] }> {
         .sort((a, b) => b.confidence - a.confidence),
     };
   } finally {
-    h.tf.dispose(input);
+    tf.dispose(input);
   }
 }
 
@@ -310,8 +315,9 @@ async function readWords(image: Buffer): Promise<{ text: string; confidence: num
         for (const word of line.words) {
           const text = word.text.trim();
           const confidence = word.confidence / 100;
-          // A word is letters or digits; lone marks and single characters are mostly texture.
-          if (confidence < WORD_MIN_CONFIDENCE || !/[\p{L}\p{N}]{2}/u.test(text)) continue;
+          // A word has a letter or a digit; a lone character must be a digit (texture reads as `l`, `i`).
+          if (confidence < WORD_MIN_CONFIDENCE || !/[\p{L}\p{N}]/u.test(text)) continue;
+          if (/^\p{L}$/u.test(text)) continue;
           words.push({ text: text.slice(0, 1000), confidence: round(confidence) });
         }
   return words.slice(0, 1000);
@@ -323,7 +329,7 @@ type JsQr = typeof import('jsqr').default;
 let jsqr: JsQr | undefined;
 
 /** Every QR code jsqr finds, each blanked out in turn so the next can be found. */
-export async function readQrCodes(rgba: Rgb): Promise<{ data: string }[]> {
+async function readQrCodes(rgba: Rgb): Promise<{ data: string }[]> {
   jsqr ??= ((await import('jsqr')) as unknown as { default: JsQr }).default;
   const pixels = new Uint8ClampedArray(rgba.data.buffer, rgba.data.byteOffset, rgba.data.length);
   const found: { data: string }[] = [];

@@ -4,7 +4,7 @@
 import type { Executor } from '../../db/executor.ts';
 import type { MediaRow } from '../media/media.repository.ts';
 import type { PixelAnalysis } from './analysis.pixels.ts';
-import type { ModelFindings } from './analysis.job.ts';
+import type { ModelFindings } from './analysis.rooms.ts';
 
 /** A photo to analyse (the job carries its id); undefined when gone or not to be analysed. */
 export function findPhotoForAnalysis(db: Executor, mediaId: string): Promise<MediaRow | undefined> {

@@ -22,11 +22,22 @@ export const ROOMS = [
   'Floor Plan',
   'Other',
 ] as const;
-export type RoomLabel = (typeof ROOMS)[number];
+type RoomLabel = (typeof ROOMS)[number];
 
 export interface Room {
   label: RoomLabel;
   confidence: number;
+}
+
+/** What the model stage found, as recorded on the photo's row (analysis.job.ts). */
+export interface ModelFindings {
+  faces: number;
+  people: number;
+  objects: Seen[];
+  text: { text: string; confidence: number }[] | null;
+  qrCodes: { data: string }[];
+  room: Room;
+  altText: string | null;
 }
 
 /** The confidence of `Other` when nothing points anywhere. */
@@ -47,7 +58,13 @@ export function inferRoom(objects: readonly Seen[], scene: SceneStats): Room {
   const scores: [RoomLabel, number][] = [];
 
   // A floor plan: mostly white paper with dark lines, little colour and no things.
-  if (scene.white >= 0.55 && scene.saturation < 0.08 && scene.dark >= 0.005 && scene.dark <= 0.35 && objects.length === 0)
+  if (
+    scene.white >= 0.55 &&
+    scene.saturation < 0.08 &&
+    scene.dark >= 0.005 &&
+    scene.dark <= 0.35 &&
+    objects.length === 0
+  )
     scores.push(['Floor Plan', Math.min(0.9, 0.4 + scene.white * 0.5)]);
 
   scores.push(['Kitchen', Math.max(appliances, evidence(best, { sink: 0.5 }) * (has('toilet') ? 0 : 1))]);

@@ -39,8 +39,12 @@ export const Analysis = Type.Object(
       maximum: 45,
       description: 'How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines.',
     }),
-    faces: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `Faces seen (BlazeFace). ${NOT_READ}` }),
-    people: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: `People seen (the object detector's persons). ${NOT_READ}` }),
+    faces: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: `Faces seen (BlazeFace). ${NOT_READ}`,
+    }),
+    people: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: `People seen (the object detector's persons). ${NOT_READ}`,
+    }),
     text: Type.Union(
       [
         Type.Array(
@@ -52,7 +56,9 @@ export const Analysis = Type.Object(
         ),
         Type.Null(),
       ],
-      { description: `Words read in the photo (tesseract.js), at least 0.6 confident; null while ANALYSIS_OCR=off. ${NOT_READ}` },
+      {
+        description: `Words read in the photo (tesseract.js), at least 0.6 confident; null while ANALYSIS_OCR=off. ${NOT_READ}`,
+      },
     ),
     qr_codes: Type.Union(
       [

@@ -7,7 +7,7 @@ import type { Analysis } from './analysis.schemas.ts';
 export type AnalysisType = Static<typeof Analysis>;
 
 const bool = (v: number | null): boolean | null => (v === null ? null : v !== 0);
-const list = <T>(v: string | null): T[] | null => (v === null ? null : (JSON.parse(v) as T[]));
+const parsed = (v: string | null): unknown => (v === null ? null : JSON.parse(v));
 
 export function analysisOfRow(row: MediaRow): AnalysisType | null {
   if (row.analysis_status === null) return null;
@@ -32,9 +32,9 @@ export function analysisOfRow(row: MediaRow): AnalysisType | null {
     tilt_degrees: ready ? row.analysis_tilt_degrees : null,
     faces: ready ? row.analysis_faces : null,
     people: ready ? row.analysis_people : null,
-    text: ready ? list(row.analysis_text) : null,
-    qr_codes: ready ? list(row.analysis_qr_codes) : null,
-    objects: ready ? list(row.analysis_objects) : null,
+    text: ready ? (parsed(row.analysis_text) as AnalysisType['text']) : null,
+    qr_codes: ready ? (parsed(row.analysis_qr_codes) as AnalysisType['qr_codes']) : null,
+    objects: ready ? (parsed(row.analysis_objects) as AnalysisType['objects']) : null,
     room:
       ready && row.analysis_room !== null && row.analysis_room_confidence !== null
         ? { label: row.analysis_room, confidence: row.analysis_room_confidence }

@@ -81,7 +81,10 @@ function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
             <meta property="og:image:type" content="${large.content_type}" />
             <meta property="og:image:width" content="${large.width}" />
             <meta property="og:image:height" content="${large.height}" />
-            <meta property="og:image:alt" content="${view.cover?.row.caption ?? view.cover?.row.alt_text ?? view.listing.address}" />
+            <meta
+              property="og:image:alt"
+              content="${view.cover?.row.caption ?? view.cover?.row.alt_text ?? view.listing.address}"
+            />
             <meta name="twitter:card" content="summary_large_image" />`
     }`;
 }
