@@ -58,6 +58,8 @@ const FIRST_DIALECT_ONLY = [
   'src/http/rate-limit*.test.ts', // in memory or in Redis
   'src/modules/accounts/totp.test.ts',
   'src/modules/webhooks/webhooks.signing.test.ts',
+  'src/modules/analysis/analysis.models.test.ts', // the models, in a process of their own
+  'src/modules/analysis/analysis.rooms.test.ts',
   'src/modules/webhooks/webhooks.sender*.test.ts', // the HTTP client and its address checks
   'src/modules/webhooks/webhooks.ssrf.test.ts',
   'src/modules/uploads/uploads.s3.test.ts', // S3's side of tus; the uploads' SQL runs in uploads.local

@@ -121,6 +121,8 @@ export interface MediaConfig {
   readonly variants: VariantsConfig;
   /** ANALYSIS (on): new photos are analysed (docs/api.md §30); off queues nothing, `analysis` null. */
   readonly analysis: boolean;
+  /** ANALYSIS_OCR (on): analysis reads words in photos; off leaves `analysis.text` null (docs/api.md §30). */
+  readonly analysisOcr: boolean;
   /**
    * Unfinished resumable uploads (docs/api.md §16) are removed this long after their creation
    * (UPLOAD_EXPIRY_HOURS, 24; a fraction of an hour is allowed, for tests and small disks).
@@ -359,6 +361,7 @@ function media(env: Env, dataDir: string): MediaConfig {
       videoMemoryBytes: positiveInteger(env, 'VIDEO_VARIANT_MEMORY_MB', 2048, 1_048_576) * 1024 ** 2,
     }),
     analysis: bool(env, 'ANALYSIS', true),
+    analysisOcr: bool(env, 'ANALYSIS_OCR', true),
     uploadExpiryMs: Math.round(positiveHours(env, 'UPLOAD_EXPIRY_HOURS', 24) * 3_600_000),
   });
 }

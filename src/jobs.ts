@@ -10,6 +10,7 @@ import { checksumHandler } from './modules/media/media.checksum.job.ts';
 import { uploadExpiryHandler } from './modules/uploads/uploads.expire.job.ts';
 import { variantsHandler } from './modules/variants/variants.job.ts';
 import { analysisHandler } from './modules/analysis/analysis.job.ts';
+import { modelReader, type ModelReader } from './modules/analysis/analysis.models.ts';
 import { configureSharp } from './modules/variants/variants.images.ts';
 import { selectionEmailHandler } from './modules/client-links/selection-email.job.ts';
 import { notificationHandler } from './modules/notifications/notifications.worker.ts';
@@ -42,7 +43,7 @@ export interface Jobs {
 }
 
 /** The runner of every kind of job on the queue. */
-function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
+function createRunners(deps: Deps, services: Services, log: Log, models: ModelReader): JobRunner[] {
   // Jobs change rows through the process's one unit of work, as the services do.
   const writing = { ...deps, writes: services.writes };
   return [
@@ -53,7 +54,7 @@ function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
     // docs/api.md §30: after variants, and a photo a second at most while requests keep the node busy.
     ...(deps.config.media.analysis
       ? [
-          createJobRunner(deps, log, analysisHandler(writing, log), {
+          createJobRunner(deps, log, analysisHandler(writing, log, models), {
             giveWay: { to: deps.foreground, perSecond: ANALYSES_PER_SECOND_WHEN_BUSY },
           }),
         ]
@@ -72,7 +73,9 @@ function createRunners(deps: Deps, services: Services, log: Log): JobRunner[] {
 export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
   // libvips' own threads per photo: with one photo at a time, the API keeps a core.
   configureSharp({ threads: deps.config.media.variants.threads });
-  const runners = createRunners(deps, services, log);
+  // docs/api.md §30: the models load on the first photo analysed, once for the process.
+  const models = modelReader({ ocr: deps.config.media.analysisOcr, maxPixels: deps.config.media.maxImagePixels });
+  const runners = createRunners(deps, services, log, models);
   deps.foreground.start();
   for (const runner of runners) runner.start();
   let sweptAtStart = false;
@@ -119,6 +122,7 @@ export function startJobs(deps: Deps, services: Services, log: Log): Jobs {
       await cleanup.stop();
       await pruning.stop();
       await eventPruning.stop();
+      await models.close();
     },
   };
 }

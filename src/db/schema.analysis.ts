@@ -14,4 +14,13 @@ export interface MediaAnalysisColumns {
   analysis_tilt_degrees: Generated<number | null>;
   analysis_similar_group: Generated<string | null>;
   analysis_best_in_group: Generated<number | null>;
+  // The model stage (null: not read; the lists are JSON).
+  analysis_faces: Generated<number | null>;
+  analysis_people: Generated<number | null>;
+  analysis_objects: Generated<string | null>;
+  analysis_text: Generated<string | null>;
+  analysis_qr_codes: Generated<string | null>;
+  analysis_room: Generated<string | null>;
+  analysis_room_confidence: Generated<number | null>;
+  alt_text: Generated<string | null>;
 }

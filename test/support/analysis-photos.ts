@@ -2,6 +2,9 @@
 // a seed, with strong vertical lines (door and window frames, cupboards, shelves, a radiator) under
 // camera-like grain, and copies made from them whose truth is known by construction: rotated by a
 // known angle, blurred by a known sigma, over- and under-exposed, re-encoded and resized.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import qrcode from 'qrcode-generator';
 import sharp from 'sharp';
 
 /** A small deterministic generator (mulberry32): the same seed draws the same room. */
@@ -135,3 +138,134 @@ export const resized = async (jpeg: Buffer, scale: number): Promise<Buffer> => {
     .jpeg({ quality: 85 })
     .toBuffer();
 };
+
+// --- The model stage's labelled set (docs/analysis.md) ----------------------------------------
+
+const BOLD = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
+
+/** A line of text in DejaVu Sans Bold (the font file the project ships), dark on transparent. */
+async function textLine(text: string, points: number, colour: string): Promise<Buffer> {
+  return sharp({
+    text: { text: `<span foreground="${colour}">${text}</span>`, fontfile: BOLD, font: `DejaVu Sans Bold ${points}`, rgba: true, dpi: 96 }, // prettier-ignore
+  })
+    .png()
+    .toBuffer();
+}
+
+/**
+ * Room `seed` with a sign on it: a white board at (left, top) carrying `lines`, each `points`
+ * high. The words are the truth `text` is measured against.
+ */
+export async function signPhoto(
+  seed: number,
+  lines: string[],
+  points = 44,
+  at = { left: 300, top: 200 },
+): Promise<Buffer> {
+  const rendered = await Promise.all(lines.map((l) => textLine(l, points, '#161616')));
+  const sizes = await Promise.all(rendered.map((b) => sharp(b).metadata()));
+  const pad = Math.round(points * 0.6);
+  const width = Math.max(...sizes.map((m) => m.width ?? 0)) + 2 * pad;
+  const gap = Math.round(points * 0.5);
+  const height = sizes.reduce((h, m) => h + (m.height ?? 0) + gap, 0) - gap + 2 * pad;
+  let y = pad;
+  const board = await sharp({ create: { width, height, channels: 3, background: '#f4f4f0' } })
+    .composite(
+      rendered.map((input, i) => {
+        const top = y;
+        y += (sizes[i]?.height ?? 0) + gap;
+        return { input, left: pad, top };
+      }),
+    )
+    .png()
+    .toBuffer();
+  return sharp(await roomPhoto(seed))
+    .composite([{ input: board, left: at.left, top: at.top }])
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
+
+/** Room `seed` with a QR code of `data` printed on it: `size` pixels, at (left, top). */
+export async function qrPhoto(seed: number, data: string, size: number, at = { left: 700, top: 250 }): Promise<Buffer> {
+  const qr = qrcode(0, 'M');
+  qr.addData(data, 'Byte');
+  qr.make();
+  const n = qr.getModuleCount();
+  let path = '';
+  for (let row = 0; row < n; row++)
+    for (let col = 0; col < n; col++) if (qr.isDark(row, col)) path += `M${col + 4} ${row + 4}h1v1h-1z`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 ${n + 8} ${n + 8}" shape-rendering="crispEdges"><rect width="${n + 8}" height="${n + 8}" fill="#fff"/><path d="${path}" fill="#000"/></svg>`; // prettier-ignore
+  return sharp(await roomPhoto(seed))
+    .composite([{ input: Buffer.from(svg), left: at.left, top: at.top }])
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
+
+/** A floor plan drawn from `seed`: black walls on white paper, rooms named, door arcs. */
+export async function floorPlan(seed: number): Promise<Buffer> {
+  const r = random(seed);
+  const parts: string[] = ['<rect width="1200" height="900" fill="#fff"/>'];
+  const x0 = 120;
+  const y0 = 100;
+  const x1 = 1080;
+  const y1 = 800;
+  parts.push(
+    `<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="none" stroke="#111" stroke-width="10"/>`,
+  );
+  const split = x0 + (x1 - x0) * (0.35 + r() * 0.3);
+  const across = y0 + (y1 - y0) * (0.4 + r() * 0.2);
+  parts.push(`<line x1="${split}" y1="${y0}" x2="${split}" y2="${y1}" stroke="#111" stroke-width="6"/>`);
+  parts.push(`<line x1="${x0}" y1="${across}" x2="${split}" y2="${across}" stroke="#111" stroke-width="6"/>`);
+  for (let i = 0; i < 3; i++) {
+    const cx = x0 + 60 + r() * (x1 - x0 - 160);
+    parts.push(`<path d="M${cx} ${y1} a60 60 0 0 1 60 -60" fill="none" stroke="#444" stroke-width="2"/>`);
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900">${parts.join('')}</svg>`;
+  return sharp(Buffer.from(svg)).flatten({ background: '#fff' }).jpeg({ quality: 90 }).toBuffer();
+}
+
+const HUMAN_ASSETS = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@vladmandic/human')),
+  '..',
+  'assets',
+);
+
+export interface PeoplePhoto {
+  name: string;
+  jpeg: Buffer;
+  faces: number;
+  people: number;
+}
+
+/**
+ * Real photos the @vladmandic/human package ships (its demo screenshots), cut to one subject each,
+ * counted by eye: the five portraits of screenshot-facedetect.jpg (one face, one person each) and
+ * the webcam inset of screenshot-vrm.jpg (one man in a kitchen, boxes drawn over him).
+ */
+export async function peoplePhotos(): Promise<PeoplePhoto[]> {
+  const detect = path.join(HUMAN_ASSETS, 'screenshot-facedetect.jpg');
+  const portraits = [
+    [7, 347, 151, 151],
+    [164, 347, 151, 151],
+    [322, 347, 151, 151],
+    [478, 347, 151, 151],
+    [631, 347, 160, 151],
+  ] as const;
+  const out: PeoplePhoto[] = [];
+  for (const [i, [left, top, width, height]] of portraits.entries()) {
+    const jpeg = await sharp(detect).extract({ left, top, width, height }).resize(600).jpeg({ quality: 90 }).toBuffer();
+    out.push({ name: `portrait ${i + 1}`, jpeg, faces: 1, people: 1 });
+  }
+  const vrm = path.join(HUMAN_ASSETS, 'screenshot-vrm.jpg');
+  out.push({
+    name: 'webcam inset',
+    jpeg: await sharp(vrm)
+      .extract({ left: 476, top: 3, width: 321, height: 242 })
+      .resize(800)
+      .jpeg({ quality: 90 })
+      .toBuffer(),
+    faces: 1,
+    people: 1,
+  });
+  return out;
+}

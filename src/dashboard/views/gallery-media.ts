@@ -225,7 +225,9 @@ export function mediaPage(o: MediaPageOptions): SafeHtml {
         }
       </nav>
       <section class="card media-detail" aria-label="${m.filename}">
-        <div class="media-detail-preview${m.hidden ? ' is-hidden' : ''}">${preview(l, m, m.caption ?? m.filename)}</div>
+        <div class="media-detail-preview${m.hidden ? ' is-hidden' : ''}">
+          ${preview(l, m, m.caption ?? m.alt_text ?? m.filename)}
+        </div>
         <div class="media-detail-fields">
           <p class="muted small">${m.kind} · ${bytes(m.size)}${m.width === null ? '' : ` · ${m.width}×${m.height}`}</p>
           <form method="post" action="${base(l)}/media/${m.id}" class="stack-form media-form">

@@ -72,7 +72,7 @@ function photo(base: string, m: VisibleMedia, index: number, o: TileOptions): Sa
   const { downloads } = o;
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
-  const alt = m.row.caption ?? `Photo ${index + 1}`;
+  const alt = m.row.caption ?? m.row.alt_text ?? `Photo ${index + 1}`;
   if (thumb === undefined || large === undefined) {
     // Not ready yet (or could not be made): the original is still there to download.
     return html`<li class="tile tile--pending">
@@ -242,7 +242,7 @@ export function galleryPage(
                     sizes="${SIZES.hero}"
                     width="${coverLarge.width}"
                     height="${coverLarge.height}"
-                    alt="${cover.row.caption ?? listing.address}"
+                    alt="${cover.row.caption ?? cover.row.alt_text ?? listing.address}"
                     fetchpriority="high"
                   />`
             }

@@ -1,4 +1,5 @@
-// ANALYSIS (docs/api.md §12, §30): on by default; off turns photo analysis off.
+// ANALYSIS and ANALYSIS_OCR (docs/api.md §12, §30): on by default; off turns photo analysis off,
+// or only its reading of text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../config.ts';
@@ -17,5 +18,16 @@ test('ANALYSIS: on by default; off (or false) turns it off; anything else stops 
   assert.throws(
     () => loadConfig({ ANALYSIS: 'sometimes' }),
     (err) => err instanceof ConfigError && err.variable === 'ANALYSIS',
+  );
+});
+
+test('ANALYSIS_OCR: on by default; off turns only the reading of text off', () => {
+  assert.equal(loadConfig({}).media.analysisOcr, true);
+  const off = loadConfig({ ANALYSIS_OCR: 'off' });
+  assert.equal(off.media.analysisOcr, false);
+  assert.equal(off.media.analysis, true);
+  assert.throws(
+    () => loadConfig({ ANALYSIS_OCR: 'maybe' }),
+    (err) => err instanceof ConfigError && err.variable === 'ANALYSIS_OCR',
   );
 });

@@ -1,7 +1,9 @@
 // The `media.analyze` job end to end (docs/api.md §30), on SQLite and PostgreSQL: queued by the
 // upload, waiting for the photo's variants, recorded with the gallery's similar groups and
 // announced as media.analyzed; a photo that cannot be decoded ends failed; ANALYSIS=off queues
-// nothing; `lightbox media analyze` queues what is missing or failed, once.
+// nothing; `lightbox media analyze` queues what is missing or failed, once. The model stage's
+// findings (from a stand-in reader: the models themselves are measured in analysis.models.test.ts)
+// are recorded with the room and alt text, and the gallery's pages take the alt text as `alt`.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
@@ -13,6 +15,9 @@ import type { Log } from '../../lib/log.ts';
 import { createJobRunner } from '../../mechanisms/queue/queue.runner.ts';
 import { mediaAnalyzeCommand } from '../../cli/media.ts';
 import { analysisHandler } from './analysis.job.ts';
+import type { ModelAnalysis, ModelReader } from './analysis.models.ts';
+import { linkedGallery, visit } from '../../../test/support/gallery.ts';
+import { patchMedia } from '../../../test/support/gallery-order.ts';
 import type { AnalysisType } from './analysis.serializer.ts';
 
 const quiet: Log = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -144,4 +149,88 @@ test('ANALYSIS=off: a new photo has no analysis and no job', async () => {
   } finally {
     await off.close();
   }
+});
+
+test('the model stage: findings recorded with the room and alt text; pages use caption, else alt text', async () => {
+  const gallery = await linkedGallery(ctx, owner);
+  const photos = await uploaded(ctx, owner.key, gallery.listingId, [
+    { filename: 'a.jpg', contentType: 'image/jpeg', data: await roomPhoto(41) },
+    { filename: 'b.jpg', contentType: 'image/jpeg', data: await roomPhoto(42) },
+    { filename: 'c.jpg', contentType: 'image/jpeg', data: await roomPhoto(43) },
+  ]);
+  // Read in the order of their ids (one due time): the first is the kitchen, the last has a caption.
+  const order = photos.sort((x, y) => (x.id < y.id ? -1 : 1)) as [MediaJson, MediaJson, MediaJson];
+  const captioned = await patchMedia(ctx, owner.key, gallery.listingId, order[2].id, { caption: 'The hall sign' });
+  assert.equal(captioned.statusCode, 200);
+  await makeVariantsNow(ctx);
+  const scene = { white: 0.05, dark: 0.1, saturation: 0.3, sky: 0, water: 0 };
+  const cpuMs = { detect: 0, ocr: 0, qr: 0 };
+  const none: ModelAnalysis = { faces: 0, people: 0, objects: [], text: [], qrCodes: [], scene, cpuMs };
+  // What the stand-in reads, by the order the photos are read in (by id within a due time).
+  const reads: ModelAnalysis[] = [
+    {
+      ...none,
+      objects: [
+        { label: 'oven', confidence: 0.81 },
+        { label: 'refrigerator', confidence: 0.74 },
+        { label: 'person', confidence: 0.52 },
+      ],
+      faces: 1,
+      people: 1,
+      text: [{ text: 'SALE', confidence: 0.95 }],
+      qrCodes: [{ data: 'https://example.com/42' }],
+    },
+    { ...none, text: null },
+    none,
+  ];
+  const files: string[] = [];
+  const reader: ModelReader = {
+    read: (file) => {
+      files.push(file);
+      return Promise.resolve(reads[files.length - 1] ?? none);
+    },
+    close: () => Promise.resolve(),
+  };
+  // Only these three are due: the rest of the file's jobs are done.
+  await createJobRunner(ctx.deps, quiet, analysisHandler({ ...ctx.deps, writes: ctx.services.writes }, quiet, reader)).drain(); // prettier-ignore
+  assert.equal(files.length, 3);
+  const got = new Map(await Promise.all(order.map(async (m, i) => [i, await get(m)] as const)));
+  const first = got.get(0)!;
+  assert.equal(first.analysis?.status, 'ready');
+  assert.deepEqual(
+    {
+      faces: first.analysis?.faces,
+      people: first.analysis?.people,
+      objects: first.analysis?.objects,
+      text: first.analysis?.text,
+      qr_codes: first.analysis?.qr_codes,
+      room: first.analysis?.room,
+    },
+    {
+      faces: 1,
+      people: 1,
+      objects: reads[0]!.objects,
+      text: [{ text: 'SALE', confidence: 0.95 }],
+      qr_codes: [{ data: 'https://example.com/42' }],
+      room: { label: 'Kitchen', confidence: 0.951 },
+    },
+  );
+  assert.equal(first.alt_text, 'Kitchen with an oven, a refrigerator and a person');
+  // Text not read (ANALYSIS_OCR=off) is null; none found is an empty list and a zero.
+  const second = got.get(1)!;
+  assert.equal(second.analysis?.text, null);
+  assert.deepEqual([second.analysis?.faces, second.analysis?.objects, second.analysis?.qr_codes], [0, [], []]);
+  assert.deepEqual(second.analysis?.room, { label: 'Other', confidence: 0.2 });
+  assert.equal(second.alt_text, null, 'nothing recognised: nothing to say');
+
+  // The gallery page: the caption where there is one, else the alt text, else the photo's number.
+  const page = await visit(ctx, gallery.path);
+  assert.equal(page.statusCode, 200);
+  const alts = [...page.body.matchAll(/<img[^>]*?alt="([^"]*)"/g)].map((m) => m[1]);
+  assert.ok(alts.includes('Kitchen with an oven, a refrigerator and a person'), alts.join(' | '));
+  assert.ok(alts.includes('The hall sign'), alts.join(' | '));
+  assert.ok(
+    alts.some((a) => a !== undefined && /^Photo [123]$/.test(a)),
+    alts.join(' | '),
+  );
 });

@@ -2,7 +2,8 @@
 // upload's own write beside its variants job. It gives way as variant work does, and to variant
 // work itself: it waits (unattempted) while the photo's variants are pending or any photo's
 // variants are due, reads the photo's `large` variant (at most 2048 pixels a side, so the
-// original is never decoded again), runs the pixel stage (analysis.pixels.ts) and records the
+// original is never decoded again), runs the pixel stage (analysis.pixels.ts), then the model
+// stage (analysis.models.ts, with the room and alt text of analysis.rooms.ts) and records the
 // result on the photo's row with the gallery's similar groups (analysis.groups.ts), under the
 // gallery's lock then the photo's, in one fenced transaction with the job's end. `media.analyzed`
 // is announced there; photos whose group changed with it get `media.updated`. A crash or another
@@ -18,6 +19,8 @@ import type { MediaRow } from '../media/media.repository.ts';
 import * as repo from './analysis.repository.ts';
 import { analysePixels, AnalysisError, type PixelAnalysis } from './analysis.pixels.ts';
 import { groupSimilar } from './analysis.groups.ts';
+import type { ModelReader } from './analysis.models.ts';
+import { altText, inferRoom, type ModelFindings } from './analysis.rooms.ts';
 
 /** A photo whose analysis keeps failing for other reasons than its pixels ends failed after this many tries. */
 const MAX_ANALYSIS_TRIES = 3;
@@ -26,9 +29,14 @@ const RETRY_DELAYS_MS = [30_000, 2 * 60_000];
 const GIVE_WAY_MS = 2_000;
 const LEASE_MS = 60_000;
 
+/**
+ * `models` reads the model stage (jobs.ts passes the process's one reader); without it the model
+ * fields are recorded null, "not read".
+ */
 export function analysisHandler(
   { db, clock, config, storage, writes }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'> & { writes: Writes },
   log: Log,
+  models?: ModelReader,
 ): JobHandler {
   const tmpDir = path.join(config.dataDir, 'tmp');
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
@@ -45,7 +53,12 @@ export function analysisHandler(
     log.warn({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo analysis failed');
   }
 
-  async function record(job: ClaimedJob, photo: MediaRow, result: PixelAnalysis): Promise<void> {
+  async function record(
+    job: ClaimedJob,
+    photo: MediaRow,
+    result: PixelAnalysis,
+    found: ModelFindings | null,
+  ): Promise<void> {
     const now = clock.iso();
     await withJobOutcome(
       db,
@@ -58,7 +71,7 @@ export function analysisHandler(
           { lock: { listing: photo.listing_id, photo: photo.id }, now },
           async (w) => {
             if (w.photo === undefined) return;
-            await repo.recordAnalysis(trx, photo.id, result);
+            await repo.recordAnalysis(trx, photo.id, result, found);
             const photos = await repo.galleryHashes(trx, photo.account_id, photo.listing_id);
             const groups = groupSimilar(
               photos.flatMap((p) =>
@@ -108,8 +121,13 @@ export function analysisHandler(
       return;
     }
     let result: PixelAnalysis;
+    let found: ModelFindings | null = null;
     try {
-      result = await withLocalFile(storage, key, tmpDir, (file) => analysePixels(file, config.media.maxImagePixels));
+      result = await withLocalFile(storage, key, tmpDir, async (file) => {
+        const pixels = await analysePixels(file, config.media.maxImagePixels);
+        found = await readModels(file, job);
+        return pixels;
+      });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       if (err instanceof AnalysisError || job.attempts + 1 >= MAX_ANALYSIS_TRIES) {
@@ -120,7 +138,29 @@ export function analysisHandler(
       log.info({ media_id: photo.id, attempts: job.attempts + 1, reason }, 'photo analysis will be retried');
       return;
     }
-    await record(job, photo, result);
+    await record(job, photo, result, found);
+  }
+
+  /** The model stage; on the last try, a model that keeps failing leaves its fields unread (null). */
+  async function readModels(file: string, job: ClaimedJob): Promise<ModelFindings | null> {
+    if (models === undefined) return null;
+    try {
+      const m = await models.read(file);
+      const room = inferRoom(m.objects, m.scene);
+      return {
+        faces: m.faces,
+        people: m.people,
+        objects: m.objects,
+        text: m.text,
+        qrCodes: m.qrCodes,
+        room,
+        altText: altText(room, m.objects),
+      };
+    } catch (err) {
+      if (err instanceof AnalysisError || job.attempts + 1 < MAX_ANALYSIS_TRIES) throw err;
+      log.error({ media_id: job.subject_id, err }, 'the analysis models failed: the photo is recorded without them');
+      return null;
+    }
   }
 
   return {

@@ -4,6 +4,7 @@
 import type { Executor } from '../../db/executor.ts';
 import type { MediaRow } from '../media/media.repository.ts';
 import type { PixelAnalysis } from './analysis.pixels.ts';
+import type { ModelFindings } from './analysis.rooms.ts';
 
 /** A photo to analyse (the job carries its id); undefined when gone or not to be analysed. */
 export function findPhotoForAnalysis(db: Executor, mediaId: string): Promise<MediaRow | undefined> {
@@ -40,7 +41,14 @@ export async function variantsWaiting(db: Executor, now: string): Promise<boolea
   return row !== undefined;
 }
 
-export async function recordAnalysis(db: Executor, mediaId: string, a: PixelAnalysis): Promise<void> {
+/** Records both stages; what the models did not read (m null, or its text null) is recorded null. */
+export async function recordAnalysis(
+  db: Executor,
+  mediaId: string,
+  a: PixelAnalysis,
+  m: ModelFindings | null,
+): Promise<void> {
+  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
   await db
     .updateTable('media')
     .set({
@@ -52,6 +60,14 @@ export async function recordAnalysis(db: Executor, mediaId: string, a: PixelAnal
       analysis_clipped_highlights: a.exposure.clippedHighlights,
       analysis_clipped_shadows: a.exposure.clippedShadows,
       analysis_tilt_degrees: a.tiltDegrees,
+      analysis_faces: m?.faces ?? null,
+      analysis_people: m?.people ?? null,
+      analysis_objects: json(m?.objects),
+      analysis_text: json(m?.text),
+      analysis_qr_codes: json(m?.qrCodes),
+      analysis_room: m?.room.label ?? null,
+      analysis_room_confidence: m?.room.confidence ?? null,
+      alt_text: m?.altText ?? null,
     })
     .where('id', '=', mediaId)
     .execute();

@@ -1,12 +1,12 @@
-// The `analysis` field of the media object (docs/api.md §30). The pixel fields are null until the
-// photo's analysis is ready; the fields a later stage reads with models (faces, people, text,
-// qr_codes, objects, room) are null while this installation does not read them: null says "not
-// read", never "none found" (an empty list or a zero would be a claim about the photo).
+// The `analysis` field of the media object (docs/api.md §30). Every field is null until the photo's
+// analysis is ready; the fields the models read (faces, people, text, qr_codes, objects, room) are
+// also null when they were not read (a photo analysed before the model stage; text while
+// ANALYSIS_OCR=off): null says "not read", never "none found" (that is a zero or an empty list).
 import { Type } from '@sinclair/typebox';
 import { NullableNumber, StringEnum } from '../../http/schemas.ts';
 
 const UNIT = { minimum: 0, maximum: 1 } as const;
-const NOT_READ = 'Null: this installation does not read it yet (a later stage of docs/api.md §30).';
+const NOT_READ = 'Null until ready, or when not read (docs/api.md §30); none found is 0 or [].';
 
 const Confidence = Type.Number({ ...UNIT, description: '0..1.' });
 
@@ -40,10 +40,10 @@ export const Analysis = Type.Object(
       description: 'How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines.',
     }),
     faces: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 100_000 }), Type.Null()], {
-      description: `Faces seen. ${NOT_READ}`,
+      description: `Faces seen (BlazeFace). ${NOT_READ}`,
     }),
     people: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 100_000 }), Type.Null()], {
-      description: `People seen. ${NOT_READ}`,
+      description: `People seen (the object detector's persons). ${NOT_READ}`,
     }),
     text: Type.Union(
       [
@@ -56,7 +56,9 @@ export const Analysis = Type.Object(
         ),
         Type.Null(),
       ],
-      { description: `Words read in the photo. ${NOT_READ}` },
+      {
+        description: `Words read in the photo (tesseract.js), at least 0.6 confident; null while ANALYSIS_OCR=off. ${NOT_READ}`,
+      },
     ),
     qr_codes: Type.Union(
       [
@@ -82,7 +84,7 @@ export const Analysis = Type.Object(
         ),
         Type.Null(),
       ],
-      { description: `Things seen in the photo. ${NOT_READ}` },
+      { description: `Things seen in the photo (COCO labels), most confident first. ${NOT_READ}` },
     ),
     room: Type.Union(
       [
@@ -92,7 +94,7 @@ export const Analysis = Type.Object(
         ),
         Type.Null(),
       ],
-      { description: `The room shown (a RESO ImageOf value). ${NOT_READ}` },
+      { description: `The room shown (a RESO ImageOf value), inferred from the things seen. ${NOT_READ}` },
     ),
     similar_group: Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
       description:

@@ -65,6 +65,14 @@ export async function commitMedia(
     analysis_tilt_degrees: null,
     analysis_similar_group: null,
     analysis_best_in_group: null,
+    analysis_faces: null,
+    analysis_people: null,
+    analysis_objects: null,
+    analysis_text: null,
+    analysis_qr_codes: null,
+    analysis_room: null,
+    analysis_room_confidence: null,
+    alt_text: null,
     created_at: now,
   }));
   await repo.insertMedia(trx, inserted);

@@ -104,7 +104,7 @@ export const Media = Type.Object(
     }),
     alt_text: NullableText(
       1000,
-      'One sentence describing the photo; null while this installation does not write it (a later stage).',
+      'One sentence describing the photo, from its room and the things seen (docs/api.md §30); null until analysed, or when nothing was recognised.',
     ),
     created_at: Timestamp(),
     content_url: Type.String({ format: 'uri', maxLength: 4096, description: 'Absolute URL of the bytes.' }),

@@ -48,8 +48,8 @@ export function mediaSerializer(publicUrl: string): MediaSerializer {
                 mls: variant('mls'),
               },
       analysis: analysisOfRow(row),
-      // Written by a later stage of docs/api.md §30 (from the room and objects); not yet.
-      alt_text: null,
+      // docs/api.md §30: written by the model stage from the room and the objects.
+      alt_text: row.alt_text,
       created_at: row.created_at,
       content_url: `${base}/content`,
     };

@@ -81,7 +81,10 @@ function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
             <meta property="og:image:type" content="${large.content_type}" />
             <meta property="og:image:width" content="${large.width}" />
             <meta property="og:image:height" content="${large.height}" />
-            <meta property="og:image:alt" content="${view.cover?.row.caption ?? view.listing.address}" />
+            <meta
+              property="og:image:alt"
+              content="${view.cover?.row.caption ?? view.cover?.row.alt_text ?? view.listing.address}"
+            />
             <meta name="twitter:card" content="summary_large_image" />`
     }`;
 }
@@ -92,7 +95,7 @@ function photo(base: string, m: VisibleMedia, index: number, eager: number, size
   const large = m.variants.find((v) => v.name === 'large');
   // Not ready yet (or could not be made): a public page shows nothing rather than a placeholder.
   if (thumb === undefined || large === undefined) return '';
-  const alt = m.row.caption ?? `Photo ${index + 1}`;
+  const alt = m.row.caption ?? m.row.alt_text ?? `Photo ${index + 1}`;
   return html`<li class="tile" id="photo-${m.row.id}">
     <a
       class="tile__link"
@@ -211,7 +214,7 @@ function hero(view: PropertyView, base: string): SafeHtml | '' {
     sizes="${SIZES.hero}"
     width="${large.width}"
     height="${large.height}"
-    alt="${cover.row.caption ?? listing.address}"
+    alt="${cover.row.caption ?? cover.row.alt_text ?? listing.address}"
     fetchpriority="high"
   />`;
 }

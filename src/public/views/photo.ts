@@ -34,7 +34,7 @@ export function photoPage({ head, banner, base, address, photos, index, actions 
   if (m === undefined || large === undefined) throw new Error('photoPage needs a viewable photo');
   const previous = photos[index - 1];
   const next = photos[index + 1];
-  const alt = m.row.caption ?? `Photo ${index + 1}`;
+  const alt = m.row.caption ?? m.row.alt_text ?? `Photo ${index + 1}`;
   return html`<!doctype html>
     <html lang="en">
       ${head(`${alt} · ${address}`)}

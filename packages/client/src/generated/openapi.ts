@@ -1502,7 +1502,7 @@ export interface components {
       variants: components['schemas']['MediaVariants'] | components['schemas']['MediaVideoVariants'] | null;
       /** @description What the photo shows (docs/api.md §30); null for videos, documents and with ANALYSIS=off. */
       analysis: components['schemas']['MediaAnalysis'] | null;
-      /** @description One sentence describing the photo; null while this installation does not write it (a later stage). */
+      /** @description One sentence describing the photo, from its room and the things seen (docs/api.md §30); null until analysed, or when nothing was recognised. */
       alt_text: string | null;
       /** Format: date-time */
       created_at: string;
@@ -1525,17 +1525,17 @@ export interface components {
       exposure: components['schemas']['MediaAnalysisExposure'] | null;
       /** @description How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines. */
       tilt_degrees: number | null;
-      /** @description Faces seen. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      /** @description Faces seen (BlazeFace). Null until ready, or when not read (docs/api.md §30); none found is 0 or []. */
       faces: number | null;
-      /** @description People seen. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      /** @description People seen (the object detector's persons). Null until ready, or when not read (docs/api.md §30); none found is 0 or []. */
       people: number | null;
-      /** @description Words read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      /** @description Words read in the photo (tesseract.js), at least 0.6 confident; null while ANALYSIS_OCR=off. Null until ready, or when not read (docs/api.md §30); none found is 0 or []. */
       text: components['schemas']['MediaAnalysisText'][] | null;
-      /** @description QR codes read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      /** @description QR codes read in the photo. Null until ready, or when not read (docs/api.md §30); none found is 0 or []. */
       qr_codes: components['schemas']['MediaAnalysisQrCode'][] | null;
-      /** @description Things seen in the photo. Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      /** @description Things seen in the photo (COCO labels), most confident first. Null until ready, or when not read (docs/api.md §30); none found is 0 or []. */
       objects: components['schemas']['MediaAnalysisObject'][] | null;
-      /** @description The room shown (a RESO ImageOf value). Null: this installation does not read it yet (a later stage of docs/api.md §30). */
+      /** @description The room shown (a RESO ImageOf value), inferred from the things seen. Null until ready, or when not read (docs/api.md §30); none found is 0 or []. */
       room: components['schemas']['MediaAnalysisRoom'] | null;
       /** @description Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready. */
       similar_group: string | null;

@@ -441,7 +441,7 @@ class Media(Model):
     analysis: MediaAnalysis | None
     "What the photo shows (docs/api.md \u00a730); null for videos, documents and with ANALYSIS=off."
     alt_text: str | None
-    "One sentence describing the photo; null while this installation does not write it (a later stage)."
+    "One sentence describing the photo, from its room and the things seen (docs/api.md \u00a730); null until analysed, or when nothing was recognised."
     created_at: str
     content_url: str
     "Absolute URL of the bytes."
@@ -460,17 +460,17 @@ class MediaAnalysis(Model):
     tilt_degrees: float | None
     "How far vertical lines lean, positive clockwise; null until ready or with too few vertical lines."
     faces: int | None
-    "Faces seen. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    "Faces seen (BlazeFace). Null until ready, or when not read (docs/api.md \u00a730); none found is 0 or []."
     people: int | None
-    "People seen. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    "People seen (the object detector's persons). Null until ready, or when not read (docs/api.md \u00a730); none found is 0 or []."
     text: list[MediaAnalysisText] | None
-    "Words read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    "Words read in the photo (tesseract.js), at least 0.6 confident; null while ANALYSIS_OCR=off. Null until ready, or when not read (docs/api.md \u00a730); none found is 0 or []."
     qr_codes: list[MediaAnalysisQrCode] | None
-    "QR codes read in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    "QR codes read in the photo. Null until ready, or when not read (docs/api.md \u00a730); none found is 0 or []."
     objects: list[MediaAnalysisObject] | None
-    "Things seen in the photo. Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    "Things seen in the photo (COCO labels), most confident first. Null until ready, or when not read (docs/api.md \u00a730); none found is 0 or []."
     room: MediaAnalysisRoom | None
-    "The room shown (a RESO ImageOf value). Null: this installation does not read it yet (a later stage of docs/api.md \u00a730)."
+    "The room shown (a RESO ImageOf value), inferred from the things seen. Null until ready, or when not read (docs/api.md \u00a730); none found is 0 or []."
     similar_group: str | None
     "Shared by the gallery's photos whose hashes differ in at most 10 of 64 bits; null when none is that near, or until ready."
     best_in_group: bool | None
