@@ -1,6 +1,12 @@
 // The rooms a photo can show (docs/api.md §30: RESO ImageOf values) and the studio's room order,
 // the order the suggested photo order follows: each of the 14 values exactly once.
 
+/**
+ * A photo leaning more than this many degrees is flagged as tilted in the dashboard: the same
+ * threshold as docs/api.md §31's `tilted` compliance issue, so the studio meets one rule.
+ */
+export const TILT_FLAG_DEGREES = 2;
+
 /** The 14 RESO ImageOf values `analysis.room.label` takes, as docs/api.md §30 lists them. */
 export const ROOMS = [
   'Exterior Front',
