@@ -34,6 +34,7 @@ import { mediaSerializer } from './modules/media/media.serializer.ts';
 import { createUploadsService, type UploadsService } from './modules/uploads/uploads.service.ts';
 import { createVariantsUpkeep, type VariantsUpkeep } from './modules/variants/variants.upkeep.ts';
 import { createAnalysisUpkeep, type AnalysisUpkeep } from './modules/analysis/analysis.upkeep.ts';
+import { createSuggestedOrderService, type SuggestedOrderService } from './modules/analysis/analysis.service.ts';
 import {
   createNotificationsService,
   loadNotification,
@@ -79,6 +80,8 @@ export interface Services {
   variants: VariantsUpkeep;
   /** `lightbox media analyze`: photos' analysis queued again (docs/api.md §30). */
   analysis: AnalysisUpkeep;
+  /** A gallery's suggested photo order, and the dashboard's "Apply suggested order" (docs/api.md §30). */
+  suggestedOrder: SuggestedOrderService;
   notifications: NotificationsService;
   /** The client's portal at /c (docs/api.md §28): a token's client and a page of their galleries. */
   portals: PortalsService;
@@ -170,6 +173,7 @@ export function createServices(base: Deps): Services {
     uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),
     analysis: createAnalysisUpkeep(deps),
+    suggestedOrder: createSuggestedOrderService({ media, accounts }),
     notifications: createNotificationsService(deps),
     counts: createCountsService(deps),
     webhooks: createWebhooksService(deps),

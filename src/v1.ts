@@ -15,6 +15,7 @@ import type { App } from './http/types.ts';
 import { answerUnroutedFirst } from './http/error-handler.ts';
 import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
 import { registerAccountRoutes } from './modules/accounts/account.routes.ts';
+import { registerAnalysisRoutes } from './modules/analysis/analysis.routes.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './mechanisms/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -94,5 +95,6 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerProductsRoutes(v1, services);
   registerInvoicesRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
+  registerAnalysisRoutes(v1, services);
   await registerUploadRoutes(v1, services, deps.config.media);
 }

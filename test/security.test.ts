@@ -12,6 +12,7 @@ import type { App } from '../src/http/types.ts';
 import { appRoutes, routeKey } from './support/app-routes.ts';
 import { jpeg, multipart, pdf } from './support/media-fixtures.ts';
 import { makeVariantsNow } from './support/media-helpers.ts';
+import { mediaOrderRouteCases } from './support/gallery-order.ts';
 import { propertyPageRouteCases } from './support/property.ts';
 import { invoiceRouteCases } from './support/invoices.ts';
 import { shareLinkRouteCases } from './support/share-links.ts';
@@ -429,14 +430,7 @@ const ROUTES: RouteCase[] = [
       return { url: `/v1/listings/${listingId}/media/${mediaId}`, body: { caption: 'Front' }, status: 200 };
     },
   },
-  {
-    method: 'PUT',
-    path: '/v1/listings/:id/media/order',
-    prepare: async (a) => {
-      const { listingId, mediaId } = await newMedia(a);
-      return { url: `/v1/listings/${listingId}/media/order`, body: { media_ids: [mediaId] }, status: 200 };
-    },
-  },
+  ...mediaOrderRouteCases(newMedia),
   {
     method: 'POST',
     path: '/v1/clients/:id/portal/rotate',

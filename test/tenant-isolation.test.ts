@@ -196,6 +196,7 @@ const CASES: Record<string, () => Request[]> = {
     { url: `/v1/listings/${ofA.listing}/media/order`, body: JSON.stringify({ media_ids: [ofA.media] }) },
     { url: `/v1/listings/${ofA.listing}/media/order`, body: JSON.stringify({ media_ids: [ofB.media] }) },
   ],
+  'GET /v1/listings/:id/media/suggested_order': () => [{ url: `/v1/listings/${ofA.listing}/media/suggested_order` }],
   'GET /v1/listings/:id/media/:media_id/variants/:name': () => [
     { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/variants/thumb` },
     { url: `/v1/listings/${ofB.listing}/media/${ofA.media}/variants/large` },

@@ -87,6 +87,11 @@ const NOTICES: Record<string, Notice> = {
   },
   'cover-set': { kind: 'success', text: 'Cover set: the client gallery and property pages open with this photo.' },
   'order-saved': { kind: 'success', text: 'Order saved.' },
+  'order-suggested': {
+    kind: 'success',
+    text: 'Suggested order applied: photos by room, similar ones together with the best first.',
+  },
+  'order-suggest-stale': { kind: 'error', text: 'Not applied: the gallery changed meanwhile. Try again.' },
   assigned: { kind: 'success', text: 'Gallery assigned. The client can open it with the link below.' },
   'assigned-emailed': {
     kind: 'success',

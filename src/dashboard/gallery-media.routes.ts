@@ -146,6 +146,23 @@ export function registerGalleryMediaRoutes(scope: App, ctx: DashboardContext, pa
     },
   );
 
+  // docs/api.md §30: "Apply suggested order", one click. The suggestion goes through the media
+  // service's reorder (§13's PUT .../media/order, one write): the suggested photos first, then the
+  // rest in their order. A gallery changed between the two reads (an upload) is told to try again.
+  scope.post('/galleries/:id/media/suggested-order', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const { id } = request.params as Params;
+    try {
+      await services.suggestedOrder.apply(account.id, account.id, id);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'validation_error') {
+        return reply.redirect(paths.galleryPath(id, 'order-suggest-stale', 'media'), 303);
+      }
+      throw err;
+    }
+    return reply.redirect(paths.galleryPath(id, 'order-suggested', 'media'), 303);
+  });
+
   // A photo's thumbnail or a video's poster, for the gallery page (the same bytes as /v1's variants).
   scope.get('/galleries/:id/media/:media_id/thumb', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);

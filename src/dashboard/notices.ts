@@ -46,6 +46,7 @@ const NOTICES: Record<string, Notice> = {
     text: 'All test data was deleted. Your live data is as it was; test keys carry on, on empty test data.',
   },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
+  'rooms-saved': { kind: 'success', text: 'Room order saved: suggested photo orders follow it.' },
   'link-saved': { kind: 'success', text: 'Link settings saved. The client meets them on their next visit.' },
   'link-refused': {
     kind: 'error',

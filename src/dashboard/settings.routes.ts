@@ -24,6 +24,7 @@ import {
 } from './views/keys.ts';
 import type { FieldErrors } from './views/layout.ts';
 import { studioPage } from './views/studio.ts';
+import { DEFAULT_ROOM_ORDER } from '../modules/analysis/analysis.room-order.ts';
 import { youPage } from './views/you.ts';
 
 /** docs/api.md §27: keys, test data and the studio's settings are the owner's. */
@@ -163,6 +164,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       reply,
       studioPage({
         team: await teamOf(account.id),
+        roomOrder: await services.accounts.roomOrder(account.id),
         viewer,
         email: account.email,
         values,
@@ -195,6 +197,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         reply,
         studioPage({
           team: await teamOf(account.id),
+          roomOrder: await services.accounts.roomOrder(account.id),
           viewer,
           email: account.email,
           values,
@@ -205,6 +208,42 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       );
     }
     return reply.redirect('/dashboard/settings/studio?notice=studio-saved', 303);
+  });
+
+  // docs/api.md §30: the room order. Each up or down button sends the whole order and its move,
+  // saved at once through the accounts service (which refuses anything but the 14 rooms, each once).
+  scope.post('/settings/rooms', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { viewer, account } = viewerOf(request);
+    const form = formFields(request.body);
+    const move = form.get('move');
+    const order = move === 'reset' ? [...DEFAULT_ROOM_ORDER] : [...form.all('room')];
+    const step = /^(up|down):(\d{1,2})$/.exec(move);
+    if (step !== null) {
+      const from = Number(step[2]);
+      const to = step[1] === 'up' ? from - 1 : from + 1;
+      const [a, b] = [order[from], order[to]];
+      if (a !== undefined && b !== undefined) [order[from], order[to]] = [b, a];
+    }
+    try {
+      await services.accounts.setRoomOrder(account.id, order);
+    } catch (err) {
+      const refused = fieldErrors(err);
+      if (refused === null) throw err;
+      return sendPage(
+        reply,
+        studioPage({
+          team: await teamOf(account.id),
+          roomOrder: await services.accounts.roomOrder(account.id),
+          roomError: `Not saved: the room order names each of the ${DEFAULT_ROOM_ORDER.length} rooms once (${refused.room_order ?? 'it did not'}).`,
+          viewer,
+          email: account.email,
+          values: { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency },
+          minPassword: MIN_PASSWORD_LENGTH,
+        }),
+        400,
+      );
+    }
+    return reply.redirect('/dashboard/settings/studio?notice=rooms-saved#rooms', 303);
   });
 
   scope.post('/settings/password', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -219,6 +258,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         user.role === 'owner'
           ? studioPage({
               team: await teamOf(account.id),
+              roomOrder: await services.accounts.roomOrder(account.id),
               viewer,
               email: account.email,
               values,

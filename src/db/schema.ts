@@ -13,6 +13,8 @@ export interface AccountsTable {
   sender_name: string | null;
   /** ISO 4217 (docs/api.md §29): every amount of the account is in its minor unit. */
   currency: Generated<string>;
+  /** docs/api.md §30: the studio's room order, a JSON list of the 14 ImageOf values; null: the default. */
+  room_order: Generated<string | null>;
   created_at: string;
   updated_at: string;
   /** Set on a studio's test account (docs/api.md §20): the live account it belongs to. */

@@ -110,7 +110,8 @@ const BYTES = new Set([
 ]);
 const DOCUMENT = '/v1/openapi.json';
 /** Differs per key under one URL: tags its own body (src/modules/accounts/account.test.ts). */
-const OWN_TAG = new Set(['/v1/account']);
+// The suggested order follows the studio's room order, a setting no account version follows.
+const OWN_TAG = new Set(['/v1/account', '/v1/listings/:id/media/suggested_order']);
 
 /** The account's version, then the views version and the events version (`e`) where the read shows them. */
 const WEAK_TAG = /^W\/"\d+(\.\d+)?(\.e\d+)?-[A-Za-z0-9_-]{16}"$/;

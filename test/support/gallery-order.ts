@@ -116,3 +116,28 @@ export function uploadedIds(res: Response): string[] {
   assert.equal(res.statusCode, 201, res.body);
   return res.json<{ data: MediaJson[] }>().data.map((m) => m.id);
 }
+
+/**
+ * The order operations (docs/api.md §13's PUT .../media/order, §30's suggested order) as the
+ * security suite's route table takes them: each prepares a valid request on a photo of its own.
+ */
+export function mediaOrderRouteCases<A>(newMedia: (account: A) => Promise<{ listingId: string; mediaId: string }>) {
+  return [
+    {
+      method: 'PUT' as const,
+      path: '/v1/listings/:id/media/order',
+      prepare: async (a: A) => {
+        const { listingId, mediaId } = await newMedia(a);
+        return { url: orderUrl(listingId), body: { media_ids: [mediaId] }, status: 200 };
+      },
+    },
+    {
+      method: 'GET' as const,
+      path: '/v1/listings/:id/media/suggested_order',
+      prepare: async (a: A) => {
+        const { listingId } = await newMedia(a);
+        return { url: `/v1/listings/${listingId}/media/suggested_order`, status: 200 };
+      },
+    },
+  ];
+}

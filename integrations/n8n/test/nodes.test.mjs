@@ -487,6 +487,10 @@ describe('every other operation, each in its own workflow', () => {
       }),
       /404/,
     );
+    // docs/api.md §30: the gallery's visible photos in a suggested order, a reason for each.
+    const [suggested] = await one({ resource: 'media', operation: 'getSuggestedOrder', galleryId: gallery.id });
+    assert.deepEqual(suggested.media_ids, [media.id]);
+    assert.equal(suggested.reasons[0].media_id, media.id);
   });
 
   test("Lightbox's refusals reach the workflow as the node's error, and Continue On Fail keeps going", async () => {

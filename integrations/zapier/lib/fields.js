@@ -46,6 +46,20 @@ const mediaOutput = [
   { key: 'content_url', label: 'Original File URL' },
 ];
 
+/** docs/api.md §30: a photo and what its analysis found. */
+const analyzedMediaOutput = [
+  ...mediaOutput,
+  { key: 'analysis__status', label: 'Analysis Status (pending, ready or failed)' },
+  { key: 'analysis__blurry', label: 'Blurry', type: 'boolean' },
+  { key: 'analysis__sharpness', label: 'Sharpness (0 to 1)', type: 'number' },
+  { key: 'analysis__tilt_degrees', label: 'Tilt (degrees, positive clockwise)', type: 'number' },
+  { key: 'analysis__exposure__mean', label: 'Brightness (0 to 1)', type: 'number' },
+  { key: 'analysis__similar_group', label: 'Similar Photos Group' },
+  { key: 'analysis__best_in_group', label: 'Best of Its Similar Photos', type: 'boolean' },
+  { key: 'analysis__room__label', label: 'Room' },
+  { key: 'alt_text', label: 'Alt Text' },
+];
+
 const notificationOutput = [
   { key: 'id', label: 'Email ID' },
   { key: 'to', label: 'Sent To' },
@@ -153,6 +167,7 @@ module.exports = {
   galleryOutput,
   clientOutput,
   mediaOutput,
+  analyzedMediaOutput,
   notificationOutput,
   shareLinkOutput,
   selectionOutput,

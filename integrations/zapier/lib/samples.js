@@ -85,6 +85,28 @@ const media = {
     'https://lightbox.example.com/v1/listings/lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWA/media/med_01JDZ8Q6Z9Y8X7W6V5T4S3R2QP/content',
 };
 
+/** docs/api.md §30: the media object once its analysis is ready (the model fields null until read). */
+const analyzedMedia = {
+  ...media,
+  analysis: {
+    status: 'ready',
+    phash: 'c3a1f0e2d4b59687',
+    sharpness: 0.81,
+    blurry: false,
+    exposure: { mean: 0.52, clipped_highlights: 0.01, clipped_shadows: 0.0 },
+    tilt_degrees: 0.4,
+    faces: null,
+    people: null,
+    text: null,
+    qr_codes: null,
+    objects: null,
+    room: null,
+    similar_group: null,
+    best_in_group: true,
+  },
+  alt_text: null,
+};
+
 const notification = {
   id: 'ntf_01JDZ8Q7A5B6C7D8E9F0G1H2J3',
   client_id: client.id,
@@ -181,4 +203,4 @@ const product = {
   updated_at: '2026-11-01T09:00:00.000Z',
 };
 
-module.exports = { event, gallery, client, media, notification, shareLink, selection, invoice, product };
+module.exports = { event, gallery, client, media, analyzedMedia, notification, shareLink, selection, invoice, product };

@@ -74,6 +74,7 @@ const TRIGGERS = {
   gallery_viewed: ['client_link.viewed'],
   gallery_downloaded: ['client_link.downloaded'],
   photos_ready: ['media.variants_ready'],
+  photos_analyzed: ['media.analyzed'],
   new_selection: ['client_link.selection_submitted', 'share_link.selection_submitted'],
   selection_submitted: ['client_link.selection_submitted'],
   email_failed: ['notification.failed'],
@@ -409,6 +410,9 @@ describe('a studio day through the Zap steps', () => {
       gallery_downloaded: (item) => item.id === state.gallery.id && item.client_link.downloads >= 1,
       photos_ready: (item) =>
         item.id === state.photo.id && item.variants.status === 'ready' && Boolean(item.variants.large.url),
+      // docs/api.md §30: the photo, its analysis ready (the pixel fields computed).
+      photos_analyzed: (item) =>
+        item.id === state.photo.id && item.analysis.status === 'ready' && typeof item.analysis.blurry === 'boolean',
       email_failed: (item) =>
         item.listing_id === state.gallery.id && item.status === 'failed' && Boolean(item.last_error),
       // The old trigger's item is still the gallery, as its Zaps map it.

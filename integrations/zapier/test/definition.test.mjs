@@ -43,6 +43,7 @@ test('every trigger, action and search of section 24, with labels a studio reads
     'New Client',
     'New Gallery',
     'New Selection',
+    'Photos Analyzed',
     'Photos Ready',
   ]);
   // Replaced by New Selection, kept under its key (hidden) so the Zaps that use it keep working.

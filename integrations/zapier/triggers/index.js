@@ -67,6 +67,16 @@ const instant = [
     outputFields: f.mediaOutput,
     sample: samples.media,
   }),
+  hookTrigger({
+    key: 'photos_analyzed',
+    noun: 'Photo',
+    label: 'Photos Analyzed',
+    description:
+      'Triggers when an uploaded photo has been analyzed: whether it is blurry or tilted, its exposure, and which photos of the gallery are near copies of it.',
+    events: ['media.analyzed'],
+    outputFields: f.analyzedMediaOutput,
+    sample: samples.analyzedMedia,
+  }),
   newSelection,
   // Superseded by New Selection (./selection.js says why): hidden, kept for the Zaps that use it.
   hookTrigger({

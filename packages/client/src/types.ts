@@ -45,6 +45,8 @@ export type MediaVariants = Schemas['MediaVariants'];
 /** A video's poster and web rendition (docs/api.md §25). */
 export type MediaVideoVariants = Schemas['MediaVideoVariants'];
 export type MediaVariant = Schemas['MediaVariant'];
+/** A gallery's photos in a suggested order, and why (docs/api.md §30). */
+export type SuggestedOrder = Schemas['SuggestedOrder'];
 export type Notification = Schemas['Notification'];
 export type NotificationStatus = Schemas['NotificationStatus'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];

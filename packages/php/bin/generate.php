@@ -99,6 +99,7 @@ const NAMES = [
     'deleteMedia' => ['media', 'delete', false],
     'getMediaContent' => ['media', 'download', true],
     'reorderMedia' => ['media', 'reorder', true],
+    'getSuggestedMediaOrder' => ['media', 'suggestedOrder', false],
     'getMediaVariant' => ['media', 'downloadVariant', true],
     'describeUploads' => ['media', 'describeUploads', true],
     'createUpload' => ['media', 'createUpload', true],

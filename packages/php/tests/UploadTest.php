@@ -52,6 +52,15 @@ final class UploadTest extends LiveTestCase
         $ids = array_map(fn ($m) => $m->id, $answer->data);
         $reordered = $lb->media->reorder($gallery->id, array_reverse($ids));
         self::assertSame(array_reverse($ids), array_map(fn ($m) => $m->id, $reordered->data));
+        // API section 30: every visible photo once, a reason for each in the same order.
+        $suggested = $lb->media->suggestedOrder($gallery->id);
+        self::assertInstanceOf(LightboxObject::class, $suggested);
+        $suggestedIds = $suggested->media_ids;
+        sort($suggestedIds);
+        $sortedIds = $ids;
+        sort($sortedIds);
+        self::assertSame($sortedIds, $suggestedIds);
+        self::assertSame($suggested->media_ids, array_map(fn ($r) => $r->media_id, $suggested->reasons));
         $captioned = $lb->media->update($gallery->id, $first->id, ['caption' => 'Front']);
         self::assertSame('Front', $captioned->caption);
         self::assertCount(5, $lb->media->all($gallery->id));

@@ -90,6 +90,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "updateMedia": ("media", "update"),
     "deleteMedia": ("media", "delete"),
     "reorderMedia": ("media", "reorder"),
+    "getSuggestedMediaOrder": ("media", "suggested_order"),
     # Section 20: the account behind the key, and test mode (as lb.account in TypeScript and PHP).
     "getAccount": ("account", "get"),
     "deleteTestData": ("account", "delete_test_data"),

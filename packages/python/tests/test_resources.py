@@ -138,6 +138,21 @@ def _not_modified(read: Callable[[str], object], etag: str) -> tuple[NotModified
     raise AssertionError("the tag kept changing")
 
 
+def test_media_suggested_order(lb: Lightbox, jpeg: bytes) -> None:
+    gallery = lb.listings.create(address="2 Order Lane")
+    first, second, third = lb.media.upload(gallery.id, [("a.jpg", jpeg), ("b.jpg", jpeg), ("c.jpg", jpeg)])
+    lb.media.update(gallery.id, second.id, hidden=True)
+    suggested = lb.media.suggested_order(gallery.id)
+    assert isinstance(suggested, lightbox.SuggestedOrder)
+    # Every visible photo once (the hidden one left out), a reason for each, in the same order.
+    assert sorted(suggested.media_ids) == sorted([first.id, third.id])
+    assert [r.media_id for r in suggested.reasons] == suggested.media_ids
+    assert all(r.note for r in suggested.reasons)
+    # Applied with reorder: the suggestion first, the rest after.
+    page = lb.media.reorder(gallery.id, media_ids=[*suggested.media_ids, second.id])
+    assert [m.id for m in page.data] == [*suggested.media_ids, second.id]
+
+
 def test_conditional_get(lb: Lightbox) -> None:
     gallery = lb.listings.create(address="5 Etag Close")
     fetched = lb.listings.get(gallery.id)

@@ -9,6 +9,7 @@ import type { ListingType } from '../../modules/listings/listings.schemas.ts';
 import type { MediaType } from '../../modules/media/media.schemas.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count } from './format.ts';
+import { TILT_FLAG_DEGREES } from '../../modules/analysis/analysis.room-order.ts';
 import { csrfField, page, type Notice, type Viewer } from './layout.ts';
 
 function bytes(n: number): string {
@@ -55,9 +56,69 @@ function marks(l: ListingType, m: MediaType): SafeHtml {
   </span>`;
 }
 
-function tile(l: ListingType, m: MediaType): SafeHtml {
+/** Similar groups are told apart by a letter and one of these colours (dashboard.css: .group-N). */
+const GROUP_COLOURS = 6;
+
+/** Each similar group of the gallery, by its name: its letter and colour, in order of first appearance. */
+function groupsOf(media: readonly MediaType[]): Map<string, { letter: string; colour: number; size: number }> {
+  const groups = new Map<string, { letter: string; colour: number; size: number }>();
+  for (const m of media) {
+    const name = m.analysis?.similar_group;
+    if (name === null || name === undefined) continue;
+    const known = groups.get(name);
+    if (known !== undefined) {
+      known.size += 1;
+      continue;
+    }
+    const n = groups.size;
+    const letter = n < 26 ? String.fromCharCode(65 + n) : `${String.fromCharCode(65 + (n % 26))}${Math.floor(n / 26)}`;
+    groups.set(name, { letter, colour: n % GROUP_COLOURS, size: 1 });
+  }
+  return groups;
+}
+
+type Groups = ReturnType<typeof groupsOf>;
+
+/**
+ * What the photo's analysis found (docs/api.md §30), as short flags under its name: blurry, tilted
+ * (more than TILT_FLAG_DEGREES, the threshold of §31's `tilted` issue), in a similar group (its
+ * letter; the best of it says so), text read in it, people seen. Fields not read are no flag.
+ */
+function flags(m: MediaType, groups: Groups): SafeHtml {
+  const a = m.analysis;
+  if (a === null || a.status !== 'ready') return html``;
+  const group = a.similar_group === null ? undefined : groups.get(a.similar_group);
+  const tilt = a.tilt_degrees;
+  const items: SafeHtml[] = [];
+  if (a.room !== null) items.push(html`<li class="flag">${a.room.label}</li>`);
+  if (a.blurry === true) items.push(html`<li class="flag flag-warn">Blurry</li>`);
+  if (tilt !== null && Math.abs(tilt) > TILT_FLAG_DEGREES) {
+    items.push(html`<li class="flag flag-warn">Tilted ${Math.abs(tilt).toFixed(1)}°</li>`);
+  }
+  if (group !== undefined) {
+    items.push(
+      html`<li class="flag group-${group.colour}">
+        Similar ${group.letter}${a.best_in_group === true ? ' · best' : ''}<span class="visually-hidden">
+          (one of ${group.size} similar photos)</span
+        >
+      </li>`,
+    );
+  }
+  if (a.text !== null && a.text.length > 0) items.push(html`<li class="flag">Text</li>`);
+  if (a.people !== null && a.people > 0) items.push(html`<li class="flag">People</li>`);
+  return items.length === 0
+    ? html``
+    : html`<ul class="tile-flags" aria-label="Analysis">
+        ${items}
+      </ul>`;
+}
+
+function tile(l: ListingType, m: MediaType, groups: Groups): SafeHtml {
   const name = m.filename;
-  return html`<li class="media-tile${m.hidden ? ' is-hidden' : ''}" id="m-${m.id}" data-media-id="${m.id}">
+  const named = m.analysis?.similar_group ?? null;
+  const group = named === null ? undefined : groups.get(named);
+  const grouped = group === undefined ? '' : ` in-group group-${group.colour}`;
+  return html`<li class="media-tile${m.hidden ? ' is-hidden' : ''}${grouped}" id="m-${m.id}" data-media-id="${m.id}">
     <label class="tile-pick">
       <input type="checkbox" name="media_id" value="${m.id}" /><span class="visually-hidden">Select ${name}</span>
     </label>
@@ -65,7 +126,7 @@ function tile(l: ListingType, m: MediaType): SafeHtml {
       <span class="media-preview">${preview(l, m, '')}</span>
       <span class="tile-name">${name}</span>
     </a>
-    ${marks(l, m)}
+    ${flags(m, groups)} ${marks(l, m)}
     <div class="order-tools" hidden>
       <span class="drag-handle" title="Drag to reorder"
         ><span aria-hidden="true">⠿</span><span class="visually-hidden">Drag ${name}</span></span
@@ -90,6 +151,20 @@ export interface MediaSectionOptions {
 export function mediaSection(o: MediaSectionOptions): SafeHtml {
   const l = o.listing;
   const csrf = o.csrf;
+  const groups = groupsOf(o.media);
+  // docs/api.md §30: one click puts the photos in the suggested order (through §13's reorder).
+  const photos = o.media.filter((m) => m.kind === 'photo' && !m.hidden).length;
+  const suggest =
+    photos < 2
+      ? ''
+      : html`<form method="post" action="${base(l)}/media/suggested-order" class="suggest-form">
+          ${csrfField(csrf)}
+          <button type="submit" class="button button-secondary button-small">Apply suggested order</button>
+          <span class="hint"
+            >Photos by room (<a href="/dashboard/settings/studio#rooms">room order</a>), similar ones together, the best
+            first.</span
+          >
+        </form>`;
   const uploadForm = html`<form
     method="post"
     action="${base(l)}/media"
@@ -160,13 +235,13 @@ export function mediaSection(o: MediaSectionOptions): SafeHtml {
               <span class="order-hint" hidden>Reorder: drag items, or use the arrows.</span>
             </p>
             <ol class="media-grid" data-order-action="${base(l)}/order" data-csrf="${csrf}">
-              ${o.media.map((m) => tile(l, m))}
+              ${o.media.map((m) => tile(l, m, groups))}
             </ol>
           </form>
           <p class="order-status hint" role="status" aria-live="polite"></p>`;
   return html`<section class="card" id="media" aria-labelledby="media-title">
     <h2 id="media-title">Media <span class="muted">(${count(o.media.length)})</span></h2>
-    ${uploadForm} ${grid}
+    ${uploadForm} ${suggest} ${grid}
   </section>`;
 }
 

@@ -17,6 +17,59 @@ const PASSWORD_LABELS = {
   new_password_confirm: 'Repeat the new password',
 };
 
+/**
+ * docs/api.md §30: the room order suggested photo orders follow. Each row's up and down buttons
+ * submit the whole order (hidden fields) and the move: saved at once, no script needed.
+ */
+function roomsSection(csrf: string, order: readonly string[], error: string | undefined): SafeHtml {
+  const last = order.length - 1;
+  return html`<section class="card" id="rooms" aria-labelledby="rooms-title">
+    <h2 id="rooms-title">Room order</h2>
+    <p class="muted">
+      Suggested photo orders put a gallery's photos in this order of rooms, similar photos together with the best one
+      first. Photos whose room is not known yet go with Other.
+    </p>
+    ${error === undefined ? '' : html`<p class="field-error" role="alert">${error}</p>`}
+    <form method="post" action="/dashboard/settings/rooms">
+      ${csrfField(csrf)}
+      <ol class="room-order">
+        ${order.map(
+          (room, i) =>
+            html`<li>
+              <input type="hidden" name="room" value="${room}" />
+              <span class="room-name">${room}</span>
+              <span class="room-moves">
+                <button
+                  type="submit"
+                  name="move"
+                  value="up:${i}"
+                  class="button button-secondary button-small"
+                  ${i === 0 ? html`disabled` : ''}
+                >
+                  <span aria-hidden="true">↑</span><span class="visually-hidden">Move ${room} up</span>
+                </button>
+                <button
+                  type="submit"
+                  name="move"
+                  value="down:${i}"
+                  class="button button-secondary button-small"
+                  ${i === last ? html`disabled` : ''}
+                >
+                  <span aria-hidden="true">↓</span><span class="visually-hidden">Move ${room} down</span>
+                </button>
+              </span>
+            </li>`,
+        )}
+      </ol>
+      <div class="actions">
+        <button type="submit" name="move" value="reset" class="button button-secondary">
+          Reset to the default order
+        </button>
+      </div>
+    </form>
+  </section>`;
+}
+
 export function studioPage(o: {
   viewer: Viewer;
   email: string;
@@ -27,6 +80,9 @@ export function studioPage(o: {
   minPassword: number;
   /** docs/api.md §27: who signs in to the studio. */
   team: { email: string; role: 'owner' | 'member' }[];
+  /** docs/api.md §30: the studio's room order, and why a sent one was refused. */
+  roomOrder: readonly string[];
+  roomError?: string;
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -48,6 +104,7 @@ export function studioPage(o: {
           <div class="actions"><button type="submit" class="button">Save studio</button></div>
         </form>
       </section>
+      ${roomsSection(o.viewer.csrfToken, o.roomOrder, o.roomError)}
       <section class="card" aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>
         <ul class="plain-list">

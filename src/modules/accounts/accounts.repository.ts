@@ -111,3 +111,18 @@ export async function updateStudio(
   await db.updateTable('accounts').set(values).where('live_account_id', '=', id).execute();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** docs/api.md §30: the studio's stored room order (JSON), null while it keeps the default. */
+export async function findRoomOrder(db: Executor, id: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('accounts').select('room_order').where('id', '=', id).executeTakeFirst();
+  return row?.room_order;
+}
+
+export async function updateRoomOrder(
+  db: Executor,
+  id: string,
+  values: { room_order: string | null; updated_at: string },
+): Promise<boolean> {
+  const result = await db.updateTable('accounts').set(values).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -12,6 +12,7 @@ import { createSignInThrottle } from './sign-in.service.ts';
 import { STUDIO_NAME_MAX_LENGTH } from './account.schemas.ts';
 import { DEFAULT_CURRENCY, isCurrency } from '../money/money.ts';
 import * as repo from './accounts.repository.ts';
+import { DEFAULT_ROOM_ORDER, parseRoomOrder, roomOrderProblems, type Room } from '../analysis/analysis.room-order.ts';
 import type { Account } from './accounts.repository.ts';
 import * as users from './users.repository.ts';
 
@@ -117,6 +118,7 @@ export function createAccountsService({
       password_hash: '!',
       sender_name: null,
       currency: DEFAULT_CURRENCY,
+      room_order: null,
       created_at: now,
       updated_at: now,
       live_account_id: null,
@@ -201,6 +203,36 @@ export function createAccountsService({
       const updated = await writes.run(id, { now: values.updated_at }, ({ trx }) => repo.updateStudio(trx, id, values));
       if (!updated) throw notFound('Account');
       return toAccount(await requireRow(id));
+    },
+
+    /**
+     * docs/api.md §30: the studio's room order (the live account's: a test key's suggestions
+     * follow the same Settings), the default until one is saved.
+     */
+    async roomOrder(id: string): Promise<readonly Room[]> {
+      const stored = await repo.findRoomOrder(db.kysely, id);
+      if (stored === undefined) throw notFound('Account');
+      return parseRoomOrder(stored);
+    },
+
+    /** Saves the studio's room order: each of the 14 rooms exactly once, else validation_error. */
+    async setRoomOrder(id: string, order: readonly string[]): Promise<readonly Room[]> {
+      const problems = roomOrderProblems(order);
+      if (problems.length > 0) {
+        throw new AppError(
+          'validation_error',
+          `room_order ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+          problems.map((message) => ({ field: 'room_order', message })),
+        );
+      }
+      // The default is stored as null, so a later change of the default reaches studios that kept it.
+      const same = order.every((room, i) => room === DEFAULT_ROOM_ORDER[i]);
+      const values = { room_order: same ? null : JSON.stringify(order), updated_at: clock.iso() };
+      const updated = await writes.run(id, { now: values.updated_at }, ({ trx }) =>
+        repo.updateRoomOrder(trx, id, values),
+      );
+      if (!updated) throw notFound('Account');
+      return order as readonly Room[];
     },
 
     /**

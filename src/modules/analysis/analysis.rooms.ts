@@ -22,7 +22,7 @@ export const ROOMS = [
   'Floor Plan',
   'Other',
 ] as const;
-type RoomLabel = (typeof ROOMS)[number];
+export type RoomLabel = (typeof ROOMS)[number];
 
 export interface Room {
   label: RoomLabel;

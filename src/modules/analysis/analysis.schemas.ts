@@ -3,7 +3,7 @@
 // also null when they were not read (a photo analysed before the model stage; text while
 // ANALYSIS_OCR=off): null says "not read", never "none found" (that is a zero or an empty list).
 import { Type } from '@sinclair/typebox';
-import { NullableNumber, StringEnum } from '../../http/schemas.ts';
+import { Id, NullableNumber, StringEnum } from '../../http/schemas.ts';
 
 const UNIT = { minimum: 0, maximum: 1 } as const;
 const NOT_READ = 'Null until ready, or when not read (docs/api.md §30); none found is 0 or [].';
@@ -106,4 +106,28 @@ export const Analysis = Type.Object(
     }),
   },
   { title: 'MediaAnalysis', additionalProperties: false },
+);
+
+/** GET /v1/listings/:id/media/suggested_order (docs/api.md §30). */
+export const SuggestedOrder = Type.Object(
+  {
+    media_ids: Type.Array(Id('med'), {
+      maxItems: 100_000,
+      description: 'Every visible photo of the gallery, in the suggested order.',
+    }),
+    reasons: Type.Array(
+      Type.Object(
+        {
+          media_id: Id('med'),
+          room: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+            description: "The photo's `analysis.room.label`; null while not read.",
+          }),
+          note: Type.String({ maxLength: 500, description: 'Why the photo is where it is, in words.' }),
+        },
+        { title: 'SuggestedOrderReason', additionalProperties: false },
+      ),
+      { maxItems: 100_000, description: 'One for each photo, in the same order as `media_ids`.' },
+    ),
+  },
+  { title: 'SuggestedOrder', additionalProperties: false },
 );

@@ -167,6 +167,13 @@ export class Lightbox implements INodeType {
             action: 'Add media from a URL',
             description: 'Add a photo, video or PDF to a gallery from a web address',
           },
+          {
+            name: 'Get Suggested Order',
+            value: 'getSuggestedOrder',
+            action: 'Get the suggested photo order',
+            description:
+              "The gallery's visible photos in your room order, similar ones together with the best first, and why",
+          },
         ],
       },
       ...shareLinkOperations,
@@ -237,8 +244,8 @@ export class Lightbox implements INodeType {
       },
       galleryDetails('newGalleryFields', 'New Gallery Fields', ['find']),
 
-      // Gallery: get, update, assign, resend; media: add from URL
-      galleryIdField(['get', 'update', 'assign', 'resendEmail', 'addFromUrl']),
+      // Gallery: get, update, assign, resend; media: add from URL, suggested order
+      galleryIdField(['get', 'update', 'assign', 'resendEmail', 'addFromUrl', 'getSuggestedOrder']),
       galleryDetails('updateFields', 'Update Fields', ['update']),
       {
         displayName: 'Client ID',
@@ -486,6 +493,10 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
     });
     const answer = await req('POST', `/v1/listings/${id('galleryId')}/media`, { body });
     return (answer.data ?? []) as IDataObject[];
+  }
+  // docs/api.md §30: one item, `{media_ids, reasons}`; apply it with PUT .../media/order.
+  if (resource === 'media' && operation === 'getSuggestedOrder') {
+    return [await req('GET', `/v1/listings/${id('galleryId')}/media/suggested_order`)];
   }
   throw new NodeOperationError(this.getNode(), `Unknown operation ${operation} of ${resource}`, { itemIndex: i });
 }

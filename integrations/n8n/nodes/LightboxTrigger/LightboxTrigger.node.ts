@@ -63,6 +63,11 @@ export const EVENTS = [
     value: 'media.variants_ready',
     description: "A photo's web, thumbnail and MLS versions are ready",
   },
+  {
+    name: 'Photos Analyzed',
+    value: 'media.analyzed',
+    description: "A photo's analysis is done: blur, tilt, exposure and its similar photos (docs/api.md §30)",
+  },
   { name: 'Client Created', value: 'client.created' },
   { name: 'Client Updated', value: 'client.updated' },
   { name: 'Client Deleted', value: 'client.deleted' },

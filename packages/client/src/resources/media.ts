@@ -2,7 +2,7 @@
 import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../core.ts';
 import { segment } from '../pagination.ts';
 import { abandonUpload, uploadResumable, type ResumableUploadOptions } from '../tus.ts';
-import type { Media, MediaUpdate, Page, ResponseInfo, WithResponse } from '../types.ts';
+import type { Media, MediaUpdate, Page, ResponseInfo, SuggestedOrder, WithResponse } from '../types.ts';
 import type { MultipartBody, UploadInput } from '../uploads.ts';
 
 export type VariantName = 'thumb' | 'large' | 'mls';
@@ -120,6 +120,18 @@ export class MediaResource<I = UploadInput, R = Blob> {
       json: { media_ids: mediaIds },
       options,
     });
+  }
+
+  /**
+   * GET /v1/listings/:id/media/suggested_order (docs/api.md §30): every visible photo in the
+   * studio's room order, similar ones together with the best first, and a reason for each. Apply
+   * it with `reorder` (the suggested ids first, then the media it leaves out).
+   */
+  suggestedOrder<O extends GetOptions | undefined = undefined>(
+    listingId: string,
+    options?: O,
+  ): Promise<Conditional<O, SuggestedOrder>> {
+    return this.#http.get<SuggestedOrder, O>(`${this.#path(listingId)}/suggested_order`, undefined, options as O);
   }
 
   /**

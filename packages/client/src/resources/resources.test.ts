@@ -249,6 +249,20 @@ describe('client: every operation against a real server', () => {
     );
     await assert.rejects(lb.media.reorder(listing.id, order.slice(1)), ValidationError);
 
+    // docs/api.md §30: the visible photos (the plan is a document, and hidden), a reason for each.
+    const suggested = await lb.media.suggestedOrder(listing.id);
+    assert.deepEqual(
+      [...suggested.media_ids].sort(),
+      list.data
+        .filter((m) => m.kind === 'photo' && !m.hidden)
+        .map((m) => m.id)
+        .sort(),
+    );
+    assert.deepEqual(
+      suggested.reasons.map((r) => r.media_id),
+      suggested.media_ids,
+    );
+
     const content = await lb.media.download(listing.id, front.id);
     assert.equal(content.status, 200);
     assert.equal(sha256(new Uint8Array(await content.arrayBuffer())), sha256(photo));

@@ -33,6 +33,37 @@ abstract class AbstractMediaService extends \Lightbox\Service\AbstractService
     }
 
     /**
+     * A suggested order of a gallery's photos.
+     *
+     * Every visible photo, in the studio's room order (Settings) by `analysis.room`; a photo whose room is
+     * not read yet goes with `Other`, after those read as `Other`, in its current order. Similar photos stay
+     * together at the place of the first of them, the best first. `reasons` says why, photo by photo. Apply
+     * it with `PUT .../media/order` (the suggested ids first, then the media it leaves out). Answers with an
+     * `ETag`; a matching `If-None-Match` answers 304.
+     *
+     * GET /v1/listings/{id}/media/suggested_order (operationId `getSuggestedMediaOrder`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return LightboxObject|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function suggestedOrder(string $id, ?array $opts = null): LightboxObject|NotModified
+    {
+        return $this->request(
+            'GET',
+            '/v1/listings/'
+                . self::segment($id)
+                . '/media/suggested_order',
+            null,
+            $opts,
+            [],
+            false
+        );
+    }
+
+    /**
      * Remove a media item and its bytes.
      *
      * DELETE /v1/listings/{id}/media/{media_id} (operationId `deleteMedia`).

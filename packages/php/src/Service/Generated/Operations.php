@@ -218,6 +218,12 @@ final class Operations
             'GET',
             '/v1/listings/{id}/share_links/{share_link_id}/favorites',
         ],
+        'getSuggestedMediaOrder' => [
+            'media',
+            'suggestedOrder',
+            'GET',
+            '/v1/listings/{id}/media/suggested_order',
+        ],
         'getUpload-head' => [
             'media',
             'getUploadOffset',

@@ -74,6 +74,8 @@ __all__ = [
     "ShareLinkCreate",
     "ShareLinkList",
     "ShareLinkUpdate",
+    "SuggestedOrder",
+    "SuggestedOrderReason",
     "TestDataDeletion",
     "Tour",
     "WebhookDelivery",
@@ -747,6 +749,21 @@ class ShareLinkUpdate(Model):
     "The most photos that can be marked (1..10,000), or null: no maximum. At least selection_min."
 
 
+class SuggestedOrder(Model):
+    media_ids: list[str]
+    "Every visible photo of the gallery, in the suggested order."
+    reasons: list[SuggestedOrderReason]
+    "One for each photo, in the same order as `media_ids`."
+
+
+class SuggestedOrderReason(Model):
+    media_id: str
+    room: str | None
+    "The photo's `analysis.room.label`; null while not read."
+    note: str
+    "Why the photo is where it is, in words."
+
+
 class TestDataDeletion(Model):
     deleted: bool
     "The account's test objects are deleted; their bytes follow shortly."
@@ -992,6 +1009,10 @@ ProductList._converters = {
 ShareLinkList._converters = {
     "data": list_of(model(ShareLink)),
     "pagination": model(Pagination),
+}
+
+SuggestedOrder._converters = {
+    "reasons": list_of(model(SuggestedOrderReason)),
 }
 
 WebhookDeliveryList._converters = {

@@ -25,6 +25,7 @@ from .models import (
     Payment,
     Product,
     ShareLink,
+    SuggestedOrder,
     TestDataDeletion,
     WebhookDelivery,
     WebhookEndpoint,
@@ -319,6 +320,14 @@ class MediaResource(SyncAPIResource):
     def reorder(self, listing_id: str, *, media_ids: Sequence[str], request_options: RequestOptions | None = None) -> SyncPage[Media]:
         """Put all of a gallery's media in a new order (``PUT /v1/listings/{id}/media/order``, reorderMedia)."""
         return self._http.request_page("PUT", f"/v1/listings/{_seg(listing_id)}/media/order", item=Media, query=None, body=_body({"media_ids": media_ids}), options=request_options)
+
+    @overload
+    def suggested_order(self, listing_id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> SuggestedOrder: ...
+    @overload
+    def suggested_order(self, listing_id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> SuggestedOrder | NotModified: ...
+    def suggested_order(self, listing_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SuggestedOrder | NotModified:
+        """A suggested order of a gallery's photos (``GET /v1/listings/{id}/media/suggested_order``, getSuggestedMediaOrder)."""
+        return self._http.get_model(f"/v1/listings/{_seg(listing_id)}/media/suggested_order", cast=SuggestedOrder, query=None, options=request_options, if_none_match=if_none_match)
 
 
 class NotificationsResource(SyncAPIResource):
@@ -681,6 +690,14 @@ class AsyncMediaResource(AsyncAPIResource):
     async def reorder(self, listing_id: str, *, media_ids: Sequence[str], request_options: RequestOptions | None = None) -> AsyncPage[Media]:
         """Put all of a gallery's media in a new order (``PUT /v1/listings/{id}/media/order``, reorderMedia)."""
         return await self._http.request_page("PUT", f"/v1/listings/{_seg(listing_id)}/media/order", item=Media, query=None, body=_body({"media_ids": media_ids}), options=request_options)
+
+    @overload
+    async def suggested_order(self, listing_id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> SuggestedOrder: ...
+    @overload
+    async def suggested_order(self, listing_id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> SuggestedOrder | NotModified: ...
+    async def suggested_order(self, listing_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SuggestedOrder | NotModified:
+        """A suggested order of a gallery's photos (``GET /v1/listings/{id}/media/suggested_order``, getSuggestedMediaOrder)."""
+        return await self._http.get_model(f"/v1/listings/{_seg(listing_id)}/media/suggested_order", cast=SuggestedOrder, query=None, options=request_options, if_none_match=if_none_match)
 
 
 class AsyncNotificationsResource(AsyncAPIResource):
