@@ -69,7 +69,9 @@ export function registerPortal(scope: App, { services, limiter }: { services: Se
       // docs/api.md §29: a gallery waiting for payment shows no cover here (its own page is the preview).
       const accountId = found.client.account_id;
       const paying = await Promise.all(
-        page.galleries.map((g) => (g.cover === undefined ? undefined : services.payLocks.of(accountId, g.listing.id))),
+        page.galleries.map((g) =>
+          g.cover === undefined ? Promise.resolve(undefined) : services.payLocks.of(accountId, g.listing.id),
+        ),
       );
       page.galleries.forEach((g, i) => {
         if (paying[i] !== undefined) g.cover = undefined;

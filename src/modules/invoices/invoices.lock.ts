@@ -49,7 +49,6 @@ export function createPayLocks({
   invoices: Pick<InvoicesService, 'get' | 'pdf'>;
   accounts: Pick<AccountsService, 'get'>;
 }) {
-
   return {
     /** The invoice that keeps this gallery's public pages a preview, or undefined (not locked). */
     async of(accountId: string, listingId: string): Promise<PayLock | undefined> {

@@ -150,7 +150,11 @@ export async function countPayments(db: Executor, accountId: string, invoiceId: 
  * with pay_to_unlock, or undefined. Read on every public request (never cached), so a payment or a
  * void lifts the lock on every node at once.
  */
-export async function lockingInvoice(db: Executor, accountId: string, listingId: string): Promise<InvoiceRow | undefined> {
+export async function lockingInvoice(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+): Promise<InvoiceRow | undefined> {
   return db
     .selectFrom('invoices')
     .selectAll()
