@@ -203,9 +203,10 @@ export async function photosWithJobs(db: Executor, photoIds: readonly string[]):
 const PREVIEWS = ['thumb_wm', 'large_wm'] as const;
 
 /** Removes a photo's previews (to record new ones); returns their keys, for the cleanup. */
-export async function deletePreviews(db: Executor, mediaId: string): Promise<string[]> {
+export async function deletePreviews(db: Executor, accountId: string, mediaId: string): Promise<string[]> {
   const rows = await db
     .deleteFrom('media_variants')
+    .where('account_id', '=', accountId)
     .where('media_id', '=', mediaId)
     .where('name', 'in', PREVIEWS)
     .returning('storage_key')

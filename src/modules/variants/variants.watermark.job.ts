@@ -105,7 +105,7 @@ export function watermarkHandler(
             // Made from a large variant a remake has replaced since: not this photo's any more.
             const current = (await repo.variantsOfMedia(trx, photo.id)).find((v) => v.name === 'large');
             if (current?.storage_key !== large.storage_key) return undefined;
-            const old = await variantsRepo.deletePreviews(trx, photo.id);
+            const old = await variantsRepo.deletePreviews(trx, photo.account_id, photo.id);
             await repo.insertVariants(
               trx,
               made.map((v) => ({
