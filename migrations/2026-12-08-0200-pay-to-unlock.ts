@@ -4,7 +4,7 @@
 // `media.watermark` job and stored as any variant. `mark` names what was drawn on them (a hash of
 // the studio's name), so a renamed studio's previews are made again; null on every other variant.
 // Every public request of a gallery asks whether an open invoice locks it: an index answers that.
-import { sql, type Kysely } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('media_variants').addColumn('mark', 'text').execute();
@@ -26,5 +26,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   `.execute(db);
   await sql`delete from media_variants where name in ('thumb_wm', 'large_wm')`.execute(db);
   await sql`delete from jobs where kind = 'media.watermark'`.execute(db);
+  // PostgreSQL: the deletions' deferred account-version triggers run now, before the table is altered.
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) await sql`set constraints all immediate`.execute(db);
   await db.schema.alterTable('media_variants').dropColumn('mark').execute();
 }
