@@ -60,7 +60,7 @@ async function setText(text: string, px: number, colour: string, alpha: number) 
 }
 
 /** The overlay for an image of `width` x `height`: the name tiled across it, turned 30 degrees. */
-export async function markOverlay(studioName: string, width: number, height: number): Promise<Buffer> {
+async function markOverlay(studioName: string, width: number, height: number): Promise<Buffer> {
   const px = Math.max(8, Math.round(Math.min(width, height) / 14));
   const name = studioName.trim() === '' ? 'Preview' : studioName.trim().slice(0, 120);
   const [light, dark] = await Promise.all([setText(name, px, 'white', 70), setText(name, px, 'black', 45)]);
