@@ -27,11 +27,12 @@ export interface GalleryView {
 export async function loadGallery(services: Services, token: string): Promise<GalleryView | undefined> {
   const link = await services.clientLinks.resolve(token);
   if (link === undefined) return undefined;
+  const studio = services.accounts.get(link.account_id).catch(() => undefined);
   const [listing, account, visible, lock] = await Promise.all([
     services.listings.get(link.account_id, link.listing_id).catch(() => undefined),
-    services.accounts.get(link.account_id).catch(() => undefined),
+    studio,
     services.media.visible(link.account_id, link.listing_id),
-    services.payLocks.of(link.account_id, link.listing_id),
+    services.payLocks.of(link.account_id, link.listing_id, studio),
   ]);
   if (listing === undefined || account === undefined) return undefined;
   // A client link whose gallery went to another client since it was read is not the client's any more.

@@ -34,11 +34,12 @@ export async function loadProperty(services: Services, token: string): Promise<P
   const found = await services.propertyPages.resolve(token);
   if (found === undefined) return undefined;
   const { page, branded } = found;
+  const studio = services.accounts.get(page.account_id).catch(() => undefined);
   const [listing, account, visible, lock] = await Promise.all([
     services.listings.get(page.account_id, page.listing_id).catch(() => undefined),
-    services.accounts.get(page.account_id).catch(() => undefined),
+    studio,
     services.media.visible(page.account_id, page.listing_id),
-    services.payLocks.of(page.account_id, page.listing_id),
+    services.payLocks.of(page.account_id, page.listing_id, studio),
   ]);
   if (listing === undefined || account === undefined || listing.status !== 'active') return undefined;
   let media: VisibleMedia[] = visible;

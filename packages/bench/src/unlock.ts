@@ -105,7 +105,9 @@ async function main(): Promise<void> {
   async function images(page: string): Promise<string[]> {
     for (;;) {
       const html = await (await fetch(`${origin}${page}`)).text();
-      const urls = [...new Set([...html.matchAll(/"(\/g\/[^"]+\/(?:thumb|large)\/[^"]+)"/g)].map((m) => m[1] ?? ''))];
+      const urls = [
+        ...new Set([...html.matchAll(/(\/g\/[^"\s]+\/(?:thumb|large)\/[^"\s,]+)/g)].map((m) => m[1] ?? '')),
+      ];
       const ready = urls.length >= photos * 2 && (await Promise.all(urls.map(async (u) => (await fetch(`${origin}${u}`)).status === 200))).every(Boolean); // prettier-ignore
       if (ready) return urls;
       await sleep(250);

@@ -50,11 +50,21 @@ export function createPayLocks({
   accounts: Pick<AccountsService, 'get'>;
 }) {
   return {
-    /** The invoice that keeps this gallery's public pages a preview, or undefined (not locked). */
-    async of(accountId: string, listingId: string): Promise<PayLock | undefined> {
+    /**
+     * The invoice that keeps this gallery's public pages a preview, or undefined (not locked).
+     * `studio` is the account as the page read it (its name and email), when it has: not read twice.
+     */
+    async of(
+      accountId: string,
+      listingId: string,
+      studio?: Promise<Pick<Awaited<ReturnType<AccountsService['get']>>, 'name' | 'email'> | undefined>,
+    ): Promise<PayLock | undefined> {
       const row = await repo.lockingInvoice(db.kysely, accountId, listingId);
       if (row === undefined) return undefined;
-      const [invoice, account] = await Promise.all([invoices.get(accountId, row.id), accounts.get(accountId)]);
+      const [invoice, account] = await Promise.all([
+        invoices.get(accountId, row.id),
+        studio?.then((a) => a ?? accounts.get(accountId)) ?? accounts.get(accountId),
+      ]);
       return {
         invoiceId: invoice.id,
         number: invoice.number ?? '',
