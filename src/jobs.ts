@@ -9,6 +9,7 @@ import { every, type Periodic } from './lib/periodic.ts';
 import { checksumHandler } from './modules/media/media.checksum.job.ts';
 import { uploadExpiryHandler } from './modules/uploads/uploads.expire.job.ts';
 import { variantsHandler } from './modules/variants/variants.job.ts';
+import { watermarkHandler } from './modules/variants/variants.watermark.job.ts';
 import { analysisHandler } from './modules/analysis/analysis.job.ts';
 import { modelReader, type ModelReader } from './modules/analysis/analysis.models.ts';
 import { configureSharp } from './modules/variants/variants.images.ts';
@@ -42,6 +43,15 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
+/** The studio's name that previews carry (undefined: the account is gone). */
+export const studioName =
+  (services: Pick<Services, 'accounts'>) =>
+  (accountId: string): Promise<string | undefined> =>
+    services.accounts.get(accountId).then(
+      (a) => a.name,
+      () => undefined,
+    );
+
 /** The runner of every kind of job on the queue. */
 function createRunners(deps: Deps, services: Services, log: Log, models: ModelReader): JobRunner[] {
   // Jobs change rows through the process's one unit of work, as the services do.
@@ -51,6 +61,8 @@ function createRunners(deps: Deps, services: Services, log: Log, models: ModelRe
     // docs/api.md §25: the studio's email when a client sends a selection.
     createJobRunner(deps, log, selectionEmailHandler(deps, log)),
     createJobRunner(deps, log, variantsHandler(writing, services.mediaCleanup, log)),
+    // docs/api.md §29: a locked gallery's previews, the studio's name across each photo.
+    createJobRunner(deps, log, watermarkHandler(writing, services.mediaCleanup, studioName(services), log)),
     // docs/api.md §30: after variants, and a photo a second at most while requests keep the node busy.
     ...(deps.config.media.analysis
       ? [

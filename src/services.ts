@@ -54,6 +54,7 @@ import {
   loadPayment,
   type InvoicesService,
 } from './modules/invoices/invoices.service.ts';
+import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -93,6 +94,8 @@ export interface Services {
   products: ProductsService;
   /** Invoices, their numbers and payments (docs/api.md §29). */
   invoices: InvoicesService;
+  /** Pay-to-unlock (docs/api.md §29): whether an open invoice keeps a gallery's pages a preview. */
+  payLocks: PayLocks;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -152,6 +155,7 @@ export function createServices(base: Deps): Services {
   const mediaCleanup = createMediaCleanup(deps);
   const accounts = createAccountsService(deps);
   const media = createMediaService({ ...deps, cleanup: mediaCleanup });
+  const invoices = createInvoicesService({ ...deps, accounts });
   return {
     writes,
     accounts,
@@ -180,6 +184,7 @@ export function createServices(base: Deps): Services {
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
     products: createProductsService(deps),
-    invoices: createInvoicesService({ ...deps, accounts }),
+    invoices,
+    payLocks: createPayLocks({ ...deps, invoices, accounts }),
   };
 }

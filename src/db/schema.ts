@@ -104,6 +104,7 @@ export interface NotificationsTable {
 export type JobKind =
   | 'notification.send'
   | 'media.variants'
+  | 'media.watermark'
   | 'media.analyze'
   | 'media.checksum'
   | 'webhook.deliver'
@@ -164,7 +165,7 @@ export interface MediaVariantsTable {
    * A photo's thumb, large and mls (docs/api.md §13) and the public pages' medium; a video's poster
    * and web (§25), and the public pages' stripped (the original's streams with none of its tags).
    */
-  name: 'thumb' | 'medium' | 'large' | 'mls' | 'poster' | 'web' | 'stripped';
+  name: 'thumb' | 'medium' | 'large' | 'mls' | 'poster' | 'web' | 'stripped' | 'thumb_wm' | 'large_wm';
   account_id: string;
   listing_id: string;
   storage_key: string;
@@ -173,6 +174,8 @@ export interface MediaVariantsTable {
   height: number;
   size: number;
   created_at: string;
+  /** docs/api.md §29: what a watermarked preview (`thumb_wm`, `large_wm`) carries; null otherwise. */
+  mark: Generated<string | null>;
 }
 
 type GalleryLinkKind = 'client' | 'share';

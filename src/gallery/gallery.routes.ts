@@ -30,6 +30,8 @@ import {
   remembered,
 } from './gallery.gate.ts';
 import { passwordPage } from './views/gate.ts';
+import { downloadsOn } from './views/parts.ts';
+import type { PreviewMedia } from '../modules/invoices/invoices.lock.ts';
 import { tourFrames } from '../public/views/tours.ts';
 
 /** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
@@ -84,9 +86,9 @@ export function registerGalleryRoutes(
     }).toString();
   }
 
-  /** With downloads off, originals and the ZIP are not there (404). */
+  /** With downloads off, or while an invoice locks the gallery (docs/api.md §29), originals and the ZIP are not there (404). */
   const downloadable = (view: GalleryView): void => {
-    if (view.link.downloads_enabled === 0) throw new AppError('not_found', 'Downloads are off for this gallery');
+    if (!downloadsOn(view)) throw new AppError('not_found', 'Downloads are off for this gallery');
   };
 
   async function item(request: FastifyRequest<{ Params: ItemParams }>) {
@@ -136,9 +138,25 @@ export function registerGalleryRoutes(
     item: async (request) => {
       const { view, found } = await item(request);
       const open = view.link.password_hash === null && view.link.expires_at === null;
-      return { found, longCache: open ? `private, ${LONG_CACHE}` : undefined };
+      const preparing = (found as Partial<PreviewMedia>).preparing === true;
+      return { found, longCache: open ? `private, ${LONG_CACHE}` : undefined, preparing };
     },
     cover: async (request) => (await gallery(request)).cover,
+  });
+
+  /**
+   * docs/api.md §29: the PDF of the open invoice that locks this gallery, and of no other invoice
+   * (404 when none locks it). Inline: the page links to it.
+   */
+  app.get<{ Params: TokenParams }>('/:token/invoice.pdf', { schema: HIDDEN }, async (request, reply) => {
+    const view = await gallery(request);
+    if (view.lock === undefined) throw new AppError('not_found', 'No invoice is waiting for payment');
+    const pdf = await services.payLocks.pdf(view.link.account_id, view.lock);
+    return reply
+      .header('cache-control', 'private, no-store')
+      .header('content-disposition', `inline; filename="${pdf.number ?? 'invoice'}.pdf"`)
+      .type('application/pdf')
+      .send(pdf.bytes);
   });
 
   /** An original, as a download (counted from byte 0). */
@@ -162,6 +180,8 @@ export function registerGalleryRoutes(
   /** A video, played in the page (Range); not a download. With downloads off, its web rendition only. */
   app.get<{ Params: ItemParams }>('/:token/media/:media_id/play', { schema: HIDDEN }, async (request, reply) => {
     const { view, found } = await item(request);
+    // docs/api.md §29: a locked gallery plays nothing (its videos have no variant while locked).
+    if (view.lock !== undefined) throw new AppError('not_found', 'This gallery is waiting for payment');
     const withoutWeb = view.link.downloads_enabled !== 0 ? { original: found.row.filename } : 'nothing';
     return sendPlayback(request, reply, services.media, found, withoutWeb);
   });

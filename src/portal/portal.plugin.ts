@@ -66,6 +66,16 @@ export function registerPortal(scope: App, { services, limiter }: { services: Se
         if (err instanceof AppError && err.code === 'validation_error') throw gone();
         throw err;
       });
+      // docs/api.md §29: a gallery waiting for payment shows no cover here (its own page is the preview).
+      const accountId = found.client.account_id;
+      const paying = await Promise.all(
+        page.galleries.map((g) =>
+          g.cover === undefined ? Promise.resolve(undefined) : services.payLocks.of(accountId, g.listing.id),
+        ),
+      );
+      page.galleries.forEach((g, i) => {
+        if (paying[i] !== undefined) g.cover = undefined;
+      });
       const base = `/c/${found.client.portal_token}`;
       return reply
         .type('text/html; charset=utf-8')
@@ -76,8 +86,12 @@ export function registerPortal(scope: App, { services, limiter }: { services: Se
     // as an open gallery link's are: a gallery behind a password or past its date shows none here.
     registerPageImages(scope, services.media, {
       item: async (request) => {
-        const found = await services.portals.cover(await portal(request), request.params.media_id);
+        const owner = await portal(request);
+        const found = await services.portals.cover(owner, request.params.media_id);
         if (found === undefined) throw new AppError('not_found', 'No such cover');
+        if ((await services.payLocks.of(owner.client.account_id, found.row.listing_id)) !== undefined) {
+          throw new AppError('not_found', 'No such cover');
+        }
         return { found, longCache: `private, ${LONG_CACHE}` };
       },
       cover: () => Promise.resolve(undefined),

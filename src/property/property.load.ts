@@ -18,8 +18,14 @@ export interface PropertyView {
   studioName: string | null;
   /** False for test data: the page says so (docs/api.md §20). */
   livemode: boolean;
-  /** Visible media in position order. */
+  /**
+   * Visible media in position order. While an open invoice locks the gallery (docs/api.md §29):
+   * the branded page's photos with their previews for thumb and large, the unbranded page's with
+   * no image at all (a preview carries the studio's name), and no video.
+   */
   media: VisibleMedia[];
+  /** docs/api.md §29: the gallery waits for payment, and the page is a preview. */
+  locked: boolean;
   /** The cover: the chosen photo if visible and ready, else the first visible photo with variants. */
   cover: VisibleMedia | undefined;
 }
@@ -28,12 +34,21 @@ export async function loadProperty(services: Services, token: string): Promise<P
   const found = await services.propertyPages.resolve(token);
   if (found === undefined) return undefined;
   const { page, branded } = found;
-  const [listing, account, media] = await Promise.all([
+  const studio = services.accounts.get(page.account_id).catch(() => undefined);
+  const [listing, account, visible, lock] = await Promise.all([
     services.listings.get(page.account_id, page.listing_id).catch(() => undefined),
-    services.accounts.get(page.account_id).catch(() => undefined),
+    studio,
     services.media.visible(page.account_id, page.listing_id),
+    services.payLocks.of(page.account_id, page.listing_id, studio),
   ]);
   if (listing === undefined || account === undefined || listing.status !== 'active') return undefined;
+  let media: VisibleMedia[] = visible;
+  if (lock !== undefined) {
+    const shown = visible.filter((m) => m.row.kind !== 'video');
+    media = branded
+      ? await services.payLocks.preview(page.account_id, lock, shown)
+      : shown.map((m) => ({ row: m.row, variants: [] }));
+  }
   const withVariants = media.filter((m) => m.row.kind === 'photo' && m.variants.length > 0);
   const cover = withVariants.find((m) => m.row.id === listing.cover_media_id) ?? withVariants[0];
   return {
@@ -45,5 +60,6 @@ export async function loadProperty(services: Services, token: string): Promise<P
     livemode: account.livemode,
     media,
     cover,
+    locked: lock !== undefined,
   };
 }

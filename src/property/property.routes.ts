@@ -13,6 +13,7 @@ import { LONG_CACHE, registerPageImages, sendPlayback } from '../public/page-med
 import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scope.ts';
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
 import { toursFor, tourFrames } from '../public/views/tours.ts';
+import type { PreviewMedia } from '../modules/invoices/invoices.lock.ts';
 
 export function registerPropertyRoutes(
   app: App,
@@ -68,7 +69,11 @@ export function registerPropertyRoutes(
   // plugin uses these URLs too).
   // The pages are public: any cache may keep a variant at its versioned URL for a year.
   registerPageImages(app, services.media, {
-    item: async (request) => ({ found: await item(request), longCache: `public, ${LONG_CACHE}` }),
+    item: async (request) => {
+      const found = await item(request);
+      const preparing = (found as Partial<PreviewMedia>).preparing === true;
+      return { found, longCache: `public, ${LONG_CACHE}`, preparing };
+    },
     cover: async (request) => (await property(request)).cover,
   });
 

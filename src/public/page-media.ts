@@ -26,16 +26,25 @@ async function sendPageImage(
   request: FastifyRequest,
   reply: FastifyReply,
   media: Services['media'],
-  { found, longCache }: PageItem,
+  { found, longCache, preparing }: PageItem,
   name: PageImage,
 ): Promise<FastifyReply> {
   const variant = found.variants.find((v) => v.name === name);
+  if (variant === undefined && preparing === true && (name === 'thumb' || name === 'large')) {
+    // docs/api.md §29: a locked gallery's preview not made yet. Never drawn here, per request: its
+    // job is queued (src/modules/invoices/invoices.lock.ts), and the browser asks again.
+    throw new AppError('unavailable', 'This preview is being prepared; try again in a few seconds', undefined, {
+      'retry-after': '5',
+    });
+  }
   if (variant === undefined) throw new AppError('not_found', 'This image is not ready');
   const asked = (request.query as { v?: unknown } | undefined)?.v;
   const versioned = longCache !== undefined && asked === variantVersion(variant);
   const sent = await sendStoredBytes(request, reply, {
     ...(versioned ? { cacheControl: longCache } : {}),
-    etag: `"${variant.media_id}-${name}-${Date.parse(variant.created_at).toString(36)}"`,
+    // The stored file's version: a locked gallery's preview (served under the same name) never
+    // shares its photo's tag, so no If-None-Match crosses a lock or an unlock (docs/api.md §29).
+    etag: `"${variant.media_id}-${name}-${variantVersion(variant)}"`,
     size: variant.size,
     contentType: variant.content_type,
     filename: `${found.row.id}-${name}.${variant.content_type === 'image/webp' ? 'webp' : 'jpg'}`,
@@ -104,6 +113,8 @@ export async function sendPlayback(
 interface PageItem {
   found: VisibleMedia;
   longCache: string | undefined;
+  /** A locked gallery's photo whose preview is not made yet (docs/api.md §29): 503, not 404. */
+  preparing?: boolean;
 }
 
 /** What a public page's image routes need of it: the visible item a URL names, and the cover. */
@@ -128,7 +139,7 @@ export function registerPageImages(app: App, media: Services['media'], page: Pag
     const variant = (await page.cover(request))?.variants.find((v) => v.name === 'large');
     if (variant === undefined) throw new AppError('not_found', 'There is no cover photo yet');
     const sent = await sendStoredBytes(request, reply, {
-      etag: `"${variant.media_id}-cover-${Date.parse(variant.created_at).toString(36)}"`,
+      etag: `"${variant.media_id}-cover-${variantVersion(variant)}"`,
       size: variant.size,
       contentType: variant.content_type,
       filename: 'cover.jpg',

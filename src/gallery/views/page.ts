@@ -12,6 +12,7 @@ import { downloadsOn, fileSize, ICON_DOWNLOAD, number, plural } from './parts.ts
 
 export { tooMany, type PageNotice } from './proofing.ts';
 import { toursSection } from '../../public/views/tours.ts';
+import { payLockNotice } from '../../public/views/pay-lock.ts';
 
 /** Tiles in the first row on a phone (two columns): fetched at once; every other one when near. */
 const EAGER_TILES = 2;
@@ -225,6 +226,7 @@ export function galleryPage(
         <header class="masthead">
           <p class="studio">${studioName}</p>
         </header>
+        ${view.lock === undefined ? '' : payLockNotice(view.lock, base)}
         <main
           id="gallery"
           data-lightbox="${galleryAssetUrl('photoswipe-lightbox.esm.min.js')}"

@@ -27,5 +27,8 @@ export function fileSize(bytes: number): string {
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit] ?? ''}`;
 }
 
-/** docs/api.md §25: with downloads off, no control offers an original or the ZIP. */
-export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0;
+/**
+ * docs/api.md §25: with downloads off, no control offers an original or the ZIP; nor while an open
+ * invoice locks the gallery (§29).
+ */
+export const downloadsOn = (view: GalleryView): boolean => view.link.downloads_enabled !== 0 && view.lock === undefined;

@@ -144,3 +144,26 @@ export async function countPayments(db: Executor, accountId: string, invoiceId: 
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * docs/api.md §29: the invoice that keeps a gallery's public pages a preview, the oldest open one
+ * with pay_to_unlock, or undefined. Read on every public request (never cached), so a payment or a
+ * void lifts the lock on every node at once.
+ */
+export async function lockingInvoice(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+): Promise<InvoiceRow | undefined> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('status', '=', 'open')
+    .where('pay_to_unlock', '=', 1)
+    .orderBy('issued_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -15,6 +15,7 @@ import { findListing } from '../listings/listings.repository.ts';
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import { loadClient } from '../clients/clients.service.ts';
 import { renderInvoicePdf } from './invoices.pdf.ts';
+import { queueGalleryPreviews } from '../variants/variants.watermark.job.ts';
 import { amountDue, computeTotals, DiscountTooLarge } from '../money/money.ts';
 import { productsByIds } from '../products/products.entry.ts';
 import * as repo from './invoices.repository.ts';
@@ -308,6 +309,8 @@ export function createInvoicesService({
           throw conflict(row.status, 'issued');
         }
         w.announce('invoice.issued', id);
+        // docs/api.md §29: the gallery becomes a preview now; its previews are made in the background.
+        if (row.pay_to_unlock === 1) await queueGalleryPreviews(w, row.listing_id);
         const invoice = await loaded(w, id);
         await mail?.issued(w, invoice);
         return invoice;

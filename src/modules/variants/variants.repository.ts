@@ -198,3 +198,48 @@ export async function photosWithJobs(db: Executor, photoIds: readonly string[]):
     .execute();
   return new Set(rows.map((r) => r.subject_id));
 }
+
+/** docs/api.md §29: the previews' names (variants.watermark.ts). */
+const PREVIEWS = ['thumb_wm', 'large_wm'] as const;
+
+/** Removes a photo's previews (to record new ones); returns their keys, for the cleanup. */
+export async function deletePreviews(db: Executor, accountId: string, mediaId: string): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('media_variants')
+    .where('account_id', '=', accountId)
+    .where('media_id', '=', mediaId)
+    .where('name', 'in', PREVIEWS)
+    .returning('storage_key')
+    .execute();
+  return rows.map((r) => r.storage_key);
+}
+
+/** Of these photos (of one account), those with a preview job queued or running. */
+export async function photosWithPreviewJobs(
+  db: Executor,
+  accountId: string,
+  photoIds: readonly string[],
+): Promise<Set<string>> {
+  if (photoIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('jobs')
+    .select('subject_id')
+    .where('kind', '=', 'media.watermark')
+    .where('account_id', '=', accountId)
+    .where('subject_id', 'in', [...photoIds])
+    .execute();
+  return new Set(rows.map((r) => r.subject_id));
+}
+
+/** A gallery's photos whose variants are ready (their previews can be made from `large`). */
+export async function readyPhotosOfGallery(db: Executor, accountId: string, listingId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('media')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('listing_id', '=', listingId)
+    .where('kind', '=', 'photo')
+    .where('variants_status', '=', 'ready')
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -5,6 +5,7 @@
 // escaped (html``); every image and file is this site's own, under /p/<token>. Open Graph tags
 // carry absolute URLs (shared links unfold).
 import { html, type SafeHtml } from '../../lib/html.ts';
+import { previewNotice } from '../../public/views/pay-lock.ts';
 import { galleryAssetUrl } from '../../gallery/assets.ts';
 import { pageHead } from '../../public/views/head.ts';
 import { photoPage as publicPhotoPage } from '../../public/views/photo.ts';
@@ -277,6 +278,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
                 <p class="studio">${studioName}</p>
               </header>`
         }
+        ${view.locked ? previewNotice() : ''}
         <main
           id="gallery"
           class="${studioName === null ? 'property__main property__main--plain' : 'property__main'}"

@@ -1,0 +1,116 @@
+// The image work of the pay-to-unlock previews (docs/api.md §29): a photo's `large` variant with
+// the studio's name drawn across it (`large_wm`, a JPEG of the same size) and the thumbnail cut
+// from that (`thumb_wm`, WebP in the thumb box). Made once per photo by the `media.watermark` job
+// (variants.watermark.job.ts) and stored as any variant, never per request.
+//
+// From `large`, not the original: it is already upright, sRGB, stripped of metadata and at most
+// 2048 px, so a preview costs one small decode (tens of milliseconds) and carries nothing the
+// variants do not. The mark is an SVG overlay (a pattern of the name, turned 30 degrees, tiled over
+// the whole image, so no crop escapes it). Its text is set by sharp's text input (Pango) with
+// DejaVu Sans Bold from the dejavu-fonts-ttf package, the font the invoice PDF embeds: an SVG
+// `<text>` would take whatever fonts the system's fontconfig has, and that differs by host. The
+// name is set twice, white over a black offset copy, both translucent, so it reads on light and
+// dark parts of a photo alike.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
+import { fitInside, THUMB_BOX, VariantError } from './variants.images.ts';
+
+const require = createRequire(import.meta.url);
+const FONT_FILE = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
+
+export const WATERMARK_NAMES = ['thumb_wm', 'large_wm'] as const;
+export type WatermarkName = (typeof WATERMARK_NAMES)[number];
+
+/** Which preview stands for which page variant while a gallery is locked. */
+export const PREVIEW_OF = { thumb: 'thumb_wm', large: 'large_wm' } as const;
+
+/** Bumped when the drawing changes, so every preview is made again. */
+const MARK_FORMAT = 'lightbox-mark-v1';
+
+/** What a preview carries, as stored in its row's `mark`: previews of another mark are made again. */
+export const markOf = (studioName: string): string =>
+  createHash('sha256').update(`${MARK_FORMAT}\n${studioName}`).digest('base64url').slice(0, 16);
+
+export interface MadePreview {
+  name: WatermarkName;
+  contentType: string;
+  width: number;
+  height: number;
+  size: number;
+}
+
+const escapeMarkup = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The name set in DejaVu Sans Bold, `px` high, as a PNG with alpha. */
+async function setText(text: string, px: number, colour: string, alpha: number) {
+  return sharp({
+    text: {
+      text: `<span foreground="${colour}" alpha="${alpha}%">${escapeMarkup(text)}</span>`,
+      fontfile: FONT_FILE,
+      font: `DejaVu Sans Bold ${px}`,
+      dpi: 72,
+      rgba: true,
+    },
+  })
+    .png()
+    .toBuffer({ resolveWithObject: true });
+}
+
+/** The overlay for an image of `width` x `height`: the name tiled across it, turned 30 degrees. */
+async function markOverlay(studioName: string, width: number, height: number): Promise<Buffer> {
+  const px = Math.max(8, Math.round(Math.min(width, height) / 14));
+  const name = studioName.trim() === '' ? 'Preview' : studioName.trim().slice(0, 120);
+  const [light, dark] = await Promise.all([setText(name, px, 'white', 70), setText(name, px, 'black', 45)]);
+  const w = light.info.width;
+  const h = light.info.height;
+  const uri = (png: Buffer): string => `data:image/png;base64,${png.toString('base64')}`;
+  const shift = Math.max(1, Math.round(px / 20));
+  // One name per tile, tiles a third wider than it and rows 2.6 names apart; the turn is about the centre.
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}">
+<defs><pattern id="m" patternUnits="userSpaceOnUse" width="${Math.round(w * 1.3)}" height="${Math.round(h * 2.6)}" patternTransform="rotate(-30 ${width / 2} ${height / 2})">
+<image x="${shift}" y="${shift}" width="${w}" height="${h}" xlink:href="${uri(dark.data)}"/>
+<image x="0" y="0" width="${w}" height="${h}" xlink:href="${uri(light.data)}"/>
+</pattern></defs><rect width="${width}" height="${height}" fill="url(#m)"/></svg>`;
+  return Buffer.from(svg);
+}
+
+const JPEG_OPTIONS = { quality: 82, progressive: true, chromaSubsampling: '4:2:0', mozjpeg: false } as const;
+
+/**
+ * Reads a photo's `large` variant at `source` (a local file) and writes its previews through `put`:
+ * `large_wm` at the same size, then `thumb_wm` from the marked pixels. Throws VariantError when the
+ * file cannot be decoded.
+ */
+export async function makePreviews(
+  source: string,
+  studioName: string,
+  put: (name: WatermarkName, body: Readable, contentType: string) => Promise<void>,
+): Promise<MadePreview[]> {
+  let meta;
+  try {
+    meta = await sharp(source, { failOn: 'error' }).metadata();
+  } catch (error) {
+    throw new VariantError('the large variant cannot be decoded', { cause: error });
+  }
+  const overlay = await markOverlay(studioName, meta.width, meta.height);
+  const marked = await sharp(source, { failOn: 'error' })
+    .composite([{ input: overlay }])
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const raw = { width: marked.info.width, height: marked.info.height, channels: marked.info.channels };
+  const large = await sharp(marked.data, { raw }).flatten({ background: '#ffffff' }).jpeg(JPEG_OPTIONS).toBuffer();
+  const box = fitInside({ width: raw.width, height: raw.height }, THUMB_BOX);
+  const thumb = await sharp(marked.data, { raw })
+    .resize(box.width, box.height, { fit: 'fill' })
+    .webp({ quality: 80 })
+    .toBuffer();
+  await put('large_wm', Readable.from(large, { objectMode: false }), 'image/jpeg');
+  await put('thumb_wm', Readable.from(thumb, { objectMode: false }), 'image/webp');
+  return [
+    { name: 'thumb_wm', contentType: 'image/webp', width: box.width, height: box.height, size: thumb.length },
+    { name: 'large_wm', contentType: 'image/jpeg', width: raw.width, height: raw.height, size: large.length },
+  ];
+}
