@@ -35,6 +35,8 @@ import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.rout
 import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
+import { activeProducts, INVOICE_NOTICES, registerInvoicesRoutes } from './invoices.routes.ts';
+import { emptyInvoiceForm, type InvoiceFormState } from './views/invoices.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -112,6 +114,7 @@ const NOTICES: Record<string, Notice> = {
   },
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
   ...SHARE_LINK_NOTICES,
+  ...INVOICE_NOTICES,
 };
 
 /** Share link notices open the share links panel. */
@@ -208,18 +211,23 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     form?: { values: GalleryFormValues; errors: FieldErrors },
     tours?: ToursFormState,
     shareLink?: ShareLinkFormState,
+    invoice?: { state: InvoiceFormState; noClient?: boolean },
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    const [media, clients, favorites, emails, client, shareLinks] = await Promise.all([
+    // Billing is the owner's (src/dashboard/products.routes.ts): a member's page has no Invoices card.
+    const billing = viewer.role === 'owner';
+    const [media, clients, favorites, emails, client, shareLinks, invoices, products] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
       services.notifications.ofListing(account.id, id, RECENT_EMAILS),
       listing.client_id === null ? null : services.clients.get(account.id, listing.client_id).catch(() => null),
       shareLinkRows(services, account.id, id),
+      billing ? services.invoices.list(account.id, { listing_id: id, limit: 100 }) : null,
+      billing ? activeProducts(services, account.id) : [],
     ]);
-    const refused = form !== undefined || tours !== undefined || shareLink !== undefined;
+    const refused = form !== undefined || tours !== undefined || shareLink !== undefined || invoice !== undefined;
     return galleryPage({
       viewer,
       notice: refused ? null : galleryNotice(request),
@@ -238,6 +246,17 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         open: !refused && isShareLinkNotice(request),
         ...(shareLink === undefined ? {} : { form: shareLink }),
       },
+      invoices:
+        invoices === null
+          ? null
+          : {
+              currency: account.currency,
+              items: invoices.data,
+              products,
+              state: invoice?.state ?? { values: emptyInvoiceForm(products), errors: {} },
+              open: invoice !== undefined,
+              noClient: invoice?.noClient === true,
+            },
     });
   }
 
@@ -440,5 +459,8 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   registerGalleryToursRoutes(scope, ctx, (request, id, tours) => renderGallery(request, id, undefined, tours));
   registerGalleryShareLinkRoutes(scope, ctx, (request, id, shareLink) =>
     renderGallery(request, id, undefined, undefined, shareLink),
+  );
+  registerInvoicesRoutes(scope, ctx, (request, id, invoice) =>
+    renderGallery(request, id, undefined, undefined, undefined, invoice),
   );
 }
