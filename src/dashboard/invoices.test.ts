@@ -150,7 +150,7 @@ describe('products and invoices in the dashboard', () => {
     });
     const noPrice = await post(`/dashboard/galleries/${gallery}/invoices`, typed);
     assert.equal(noPrice.statusCode, 400);
-    assert.match(textOf(noPrice.body), /Line 2 unit price: Enter an amount in numbers/);
+    assert.match(textOf(noPrice.body), /Line 1 unit price: Enter an amount in numbers/);
     assert.match(noPrice.body, /value="Drone flight"/);
     assert.match(noPrice.body, /value="8.25"/);
 

@@ -83,13 +83,20 @@ const LABELS: Record<string, string> = {
   reference: 'Reference',
 };
 
-/** The summary's words for a line's field ("Line 2 quantity"). */
-function labelsOf(errors: FieldErrors): Record<string, string> {
+/** The summary's words for a line's field ("Line 2 unit price", "Floor plan quantity"). */
+function labelsOf(values: InvoiceFormValues, products: ReadonlyMap<string, ProductType>): Record<string, string> {
   const labels = { ...LABELS };
-  for (const name of Object.keys(errors)) {
-    const m = /^item-(\d+)-(description|quantity|price)$/.exec(name);
-    if (m !== null) labels[name] = `Line ${Number(m[1]) + 1} ${m[2] === 'price' ? 'unit price' : m[2]}`;
-  }
+  let line = 0;
+  values.rows.forEach((r, i) => {
+    if (r.kind === 'catalogue') {
+      labels[`item-${i}-quantity`] = `${products.get(r.product_id)?.name ?? 'Product'} quantity`;
+      return;
+    }
+    line += 1;
+    labels[`item-${i}-description`] = `Line ${line} description`;
+    labels[`item-${i}-quantity`] = `Line ${line} quantity`;
+    labels[`item-${i}-price`] = `Line ${line} unit price`;
+  });
   return labels;
 }
 
@@ -214,7 +221,7 @@ export function invoicesPage(o: {
 function lineInput(
   i: number,
   name: 'description' | 'quantity' | 'price',
-  label: string,
+  label: SafeHtml,
   value: string,
   errors: FieldErrors,
   attrs: SafeHtml,
@@ -279,12 +286,12 @@ function itemRows(
     <fieldset class="invoice-lines">
       <legend>Lines <span class="optional">(a quantity of 0 removes one)</span></legend>
       ${lines.map(
-        ({ r, i }) =>
+        ({ r, i }, n) =>
           html`<div class="invoice-line">
             ${hidden('item_kind', 'line')} ${hidden('item_product', r.product_id)}
-            ${lineInput(i, 'description', `Line ${i + 1}`, r.description, errors, html`type="text" maxlength="500" autocomplete="off"`)}
-            ${lineInput(i, 'quantity', 'Qty', r.quantity, errors, html`${qtyAttrs} placeholder="1"`)}
-            ${lineInput(i, 'price', `Unit price (${currency})`, r.price, errors, html`type="text" inputmode="decimal" autocomplete="off" class="input-money"`)}
+            ${lineInput(i, 'description', html`Line ${n + 1}<span class="visually-hidden"> description</span>`, r.description, errors, html`type="text" maxlength="500" autocomplete="off"`)}
+            ${lineInput(i, 'quantity', html`Qty<span class="visually-hidden"> of line ${n + 1}</span>`, r.quantity, errors, html`${qtyAttrs} placeholder="1"`)}
+            ${lineInput(i, 'price', html`Unit price (${currency})<span class="visually-hidden"> of line ${n + 1}</span>`, r.price, errors, html`type="text" inputmode="decimal" autocomplete="off" class="input-money"`)}
           </div>`,
       )}
     </fieldset>`;
@@ -333,7 +340,7 @@ function invoiceForm(o: {
   currency: string;
   submit: string;
 }): SafeHtml {
-  return html`${errorSummary(o.state.errors, labelsOf(o.state.errors))}
+  return html`${errorSummary(o.state.errors, labelsOf(o.state.values, o.products))}
     <form method="post" action="${o.action}" class="stack-form invoice-form" novalidate>
       ${csrfField(o.csrf)}
       ${o.state.errors.items === undefined ? '' : html`<p class="field-error" id="f-items">${o.state.errors.items}</p>`}
