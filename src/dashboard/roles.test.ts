@@ -271,7 +271,6 @@ describe('every dashboard route, by role', () => {
       '/dashboard/settings/webhooks',
       '/dashboard/settings/team',
       '/dashboard/settings/studio',
-      '/dashboard/products',
       '/dashboard/invoices',
     ]) {
       assert.ok(!page.body.includes(`href="${path}"`), `a member sees a link to ${path}`);
@@ -285,7 +284,6 @@ describe('every dashboard route, by role', () => {
       '/dashboard/settings/webhooks',
       '/dashboard/settings/team',
       '/dashboard/settings/studio',
-      '/dashboard/products',
       '/dashboard/invoices',
     ]) {
       assert.ok(own.body.includes(`href="${path}"`), `the owner sees no link to ${path}`);

@@ -92,7 +92,8 @@ describe('products and invoices in a browser', { skip: skipWithoutChromium }, ()
 
   test('desktop: a product added, an invoice made from the gallery, issued and part-paid', async () => {
     const p = await open(DESKTOP);
-    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
+    await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Invoices' }).click();
+    await p.getByRole('main').getByRole('link', { name: 'Products' }).click();
     await p.getByRole('link', { name: 'New product' }).click();
     await p.getByLabel('Name').fill('Drone flight');
     await p.getByLabel('Price (USD)').fill('1,50');

@@ -39,8 +39,8 @@ const NAV: { section: Section; href: string; label: string; owner?: true }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
   { section: 'galleries', href: '/dashboard/galleries', label: 'Galleries' },
   { section: 'clients', href: '/dashboard/clients', label: 'Clients' },
+  // Products are reached from Invoices (its page links them): the row must fit at 1280 px.
   { section: 'invoices', href: '/dashboard/invoices', label: 'Invoices', owner: true },
-  { section: 'products', href: '/dashboard/products', label: 'Products', owner: true },
   { section: 'keys', href: '/dashboard/settings/api', label: 'API keys', owner: true },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', owner: true },
   { section: 'team', href: '/dashboard/settings/team', label: 'Team', owner: true },

@@ -70,9 +70,10 @@ export function productsPage(o: {
   return page({
     title: 'Products',
     viewer: o.viewer,
-    section: 'products',
+    section: 'invoices',
     notice: o.notice,
-    body: html`<div class="page-head">
+    body: html`<p><a href="/dashboard/invoices">← Invoices</a></p>
+      <div class="page-head">
         <h1>Products</h1>
         <a class="button" href="/dashboard/products/new">New product</a>
       </div>
@@ -134,7 +135,7 @@ export function newProductPage(o: {
   return page({
     title: 'New product',
     viewer: o.viewer,
-    section: 'products',
+    section: 'invoices',
     body: html`<p><a href="/dashboard/products">← Products</a></p>
       <h1>New product</h1>
       ${errorSummary(o.errors, LABELS)}
@@ -163,7 +164,7 @@ export function productPage(o: {
   return page({
     title: p.name,
     viewer: o.viewer,
-    section: 'products',
+    section: 'invoices',
     notice: o.notice,
     body: html`<p><a href="/dashboard/products">← Products</a></p>
       <div class="page-head">
@@ -208,7 +209,7 @@ export function deleteProductPage(o: { viewer: Viewer; currency: string; product
   return page({
     title: 'Delete product',
     viewer: o.viewer,
-    section: 'products',
+    section: 'invoices',
     body: html`<h1>Delete “${p.name}”?</h1>
       <section class="card">
         <p>
