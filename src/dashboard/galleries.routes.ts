@@ -35,8 +35,7 @@ import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.rout
 import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
-import { activeProducts, INVOICE_NOTICES, registerInvoicesRoutes } from './invoices.routes.ts';
-import { emptyInvoiceForm, type InvoiceFormState } from './views/invoices.ts';
+import { galleryInvoices, registerInvoicesRoutes, type GalleryInvoiceForm } from './invoices.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -114,7 +113,6 @@ const NOTICES: Record<string, Notice> = {
   },
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
   ...SHARE_LINK_NOTICES,
-  ...INVOICE_NOTICES,
 };
 
 /** Share link notices open the share links panel. */
@@ -211,21 +209,18 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     form?: { values: GalleryFormValues; errors: FieldErrors },
     tours?: ToursFormState,
     shareLink?: ShareLinkFormState,
-    invoice?: { state: InvoiceFormState; noClient?: boolean },
+    invoice?: GalleryInvoiceForm,
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    // Billing is the owner's (src/dashboard/products.routes.ts): a member's page has no Invoices card.
-    const billing = viewer.role === 'owner';
-    const [media, clients, favorites, emails, client, shareLinks, invoices, products] = await Promise.all([
+    const [media, clients, favorites, emails, client, shareLinks, invoices] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
       services.notifications.ofListing(account.id, id, RECENT_EMAILS),
       listing.client_id === null ? null : services.clients.get(account.id, listing.client_id).catch(() => null),
       shareLinkRows(services, account.id, id),
-      billing ? services.invoices.list(account.id, { listing_id: id, limit: 100 }) : null,
-      billing ? activeProducts(services, account.id) : [],
+      galleryInvoices(services, viewer, account, id, invoice),
     ]);
     const refused = form !== undefined || tours !== undefined || shareLink !== undefined || invoice !== undefined;
     return galleryPage({
@@ -246,17 +241,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         open: !refused && isShareLinkNotice(request),
         ...(shareLink === undefined ? {} : { form: shareLink }),
       },
-      invoices:
-        invoices === null
-          ? null
-          : {
-              currency: account.currency,
-              items: invoices.data,
-              products,
-              state: invoice?.state ?? { values: emptyInvoiceForm(products), errors: {} },
-              open: invoice !== undefined,
-              noClient: invoice?.noClient === true,
-            },
+      invoices,
     });
   }
 
@@ -460,7 +445,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   registerGalleryShareLinkRoutes(scope, ctx, (request, id, shareLink) =>
     renderGallery(request, id, undefined, undefined, shareLink),
   );
-  registerInvoicesRoutes(scope, ctx, (request, id, invoice) =>
-    renderGallery(request, id, undefined, undefined, undefined, invoice),
-  );
+  registerInvoicesRoutes(scope, ctx, (r, id, f) => renderGallery(r, id, undefined, undefined, undefined, f));
 }

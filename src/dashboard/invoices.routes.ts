@@ -8,41 +8,33 @@ import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
 import type { SafeHtml } from '../lib/html.ts';
 import { INVOICE_STATUSES, PAYMENT_METHODS } from '../db/schema-invoices.ts';
-import {
-  InvoiceUpdateBody,
-  PaymentCreateBody,
-  type InvoiceType,
-  type InvoiceUpdateInput,
-  type PaymentCreateInput,
-} from '../modules/invoices/invoices.schemas.ts';
-import { MAX_ITEMS, MAX_QUANTITY } from '../modules/money/money.ts';
+import { PaymentCreateBody, type InvoiceType, type PaymentCreateInput } from '../modules/invoices/invoices.schemas.ts';
 import type { ProductType } from '../modules/products/products.schemas.ts';
 import type { Services } from '../services.ts';
-import { formFields, hasErrors, schemaFieldErrors, type FormFields } from './form.ts';
-import { readMoney, readPercent } from './money-form.ts';
+import { formFields, hasErrors, schemaFieldErrors } from './form.ts';
+import { readMoney } from './money-form.ts';
+import { readInvoiceForm, serviceErrors } from './invoice-input.ts';
 import { noticeOf } from './notices.ts';
 import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import { BILLING } from './products.routes.ts';
-import type { FieldErrors, Notice } from './views/layout.ts';
+import type { FieldErrors, Notice, Viewer } from './views/layout.ts';
 import {
   confirmInvoicePage,
   invoicePage,
   invoicesPage,
   invoicesUrl,
-  type InvoiceFormState,
-  type InvoiceFormValues,
   type InvoiceStatusFilter,
-  type ItemRowValues,
-  type PaymentFormValues,
 } from './views/invoices.ts';
+import type { PaymentFormValues } from './views/invoice-payments.ts';
+import { emptyInvoiceForm, type InvoiceFormState } from './views/invoice-form.ts';
+import type { GalleryPageOptions } from './views/gallery.ts';
+import type { Account } from '../modules/accounts/accounts.service.ts';
 
 /** Lines and a note of 2,000 characters, each up to a few bytes encoded. */
 const INVOICE_FORM = 96 * 1024;
 const PAGE_SIZE = 25;
-/** The rows a form may send: the catalogue's page, the lines, blank lines. */
-const MAX_ROWS = 300;
 
-export const INVOICE_NOTICES: Record<string, Notice> = {
+const INVOICE_NOTICES: Record<string, Notice> = {
   'invoice-created': {
     kind: 'success',
     text: 'Draft invoice made. Check it, then issue it to number it and email the client.',
@@ -67,142 +59,45 @@ const invoiceNotice = (request: FastifyRequest): Notice | null => {
 
 const conflict = (err: unknown): boolean => err instanceof AppError && err.code === 'conflict';
 
-/** An invoice form as typed, in the API's terms, with what is wrong by field. */
-export interface ReadInvoice {
-  values: InvoiceFormValues;
-  input: Required<
-    Pick<InvoiceUpdateInput, 'items' | 'discount' | 'tax_rate_bps' | 'pay_to_unlock' | 'due_at' | 'note'>
-  >;
-  errors: FieldErrors;
-  /** The form's row of each item sent (for the service's refusals, named by item). */
-  rowOf: number[];
-}
-
-const QUANTITY = `Enter a whole number from 1 to ${MAX_QUANTITY.toLocaleString('en-GB')}, or 0 to remove the line`;
-
-/**
- * Each row sends item_kind, item_product, item_description, item_quantity and item_price. A
- * catalogue row with no quantity, a blank line, and any row with quantity 0 are left out; a line
- * of one's own needs its words and price (its quantity is 1 when left empty).
- */
-export function readInvoiceForm(form: FormFields, currency: string): ReadInvoice {
-  const kinds = form.all('item_kind').slice(0, MAX_ROWS);
-  const [products, descriptions, quantities, prices] = [
-    'item_product',
-    'item_description',
-    'item_quantity',
-    'item_price',
-  ].map((name) => form.all(name)) as [readonly string[], readonly string[], readonly string[], readonly string[]];
-  const errors: FieldErrors = {};
-  const rows: ItemRowValues[] = [];
-  const items: InvoiceUpdateInput['items'] & object = [];
-  const rowOf: number[] = [];
-  kinds.forEach((kind, i) => {
-    const row: ItemRowValues = {
-      kind: kind === 'catalogue' ? 'catalogue' : 'line',
-      product_id: (products[i] ?? '').trim(),
-      description: (descriptions[i] ?? '').trim(),
-      quantity: (quantities[i] ?? '').trim(),
-      price: (prices[i] ?? '').trim(),
-    };
-    rows.push(row);
-    if (row.quantity === '0') return;
-    if (row.kind === 'catalogue' && (row.quantity === '' || row.product_id === '')) return;
-    if (row.kind === 'line' && row.description === '' && row.price === '' && row.quantity === '') return;
-    let quantity = 1;
-    if (row.quantity !== '') {
-      const n = /^\d{1,6}$/.test(row.quantity.replace(/,/g, '')) ? Number(row.quantity.replace(/,/g, '')) : NaN;
-      if (!(n >= 1 && n <= MAX_QUANTITY)) errors[`item-${i}-quantity`] = QUANTITY;
-      else quantity = n;
-    }
-    if (row.kind === 'catalogue') {
-      items.push({ product_id: row.product_id, quantity });
-      rowOf.push(i);
-      return;
-    }
-    if (row.description === '') errors[`item-${i}-description`] = 'Say what this line is for';
-    else if (row.description.length > 500) errors[`item-${i}-description`] = 'Use at most 500 characters';
-    const price = readMoney(row.price, currency);
-    if (price.error !== undefined) errors[`item-${i}-price`] = price.error;
-    items.push({
-      ...(row.product_id === '' ? {} : { product_id: row.product_id }),
-      description: row.description,
-      unit_amount: price.amount ?? 0,
-      quantity,
-    });
-    rowOf.push(i);
-  });
-  const values: InvoiceFormValues = {
-    rows,
-    discount: form.get('discount').trim(),
-    tax: form.get('tax').trim(),
-    pay_to_unlock: form.get('pay_to_unlock') === '1',
-    due_on: form.get('due_on').trim(),
-    note: form.get('note').trim(),
-  };
-  if (items.length === 0 && !hasErrors(errors)) {
-    errors.items = 'Add a line: a quantity beside a product, or a line of your own with its price';
-  } else if (items.length > MAX_ITEMS) {
-    errors.items = `An invoice has at most ${MAX_ITEMS} lines`;
-  }
-  let discount = 0;
-  if (values.discount !== '') {
-    const read = readMoney(values.discount, currency, Number.MAX_SAFE_INTEGER);
-    if (read.error !== undefined) errors.discount = read.error;
-    else discount = read.amount;
-  }
-  const tax = readPercent(values.tax);
-  if (tax.error !== undefined) errors.tax = tax.error;
-  let dueAt: string | null = null;
-  if (values.due_on !== '') {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(values.due_on) && !Number.isNaN(Date.parse(values.due_on))) {
-      dueAt = `${values.due_on}T23:59:59.999Z`;
-    } else errors.due_on = 'Enter a day, like 2027-03-31';
-  }
-  const input = {
-    items,
-    discount,
-    tax_rate_bps: tax.bps ?? 0,
-    pay_to_unlock: values.pay_to_unlock,
-    due_at: dueAt,
-    note: values.note === '' ? null : values.note,
-  };
-  // The API's own schema has the last word (the note's length; anything the reading above let by).
-  for (const [name, message] of Object.entries(schemaFieldErrors(InvoiceUpdateBody, input))) {
-    const field = name === 'tax_rate_bps' ? 'tax' : name === 'due_at' ? 'due_on' : name;
-    errors[field] ??= message;
-  }
-  return { values, input, errors, rowOf };
-}
-
-/** The service's refusals of a form the reading let by, said beside their fields (null: not one). */
-export function serviceErrors(err: unknown, rowOf: number[], values: InvoiceFormValues): FieldErrors | null {
-  if (!(err instanceof AppError && err.code === 'validation_error')) return null;
-  const errors: FieldErrors = {};
-  for (const d of err.details ?? []) {
-    const item = /^items\[(\d+)\]/.exec(d.field);
-    if (d.field === 'discount') errors.discount = 'The discount cannot be more than the subtotal';
-    else if (item !== null) {
-      const row = rowOf[Number(item[1])] ?? 0;
-      const kind = values.rows[row]?.kind;
-      errors[`item-${row}-${kind === 'catalogue' ? 'quantity' : 'description'}`] =
-        'That product is no longer in the catalogue: remove the line or write it out';
-    } else errors.items = `${d.field} ${d.message}`;
-  }
-  return errors;
-}
-
 /** The catalogue's products offered on an invoice: the active ones (a page of them). */
-export async function activeProducts(services: Services, accountId: string): Promise<ProductType[]> {
+async function activeProducts(services: Services, accountId: string): Promise<ProductType[]> {
   return (await services.products.list(accountId, { limit: 100 })).data.filter((p) => p.active);
 }
 
+/** The new invoice's form as typed, or refused for want of a client (409). */
+export interface GalleryInvoiceForm {
+  state: InvoiceFormState;
+  noClient?: boolean;
+}
+
+/**
+ * The gallery page's Invoices card: its invoices and the new invoice's form (as typed, after a
+ * refusal). Billing is the owner's (src/dashboard/products.routes.ts): a member's page has none.
+ */
+export async function galleryInvoices(
+  services: Services,
+  viewer: Viewer,
+  account: Account,
+  listingId: string,
+  invoice?: GalleryInvoiceForm,
+): Promise<GalleryPageOptions['invoices']> {
+  if (viewer.role !== 'owner') return null;
+  const [list, products] = await Promise.all([
+    services.invoices.list(account.id, { listing_id: listingId, limit: 100 }),
+    activeProducts(services, account.id),
+  ]);
+  return {
+    currency: account.currency,
+    items: list.data,
+    products,
+    state: invoice?.state ?? { values: emptyInvoiceForm(products), errors: {} },
+    open: invoice !== undefined,
+    noClient: invoice?.noClient === true,
+  };
+}
+
 /** The gallery's page with the invoice card's form as typed (src/dashboard/galleries.routes.ts draws it). */
-type RenderGallery = (
-  request: FastifyRequest,
-  id: string,
-  invoice: { state: InvoiceFormState; noClient?: boolean },
-) => Promise<SafeHtml>;
+type RenderGallery = (request: FastifyRequest, id: string, invoice: GalleryInvoiceForm) => Promise<SafeHtml>;
 
 export function registerInvoicesRoutes(scope: App, ctx: DashboardContext, renderGallery: RenderGallery): void {
   const { services } = ctx;

@@ -115,7 +115,7 @@ describe('products and invoices in a browser', { skip: skipWithoutChromium }, ()
     await card.getByLabel('Line 1 description').fill('Twilight shoot');
     await card.getByLabel('Unit price (USD) of line 1').fill('75.5');
     await card.getByLabel('Tax rate (%)').fill('8.25');
-    await checkPage(p, 'gallery-card-1280', false);
+    await p.locator('#invoices').screenshot({ path: path.join(SHOTS, 'gallery-card-1280.png') });
     await card.getByRole('button', { name: 'Create draft invoice' }).click();
     await p.waitForURL(/notice=invoice-created/);
     invoiceId = /invoices\/(ivc_[A-Za-z0-9]+)/.exec(p.url())?.[1] ?? '';
@@ -139,6 +139,7 @@ describe('products and invoices in a browser', { skip: skipWithoutChromium }, ()
     await checkPage(p, 'invoices-1280', false);
     await p.goto(`${base}/dashboard/galleries/${galleryId}#invoices`);
     await checkPage(p, 'gallery-1280', false);
+    await p.locator('#invoices').screenshot({ path: path.join(SHOTS, 'gallery-card-after-1280.png') });
   });
 
   test('phone: the products, the list, the invoice and the gallery card fit and read', async () => {
@@ -152,7 +153,8 @@ describe('products and invoices in a browser', { skip: skipWithoutChromium }, ()
     await p.goto(`${base}/dashboard/galleries/${galleryId}#invoices`);
     await p.locator('#invoices').getByText('New invoice').click();
     await p.locator('#invoices').locator('#invoices-title').scrollIntoViewIfNeeded();
-    await checkPage(p, 'gallery-card-390', true);
+    await checkPage(p, 'gallery-390', true);
+    await p.locator('#invoices').screenshot({ path: path.join(SHOTS, 'gallery-card-390.png') });
     const draft = await ctx.services.invoices.create(owner.accountId, {
       listing_id: galleryId,
       items: [{ description: 'Video tour', unit_amount: 30000, quantity: 1 }],

@@ -19,7 +19,7 @@ import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } fr
 import { mediaSection } from './gallery-media.ts';
 import { toursEditor, toursFormOf, type ToursFormState } from './tours.ts';
 import { shareLinksSection, type ShareLinkFormState, type ShareLinkRow } from './share-links.ts';
-import { galleryInvoicesSection, type InvoiceFormState } from './invoices.ts';
+import { galleryInvoicesSection, type InvoiceFormState } from './invoice-form.ts';
 import type { InvoiceType } from '../../modules/invoices/invoices.schemas.ts';
 import type { ProductType } from '../../modules/products/products.schemas.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';

@@ -19,7 +19,7 @@ export const EMPTY_PRODUCT: ProductFormValues = { name: '', description: '', pri
 
 const LABELS: Record<string, string> = { name: 'Name', description: 'Description', price: 'Price' };
 
-export const activeBadge = (active: boolean): SafeHtml =>
+const activeBadge = (active: boolean): SafeHtml =>
   active
     ? html`<span class="badge badge-active">active</span>`
     : html`<span class="badge badge-archived">archived</span>`;
@@ -124,7 +124,7 @@ ${v.description}</textarea>
 }
 
 /** "250.00" for USD, "2500" for JPY: what a price looks like typed in this currency. */
-export const priceExample = (currency: string): string => formatMoney(25_000, currency).slice(currency.length + 1);
+const priceExample = (currency: string): string => formatMoney(25_000, currency).slice(currency.length + 1);
 
 export function newProductPage(o: {
   viewer: Viewer;
