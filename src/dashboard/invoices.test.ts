@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Browser, textOf } from '../../test/support/dashboard-browser.ts';
+import { addMember } from '../../test/support/team.ts';
 import {
   call,
   createAccount,
@@ -249,6 +250,14 @@ describe('products and invoices in the dashboard', () => {
     assert.match(paid, /1 invoice /);
     assert.doesNotMatch(paid, /INV-0002/);
     assert.match(textOf((await browser.get(`/dashboard/galleries/${gallery}`)).body), /INV-0001 paid USD 175\.00/);
+
+    // Billing is the owner's: a member's gallery page has no Invoices card (the routes are 403: roles.test.ts).
+    await addMember(ctx, owner.accountId, 'assistant@invoice.test', 'correct horse battery');
+    const member = new Browser(ctx.app);
+    await member.signIn('assistant@invoice.test', 'correct horse battery');
+    const theirPage = await member.get(`/dashboard/galleries/${gallery}`);
+    assert.equal(theirPage.statusCode, 200);
+    assert.doesNotMatch(theirPage.body, /id="invoices"|href="\/dashboard\/invoices"/);
 
     // Another studio's invoice and gallery: 404 whatever is asked.
     const them = await createAccount(ctx, 'Not Theirs');

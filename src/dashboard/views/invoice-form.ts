@@ -152,7 +152,7 @@ function itemRows(
         </fieldset>`;
   return html`${catalogueList}
     <fieldset class="invoice-lines">
-      <legend>Lines <span class="optional">(a quantity of 0 removes one)</span></legend>
+      <legend>Lines of your own <span class="optional">(a quantity of 0 removes one)</span></legend>
       ${lines.map(
         ({ r, i }, n) =>
           html`<div class="invoice-line">
