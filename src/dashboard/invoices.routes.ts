@@ -188,6 +188,9 @@ export function registerInvoicesRoutes(scope: App, ctx: DashboardContext, render
     return reply
       .headers({
         'content-type': 'application/pdf',
+        // Not a page: the pages' policy (default-src 'none') could keep a browser's PDF viewer
+        // from showing it; it is still never framed by another site.
+        'content-security-policy': "frame-ancestors 'none'",
         'content-disposition': `inline; filename="${name}.pdf"`,
         'cache-control': 'private, no-store',
       })

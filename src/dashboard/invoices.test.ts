@@ -205,6 +205,7 @@ describe('products and invoices in the dashboard', () => {
     const pdf = await browser.get(`/dashboard/invoices/${id}/pdf`);
     assert.equal(pdf.statusCode, 200);
     assert.equal(pdf.headers['content-type'], 'application/pdf');
+    assert.equal(pdf.headers['content-security-policy'], "frame-ancestors 'none'");
     assert.equal(pdf.rawPayload.subarray(0, 5).toString(), '%PDF-');
 
     const issued = await post(`/dashboard/invoices/${id}/issue`, {});
