@@ -20,6 +20,7 @@ import { PAGE_ROUTE, sendPage, viewerFor, viewerOf, type DashboardContext, type 
 import { noticeOf } from './notices.ts';
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
 import { registerPasswordResetRoutes } from './password-reset.routes.ts';
+import { registerProductsRoutes } from './products.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
 import { registerTeamRoutes } from './team.routes.ts';
 import { registerTwoFactorRoutes } from './two-factor.routes.ts';
@@ -40,7 +41,7 @@ const ERROR_TEXT: Record<number, [string, string]> = {
   ],
   [OWNER_ONLY_STATUS]: [
     "That page is the studio owner's",
-    'API keys, webhooks, the team and the studio settings are for the owner of the studio. Ask them if you need something changed there.',
+    'API keys, webhooks, the team, the studio settings, products and invoices are for the owner of the studio. Ask them if you need something changed there.',
   ],
   404: ['Page not found', 'There is no such page, or what it showed no longer exists.'],
   405: ['Page not found', 'There is no such page.'],
@@ -177,6 +178,7 @@ export async function registerDashboard(
   registerWebhooksRoutes(scope, ctx);
   registerGalleriesRoutes(scope, ctx);
   registerClientsRoutes(scope, ctx);
+  registerProductsRoutes(scope, ctx);
   registerTeamRoutes(scope, ctx);
   registerTwoFactorRoutes(scope, ctx);
 }

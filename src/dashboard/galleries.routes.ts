@@ -35,6 +35,7 @@ import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.rout
 import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
+import { galleryInvoices, registerInvoicesRoutes, type GalleryInvoiceForm } from './invoices.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -213,18 +214,20 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     form?: { values: GalleryFormValues; errors: FieldErrors },
     tours?: ToursFormState,
     shareLink?: ShareLinkFormState,
+    invoice?: GalleryInvoiceForm,
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    const [media, clients, favorites, emails, client, shareLinks] = await Promise.all([
+    const [media, clients, favorites, emails, client, shareLinks, invoices] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
       services.notifications.ofListing(account.id, id, RECENT_EMAILS),
       listing.client_id === null ? null : services.clients.get(account.id, listing.client_id).catch(() => null),
       shareLinkRows(services, account.id, id),
+      galleryInvoices(services, viewer, account, id, invoice),
     ]);
-    const refused = form !== undefined || tours !== undefined || shareLink !== undefined;
+    const refused = form !== undefined || tours !== undefined || shareLink !== undefined || invoice !== undefined;
     return galleryPage({
       viewer,
       notice: refused ? null : galleryNotice(request),
@@ -243,6 +246,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         open: !refused && isShareLinkNotice(request),
         ...(shareLink === undefined ? {} : { form: shareLink }),
       },
+      invoices,
     });
   }
 
@@ -446,4 +450,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   registerGalleryShareLinkRoutes(scope, ctx, (request, id, shareLink) =>
     renderGallery(request, id, undefined, undefined, shareLink),
   );
+  registerInvoicesRoutes(scope, ctx, (r, id, f) => renderGallery(r, id, undefined, undefined, undefined, f));
 }

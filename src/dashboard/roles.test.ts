@@ -85,6 +85,27 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/galleries/:listing_id|:id/uploads': 'member',
   'PATCH /dashboard/galleries/:listing_id|:id/uploads/:upload_id': 'member',
   'DELETE /dashboard/galleries/:listing_id|:id/uploads/:upload_id': 'member',
+  // Billing (docs/api.md §29) is the owner's, as the studio's settings are: §27 gives a member
+  // galleries and clients only. A member's gallery page has no Invoices card.
+  'GET /dashboard/products': 'owner',
+  'POST /dashboard/products': 'owner',
+  'GET /dashboard/products/new': 'owner',
+  'GET /dashboard/products/:id': 'owner',
+  'POST /dashboard/products/:id': 'owner',
+  'POST /dashboard/products/:id/active': 'owner',
+  'GET /dashboard/products/:id/delete': 'owner',
+  'POST /dashboard/products/:id/delete': 'owner',
+  'GET /dashboard/invoices': 'owner',
+  'GET /dashboard/invoices/:id': 'owner',
+  'POST /dashboard/invoices/:id': 'owner',
+  'GET /dashboard/invoices/:id/pdf': 'owner',
+  'POST /dashboard/invoices/:id/issue': 'owner',
+  'GET /dashboard/invoices/:id/delete': 'owner',
+  'POST /dashboard/invoices/:id/delete': 'owner',
+  'GET /dashboard/invoices/:id/void': 'owner',
+  'POST /dashboard/invoices/:id/void': 'owner',
+  'POST /dashboard/invoices/:id/payments': 'owner',
+  'POST /dashboard/galleries/:listing_id|:id/invoices': 'owner',
   'GET /dashboard/settings': 'owner',
   'GET /dashboard/settings/api': 'owner',
   'POST /dashboard/settings/api': 'owner',
@@ -125,13 +146,17 @@ function pathOf(url: string): string {
     };
     const owner: string =
       prefix[name] ??
-      (url.includes('/team/invitations/')
-        ? 'inv'
-        : url.includes('/team/')
-          ? 'usr'
-          : url.includes('/webhooks/')
-            ? 'whe'
-            : 'key');
+      (url.startsWith('/dashboard/products/')
+        ? 'prd'
+        : url.startsWith('/dashboard/invoices/')
+          ? 'ivc'
+          : url.includes('/team/invitations/')
+            ? 'inv'
+            : url.includes('/team/')
+              ? 'usr'
+              : url.includes('/webhooks/')
+                ? 'whe'
+                : 'key');
     return `${owner}_00000000000000000000000000`;
   });
 }
@@ -248,6 +273,7 @@ describe('every dashboard route, by role', () => {
       '/dashboard/settings/webhooks',
       '/dashboard/settings/team',
       '/dashboard/settings/studio',
+      '/dashboard/invoices',
     ]) {
       assert.ok(!page.body.includes(`href="${path}"`), `a member sees a link to ${path}`);
     }
@@ -260,6 +286,7 @@ describe('every dashboard route, by role', () => {
       '/dashboard/settings/webhooks',
       '/dashboard/settings/team',
       '/dashboard/settings/studio',
+      '/dashboard/invoices',
     ]) {
       assert.ok(own.body.includes(`href="${path}"`), `the owner sees no link to ${path}`);
     }

@@ -183,6 +183,7 @@ describe('the workspace as a photographer finds it', { skip: skipWithoutChromium
       'Overview',
       'Galleries',
       'Clients',
+      'Invoices',
       'API keys',
       'Webhooks',
       'Team',

@@ -19,6 +19,9 @@ import { GALLERY_LABELS, galleryFields, statusBadge, type GalleryFormValues } fr
 import { mediaSection } from './gallery-media.ts';
 import { toursEditor, toursFormOf, type ToursFormState } from './tours.ts';
 import { shareLinksSection, type ShareLinkFormState, type ShareLinkRow } from './share-links.ts';
+import { galleryInvoicesSection, type InvoiceFormState } from './invoice-form.ts';
+import type { InvoiceType } from '../../modules/invoices/invoices.schemas.ts';
+import type { ProductType } from '../../modules/products/products.schemas.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -38,6 +41,15 @@ export interface GalleryPageOptions {
   tours?: ToursFormState;
   /** The gallery's share links; the panel open after one of their notices, or with a refused form. */
   shareLinks: { links: ShareLinkRow[]; open: boolean; form?: ShareLinkFormState };
+  /** The gallery's invoices and a new one's form (docs/api.md §29); null for a member. */
+  invoices: {
+    currency: string;
+    items: InvoiceType[];
+    products: ProductType[];
+    state: InvoiceFormState;
+    open: boolean;
+    noClient: boolean;
+  } | null;
 }
 
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
@@ -216,8 +228,10 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
       </div>
       ${detailsSection(o)}
       <nav class="in-page" aria-label="On this page">
-        <a href="#media">Media</a> <a href="#client">Client</a> <a href="#share-links">Share links</a>
-        <a href="#property">Property pages</a> <a href="#activity">Activity</a>
+        <a href="#media">Media</a> <a href="#client">Client</a>
+        <a href="#share-links">Share links</a> ${o.invoices === null ? '' : html`<a href="#invoices">Invoices</a>`}
+        <a href="#property">Property pages</a>
+        <a href="#activity">Activity</a>
       </nav>
       ${mediaSection({ listing: l, media: o.media, csrf: o.viewer.csrfToken, limits: o.limits })} ${clientSection(o)}
       ${shareLinksSection({
@@ -228,6 +242,21 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
         open: o.shareLinks.open,
         ...(o.shareLinks.form === undefined ? {} : { form: o.shareLinks.form }),
       })}
+      ${
+        o.invoices === null
+          ? ''
+          : galleryInvoicesSection({
+              listingId: l.id,
+              hasClient: l.client_id !== null,
+              csrf: o.viewer.csrfToken,
+              currency: o.invoices.currency,
+              invoices: o.invoices.items,
+              products: o.invoices.products,
+              state: o.invoices.state,
+              open: o.invoices.open,
+              noClient: o.invoices.noClient,
+            })
+      }
       ${propertySection(o)} ${activitySection(o)}`,
   });
 }

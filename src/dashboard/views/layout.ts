@@ -3,7 +3,8 @@
 import { assetUrl } from '../assets.ts';
 import { html, type Interpolation, type SafeHtml } from '../../lib/html.ts';
 
-type Section = 'overview' | 'galleries' | 'clients' | 'keys' | 'webhooks' | 'studio' | 'team' | 'you';
+type Section =
+  'overview' | 'galleries' | 'clients' | 'products' | 'invoices' | 'keys' | 'webhooks' | 'studio' | 'team' | 'you';
 
 export interface Notice {
   kind: 'success' | 'info' | 'error';
@@ -38,6 +39,8 @@ const NAV: { section: Section; href: string; label: string; owner?: true }[] = [
   { section: 'overview', href: '/dashboard', label: 'Overview' },
   { section: 'galleries', href: '/dashboard/galleries', label: 'Galleries' },
   { section: 'clients', href: '/dashboard/clients', label: 'Clients' },
+  // Products are reached from Invoices (its page links them): the row must fit at 1280 px.
+  { section: 'invoices', href: '/dashboard/invoices', label: 'Invoices', owner: true },
   { section: 'keys', href: '/dashboard/settings/api', label: 'API keys', owner: true },
   { section: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', owner: true },
   { section: 'team', href: '/dashboard/settings/team', label: 'Team', owner: true },

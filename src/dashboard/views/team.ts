@@ -8,8 +8,8 @@ import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, ty
 
 const ROLE_LABEL = { owner: 'Owner', member: 'Member' } as const;
 const ROLE_HINT = {
-  owner: 'Everything: galleries, clients, API keys, webhooks, the team and the studio settings.',
-  member: 'Galleries and clients; not API keys, webhooks, the team or the studio settings.',
+  owner: 'Everything: galleries, clients, invoices and products, API keys, webhooks, the team and the studio settings.',
+  member: 'Galleries and clients; not invoices, API keys, webhooks, the team or the studio settings.',
 } as const;
 
 function peopleTable(users: User[], viewer: Viewer): SafeHtml {

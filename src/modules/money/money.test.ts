@@ -15,6 +15,9 @@ import {
   MAX_TAX_RATE_BPS,
   MAX_UNIT_AMOUNT,
   minorUnits,
+  moneyInput,
+  parseDecimal,
+  parseMoney,
 } from './money.ts';
 
 const runs = Number(process.env.FC_RUNS ?? 500);
@@ -132,6 +135,36 @@ describe('formatMoney', () => {
         assert.equal(BigInt(digits), BigInt(n));
         const decimals = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
         assert.equal(decimals, minorUnits(cur));
+      }),
+      { numRuns: runs },
+    );
+  });
+});
+
+describe('amounts typed by a person (the dashboard forms)', () => {
+  test('read from the text, never through a float', () => {
+    assert.deepEqual(parseMoney('25', 'USD'), { amount: 2500 });
+    assert.deepEqual(parseMoney(' 1,234.5 ', 'USD'), { amount: 123450 });
+    assert.deepEqual(parseMoney('0.10', 'USD'), { amount: 10 });
+    assert.deepEqual(parseMoney('.5', 'USD'), { amount: 50 });
+    assert.deepEqual(parseMoney('2,500', 'JPY'), { amount: 2500 });
+    assert.deepEqual(parseMoney('1.005', 'KWD'), { amount: 1005 });
+    // 0.1 + 0.2 style drift cannot happen: 19.99 is 1999 exactly.
+    assert.deepEqual(parseMoney('19.99', 'EUR'), { amount: 1999 });
+    assert.deepEqual(parseMoney('12.50', 'JPY'), { refused: 'precision' });
+    assert.deepEqual(parseMoney('12.500', 'JPY'), { refused: 'precision' });
+    assert.deepEqual(parseMoney('12.000', 'JPY'), { amount: 12 });
+    assert.deepEqual(parseMoney('1.999', 'USD'), { refused: 'precision' });
+    for (const bad of ['', '.', '-5', '1e3', '12,34', '1,2345', 'USD 5', '5 USD', '1.2.3', 'NaN', '9'.repeat(30)]) {
+      assert.deepEqual(parseMoney(bad, 'USD'), { refused: 'format' }, bad);
+    }
+    assert.deepEqual(parseDecimal('8.25', 2), { amount: 825 });
+  });
+
+  test('what moneyInput writes, parseMoney reads back', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_UNIT_AMOUNT }), fc.constantFrom(...CURRENCIES), (amount, currency) => {
+        assert.deepEqual(parseMoney(moneyInput(amount, currency), currency), { amount });
       }),
       { numRuns: runs },
     );

@@ -143,3 +143,33 @@ export function amountDue(total: number, amountPaid: number): number {
   const due = wholeAtLeastZero(total, 'total') - wholeAtLeastZero(amountPaid, 'amount_paid');
   return safe(due < 0n ? 0n : due, 'amount_due');
 }
+
+/** Why a typed amount was not read: not a number as written, or more decimals than the unit has. */
+export type ParseRefusal = 'format' | 'precision';
+
+/**
+ * A decimal typed by a person ("1,234.5", "250", "0.99") as an integer count of 10^-digits,
+ * read from the text itself (no floating point): `parseDecimal("12.5", 2)` is 1250. Thousands
+ * separators are commas between groups of three; a leading sign is refused (amounts are >= 0).
+ */
+export function parseDecimal(text: string, digits: number): { amount: number } | { refused: ParseRefusal } {
+  const match = /^(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d*))?$/.exec(text.trim());
+  if (match === null || (match[1] === undefined && (match[2] ?? '') === '')) return { refused: 'format' };
+  const whole = (match[1] ?? '0').replace(/,/g, '');
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > digits) return { refused: 'precision' };
+  const amount = Number(BigInt(whole) * 10n ** BigInt(digits) + BigInt(fraction.padEnd(digits, '0') || '0'));
+  return Number.isSafeInteger(amount) ? { amount } : { refused: 'format' };
+}
+
+/** An amount typed in the currency's major unit ("25.00" USD) as its integer minor units (2500). */
+export function parseMoney(text: string, currency: string): { amount: number } | { refused: ParseRefusal } {
+  return parseDecimal(text, minorUnits(currency));
+}
+
+/** An integer amount as a person would type it back: 2500 USD is "25.00" (no code, no separators). */
+export function moneyInput(amount: number, currency: string): string {
+  return formatMoney(amount, currency)
+    .slice(currency.length + 1)
+    .replace(/,/g, '');
+}
