@@ -53,6 +53,8 @@ import {
   loadPayment,
   type InvoicesService,
 } from './modules/invoices/invoices.service.ts';
+import { invoiceMail } from './modules/invoices/invoices.email.ts';
+import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -90,6 +92,8 @@ export interface Services {
   products: ProductsService;
   /** Invoices, their numbers and payments (docs/api.md §29). */
   invoices: InvoicesService;
+  /** Online payment of invoices (Stripe, docs/api.md §29): settings, pay links, Stripe's events. */
+  stripe: StripeService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -124,7 +128,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
         touch: touchShareLink,
       },
       product: { load: loadProduct },
-      invoice: { load: loadInvoice },
+      invoice: { load: (trx, accountId, id) => loadInvoice(trx, config.publicUrl, accountId, id) },
       payment: { load: loadPayment },
     },
     // A client link's events carry its gallery (docs/api.md §15).
@@ -149,6 +153,8 @@ export function createServices(base: Deps): Services {
   const mediaCleanup = createMediaCleanup(deps);
   const accounts = createAccountsService(deps);
   const media = createMediaService({ ...deps, cleanup: mediaCleanup });
+  // docs/api.md §29: issuing emails the invoice, and being paid the receipt.
+  const invoices = createInvoicesService({ ...deps, accounts, mail: invoiceMail(base.config) });
   return {
     writes,
     accounts,
@@ -176,6 +182,7 @@ export function createServices(base: Deps): Services {
     testData: createTestDataService({ ...deps, cleanup: mediaCleanup }),
     versions: createVersionsService(deps),
     products: createProductsService(deps),
-    invoices: createInvoicesService({ ...deps, accounts }),
+    invoices,
+    stripe: createStripeService({ ...deps, invoices }),
   };
 }

@@ -46,6 +46,11 @@ const NOTICES: Record<string, Notice> = {
     text: 'All test data was deleted. Your live data is as it was; test keys carry on, on empty test data.',
   },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
+  'stripe-on': {
+    kind: 'success',
+    text: 'Online payment is on: open invoices carry a Pay button. The keys are kept sealed and never shown again.',
+  },
+  'stripe-off': { kind: 'success', text: 'Online payment is off: invoices say how to pay you instead.' },
   'link-saved': { kind: 'success', text: 'Link settings saved. The client meets them on their next visit.' },
   'link-refused': {
     kind: 'error',

@@ -168,6 +168,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         values,
         notice: noticeOf(request),
         minPassword: MIN_PASSWORD_LENGTH,
+        stripe: { status: await services.stripe.status(account.id) },
       }),
     );
   });

@@ -3,6 +3,7 @@ import { StudioBody } from '../../modules/accounts/account.schemas.ts';
 import { maxLengthOf } from '../form.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
+import { stripeSection, type StripeStatus } from './stripe.ts';
 
 export interface StudioValues {
   name: string;
@@ -27,6 +28,8 @@ export function studioPage(o: {
   minPassword: number;
   /** docs/api.md §27: who signs in to the studio. */
   team: { email: string; role: 'owner' | 'member' }[];
+  /** docs/api.md §29: online payment (Stripe), when the page shows it. */
+  stripe?: { status: StripeStatus; errors?: FieldErrors };
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -48,6 +51,7 @@ export function studioPage(o: {
           <div class="actions"><button type="submit" class="button">Save studio</button></div>
         </form>
       </section>
+      ${o.stripe === undefined ? '' : stripeSection(o.viewer, o.stripe.status, o.stripe.errors ?? {})}
       <section class="card" aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>
         <ul class="plain-list">
