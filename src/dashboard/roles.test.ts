@@ -93,6 +93,8 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/settings/api/test-data/delete': 'owner',
   'GET /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/studio': 'owner',
+  'POST /dashboard/settings/stripe': 'owner',
+  'POST /dashboard/settings/stripe/off': 'owner',
   'GET /dashboard/settings/webhooks': 'owner',
   'POST /dashboard/settings/webhooks': 'owner',
   'POST /dashboard/settings/webhooks/:id/enable': 'owner',
