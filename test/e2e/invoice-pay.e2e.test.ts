@@ -121,7 +121,7 @@ describe('invoice email, pay page and Stripe settings in a browser', { skip: ski
       const errors: string[] = [];
       watchConsole(page, errors);
       try {
-        await page.goto(size === 'phone' ? testPayUrl : `${testPayUrl}`);
+        await page.goto(testPayUrl);
         await page.getByRole('heading', { name: /Invoice INV-0001/ }).waitFor();
         await page.getByText('Test mode').first().waitFor();
         await assertAccessible(page, `pay page ${size}`);
