@@ -199,11 +199,18 @@ export function createInvoicesService({
     if (input.amount > due) throw validationError('amount', `must be at most the amount due (${due})`);
     const nowPaid = paid + input.amount;
     const settled = nowPaid === Number(row.total);
-    const changed = await repo.updateInvoice(w.trx, w.accountId, id, 'open', {
-      amount_paid: nowPaid,
-      ...(settled ? { status: 'paid' as const, paid_at: w.now } : {}),
-      updated_at: w.now,
-    });
+    const changed = await repo.updateInvoice(
+      w.trx,
+      w.accountId,
+      id,
+      'open',
+      {
+        amount_paid: nowPaid,
+        ...(settled ? { status: 'paid' as const, paid_at: w.now } : {}),
+        updated_at: w.now,
+      },
+      paid,
+    );
     if (!changed) throw conflict(row.status, 'paid');
     const payment = {
       id: newId('pay'),

@@ -371,6 +371,26 @@ describe('online payment with Stripe (docs/api.md §29)', () => {
   });
 });
 
+describe('payments at once (docs/api.md §29)', () => {
+  test('two partial payments at the same moment: each one counted, or refused, never lost', async () => {
+    const me = await createAccount(ctx);
+    const invoice = await openInvoice(me);
+    const results = await Promise.all(
+      [1_000, 2_000].map((amount) =>
+        call(ctx, 'POST', `/v1/invoices/${invoice.id}/payments`, { key: me.key, body: { amount, method: 'cash' } }),
+      ),
+    );
+    const made = results.filter((r) => r.statusCode === 201).map((r) => r.json<{ amount: number }>().amount);
+    assert.ok(results.every((r) => r.statusCode === 201 || r.statusCode === 409));
+    const now = await getInvoice(me, invoice.id);
+    assert.equal(
+      now.amount_paid,
+      made.reduce((a, b) => a + b, 0),
+    );
+    assert.equal((await payments(me, invoice.id)).length, made.length);
+  });
+});
+
 describe('test mode (docs/api.md §20, §29)', () => {
   test('a test invoice’s pay link is a local page whose button records a card payment, never Stripe', async () => {
     const live = await createAccount(ctx);
