@@ -211,6 +211,22 @@ describe('invoice emails (docs/api.md §29)', () => {
   });
 });
 
+describe('an invoice outlives its gallery (docs/api.md §29)', () => {
+  test('deleting the gallery before the invoice email is sent does not cancel it', async () => {
+    await freshMail(mail);
+    const me = await createAccount(ctx);
+    const invoice = await openInvoice(me);
+    const listingId = (await call(ctx, 'GET', `/v1/invoices/${invoice.id}`, { key: me.key })).json<{
+      listing_id: string;
+    }>().listing_id;
+    const deleted = await call(ctx, 'DELETE', `/v1/listings/${listingId}`, { key: me.key });
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    await workerOf(ctx).drain();
+    assert.equal(smtp.received.length, 1);
+    assert.match(smtp.received[0]!.email.subject ?? '', new RegExp(`invoice ${invoice.number}`));
+  });
+});
+
 describe('online payment with Stripe (docs/api.md §29)', () => {
   let me: TestAccount;
   let webhookUrl: string;
