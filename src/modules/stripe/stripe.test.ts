@@ -164,7 +164,8 @@ function deliver(webhookUrl: string, payload: string, signature?: string) {
     method: 'POST',
     url: new URL(webhookUrl).pathname,
     headers: {
-      'content-type': 'application/json',
+      // As Stripe sends it.
+      'content-type': 'application/json; charset=utf-8',
       'stripe-signature': signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
     },
     payload,
