@@ -287,7 +287,7 @@ export default defineConfig(
     'src/config.test.ts': 560,
     // The only reader of process.env: every variable's parsing and its refusal line in one place,
     // so a newcomer finds any setting in one file.
-    'src/config.ts': 460,
+    'src/config.ts': 470,
     // One list of cases every MediaStorage must pass, in the order of the interface.
     'test/support/media-storage-cases.ts': 420,
     // One browser, one app and one gallery built once, then every scenario a client can take.

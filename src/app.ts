@@ -10,6 +10,8 @@ import { galleryUnroutable, registerGallery } from './gallery/gallery.plugin.ts'
 import { propertyUnroutable, registerProperty } from './property/property.plugin.ts';
 import { registerOEmbed } from './property/oembed.routes.ts';
 import { portalUnroutable, registerPortal } from './portal/portal.plugin.ts';
+import { payUnroutable, registerPay } from './pay/pay.plugin.ts';
+import { registerStripeWebhooks } from './modules/stripe/stripe.routes.ts';
 import type { Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 import { connectionOptions, guardConnections } from './http/connections.ts';
@@ -89,6 +91,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       { prefix: '/g', notFound: (request, reply) => galleryUnroutable(limiter, request, reply) },
       { prefix: '/p', notFound: (request, reply) => propertyUnroutable(limiter, request, reply) },
       { prefix: '/c', notFound: (request, reply) => portalUnroutable(limiter, request, reply) },
+      { prefix: '/pay', notFound: (request, reply) => payUnroutable(limiter, request, reply) },
     ]),
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1024 },
     // Timeouts, and the answers Node makes below the app (src/http/connections.ts).
@@ -187,6 +190,20 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       await Promise.resolve(registerPortal(portal, { services, limiter }));
     },
     { prefix: '/c' },
+  );
+
+  // docs/api.md §29: an invoice's pay link, and each studio's URL for Stripe's events.
+  await app.register(
+    async (pay) => {
+      await Promise.resolve(registerPay(pay, { services, limiter }));
+    },
+    { prefix: '/pay' },
+  );
+  await app.register(
+    async (stripe) => {
+      await Promise.resolve(registerStripeWebhooks(stripe, { stripe: services.stripe }));
+    },
+    { prefix: '/stripe' },
   );
 
   // The admin dashboard: its own scope (forms, cookies, HTML errors), hidden from the OpenAPI document.

@@ -36,6 +36,8 @@ export interface Config {
    * listener of their own (127.0.0.1 unless METRICS_HOST says otherwise); undefined: no listener.
    */
   readonly metrics: { readonly port: number; readonly host: string } | undefined;
+  /** STRIPE_API_BASE: where the Stripe library sends requests (docs/api.md §29); a test's stand-in. */
+  readonly stripeApiBase: string;
 }
 
 interface WebhooksConfig {
@@ -560,11 +562,13 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     webhooks: webhooks(env),
     jobs: bool(env, 'JOBS', true),
     metrics: metrics(env, p),
+    stripeApiBase: urlVariable(env, 'STRIPE_API_BASE', STRIPE_API_RULE)?.url.origin ?? 'https://api.stripe.com',
   });
   if (options.start === true) checkRealEmail(env, config);
   return config;
 }
 
+const STRIPE_API_RULE = { protocols: ['https:', 'http:'], expected: 'an http(s) URL', noCredentials: true };
 function webhooks(env: Env): WebhooksConfig {
   const raw = read(env, 'WEBHOOK_RETRY_SECONDS');
   let retrySeconds = [5, 300, 1800, 7200, 28_800, 86_400];

@@ -55,6 +55,8 @@ import {
   type InvoicesService,
 } from './modules/invoices/invoices.service.ts';
 import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
+import { invoiceMail } from './modules/invoices/invoices.email.ts';
+import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -96,6 +98,8 @@ export interface Services {
   invoices: InvoicesService;
   /** Pay-to-unlock (docs/api.md §29): whether an open invoice keeps a gallery's pages a preview. */
   payLocks: PayLocks;
+  /** Online payment of invoices (Stripe, docs/api.md §29): settings, pay links, Stripe's events. */
+  stripe: StripeService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -130,7 +134,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
         touch: touchShareLink,
       },
       product: { load: loadProduct },
-      invoice: { load: loadInvoice },
+      invoice: { load: (trx, accountId, id) => loadInvoice(trx, config.publicUrl, accountId, id) },
       payment: { load: loadPayment },
     },
     // A client link's events carry its gallery (docs/api.md §15).
@@ -155,7 +159,8 @@ export function createServices(base: Deps): Services {
   const mediaCleanup = createMediaCleanup(deps);
   const accounts = createAccountsService(deps);
   const media = createMediaService({ ...deps, cleanup: mediaCleanup });
-  const invoices = createInvoicesService({ ...deps, accounts });
+  // docs/api.md §29: issuing emails the invoice, and being paid the receipt.
+  const invoices = createInvoicesService({ ...deps, accounts, mail: invoiceMail(base.config) });
   return {
     writes,
     accounts,
@@ -186,5 +191,6 @@ export function createServices(base: Deps): Services {
     products: createProductsService(deps),
     invoices,
     payLocks: createPayLocks({ ...deps, invoices, accounts }),
+    stripe: createStripeService({ ...deps, invoices }),
   };
 }

@@ -240,3 +240,43 @@ void describe('accounts reset-2fa', () => {
     }
   });
 });
+
+void describe('accounts stripe', () => {
+  void test('reads the two Stripe secrets from stdin, keeps them sealed, prints the webhook URL; empty input: off', async () => {
+    const db = openDatabase(loadConfig(baseEnv()).database);
+    try {
+      const secretKey = 'sk_test_51CliStandInKey';
+      const webhookSecret = 'whsec_cliStandInSigningSecret';
+      const on = await lightbox(['accounts', 'stripe', '--email', email], {
+        input: `${secretKey}\n${webhookSecret}\n`,
+      });
+      assert.equal(on.code, 0, on.stderr);
+      assert.match(on.stdout, /^http:\/\/[^/]+\/stripe\/webhooks\/[A-Za-z0-9_-]{32}\n$/);
+      assert.match(on.stderr, /online payment on for owner@studio\.test/);
+      assert.ok(!`${on.stdout}${on.stderr}`.includes(secretKey), 'the secret is never printed');
+      const row = await db.kysely.selectFrom('stripe_accounts').selectAll().executeTakeFirstOrThrow();
+      assert.match(row.secret_key ?? '', /^v1\./);
+      assert.ok(!JSON.stringify(row).includes(secretKey) && !JSON.stringify(row).includes(webhookSecret));
+
+      const half = await lightbox(['accounts', 'stripe', '--email', email], { input: `${secretKey}\n` });
+      assert.equal(half.code, 1);
+      assert.match(half.stderr, /give both .* nothing was changed/);
+      const wrong = await lightbox(['accounts', 'stripe', '--email', email], {
+        input: `pk_test_1234567890\n${webhookSecret}\n`,
+      });
+      assert.equal(wrong.code, 1);
+      assert.match(wrong.stderr, /secret key/);
+
+      const off = await lightbox(['accounts', 'stripe', '--email', email], { input: '' });
+      assert.equal(off.code, 0, off.stderr);
+      assert.equal(off.stdout, on.stdout, 'the same URL: kept while off');
+      assert.match(off.stderr, /online payment off/);
+      const cleared = await db.kysely.selectFrom('stripe_accounts').selectAll().executeTakeFirstOrThrow();
+      assert.deepEqual([cleared.secret_key, cleared.webhook_secret], [null, null]);
+      const unknown = await lightbox(['accounts', 'stripe', '--email', 'nobody@studio.test'], { input: '' });
+      assert.equal(unknown.code, 1);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -14,7 +14,7 @@ import {
   withDatabase,
   type Command,
 } from './command.ts';
-import { readPassword } from './password-input.ts';
+import { readPassword, readSecretLines } from './password-input.ts';
 
 export const accountsCreateCommand: Command = {
   name: 'accounts create',
@@ -159,6 +159,66 @@ Example:
     io.stderr.write(
       `two-factor sign-in off for ${printable(done.email)}; ` +
         `${done.sessionsEnded} dashboard ${done.sessionsEnded === 1 ? 'session' : 'sessions'} ended\n`,
+    );
+    return EXIT_OK;
+  },
+};
+
+export const accountsStripeCommand: Command = {
+  name: 'accounts stripe',
+  summary: "Set a studio's Stripe keys (online payment of invoices) from stdin",
+  help: `Usage: lightbox accounts stripe --email EMAIL
+
+Sets the Stripe keys with which the studio whose owner email is EMAIL is paid
+online for its invoices (docs/api.md §29): the secret key (sk_live_..., sk_test_...
+or a restricted rk_... key) on the first line of stdin and the webhook signing
+secret (whsec_...) on the second; at a terminal each is asked for without echo.
+They are kept sealed and never shown again. An empty input (both lines empty)
+turns online payment off. Prints, on stdout, the URL to give Stripe for events
+(a webhook endpoint with the checkout.session.completed event).
+
+Options:
+  --email EMAIL   the owner email of the account
+  -h, --help      show this help
+
+Example:
+  printf '%s\\n%s\\n' "$STRIPE_SECRET_KEY" "$STRIPE_WEBHOOK_SECRET" | npx lightbox accounts stripe --email ana@example.com
+  npx lightbox accounts stripe --email ana@example.com < /dev/null   # online payment off
+`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, ['email']);
+    const email = required(values, 'email', 'EMAIL');
+    if (!isEmail(email.trim())) throw new UsageError('--email must be a valid email address');
+    const [secretKey = '', webhookSecret = ''] = (
+      await readSecretLines(io, ['Stripe secret key: ', 'Webhook signing secret: '], 'nothing was changed')
+    ).map((line) => line.trim());
+    if ((secretKey === '') !== (webhookSecret === '')) {
+      throw new CommandError(
+        'give both the secret key (first line of stdin) and the webhook signing secret (second line), or neither to turn online payment off; nothing was changed',
+      );
+    }
+    const keys = secretKey === '' ? null : { secretKey, webhookSecret };
+    const status = await withDatabase(io, async ({ services }) => {
+      let account;
+      try {
+        account = await services.accounts.findByEmail(email);
+      } catch (err) {
+        throw noSuchAccount(err, email);
+      }
+      try {
+        return await services.stripe.configure(account.id, keys);
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'validation_error') {
+          throw new CommandError(`${err.message} (read from stdin); nothing was changed`);
+        }
+        throw err;
+      }
+    });
+    io.stdout.write(`${status.webhookUrl}\n`);
+    io.stderr.write(
+      status.enabled
+        ? `online payment on for ${printable(email)}: give Stripe the URL above for the checkout.session.completed event\n`
+        : `online payment off for ${printable(email)}\n`,
     );
     return EXIT_OK;
   },

@@ -6,6 +6,7 @@ import {
   accountsCreateCommand,
   accountsListCommand,
   accountsReset2faCommand,
+  accountsStripeCommand,
   accountsResetPasswordCommand,
 } from './accounts.ts';
 import {
@@ -34,6 +35,7 @@ const COMMANDS: readonly Command[] = [
   accountsListCommand,
   accountsResetPasswordCommand,
   accountsReset2faCommand,
+  accountsStripeCommand,
   keysCreateCommand,
   keysListCommand,
   keysRevokeCommand,

@@ -102,3 +102,25 @@ function promptHidden(
     stdin.on('end', onEnd);
   });
 }
+
+/**
+ * Secrets one a line (`lightbox accounts stripe`): the first `prompts.length` lines of piped input
+ * ('' for each one missing), or at a terminal each asked for in turn without echo.
+ */
+export async function readSecretLines(
+  io: Pick<CliIo, 'stdin' | 'stderr'>,
+  prompts: readonly string[],
+  unchanged: string,
+): Promise<string[]> {
+  const { stdin } = io;
+  if (stdin.isTTY === true && typeof stdin.setRawMode === 'function') return promptHidden(io, prompts, unchanged);
+  const decoder = new StringDecoder('utf8');
+  let text = '';
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    if (text.split('\n').length > prompts.length || text.length > MAX_INPUT) break;
+  }
+  text += decoder.end();
+  const lines = text.split('\n').map(stripCr);
+  return prompts.map((_p, i) => lines[i] ?? '');
+}

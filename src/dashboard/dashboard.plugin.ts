@@ -23,6 +23,7 @@ import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerProductsRoutes } from './products.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
 import { registerTeamRoutes } from './team.routes.ts';
+import { registerStripeSettingsRoutes } from './stripe.routes.ts';
 import { registerTwoFactorRoutes } from './two-factor.routes.ts';
 import { registerWebhooksRoutes } from './webhooks.routes.ts';
 import { errorPage } from './views/errors.ts';
@@ -174,6 +175,7 @@ export async function registerDashboard(
   registerAuthRoutes(scope, ctx);
   registerPasswordResetRoutes(scope, ctx);
   registerSettingsRoutes(scope, ctx);
+  registerStripeSettingsRoutes(scope, ctx);
   registerAssignmentRoutes(scope, ctx);
   registerWebhooksRoutes(scope, ctx);
   registerGalleriesRoutes(scope, ctx);

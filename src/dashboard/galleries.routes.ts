@@ -31,7 +31,7 @@ import {
   type GallerySort,
 } from './views/galleries.ts';
 import { deleteGalleryPage, galleryPage } from './views/gallery.ts';
-import { MEDIA_BULK_MAX, registerGalleryMediaRoutes } from './gallery-media.routes.ts';
+import { MEDIA_BULK_MAX, registerGalleryMediaRoutes, SUGGESTED_ORDER_NOTICES } from './gallery-media.routes.ts';
 import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
@@ -88,11 +88,7 @@ const NOTICES: Record<string, Notice> = {
   },
   'cover-set': { kind: 'success', text: 'Cover set: the client gallery and property pages open with this photo.' },
   'order-saved': { kind: 'success', text: 'Order saved.' },
-  'order-suggested': {
-    kind: 'success',
-    text: 'Suggested order applied: photos by room, similar ones together with the best first.',
-  },
-  'order-suggest-stale': { kind: 'error', text: 'Not applied: the gallery changed meanwhile. Try again.' },
+  ...SUGGESTED_ORDER_NOTICES,
   assigned: { kind: 'success', text: 'Gallery assigned. The client can open it with the link below.' },
   'assigned-emailed': {
     kind: 'success',
@@ -447,8 +443,6 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
 
   registerGalleryMediaRoutes(scope, ctx, { notice: galleryNotice, galleryPath });
   registerGalleryToursRoutes(scope, ctx, (request, id, tours) => renderGallery(request, id, undefined, tours));
-  registerGalleryShareLinkRoutes(scope, ctx, (request, id, shareLink) =>
-    renderGallery(request, id, undefined, undefined, shareLink),
-  );
+  registerGalleryShareLinkRoutes(scope, ctx, (r, id, s) => renderGallery(r, id, undefined, undefined, s));
   registerInvoicesRoutes(scope, ctx, (r, id, f) => renderGallery(r, id, undefined, undefined, undefined, f));
 }

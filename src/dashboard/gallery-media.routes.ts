@@ -28,6 +28,15 @@ type Params = { id: string; media_id?: string };
 
 /** The most items one bulk form acts on (a form of this many ids is about 20 KB). */
 export const MEDIA_BULK_MAX = 500;
+
+/** What the gallery page says after "Apply suggested order" (docs/api.md §30). */
+export const SUGGESTED_ORDER_NOTICES: Record<string, Notice> = {
+  'order-suggested': {
+    kind: 'success',
+    text: 'Suggested order applied: photos by room, similar ones together with the best first.',
+  },
+  'order-suggest-stale': { kind: 'error', text: 'Not applied: the gallery changed meanwhile. Try again.' },
+};
 /** The bulk form's body: its ids, each `media_id=med_...&` (about 40 bytes), and the rest. */
 const BULK_FORM_BYTES = 64 * 1024;
 

@@ -47,6 +47,11 @@ const NOTICES: Record<string, Notice> = {
   },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
   'rooms-saved': { kind: 'success', text: 'Room order saved: suggested photo orders follow it.' },
+  'stripe-on': {
+    kind: 'success',
+    text: 'Online payment is on: open invoices carry a Pay button. The keys are kept sealed and never shown again.',
+  },
+  'stripe-off': { kind: 'success', text: 'Online payment is off: invoices say how to pay you instead.' },
   'link-saved': { kind: 'success', text: 'Link settings saved. The client meets them on their next visit.' },
   'link-refused': {
     kind: 'error',

@@ -116,6 +116,8 @@ const ACCESS: Record<string, Access> = {
   'GET /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/rooms': 'owner',
+  'POST /dashboard/settings/stripe': 'owner',
+  'POST /dashboard/settings/stripe/off': 'owner',
   'GET /dashboard/settings/webhooks': 'owner',
   'POST /dashboard/settings/webhooks': 'owner',
   'POST /dashboard/settings/webhooks/:id/enable': 'owner',

@@ -170,6 +170,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         values,
         notice: noticeOf(request),
         minPassword: MIN_PASSWORD_LENGTH,
+        stripe: { status: await services.stripe.status(account.id) },
       }),
     );
   });
@@ -198,6 +199,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         studioPage({
           team: await teamOf(account.id),
           roomOrder: await services.accounts.roomOrder(account.id),
+          stripe: { status: await services.stripe.status(account.id) },
           viewer,
           email: account.email,
           values,
@@ -234,6 +236,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         studioPage({
           team: await teamOf(account.id),
           roomOrder: await services.accounts.roomOrder(account.id),
+          stripe: { status: await services.stripe.status(account.id) },
           roomError: `Not saved: the room order names each of the ${DEFAULT_ROOM_ORDER.length} rooms once (${refused.room_order ?? 'it did not'}).`,
           viewer,
           email: account.email,
@@ -259,6 +262,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           ? studioPage({
               team: await teamOf(account.id),
               roomOrder: await services.accounts.roomOrder(account.id),
+              stripe: { status: await services.stripe.status(account.id) },
               viewer,
               email: account.email,
               values,

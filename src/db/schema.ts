@@ -3,6 +3,7 @@
 import type { MediaAnalysisColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
+import type * as stripe from './schema-stripe.ts';
 
 export interface AccountsTable {
   id: string;
@@ -591,4 +592,6 @@ export interface Database {
   invoice_items: billing.InvoiceItemsTable;
   payments: billing.PaymentsTable;
   invoice_numbers: billing.InvoiceNumbersTable;
+  stripe_accounts: stripe.StripeAccountsTable;
+  stripe_checkouts: stripe.StripeCheckoutsTable;
 }

@@ -3,6 +3,7 @@ import { StudioBody } from '../../modules/accounts/account.schemas.ts';
 import { maxLengthOf } from '../form.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { csrfField, errorSummary, field, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
+import { stripeSection, type StripeStatus } from './stripe.ts';
 
 export interface StudioValues {
   name: string;
@@ -83,6 +84,8 @@ export function studioPage(o: {
   /** docs/api.md §30: the studio's room order, and why a sent one was refused. */
   roomOrder: readonly string[];
   roomError?: string;
+  /** docs/api.md §29: online payment (Stripe), when the page shows it. */
+  stripe?: { status: StripeStatus; errors?: FieldErrors };
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -105,6 +108,7 @@ export function studioPage(o: {
         </form>
       </section>
       ${roomsSection(o.viewer.csrfToken, o.roomOrder, o.roomError)}
+      ${o.stripe === undefined ? '' : stripeSection(o.viewer, o.stripe.status, o.stripe.errors ?? {})}
       <section class="card" aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>
         <ul class="plain-list">

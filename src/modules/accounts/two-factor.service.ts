@@ -2,7 +2,7 @@
 // app draws (qr.ts), confirmed with a first code; then 10 one-time recovery codes, shown once and
 // kept as SHA-256 hashes. At sign-in, a right password leaves a challenge (a cookie of its own)
 // that a code completes; code attempts count against the same sign-in limits as passwords.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { notFound } from '../../errors.ts';
@@ -11,6 +11,7 @@ import { normalizeEmail } from '../../lib/email-address.ts';
 import { findAccount } from './accounts.repository.ts';
 import type { SafeHtml } from '../../lib/html.ts';
 import { qrSvg } from './qr.ts';
+import { seal, sealingKey, unseal } from './sealing.ts';
 import { newToken, TOKEN_SHAPE } from './sessions.service.ts';
 import { createSignInThrottle, type Attempt } from './sign-in.service.ts';
 import { groupedSecret, matchingStep, newTotpSecret, otpauthUri } from './totp.ts';
@@ -39,40 +40,6 @@ const hashRecoveryCode = (userId: string, code: string): string =>
     .digest('hex');
 
 const hashChallenge = (token: string): string => createHash('sha256').update(token).digest('hex');
-
-/** The deployment's sealing key (made by the team migration), read once per database handle. */
-const sealingKeys = new WeakMap<object, Promise<Buffer>>();
-
-function sealingKey(db: Deps['db']): Promise<Buffer> {
-  let key = sealingKeys.get(db.kysely);
-  if (key === undefined) {
-    key = repo.instanceSecret(db.kysely, 'totp_secret_key').then((value) => Buffer.from(value, 'base64url'));
-    key.catch(() => sealingKeys.delete(db.kysely));
-    sealingKeys.set(db.kysely, key);
-  }
-  return key;
-}
-
-/** AES-256-GCM, bound to the person's id: a sealed secret copied to another row opens nothing. */
-function seal(key: Buffer, userId: string, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(userId));
-  const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
-}
-
-function unseal(key: Buffer, userId: string, sealed: string | null): string | null {
-  if (sealed === null || !sealed.startsWith('v1.')) return null;
-  const bytes = Buffer.from(sealed.slice(3), 'base64url');
-  if (bytes.length < 29) return null;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(Buffer.from(userId));
-    decipher.setAuthTag(bytes.subarray(12, 28));
-    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
-  } catch {
-    return null;
-  }
-}
 
 export interface TwoFactorSetup {
   /** The secret in groups of four, for typing into an app by hand. */

@@ -43,14 +43,17 @@ export async function updateInvoice(
   id: string,
   from: InvoiceStatus,
   changes: Updateable<InvoicesTable>,
+  /** A payment's guard: the amount paid it was computed from, so two at once cannot both add to it. */
+  paidBefore?: number,
 ): Promise<boolean> {
-  const result = await db
+  let query = db
     .updateTable('invoices')
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
-    .where('status', '=', from)
-    .executeTakeFirst();
+    .where('status', '=', from);
+  if (paidBefore !== undefined) query = query.where('amount_paid', '=', paidBefore);
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

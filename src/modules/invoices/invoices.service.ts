@@ -19,6 +19,7 @@ import { queueGalleryPreviews } from '../variants/variants.watermark.job.ts';
 import { amountDue, computeTotals, DiscountTooLarge } from '../money/money.ts';
 import { productsByIds } from '../products/products.entry.ts';
 import * as repo from './invoices.repository.ts';
+import { paymentUrls } from '../stripe/stripe.entry.ts';
 import type {
   InvoiceCreateInput,
   InvoiceListQueryType,
@@ -39,9 +40,13 @@ declare module '../../mechanisms/writes/writes.ts' {
 /** `INV-0001`: the account's n-th invoice, at least four digits. */
 const invoiceNumber = (n: number): string => `INV-${String(n).padStart(4, '0')}`;
 
-function toInvoice(row: repo.InvoiceRow, items: repo.ItemRow[]): InvoiceType {
+/** An invoice's payment_url, null when it has none (src/modules/stripe/stripe.entry.ts). */
+type PayUrl = (invoice: { id: string; status: string; amount_due: number }) => string | null;
+
+function toInvoice(row: repo.InvoiceRow, items: repo.ItemRow[], payUrl: PayUrl): InvoiceType {
   const total = Number(row.total);
   const paid = Number(row.amount_paid);
+  const amount_due = row.status === 'void' ? 0 : amountDue(total, paid);
   return {
     id: row.id,
     number: row.number,
@@ -61,7 +66,7 @@ function toInvoice(row: repo.InvoiceRow, items: repo.ItemRow[]): InvoiceType {
     tax: Number(row.tax),
     total,
     amount_paid: paid,
-    amount_due: row.status === 'void' ? 0 : amountDue(total, paid),
+    amount_due,
     currency: row.currency,
     pay_to_unlock: row.pay_to_unlock === 1,
     due_at: row.due_at,
@@ -69,8 +74,8 @@ function toInvoice(row: repo.InvoiceRow, items: repo.ItemRow[]): InvoiceType {
     issued_at: row.issued_at,
     paid_at: row.paid_at,
     voided_at: row.voided_at,
-    // Online payment (Stripe) is not set up by this service yet: docs/api.md §29's "else null".
-    payment_url: null,
+    // docs/api.md §29: our pay link while the studio pays online (Stripe, or test mode's local page).
+    payment_url: payUrl({ id: row.id, status: row.status, amount_due }),
     pdf_url: `/v1/invoices/${row.id}/pdf`,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -87,9 +92,15 @@ const toPayment = (row: repo.PaymentRow): PaymentType => ({
   created_at: row.created_at,
 });
 
-export async function loadInvoice(trx: Executor, accountId: string, id: string): Promise<InvoiceType | undefined> {
+export async function loadInvoice(
+  trx: Executor,
+  publicUrl: string,
+  accountId: string,
+  id: string,
+): Promise<InvoiceType | undefined> {
   const row = await repo.findInvoice(trx, accountId, id);
-  return row === undefined ? undefined : toInvoice(row, await repo.itemsOf(trx, [id]));
+  if (row === undefined) return undefined;
+  return toInvoice(row, await repo.itemsOf(trx, [id]), await paymentUrls(trx, publicUrl, accountId));
 }
 
 export async function loadPayment(trx: Executor, accountId: string, id: string): Promise<PaymentType | undefined> {
@@ -180,6 +191,47 @@ export function createInvoicesService({
     return invoice;
   }
 
+  /** Records a payment of an open invoice in `w`; reaching the total makes it paid (and emails the receipt). */
+  async function pay(w: Write, id: string, input: PaymentCreateInput): Promise<PaymentType> {
+    const row = await requireRow(w.trx, w.accountId, id);
+    if (row.status !== 'open') throw conflict(row.status, 'paid');
+    const paid = Number(row.amount_paid);
+    const due = amountDue(Number(row.total), paid);
+    if (input.amount > due) throw validationError('amount', `must be at most the amount due (${due})`);
+    const nowPaid = paid + input.amount;
+    const settled = nowPaid === Number(row.total);
+    const changed = await repo.updateInvoice(
+      w.trx,
+      w.accountId,
+      id,
+      'open',
+      {
+        amount_paid: nowPaid,
+        ...(settled ? { status: 'paid' as const, paid_at: w.now } : {}),
+        updated_at: w.now,
+      },
+      paid,
+    );
+    if (!changed) throw conflict(row.status, 'paid');
+    const payment = {
+      id: newId('pay'),
+      account_id: w.accountId,
+      invoice_id: id,
+      amount: input.amount,
+      method: input.method,
+      reference: input.reference ?? null,
+      paid_at: input.paid_at === undefined ? w.now : new Date(input.paid_at).toISOString(),
+      created_at: w.now,
+    };
+    await repo.insertPayment(w.trx, payment);
+    const object = toPayment(payment);
+    w.loaded('payment', object.id, object);
+    w.announce('payment.created', object.id);
+    w.announce(settled ? 'invoice.paid' : 'invoice.updated', id);
+    if (settled) await mail?.paid(w, await loaded(w, id));
+    return object;
+  }
+
   return {
     async create(accountId: string, input: InvoiceCreateInput): Promise<InvoiceType> {
       if (!hasIdShape('lst', input.listing_id)) throw validationError('listing_id', 'is not a gallery of this account');
@@ -222,7 +274,8 @@ export function createInvoicesService({
 
     async get(accountId: string, id: string): Promise<InvoiceType> {
       const row = await requireRow(db.kysely, accountId, id);
-      return toInvoice(row, await repo.itemsOf(db.kysely, [id]));
+      const urls = await paymentUrls(db.kysely, config.publicUrl, accountId);
+      return toInvoice(row, await repo.itemsOf(db.kysely, [id]), urls);
     },
 
     async list(accountId: string, query: InvoiceListQueryType): Promise<Page<InvoiceType>> {
@@ -230,9 +283,10 @@ export function createInvoicesService({
       const filters = { listingId: query.listing_id, clientId: query.client_id, status: query.status };
       const scope = { list: 'invoices', accountId, params: { ...filters } };
       const request = pageRequest(query, codec, scope);
-      const [rows, total] = await Promise.all([
+      const [rows, total, urls] = await Promise.all([
         repo.listInvoices(db.kysely, accountId, filters, request),
         repo.countInvoices(db.kysely, accountId, filters),
+        paymentUrls(db.kysely, config.publicUrl, accountId),
       ]);
       const items = await repo.itemsOf(
         db.kysely,
@@ -246,7 +300,7 @@ export function createInvoicesService({
         codec,
         scope,
         (r) => ({ value: r.created_at, id: r.id }),
-        (r) => toInvoice(r, byInvoice.get(r.id) ?? []),
+        (r) => toInvoice(r, byInvoice.get(r.id) ?? [], urls),
       );
     },
 
@@ -337,44 +391,19 @@ export function createInvoicesService({
 
     /** Money received outside (docs/api.md §29): 1..amount_due of an open invoice; the last makes it paid. */
     async addPayment(accountId: string, id: string, input: PaymentCreateInput): Promise<PaymentType> {
-      return writes.run(accountId, {}, async (w) => {
-        const row = await requireRow(w.trx, accountId, id);
-        if (row.status !== 'open') throw conflict(row.status, 'paid');
-        const paid = Number(row.amount_paid);
-        const due = amountDue(Number(row.total), paid);
-        if (input.amount > due) throw validationError('amount', `must be at most the amount due (${due})`);
-        const nowPaid = paid + input.amount;
-        const settled = nowPaid === Number(row.total);
-        const changed = await repo.updateInvoice(w.trx, accountId, id, 'open', {
-          amount_paid: nowPaid,
-          ...(settled ? { status: 'paid' as const, paid_at: w.now } : {}),
-          updated_at: w.now,
-        });
-        if (!changed) throw conflict(row.status, 'paid');
-        const payment = {
-          id: newId('pay'),
-          account_id: accountId,
-          invoice_id: id,
-          amount: input.amount,
-          method: input.method,
-          reference: input.reference ?? null,
-          paid_at: input.paid_at === undefined ? w.now : new Date(input.paid_at).toISOString(),
-          created_at: w.now,
-        };
-        await repo.insertPayment(w.trx, payment);
-        const object = toPayment(payment);
-        w.loaded('payment', object.id, object);
-        w.announce('payment.created', object.id);
-        w.announce(settled ? 'invoice.paid' : 'invoice.updated', id);
-        if (settled) await mail?.paid(w, await loaded(w, id));
-        return object;
-      });
+      return writes.run(accountId, {}, (w) => pay(w, id, input));
     },
+
+    /**
+     * The same, within the caller's write (online payment, src/modules/stripe): the one place a
+     * payment moves an invoice's amounts, whoever records it.
+     */
+    addPaymentWithin: pay,
 
     /** docs/api.md §29: the invoice as a PDF, naming the studio, the client, the items and the totals. */
     async pdf(accountId: string, id: string): Promise<{ number: string | null; bytes: Buffer }> {
       const row = await requireRow(db.kysely, accountId, id);
-      const invoice = toInvoice(row, await repo.itemsOf(db.kysely, [id]));
+      const invoice = toInvoice(row, await repo.itemsOf(db.kysely, [id]), () => null);
       const [account, client, listing] = await Promise.all([
         accounts.get(accountId),
         loadClient(db.kysely, config.publicUrl, accountId, row.client_id),

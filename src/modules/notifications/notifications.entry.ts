@@ -67,6 +67,43 @@ export async function queueShareLinkNotification(
   return id;
 }
 
+/**
+ * docs/api.md §29: records an invoice's email to its client (at issue) or its receipt (once paid),
+ * due now; the worker attaches the invoice's PDF as it is when sent. Its id.
+ */
+export async function queueInvoiceNotification(
+  w: Write,
+  input: {
+    kind: 'invoice' | 'receipt';
+    invoiceId: string;
+    clientId: string;
+    listingId: string;
+    to: string;
+    messageIdHost: string;
+  },
+): Promise<string> {
+  const id = newId('ntf');
+  await repo.insertNotification(w.trx, {
+    id,
+    account_id: w.accountId,
+    client_id: input.clientId,
+    share_link_id: null,
+    listing_id: input.listingId,
+    to_email: input.to,
+    status: 'queued',
+    last_error: null,
+    message_id: `<${id}@${input.messageIdHost}>`,
+    created_at: w.now,
+    updated_at: w.now,
+    sent_at: null,
+    kind: input.kind,
+    invoice_id: input.invoiceId,
+  });
+  w.enqueue({ kind: 'notification.send', accountId: w.accountId, subjectId: id, runAt: w.now });
+  w.count(notificationsQueued());
+  return id;
+}
+
 /** Which unsent emails a change makes moot. */
 export type CancelScope =
   | { clientId: string; listingId?: undefined } /* the client was deleted */

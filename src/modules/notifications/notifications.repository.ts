@@ -21,7 +21,9 @@ export async function cancelQueued(
     .where('account_id', '=', accountId)
     .where('status', '=', 'queued');
   if (where.clientId !== undefined) q = q.where('client_id', '=', where.clientId);
-  if (where.listingId !== undefined) q = q.where('listing_id', '=', where.listingId);
+  // A gallery's change (deleted, unassigned, reassigned) makes its gallery emails moot, never an
+  // invoice's: an invoice is a record of money and outlives its gallery (docs/api.md §29).
+  if (where.listingId !== undefined) q = q.where('listing_id', '=', where.listingId).where('kind', '=', 'assignment');
   // Another client's emails: a share link's (no client) are not the client's, and stay.
   if (where.notClientId !== undefined) q = q.where('client_id', '<>', where.notClientId);
   if (where.shareLinkId !== undefined) q = q.where('share_link_id', '=', where.shareLinkId);

@@ -4,7 +4,7 @@
 import type { Deps } from '../../deps.ts';
 import { isoAt } from '../../lib/clock.ts';
 import type { Log } from '../../lib/log.ts';
-import { classifySendError } from '../../mail/mailer.ts';
+import { classifySendError, type MailMessage } from '../../mail/mailer.ts';
 import { mailerForMode, mailRetryDelay } from '../../mail/index.ts';
 import { oneLine, renderAssignmentEmail, senderDisplayName } from '../../mail/templates.ts';
 import { notificationsMoved } from '../../mechanisms/counts/counters.ts';
@@ -14,6 +14,7 @@ import type { JobHandler } from '../../mechanisms/queue/queue.runner.ts';
 import * as repo from './notifications.repository.ts';
 import { galleryUrl } from '../listings/listings.serializer.ts';
 import { portalUrl } from '../portals/portals.entry.ts';
+import { renderInvoiceNotification } from '../invoices/invoices.email.ts';
 
 /** Longer than any one send can take (SMTP timeouts are at most a minute). */
 const CLAIM_LEASE_MS = 5 * 60_000;
@@ -51,13 +52,15 @@ export function notificationHandler(
         }),
     );
 
-  async function run(job: ClaimedJob): Promise<void> {
-    const row = await repo.findForDelivery(db.kysely, job.subject_id);
-    // Cancelled (client deleted, gallery unassigned or deleted) since it was queued: nothing to send.
-    if (row?.status !== 'queued') {
-      await finishJob(db.kysely, job);
-      return;
-    }
+  /** What one notification sends: its words, who it is from, and whose mailer (test mode's or not). */
+  interface Outgoing {
+    account: { name: string; email: string; live_account_id: string | null };
+    senderName: string;
+    content: Pick<MailMessage, 'subject' | 'text' | 'html' | 'attachments'>;
+  }
+
+  /** The gallery's email (assignment or share link), or undefined once it is recorded as cancelled. */
+  async function galleryEmail(job: ClaimedJob, row: repo.NotificationRow): Promise<Outgoing | undefined> {
     const ctx = await repo.loadEmailContext(db.kysely, row);
     const share = row.share_link_id !== null;
     if (ctx.listing === undefined || ctx.account === undefined || (!share && ctx.client === undefined)) {
@@ -67,19 +70,17 @@ export function notificationHandler(
         'cancelled',
         ctx.client === undefined ? 'the client no longer exists' : 'the gallery no longer exists',
       );
-      return;
+      return undefined;
     }
     if (ctx.linkToken === undefined) {
       const why = share ? 'the share link no longer exists' : 'the gallery is no longer assigned to this client';
       await finish(job, row, 'cancelled', why);
-      return;
+      return undefined;
     }
     const galleryLink = galleryUrl(config.publicUrl, ctx.linkToken);
-    // Taken over by another worker since the claim (this one's lease ran out): theirs to send.
-    if (!(await holdsLease(db.kysely, job))) return;
     // The studio's name in the subject and text; its sender name (if set) signs and sends it.
     const senderName = senderDisplayName(ctx.account.name, ctx.account.sender_name);
-    const email = renderAssignmentEmail({
+    const content = renderAssignmentEmail({
       studioName: ctx.account.name,
       senderName,
       // A share link's page and email name no client (docs/api.md §28).
@@ -99,18 +100,47 @@ export function notificationHandler(
       coverUrl: ctx.hasCover ? `${galleryLink}/cover.jpg` : null,
       coverSize: ctx.coverSize,
     });
+    return { account: ctx.account, senderName, content };
+  }
+
+  /** docs/api.md §29: an invoice's email or receipt, its PDF attached; undefined once cancelled. */
+  async function invoiceEmail(
+    job: ClaimedJob,
+    row: repo.NotificationRow & { kind: 'invoice' | 'receipt' },
+  ): Promise<Outgoing | undefined> {
+    const rendered = await renderInvoiceNotification(db.kysely, config.publicUrl, row);
+    if ('cancel' in rendered) {
+      await finish(job, row, 'cancelled', rendered.cancel);
+      return undefined;
+    }
+    return { account: rendered.account, senderName: rendered.account.sender, content: rendered.content };
+  }
+
+  async function run(job: ClaimedJob): Promise<void> {
+    const row = await repo.findForDelivery(db.kysely, job.subject_id);
+    // Cancelled (client deleted, gallery unassigned or deleted) since it was queued: nothing to send.
+    if (row?.status !== 'queued') {
+      await finishJob(db.kysely, job);
+      return;
+    }
+    const { kind } = row;
+    const outgoing = kind === 'assignment' ? await galleryEmail(job, row) : await invoiceEmail(job, { ...row, kind });
+    if (outgoing === undefined) return;
+    // Taken over by another worker since the claim (this one's lease ran out): theirs to send.
+    if (!(await holdsLease(db.kysely, job))) return;
+    const { account, senderName } = outgoing;
     let detail: string;
     try {
       // Test mode (docs/api.md §20): no email leaves the service; it is written to outbox/test.
-      const sender = senderFor(ctx.account);
+      const sender = senderFor(account);
       ({ detail } = await sender.send({
         messageId: row.message_id,
         // A header value is one line, whatever the studio name holds (accounts create allows breaks).
         from: { name: oneLine(senderName), address: config.mail.from.address },
         // Replies reach the studio, not the service's sender address.
-        replyTo: { name: oneLine(ctx.account.name), address: ctx.account.email },
+        replyTo: { name: oneLine(account.name), address: account.email },
         to: row.to_email,
-        ...email,
+        ...outgoing.content,
       }));
     } catch (err) {
       const failure = classifySendError(err);
