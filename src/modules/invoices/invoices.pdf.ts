@@ -1,7 +1,6 @@
 // The invoice as a PDF (docs/api.md §29): pdfkit, with DejaVu Sans embedded (subset) so the text
 // is selectable and shows the same everywhere; amounts written by formatMoney from integers.
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
 import { formatMoney } from '../money/money.ts';
 import type { InvoiceType } from './invoices.schemas.ts';
 
@@ -16,7 +15,9 @@ export interface PdfParties {
   address: string;
 }
 
-export function renderInvoicePdf(invoice: InvoiceType, parties: PdfParties): Promise<Buffer> {
+export async function renderInvoicePdf(invoice: InvoiceType, parties: PdfParties): Promise<Buffer> {
+  // Loaded on first use, like the Stripe library: not every process that builds the services draws PDFs.
+  const { default: PDFDocument } = await import('pdfkit');
   // Dated by the invoice's last change, so the same invoice gives the same bytes (its ETag).
   const doc = new PDFDocument({
     size: 'A4',

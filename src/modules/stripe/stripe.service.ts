@@ -7,7 +7,7 @@
 // key on its session id and one on its event id, in the payment's own transaction. A test-mode
 // invoice never reaches Stripe: its page's button records the payment itself.
 import { randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Deps } from '../../deps.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Log } from '../../lib/log.ts';
@@ -42,6 +42,13 @@ export interface PayPage {
 /** A secret key (sk_live_, sk_test_, or a restricted rk_ one) and a webhook signing secret. */
 const SECRET_KEY = /^(sk|rk)_(live|test)_[A-Za-z0-9_]{8,247}$/;
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=_-]{8,250}$/;
+/**
+ * The library, loaded on first use: its thousand modules would otherwise be parsed by every process
+ * that builds the services, each `lightbox` command included, paying or not.
+ */
+let library: Promise<typeof Stripe> | undefined;
+const stripeLibrary = (): Promise<typeof Stripe> => (library ??= import('stripe').then((m) => m.default));
+
 /** Stripe's own default: a signature more than five minutes old is refused. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
@@ -65,8 +72,8 @@ export function createStripeService({
   const api = new URL(config.stripeApiBase);
 
   /** A Stripe client on the studio's key, pointed at STRIPE_API_BASE. */
-  const client = (secretKey: string): Stripe =>
-    new Stripe(secretKey, {
+  const client = async (secretKey: string): Promise<Stripe> =>
+    new (await stripeLibrary())(secretKey, {
       host: api.hostname,
       port: api.port === '' ? (api.protocol === 'http:' ? 80 : 443) : Number(api.port),
       protocol: api.protocol === 'http:' ? 'http' : 'https',
@@ -201,7 +208,9 @@ export function createStripeService({
         .where('account_id', '=', accountId)
         .where('id', '=', invoice.client_id)
         .executeTakeFirst();
-      const session = await client(secretKey).checkout.sessions.create({
+      const session = await (
+        await client(secretKey)
+      ).checkout.sessions.create({
         mode: 'payment',
         line_items: [
           {
@@ -242,7 +251,12 @@ export function createStripeService({
       if (secret === null) return undefined;
       let event: Stripe.Event;
       try {
-        event = Stripe.webhooks.constructEvent(body, signature ?? '', secret, SIGNATURE_TOLERANCE_SECONDS);
+        event = (await stripeLibrary()).webhooks.constructEvent(
+          body,
+          signature ?? '',
+          secret,
+          SIGNATURE_TOLERANCE_SECONDS,
+        );
       } catch (err) {
         throw new BadWebhook(err instanceof Error ? err.message : 'the signature does not verify');
       }
