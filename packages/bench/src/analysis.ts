@@ -317,8 +317,8 @@ function shootVerdicts(r: ShootResult, o: Options): Verdict[] {
       line: `shoot analysed within ${TARGET_SHOOT_SECONDS} s of the upload's end: ${fixed(r.analysedSeconds, 1)} s, ${r.analysed} analysed, ${r.failed} failed${scaled}`, // prettier-ignore
     },
     {
-      met: r.p99Ratio <= TARGET_P99_RATIO,
-      line: `GET /v1/listings p99 while analysing ≤ ${TARGET_P99_RATIO}x idle: ${fixed(r.busy.p99, 1)} / ${fixed(r.idle.p99, 1)} ms = ${fixed(r.p99Ratio, 2)}x`, // prettier-ignore
+      met: r.p99Ratio <= TARGET_P99_RATIO && r.idle.errors + r.busy.errors === 0,
+      line: `GET /v1/listings p99 while analysing ≤ ${TARGET_P99_RATIO}x idle: ${fixed(r.busy.p99, 1)} / ${fixed(r.idle.p99, 1)} ms = ${fixed(r.p99Ratio, 2)}x, ${r.idle.errors + r.busy.errors} failed requests`, // prettier-ignore
     },
     {
       met: r.peakRssMiB < TARGET_RSS_MIB,
@@ -330,9 +330,9 @@ function shootVerdicts(r: ShootResult, o: Options): Verdict[] {
 
 function shootReport(r: ShootResult, o: Options, verdicts: Verdict[]): string[] {
   const rows = table([
-    ['phase', 'requests', 'p50 ms', 'p99 ms'],
-    ['idle (before the upload)', String(r.idle.requests), fixed(r.idle.p50, 1), fixed(r.idle.p99, 1)],
-    ['analysing (upload end → last media.analyzed)', String(r.busy.requests), fixed(r.busy.p50, 1), fixed(r.busy.p99, 1)], // prettier-ignore
+    ['phase', 'requests', 'failed', 'p50 ms', 'p99 ms'],
+    ['idle (before the upload)', String(r.idle.requests), String(r.idle.errors), fixed(r.idle.p50, 1), fixed(r.idle.p99, 1)], // prettier-ignore
+    ['analysing (upload end → last media.analyzed)', String(r.busy.requests), String(r.busy.errors), fixed(r.busy.p50, 1), fixed(r.busy.p99, 1)], // prettier-ignore
   ]);
   return [
     `Shoot: the real \`lightbox serve\` (SQLite, shipped defaults), ${r.photos} photos of ${o.megapixels} MP (${fixed(r.uploadMB / r.photos, 1)} MB each) uploaded in ${fixed(r.uploadSeconds, 1)} s, then variants and analysis by its job queue; GET /v1/listings at ${o.rate}/s.`, // prettier-ignore
@@ -340,6 +340,8 @@ function shootReport(r: ShootResult, o: Options, verdicts: Verdict[]): string[] 
     rows,
     '',
     `- upload end → last media.analyzed: ${fixed(r.analysedSeconds, 1)} s (${fixed(r.analysedSeconds / r.photos, 2)} s per photo)`, // prettier-ignore
+    ...[...r.idle.firstErrors, ...r.busy.firstErrors].map((e) => `- a failed request: ${e}`),
+    `- requests sent again after a kept-alive connection was reset: ${r.resets} (timed from the first try)`,
     `- server RSS once ready ${fixed(r.startRssMiB, 0)} MiB, peak (VmHWM) ${fixed(r.peakRssMiB, 0)} MiB`,
     '',
     ...verdicts.map((v) => `- ${v.met ? 'MET    ' : 'NOT MET'}  ${v.line}`),
