@@ -5,7 +5,7 @@ import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
 
-export interface AccountsTable {
+export interface AccountsTable extends billing.AccountWatermarkColumns {
   id: string;
   name: string;
   email: string;
@@ -16,8 +16,6 @@ export interface AccountsTable {
   currency: Generated<string>;
   /** docs/api.md §30: the studio's room order, a JSON list of the 14 ImageOf values; null: the default. */
   room_order: Generated<string | null>;
-  /** docs/api.md §29: the storage key of the watermark logo; null marks previews with the name. */
-  watermark_logo_key: Generated<string | null>;
   created_at: string;
   updated_at: string;
   /** Set on a studio's test account (docs/api.md §20): the live account it belongs to. */
