@@ -28,13 +28,13 @@ const refuse = (message: string): AppError =>
   new AppError('validation_error', `logo ${message}`, [{ field: 'logo', message }]);
 
 /** The logo's content type, from its key. */
-export const logoContentType = (key: string): string => {
+const logoContentType = (key: string): string => {
   const type = /\/logo-(png|jpeg|webp)-/.exec(key)?.[1] ?? 'png';
   return `image/${type}`;
 };
 
 /** The account's logo key, a test account's its studio's (docs/api.md §20: one studio, two modes). */
-export async function logoKeyOf(db: Executor, accountId: string): Promise<string | null> {
+async function logoKeyOf(db: Executor, accountId: string): Promise<string | null> {
   const row = await db
     .selectFrom('accounts as a')
     .leftJoin('accounts as live', 'live.id', 'a.live_account_id')
