@@ -93,7 +93,7 @@ function logoSection(csrf: string, logo: { version: string } | null, error: stri
                 alt="The watermark logo"
               />
             </p>
-            <form method="post" action="/dashboard/settings/studio/logo/delete">
+            <form class="logo-remove" method="post" action="/dashboard/settings/studio/logo/delete">
               ${csrfField(csrf)}
               <div class="actions"><button type="submit" class="button button-secondary">Remove logo</button></div>
             </form>`
