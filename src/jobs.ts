@@ -61,8 +61,12 @@ function createRunners(deps: Deps, services: Services, log: Log, models: ModelRe
     // docs/api.md §25: the studio's email when a client sends a selection.
     createJobRunner(deps, log, selectionEmailHandler(deps, log)),
     createJobRunner(deps, log, variantsHandler(writing, services.mediaCleanup, log)),
-    // docs/api.md §29: a locked gallery's previews, the studio's name across each photo.
-    createJobRunner(deps, log, watermarkHandler(writing, services.mediaCleanup, studioName(services), log)),
+    // docs/api.md §29: a locked gallery's previews, the studio's name (or logo) across each photo.
+    createJobRunner(
+      deps,
+      log,
+      watermarkHandler(writing, services.mediaCleanup, studioName(services), (id) => services.logos.key(id), log),
+    ),
     // docs/api.md §30: after variants, and a photo a second at most while requests keep the node busy.
     ...(deps.config.media.analysis
       ? [

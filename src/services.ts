@@ -8,6 +8,7 @@ import { lockListing, touchListing } from './modules/listings/listings.repositor
 import { listingSerializer } from './modules/listings/listings.serializer.ts';
 import { lockMedia } from './modules/media/media.repository.ts';
 import { lockPhotoForVariants } from './modules/variants/variants.repository.ts';
+import { createLogoService, type LogoService } from './modules/variants/variants.logo.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
 import { createPasswordResetService, type PasswordResetService } from './modules/accounts/password-reset.service.ts';
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
@@ -77,6 +78,8 @@ export interface Services {
   idempotency: IdempotencyService;
   media: MediaService;
   mediaCleanup: MediaCleanup;
+  /** docs/api.md §29: the studio's watermark logo. */
+  logos: LogoService;
   /** Resumable (tus) uploads: docs/api.md §16. */
   uploads: UploadsService;
   /** Photos' variants for the operator: remakes, and the doctor's check and repair. */
@@ -160,6 +163,7 @@ export function createServices(base: Deps): Services {
   const accounts = createAccountsService(deps);
   const media = createMediaService({ ...deps, cleanup: mediaCleanup });
   // docs/api.md §29: issuing emails the invoice, and being paid the receipt.
+  const logos = createLogoService({ ...deps, cleanup: mediaCleanup });
   const invoices = createInvoicesService({ ...deps, accounts, mail: invoiceMail(base.config) });
   return {
     writes,
@@ -179,6 +183,7 @@ export function createServices(base: Deps): Services {
     media,
     portals: createPortalsService({ ...deps, media, accounts }),
     mediaCleanup,
+    logos,
     uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),
     analysis: createAnalysisUpkeep(deps),
@@ -190,7 +195,7 @@ export function createServices(base: Deps): Services {
     versions: createVersionsService(deps),
     products: createProductsService(deps),
     invoices,
-    payLocks: createPayLocks({ ...deps, invoices, accounts }),
+    payLocks: createPayLocks({ ...deps, invoices, accounts, logos }),
     stripe: createStripeService({ ...deps, invoices }),
   };
 }

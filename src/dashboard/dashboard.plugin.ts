@@ -107,10 +107,14 @@ export async function registerDashboard(
     if (request.method === 'POST') {
       if (!fromThisSite(request, config.publicUrl)) throw new AppError('forbidden', 'Cross-site form post');
       // An upload's body is streamed, unread until now: its handler checks the token before any file.
-      if (request.routeOptions.config.streamedBody === true && access === 'member') {
+      if (request.routeOptions.config.streamedBody === true && (access === 'member' || access === 'owner')) {
         if (session === null || account === null) {
           void reply.header('connection', 'close');
           return reply.redirect('/dashboard/sign-in?notice=session-ended', 303);
+        }
+        if (access === 'owner' && user?.role !== 'owner') {
+          void reply.header('connection', 'close');
+          throw new AppError('forbidden', OWNER_ONLY);
         }
         return;
       }

@@ -46,6 +46,11 @@ const NOTICES: Record<string, Notice> = {
     text: 'All test data was deleted. Your live data is as it was; test keys carry on, on empty test data.',
   },
   'studio-saved': { kind: 'success', text: 'Studio settings saved.' },
+  'logo-saved': { kind: 'success', text: 'Logo saved: locked galleries show it across their previews from now on.' },
+  'logo-removed': {
+    kind: 'success',
+    text: 'Logo removed: locked galleries show your studio name across their previews.',
+  },
   'rooms-saved': { kind: 'success', text: 'Room order saved: suggested photo orders follow it.' },
   'stripe-on': {
     kind: 'success',

@@ -116,6 +116,10 @@ const ACCESS: Record<string, Access> = {
   'GET /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/rooms': 'owner',
+  // docs/api.md §29: the watermark logo (the upload is multipart, its token first).
+  'GET /dashboard/settings/studio/logo': 'owner',
+  'POST /dashboard/settings/studio/logo': 'owner',
+  'POST /dashboard/settings/studio/logo/delete': 'owner',
   'POST /dashboard/settings/stripe': 'owner',
   'POST /dashboard/settings/stripe/off': 'owner',
   'GET /dashboard/settings/webhooks': 'owner',

@@ -1,5 +1,11 @@
 // Settings > API (keys) and Settings > Studio (names, password).
-import type { FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { continueBody } from '../http/connections.ts';
+import { STREAMED_BODY } from '../http/validation.ts';
+import { asClientFault } from '../modules/media/media.service.ts';
+import { LOGO_MAX_BYTES } from '../modules/variants/variants.logo.ts';
+import { checkToken } from './gallery-media.routes.ts';
 import type { KeyScope } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../http/types.ts';
@@ -25,6 +31,10 @@ import {
 import type { FieldErrors } from './views/layout.ts';
 import { studioPage } from './views/studio.ts';
 import { DEFAULT_ROOM_ORDER } from '../modules/analysis/analysis.room-order.ts';
+
+/** The settings page's view of the logo: its key's tail versions the preview's URL. */
+const logoView = (key: string | null): { version: string } | null =>
+  key === null ? null : { version: key.slice(key.lastIndexOf('-') + 1) };
 import { youPage } from './views/you.ts';
 
 /** docs/api.md §27: keys, test data and the studio's settings are the owner's. */
@@ -171,7 +181,98 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         notice: noticeOf(request),
         minPassword: MIN_PASSWORD_LENGTH,
         stripe: { status: await services.stripe.status(account.id) },
+        logo: logoView(await services.logos.key(account.id)),
       }),
+    );
+  });
+
+  // docs/api.md §29: the watermark logo. Its preview on the page, the owner's only.
+  scope.get('/settings/studio/logo', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const logo = await services.logos.open(account.id);
+    if (logo === undefined) throw new AppError('not_found', 'No logo');
+    return reply
+      .headers({ 'content-type': logo.contentType, 'cache-control': 'private, max-age=3600' })
+      .send(logo.body);
+  });
+
+  scope.post('/settings/studio/logo/delete', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    await services.logos.remove(account.id, request.log);
+    return reply.redirect('/dashboard/settings/studio?notice=logo-removed#watermark', 303);
+  });
+
+  // The upload: multipart in a scope of its own (the dashboard parses only small forms), the
+  // form's token checked before the file is read, the file read to at most 2 MB and one byte.
+  void scope.register(async (child: App) => {
+    await child.register(multipart, {
+      throwFileSizeLimit: false,
+      limits: { fileSize: LOGO_MAX_BYTES + 1, files: 1, fields: 2, fieldSize: 1024, parts: 3, headerPairs: 200 },
+    });
+    child.post(
+      '/settings/studio/logo',
+      {
+        ...STREAMED_BODY,
+        config: { ...STREAMED_BODY.config, ...OWNER },
+        schema: PAGE_ROUTE,
+        onError: (_request: FastifyRequest, reply: FastifyReply, _error: unknown, done: () => void) => {
+          void reply.header('connection', 'close');
+          done();
+        },
+      },
+      async (request, reply) => {
+        const { viewer, account, session } = viewerOf(request);
+        if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the logo form');
+        continueBody(request, reply);
+        const parts = request.parts()[Symbol.asyncIterator]();
+        await checkToken(request, session.csrfToken, parts);
+        let bytes: Buffer | undefined;
+        let tooLarge = false;
+        try {
+          for (;;) {
+            const next = await parts.next();
+            if (next.done === true) break;
+            const part = next.value;
+            if (part.type !== 'file') continue;
+            if (part.fieldname !== 'logo' || bytes !== undefined) {
+              part.file.resume();
+              continue;
+            }
+            const chunks: Buffer[] = [];
+            for await (const chunk of part.file) chunks.push(chunk as Buffer);
+            bytes = Buffer.concat(chunks);
+            tooLarge = part.file.truncated || bytes.length > LOGO_MAX_BYTES;
+          }
+        } catch (err) {
+          throw asClientFault(err);
+        }
+        try {
+          if (tooLarge)
+            throw new AppError('validation_error', 'logo is larger than 2 MB', [
+              { field: 'logo', message: 'is larger than 2 MB' },
+            ]);
+          await services.logos.set(account.id, bytes ?? Buffer.alloc(0), request.log);
+        } catch (err) {
+          const refused = fieldErrors(err);
+          if (refused?.logo === undefined) throw err;
+          return sendPage(
+            reply,
+            studioPage({
+              team: await teamOf(account.id),
+              roomOrder: await services.accounts.roomOrder(account.id),
+              stripe: { status: await services.stripe.status(account.id) },
+              viewer,
+              email: account.email,
+              values: { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency },
+              minPassword: MIN_PASSWORD_LENGTH,
+              logo: logoView(await services.logos.key(account.id)),
+              logoError: `Not saved: the logo ${refused.logo}.`,
+            }),
+            400,
+          );
+        }
+        return reply.redirect('/dashboard/settings/studio?notice=logo-saved#watermark', 303);
+      },
     );
   });
 
@@ -200,6 +301,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           team: await teamOf(account.id),
           roomOrder: await services.accounts.roomOrder(account.id),
           stripe: { status: await services.stripe.status(account.id) },
+          logo: logoView(await services.logos.key(account.id)),
           viewer,
           email: account.email,
           values,
@@ -237,6 +339,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           team: await teamOf(account.id),
           roomOrder: await services.accounts.roomOrder(account.id),
           stripe: { status: await services.stripe.status(account.id) },
+          logo: logoView(await services.logos.key(account.id)),
           roomError: `Not saved: the room order names each of the ${DEFAULT_ROOM_ORDER.length} rooms once (${refused.room_order ?? 'it did not'}).`,
           viewer,
           email: account.email,
@@ -263,6 +366,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
               team: await teamOf(account.id),
               roomOrder: await services.accounts.roomOrder(account.id),
               stripe: { status: await services.stripe.status(account.id) },
+              logo: logoView(await services.logos.key(account.id)),
               viewer,
               email: account.email,
               values,

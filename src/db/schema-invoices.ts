@@ -1,4 +1,6 @@
 // Table types of docs/api.md §29 (products, invoices, their items and payments), beside schema.ts.
+import type { Generated } from 'kysely';
+
 /**
  * docs/api.md §29. Amounts are integers in the account currency's minor unit; PostgreSQL's
  * bigint comes back as a string, so the repository reads every amount through Number() (each is a
@@ -92,3 +94,9 @@ export const BILLING_EVENT_TYPES = [
   'invoice.voided',
   'payment.created',
 ] as const;
+
+/** docs/api.md §29: the accounts' watermark logo (variants.logo.ts). */
+export interface AccountWatermarkColumns {
+  /** The storage key of the logo's image; null marks previews with the studio's name. */
+  watermark_logo_key: Generated<string | null>;
+}

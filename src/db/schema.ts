@@ -5,7 +5,7 @@ import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
 
-export interface AccountsTable {
+export interface AccountsTable extends billing.AccountWatermarkColumns {
   id: string;
   name: string;
   email: string;

@@ -14,6 +14,7 @@ export async function makePreviewsNow(ctx: TestContext): Promise<void> {
     { ...ctx.deps, writes: ctx.services.writes },
     ctx.services.mediaCleanup,
     studioName(ctx.services),
+    (id) => ctx.services.logos.key(id),
     quiet,
   );
   await createJobRunner(ctx.deps, quiet, handler).drain();

@@ -71,6 +71,56 @@ function roomsSection(csrf: string, order: readonly string[], error: string | un
   </section>`;
 }
 
+/**
+ * docs/api.md §29: the watermark of locked galleries' previews, the studio's name or a logo. The
+ * form is multipart (its token first, so it is checked before the file is read).
+ */
+function logoSection(csrf: string, logo: { version: string } | null, error: string | undefined): SafeHtml {
+  const described = error === undefined ? 'f-logo-hint' : 'f-logo-hint f-logo-error';
+  return html`<section class="card" id="watermark" aria-labelledby="watermark-title">
+    <h2 id="watermark-title">Watermark</h2>
+    <p class="muted">
+      While a gallery waits for an invoice to be paid, its photos are shown as previews with a watermark across them:
+      ${logo === null ? 'now your studio name.' : 'now your logo, below.'}
+    </p>
+    ${
+      logo === null
+        ? ''
+        : html`<p>
+              <img
+                class="logo-preview"
+                src="/dashboard/settings/studio/logo?v=${logo.version}"
+                alt="The watermark logo"
+              />
+            </p>
+            <form class="logo-remove" method="post" action="/dashboard/settings/studio/logo/delete">
+              ${csrfField(csrf)}
+              <div class="actions"><button type="submit" class="button button-secondary">Remove logo</button></div>
+            </form>`
+    }
+    <form method="post" action="/dashboard/settings/studio/logo" enctype="multipart/form-data">
+      ${csrfField(csrf)}
+      <div class="field${error === undefined ? '' : ' field-invalid'}">
+        <label for="f-logo">${logo === null ? 'Upload a logo' : 'Replace the logo'}</label>
+        <p class="hint" id="f-logo-hint">
+          PNG, JPEG or WebP, at most 2 MB and 4096 px a side. A PNG or WebP with a transparent background looks best.
+        </p>
+        ${error === undefined ? '' : html`<p class="field-error" id="f-logo-error">${error}</p>`}
+        <input
+          id="f-logo"
+          name="logo"
+          type="file"
+          accept="image/png,image/jpeg,image/webp"
+          required
+          aria-describedby="${described}"
+          ${error === undefined ? '' : html` aria-invalid="true" autofocus`}
+        />
+      </div>
+      <div class="actions"><button type="submit" class="button">Upload logo</button></div>
+    </form>
+  </section>`;
+}
+
 export function studioPage(o: {
   viewer: Viewer;
   email: string;
@@ -86,6 +136,9 @@ export function studioPage(o: {
   roomError?: string;
   /** docs/api.md §29: online payment (Stripe), when the page shows it. */
   stripe?: { status: StripeStatus; errors?: FieldErrors };
+  /** docs/api.md §29: the watermark logo (its key's tail versions the preview's URL), and why an upload was refused. */
+  logo?: { version: string } | null;
+  logoError?: string;
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -107,6 +160,7 @@ export function studioPage(o: {
           <div class="actions"><button type="submit" class="button">Save studio</button></div>
         </form>
       </section>
+      ${o.logo === undefined ? '' : logoSection(o.viewer.csrfToken, o.logo, o.logoError)}
       ${roomsSection(o.viewer.csrfToken, o.roomOrder, o.roomError)}
       ${o.stripe === undefined ? '' : stripeSection(o.viewer, o.stripe.status, o.stripe.errors ?? {})}
       <section class="card" aria-labelledby="team-title">

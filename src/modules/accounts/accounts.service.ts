@@ -119,6 +119,7 @@ export function createAccountsService({
       sender_name: null,
       currency: DEFAULT_CURRENCY,
       room_order: null,
+      watermark_logo_key: null,
       created_at: now,
       updated_at: now,
       live_account_id: null,

@@ -14,6 +14,7 @@ import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { VisibleMedia } from '../media/media.repository.ts';
 import { formatMoney } from '../money/money.ts';
 import { queuePreviews } from '../variants/variants.watermark.job.ts';
+import type { LogoService } from '../variants/variants.logo.ts';
 import { markOf, PREVIEW_OF, WATERMARK_NAMES } from '../variants/variants.watermark.ts';
 import * as repo from './invoices.repository.ts';
 import type { InvoicesService } from './invoices.service.ts';
@@ -32,6 +33,8 @@ export interface PayLock {
   studioEmail: string;
   /** The studio's name as the previews carry it. */
   studioName: string;
+  /** The studio's watermark logo's key, which the previews carry instead of the name; else null. */
+  logoKey: string | null;
 }
 
 /** A locked page's item: previews stand in for thumb and large; `preparing` while they are not made. */
@@ -44,7 +47,9 @@ export function createPayLocks({
   writes,
   invoices,
   accounts,
+  logos,
 }: Pick<Deps, 'db'> & {
+  logos: Pick<LogoService, 'key'>;
   writes: Writes;
   invoices: Pick<InvoicesService, 'get' | 'pdf'>;
   accounts: Pick<AccountsService, 'get'>;
@@ -61,9 +66,10 @@ export function createPayLocks({
     ): Promise<PayLock | undefined> {
       const row = await repo.lockingInvoice(db.kysely, accountId, listingId);
       if (row === undefined) return undefined;
-      const [invoice, account] = await Promise.all([
+      const [invoice, account, logoKey] = await Promise.all([
         invoices.get(accountId, row.id),
         studio?.then((a) => a ?? accounts.get(accountId)) ?? accounts.get(accountId),
+        logos.key(accountId),
       ]);
       return {
         invoiceId: invoice.id,
@@ -74,6 +80,7 @@ export function createPayLocks({
         paymentUrl: invoice.payment_url,
         studioEmail: account.email,
         studioName: account.name,
+        logoKey,
       };
     },
 
@@ -83,7 +90,7 @@ export function createPayLocks({
      * current preview is `preparing`, and its preview is queued (once) here.
      */
     async preview(accountId: string, lock: PayLock, media: readonly VisibleMedia[]): Promise<PreviewMedia[]> {
-      const mark = markOf(lock.studioName);
+      const mark = markOf(lock.studioName, lock.logoKey);
       const missing: string[] = [];
       const shown = media.map((m): PreviewMedia => {
         if (m.row.kind !== 'photo' || !m.variants.some((v) => v.name === 'large')) {

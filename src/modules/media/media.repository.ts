@@ -392,6 +392,13 @@ export async function knownKeys(db: Executor, keys: string[]): Promise<Set<strin
     .where('storage_key', 'in', keys)
     .unionAll(db.selectFrom('media_variants').select('storage_key').where('storage_key', 'in', keys))
     .unionAll(db.selectFrom('media_cleanup').select('storage_key').where('storage_key', 'in', keys))
+    // docs/api.md §29: a studio's watermark logo (variants.logo.ts).
+    .unionAll(
+      db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.coalesce('watermark_logo_key', eb.val('')).as('storage_key'))
+        .where('watermark_logo_key', 'in', keys),
+    )
     .execute();
   return new Set(rows.map((r) => r.storage_key));
 }

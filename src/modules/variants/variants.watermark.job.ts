@@ -1,5 +1,5 @@
 // The `media.watermark` job on the durable queue (docs/api.md §29): makes one photo's previews
-// (`thumb_wm`, `large_wm`: its large variant with the studio's name across it, variants.watermark.ts)
+// (`thumb_wm`, `large_wm`: its large variant with the studio's name or logo across it, variants.watermark.ts)
 // and records them as variants, with the same guarantees as the `media.variants` job: the keys are
 // leased in the cleanup ledger before a byte is written, the rows are recorded with the job's
 // outcome under the gallery's lock, then the photo's, and replaced previews are scheduled for
@@ -9,8 +9,8 @@
 //
 // When: queued for each photo of the gallery when an invoice with pay_to_unlock is issued, and for
 // any photo a locked page finds without a current preview (one uploaded since, or a studio renamed
-// since: `mark` differs). Until it has run, the page shows the photo as being prepared and its
-// image URLs answer 503 with Retry-After; no request ever draws a watermark itself.
+// or changed its logo since: `mark` differs). Until it has run, the page shows the photo as being
+// prepared and its image URLs answer 503 with Retry-After; no request ever draws a watermark itself.
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -27,6 +27,12 @@ import { VariantError } from './variants.images.ts';
 import { makePreviews, markOf, WATERMARK_NAMES } from './variants.watermark.ts';
 
 const MAX_TRIES = 3;
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 /**
  * Queues the previews of these photos of the write's account, except those with a job queued or
@@ -49,6 +55,7 @@ export function watermarkHandler(
   { db, clock, config, storage, writes }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'> & { writes: Writes },
   cleanup: MediaCleanup,
   studioName: (accountId: string) => Promise<string | undefined>,
+  logoKey: (accountId: string) => Promise<string | null>,
   log: Log,
 ): JobHandler {
   const leaseMs = config.media.variants.leaseMs;
@@ -65,7 +72,8 @@ export function watermarkHandler(
       await finishJob(db.kysely, job);
       return;
     }
-    const mark = markOf(name);
+    const logo = await logoKey(photo.account_id);
+    const mark = markOf(name, logo);
     if (WATERMARK_NAMES.every((n) => variants.some((v) => v.name === n && v.mark === mark))) {
       await finishJob(db.kysely, job);
       return;
@@ -76,8 +84,11 @@ export function watermarkHandler(
     await cleanup.lease(keys, leaseMs);
     let made;
     try {
+      const logoBytes = logo === null ? undefined : await readAll(await storage.get(logo));
       made = await withLocalFile(storage, large.storage_key, tmpDir, (file) =>
-        makePreviews(file, name, (n, body: Readable, contentType) => storage.put(keyOf(n), body, { contentType })),
+        makePreviews(file, { studioName: name, logo: logoBytes }, (n, body: Readable, contentType) =>
+          storage.put(keyOf(n), body, { contentType }),
+        ),
       );
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);

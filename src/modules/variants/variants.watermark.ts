@@ -1,5 +1,5 @@
 // The image work of the pay-to-unlock previews (docs/api.md §29): a photo's `large` variant with
-// the studio's name drawn across it (`large_wm`, a JPEG of the same size) and the thumbnail cut
+// the studio's name (or its logo, variants.logo.ts) drawn across it (`large_wm`, a JPEG of the same size) and the thumbnail cut
 // from that (`thumb_wm`, WebP in the thumb box). Made once per photo by the `media.watermark` job
 // (variants.watermark.job.ts) and stored as any variant, never per request.
 //
@@ -30,8 +30,17 @@ export const PREVIEW_OF = { thumb: 'thumb_wm', large: 'large_wm' } as const;
 const MARK_FORMAT = 'lightbox-mark-v1';
 
 /** What a preview carries, as stored in its row's `mark`: previews of another mark are made again. */
-export const markOf = (studioName: string): string =>
-  createHash('sha256').update(`${MARK_FORMAT}\n${studioName}`).digest('base64url').slice(0, 16);
+export const markOf = (studioName: string, logoKey: string | null = null): string =>
+  createHash('sha256')
+    .update(logoKey === null ? `${MARK_FORMAT}\n${studioName}` : `${MARK_FORMAT}\nlogo\n${logoKey}`)
+    .digest('base64url')
+    .slice(0, 16);
+
+/** What a preview is marked with: the studio's name, or its logo's bytes (variants.logo.ts). */
+export interface Mark {
+  studioName: string;
+  logo?: Buffer | undefined;
+}
 
 export interface MadePreview {
   name: WatermarkName;
@@ -77,6 +86,34 @@ async function markOverlay(studioName: string, width: number, height: number): P
   return Buffer.from(svg);
 }
 
+/** How opaque the logo is drawn: seen across the photo, the photo still seen through it. */
+const LOGO_OPACITY = 0.45;
+
+/**
+ * The overlay for an image of `width` x `height` from the studio's logo: the logo a quarter of
+ * the shorter side wide or high, translucent, tiled over the whole image with a gap around each
+ * (so no crop escapes it), as a PNG with alpha.
+ */
+async function logoOverlay(logo: Buffer, width: number, height: number): Promise<Buffer> {
+  const side = Math.max(16, Math.round(Math.min(width, height) / 4));
+  const fitted = await sharp(logo, { failOn: 'error' })
+    .resize(side, side, { fit: 'inside' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const { data, info } = fitted;
+  for (let i = 3; i < data.length; i += 4) data[i] = Math.round((data[i] ?? 0) * LOGO_OPACITY);
+  const gap = Math.round(side / 3);
+  const tile = await sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } })
+    .extend({ top: gap, bottom: gap, left: gap, right: gap, background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .png()
+    .toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    .composite([{ input: tile, tile: true, gravity: 'northwest' }])
+    .png()
+    .toBuffer();
+}
+
 const JPEG_OPTIONS = { quality: 82, progressive: true, chromaSubsampling: '4:2:0', mozjpeg: false } as const;
 
 /**
@@ -86,7 +123,7 @@ const JPEG_OPTIONS = { quality: 82, progressive: true, chromaSubsampling: '4:2:0
  */
 export async function makePreviews(
   source: string,
-  studioName: string,
+  mark: Mark,
   put: (name: WatermarkName, body: Readable, contentType: string) => Promise<void>,
 ): Promise<MadePreview[]> {
   let meta;
@@ -95,7 +132,10 @@ export async function makePreviews(
   } catch (error) {
     throw new VariantError('the large variant cannot be decoded', { cause: error });
   }
-  const overlay = await markOverlay(studioName, meta.width, meta.height);
+  const overlay =
+    mark.logo === undefined
+      ? await markOverlay(mark.studioName, meta.width, meta.height)
+      : await logoOverlay(mark.logo, meta.width, meta.height);
   const marked = await sharp(source, { failOn: 'error' })
     .composite([{ input: overlay }])
     .raw()

@@ -10,8 +10,8 @@ export function payLockNotice(lock: PayLock, base: string): SafeHtml {
   return html`<section class="pay-lock" aria-labelledby="pay-lock-title">
     <h2 id="pay-lock-title">${lock.amountDueText} due</h2>
     <p>
-      These photos are a preview, marked with ${lock.studioName}'s name. The full-size photos and downloads open as soon
-      as invoice ${lock.number} is paid.
+      These photos are a preview, marked with ${lock.studioName}'s ${lock.logoKey === null ? 'name' : 'logo'}. The
+      full-size photos and downloads open as soon as invoice ${lock.number} is paid.
     </p>
     <p class="pay-lock__actions">
       ${
