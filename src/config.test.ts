@@ -157,6 +157,7 @@ describe('media settings', () => {
       maxFiles: 100,
       maxImagePixels: 268_402_689,
       analysis: true,
+      analysisOcr: true,
       variants: {
         mlsBox: { width: 2048, height: 1536 },
         concurrency: 1,

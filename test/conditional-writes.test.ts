@@ -417,7 +417,10 @@ describe('the version trigger covers every table the reads show', () => {
     // The deployment's cursor-signing secret (docs/api.md §19): no account's data.
     'instance_secrets',
     // The dashboard's team and two-factor sign-in (docs/api.md §27): no /v1 read shows them.
-    ...['users', 'invitations', 'recovery_codes', 'two_factor_challenges'],
+    // And (docs/api.md §29) the per-account counter behind invoice numbers (the number is shown on
+    // the invoice row, which has the trigger) and the Stripe Checkout sessions an account claimed
+    // (a payment they record is a payments row, which has it).
+    ...['users', 'invitations', 'recovery_codes', 'two_factor_challenges', 'invoice_numbers', 'stripe_checkouts'],
   ]);
 
   test('each other table raises the version on insert, update and delete', async () => {

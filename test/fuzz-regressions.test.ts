@@ -101,6 +101,17 @@ describe('found by the fuzz suite', () => {
     assert.deepEqual(detailFields(expectError(search, 400, 'validation_error')), ['search']);
   });
 
+  // createInvoice, valid arm: an item described as "\udfff" was stored as U+FFFD: the strings of a
+  // list of objects (an invoice's items, a gallery's tours) were not checked as top-level ones are.
+  test('an unpaired surrogate inside a list of objects: 400 naming the list', async () => {
+    const id = await newListing();
+    const res = await call(ctx, 'PATCH', `/v1/listings/${id}`, {
+      key: account.key,
+      body: '{"tours":[{"url":"https://my.matterport.com/show/?m=abc","label":"\\udfff"}]}',
+    });
+    assert.deepEqual(detailFields(expectError(res, 400, 'validation_error')), ['tours']);
+  });
+
   // uploadMedia, valid arm: a JPEG named with 200 "e" + combining acute accents (400 characters)
   // was kept with a 400-character filename: 255 graphemes, not 255 characters as documented.
   test('a file name of combining accents is cut to 255 characters, between graphemes', async () => {

@@ -75,7 +75,11 @@ const wantsJson = (request: FastifyRequest): boolean => (request.headers.accept 
  * form's first part, `_csrf` (the form puts it before the file input, and browsers send parts in
  * order). Checked before any file byte is read.
  */
-export async function checkToken(request: FastifyRequest, expected: string, parts: AsyncIterator<Multipart>): Promise<void> {
+export async function checkToken(
+  request: FastifyRequest,
+  expected: string,
+  parts: AsyncIterator<Multipart>,
+): Promise<void> {
   const header = request.headers['x-csrf-token'];
   if (header !== undefined) {
     if (typeof header === 'string' && sameToken(expected, header)) return;

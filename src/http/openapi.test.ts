@@ -58,7 +58,11 @@ const UNDOCUMENTED = (url: string): boolean =>
   url.startsWith('/g/') ||
   url.startsWith('/p/') ||
   url.startsWith('/c/') ||
-  url === '/oembed';
+  url === '/oembed' ||
+  // An invoice's pay page (HTML) and the endpoint Stripe posts its events to, in Stripe's own
+  // protocol (docs/api.md §29).
+  url.startsWith('/pay/') ||
+  url.startsWith('/stripe/');
 
 /** No key needed (docs/api.md §3 and §10). */
 const PUBLIC = new Set(['GET /v1/openapi.json', 'GET /healthz', 'GET /readyz', 'OPTIONS /v1/listings/{id}/uploads']);
@@ -113,12 +117,15 @@ const EXTRA_SUCCESS: Record<string, string[]> = {
 const BINARY: Record<string, string[]> = {
   [MEDIA_CONTENT]: ['200', '206'],
   [MEDIA_VARIANT]: ['200', '206'],
+  // docs/api.md §29: the invoice as a PDF.
+  'GET /v1/invoices/{id}/pdf': ['200'],
 };
 
 /** The content types each binary response may carry. */
 const BINARY_TYPES: Record<string, string[]> = {
   // A photo's variants (docs/api.md §13) and a video's poster and web rendition (§25).
   [MEDIA_VARIANT]: ['image/jpeg', 'image/webp', 'video/mp4'],
+  'GET /v1/invoices/{id}/pdf': ['application/pdf'],
 };
 
 /** Responses without a body: 204 everywhere, and 304 Not Modified. */
@@ -192,6 +199,9 @@ const ACTIONS: Record<string, string> = {
   // docs/api.md §28: a share link's new token, and its email sent again.
   'POST /v1/listings/{id}/share_links/{share_link_id}/rotate': '200',
   'POST /v1/listings/{id}/share_links/{share_link_id}/notify': '202',
+  // docs/api.md §29: an invoice's transitions answer the invoice.
+  'POST /v1/invoices/{id}/issue': '200',
+  'POST /v1/invoices/{id}/void': '200',
 };
 
 function expectedSuccess(method: string, path: string): string {

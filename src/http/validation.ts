@@ -122,7 +122,7 @@ export function toDetails(errors: readonly ErrorObject[], context: string | unde
 }
 
 /**
- * Whether any string in a value (a string, or an array of them at any depth) is not storable text:
+ * Whether any string in a value (a string, or an array of strings or objects at any depth) is not storable text:
  * a NUL, or an unpaired surrogate. Iterative, so a deeply nested array cannot overflow the stack
  * (bodies are bounded to MAX_JSON_DEPTH before they are parsed, query values are flat anyway).
  */
@@ -140,6 +140,9 @@ function textFaults(value: unknown): { nul: boolean; surrogate: boolean } {
       if (!v.isWellFormed()) faults.surrogate = true;
     } else if (Array.isArray(v)) {
       for (const item of v) pending.push(item);
+    } else if (typeof v === 'object' && v !== null) {
+      // The objects of a list (a gallery's tours, an invoice's items) hold text too.
+      for (const item of Object.values(v)) pending.push(item);
     }
   }
   return faults;

@@ -164,9 +164,10 @@ describe('a gallery of twelve photos on the dashboard', { skip: skipWithoutChrom
       assert.ok(size.columns >= columns[0] && size.columns <= columns[1], `${name}: ${size.columns} a row`);
       // Thirteen items: three rows on the desktop, five on the phone, each a thumbnail and its name.
       // The whole page (with the client, property pages and activity) stays short: before the grid,
-      // each item's own form made it 5,634 px on the desktop and 10,552 px on the phone.
+      // each item's own form made it 5,634 px on the desktop and 10,552 px on the phone. The
+      // gallery's Invoices card (docs/api.md §29) adds about 100 px.
       assert.ok(size.media < (name === 'phone' ? 1400 : 1100), `${name}: the media section is ${size.media} px`);
-      assert.ok(size.page < (name === 'phone' ? 3400 : 2700), `${name}: the page is ${size.page} px`);
+      assert.ok(size.page < (name === 'phone' ? 3500 : 2900), `${name}: the page is ${size.page} px`);
       // The marks: the cover, the hidden photo, the video.
       const list = await media();
       await tile(p, list[0]!.id).locator('.mark-cover').waitFor();

@@ -38,13 +38,19 @@ function asServerSees(body: unknown): unknown {
   );
 }
 
-/** Refused before the schema is consulted: top-level strings with NUL or an unpaired surrogate. */
-const notText = (body: unknown): boolean =>
-  typeof body === 'object' &&
-  body !== null &&
-  Object.values(body as Record<string, unknown>).some(
-    (v) => typeof v === 'string' && (v.includes('\u0000') || !v.isWellFormed()),
-  );
+/**
+ * Refused before the schema is consulted: a string with NUL or an unpaired surrogate, at the top
+ * level or in a list (of strings, or of objects such as an invoice's items).
+ */
+const notText = (body: unknown): boolean => {
+  const bad = (v: unknown): boolean =>
+    typeof v === 'string'
+      ? v.includes('\u0000') || !v.isWellFormed()
+      : Array.isArray(v)
+        ? v.some(bad)
+        : typeof v === 'object' && v !== null && Object.values(v).some(bad);
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.values(body).some(bad);
+};
 
 /** What the contract says this plan must get: an exact status, or any documented one but a refusal. */
 function expectation(op: Operation, plan: Plan): number | 'accepted' | '4xx' {

@@ -46,7 +46,7 @@ export async function createCliHarness() {
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
       child.on('error', reject);
       child.on('close', (code) => {
         clearTimeout(timer);

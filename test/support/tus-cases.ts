@@ -225,7 +225,7 @@ export function describeTusCases(name: string, start: () => Promise<StorageUnder
       assert.equal(await servedSha256(base, owner.key, media), sha256(data));
       const row = (await mediaRows(ctx, listingId)).find((m) => m.id === mediaId);
       assert.equal(row?.crc32, (await import('node:zlib')).crc32(data));
-      // Recorded as the multipart path records it: media.created in the same transaction, a variants job.
+      // Recorded as the multipart path records it: media.created in the same transaction, its jobs.
       const events = await ctx.deps.db.kysely
         .selectFrom('events')
         .select('data')
@@ -239,10 +239,8 @@ export function describeTusCases(name: string, start: () => Promise<StorageUnder
         .select('kind')
         .where('subject_id', '=', mediaId)
         .execute();
-      assert.deepEqual(
-        jobs.map((j) => j.kind),
-        ['media.variants'],
-      );
+      // Its variants and its analysis (docs/api.md §30), as for a multipart upload.
+      assert.deepEqual(jobs.map((j) => j.kind).sort(), ['media.analyze', 'media.variants']);
       // The bytes are where the media row says, once; no cleanup row is left for them.
       assert.ok((await storedKeys(ctx)).includes(row?.storage_key ?? ''));
       assert.ok(!(await cleanupRows(ctx)).some((c) => c.storage_key === row?.storage_key));

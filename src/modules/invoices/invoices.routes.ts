@@ -123,9 +123,14 @@ export function registerInvoicesRoutes(app: App, { invoices }: { invoices: Invoi
     },
   );
 
-  for (const [action, operationId, summary] of [
-    ['issue', 'issueInvoice', "Issue a draft (draft → open): numbered, and emailed to the gallery's client"],
-    ['void', 'voidInvoice', 'Void an open invoice (open → void)'],
+  for (const [action, operationId, summary, answer] of [
+    [
+      'issue',
+      'issueInvoice',
+      "Issue a draft (draft → open): numbered, and emailed to the gallery's client",
+      'The invoice, open, with its number.',
+    ],
+    ['void', 'voidInvoice', 'Void an open invoice (open → void)', 'The invoice, void.'],
   ] as const) {
     app.post(
       `/invoices/:id/${action}`,
@@ -136,7 +141,7 @@ export function registerInvoicesRoutes(app: App, { invoices }: { invoices: Invoi
           tags,
           params: InvoiceParams,
           response: {
-            200: Answer(Invoice, 'The invoice, as it is now.'),
+            200: Answer(Invoice, answer),
             ...errorResponses(401, 403, 404),
             409: TRANSITION,
           },

@@ -11488,7 +11488,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The invoice, as it is now. */
+      /** @description The invoice, open, with its number. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -11683,7 +11683,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The invoice, as it is now. */
+      /** @description The invoice, void. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
