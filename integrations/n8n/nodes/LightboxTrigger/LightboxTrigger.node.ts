@@ -66,16 +66,11 @@ export const EVENTS = [
   {
     name: 'Photos Analyzed',
     value: 'media.analyzed',
-    description: "A photo's analysis is done: blur, tilt, exposure and its similar photos (docs/api.md §30)",
+    description: "A photo's analysis is done: blur, tilt, similar photos, people, text, room (docs/api.md §30)",
   },
   { name: 'Client Created', value: 'client.created' },
   { name: 'Client Updated', value: 'client.updated' },
   { name: 'Client Deleted', value: 'client.deleted' },
-  {
-    name: 'Photo Analyzed',
-    value: 'media.analyzed',
-    description: "A photo's analysis (sharpness, exposure, similar photos) is ready",
-  },
   { name: 'Email Sent', value: 'notification.sent' },
   {
     name: 'Email Failed',
