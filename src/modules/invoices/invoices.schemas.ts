@@ -108,8 +108,12 @@ export type InvoiceType = Static<typeof Invoice>;
 export const InvoiceList = ListOf(Invoice, 'InvoiceList');
 export const InvoiceListQuery = Type.Object({
   ...PageQuery,
-  listing_id: Type.Optional(Type.String({ maxLength: 40 })),
-  client_id: Type.Optional(Type.String({ maxLength: 40 })),
+  listing_id: Type.Optional(
+    Type.String({ maxLength: 40, pattern: '^lst_[0-9A-Za-z_-]+$', description: "Only this gallery's invoices." }),
+  ),
+  client_id: Type.Optional(
+    Type.String({ maxLength: 40, pattern: '^cli_[0-9A-Za-z_-]+$', description: "Only this client's invoices." }),
+  ),
   status: Type.Optional(StringEnum(INVOICE_STATUSES)),
 });
 export type InvoiceListQueryType = Static<typeof InvoiceListQuery>;

@@ -10638,7 +10638,9 @@ export interface operations {
         cursor?: string;
         /** @description Items per page, 1 to 100. */
         limit?: number;
+        /** @description Only this gallery's invoices. */
         listing_id?: string;
+        /** @description Only this client's invoices. */
         client_id?: string;
         status?: 'draft' | 'open' | 'paid' | 'void';
       };
