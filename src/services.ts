@@ -195,7 +195,7 @@ export function createServices(base: Deps): Services {
     versions: createVersionsService(deps),
     products: createProductsService(deps),
     invoices,
-    payLocks: createPayLocks({ ...deps, invoices, accounts, logos }),
+    payLocks: createPayLocks({ ...deps, invoices, accounts }),
     stripe: createStripeService({ ...deps, invoices }),
   };
 }

@@ -2,7 +2,8 @@
 // public pages (client link, share links, property pages, the portal) are a preview. This is what
 // they ask: whether a gallery is locked, by which invoice, and what its photos show meanwhile.
 //
-// Nothing here is cached: every public request reads the locking invoice (one indexed row), so a
+// Nothing here is cached: every public request reads the locking invoice (one indexed row, with the
+// account's logo and whether it pays online joined in), so a
 // payment or a void, through any node, path or job, lifts the lock on the next request everywhere.
 // The pages send no validator of their own (`private, no-cache` or `no-cache`, no ETag), and each
 // image's ETag and versioned URL name the stored file it serves: a preview's differ from its
@@ -12,9 +13,9 @@ import type { Deps } from '../../deps.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { VisibleMedia } from '../media/media.repository.ts';
-import { formatMoney } from '../money/money.ts';
+import { amountDue as dueOf, formatMoney } from '../money/money.ts';
+import { paymentUrlOf } from '../stripe/stripe.entry.ts';
 import { queuePreviews } from '../variants/variants.watermark.job.ts';
-import type { LogoService } from '../variants/variants.logo.ts';
 import { markOf, PREVIEW_OF, WATERMARK_NAMES } from '../variants/variants.watermark.ts';
 import * as repo from './invoices.repository.ts';
 import type { InvoicesService } from './invoices.service.ts';
@@ -44,14 +45,13 @@ export type PayLocks = ReturnType<typeof createPayLocks>;
 
 export function createPayLocks({
   db,
+  config,
   writes,
   invoices,
   accounts,
-  logos,
-}: Pick<Deps, 'db'> & {
-  logos: Pick<LogoService, 'key'>;
+}: Pick<Deps, 'db' | 'config'> & {
   writes: Writes;
-  invoices: Pick<InvoicesService, 'get' | 'pdf'>;
+  invoices: Pick<InvoicesService, 'pdf'>;
   accounts: Pick<AccountsService, 'get'>;
 }) {
   return {
@@ -66,21 +66,20 @@ export function createPayLocks({
     ): Promise<PayLock | undefined> {
       const row = await repo.lockingInvoice(db.kysely, accountId, listingId);
       if (row === undefined) return undefined;
-      const [invoice, account, logoKey] = await Promise.all([
-        invoices.get(accountId, row.id),
-        studio?.then((a) => a ?? accounts.get(accountId)) ?? accounts.get(accountId),
-        logos.key(accountId),
-      ]);
+      const account = await (studio?.then((a) => a ?? accounts.get(accountId)) ?? accounts.get(accountId));
+      const amountDue = dueOf(Number(row.total), Number(row.amount_paid));
+      // Online while the studio's Stripe keys are set; a test-mode account always (a local page).
+      const online = row.live_account_id !== null || Number(row.stripe) === 1;
       return {
-        invoiceId: invoice.id,
-        number: invoice.number ?? '',
-        amountDue: invoice.amount_due,
-        currency: invoice.currency,
-        amountDueText: formatMoney(invoice.amount_due, invoice.currency),
-        paymentUrl: invoice.payment_url,
+        invoiceId: row.id,
+        number: row.number ?? '',
+        amountDue,
+        currency: row.currency,
+        amountDueText: formatMoney(amountDue, row.currency),
+        paymentUrl: await paymentUrlOf(db.kysely, config.publicUrl, { id: row.id, amount_due: amountDue }, online),
         studioEmail: account.email,
         studioName: account.name,
-        logoKey,
+        logoKey: row.own_logo ?? row.studio_logo ?? null,
       };
     },
 

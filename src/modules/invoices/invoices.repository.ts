@@ -153,20 +153,50 @@ export async function countPayments(db: Executor, accountId: string, invoiceId: 
  * with pay_to_unlock, or undefined. Read on every public request (never cached), so a payment or a
  * void lifts the lock on every node at once.
  */
-export async function lockingInvoice(
-  db: Executor,
-  accountId: string,
-  listingId: string,
-): Promise<InvoiceRow | undefined> {
+/** What a locked gallery's public request needs, read in one row (docs/api.md §29). */
+export interface LockRow {
+  id: string;
+  number: string | null;
+  total: number | string;
+  amount_paid: number | string;
+  currency: string;
+  /** The account's own watermark logo, else its live account's (a test-mode account's studio). */
+  own_logo: string | null;
+  studio_logo: string | null;
+  /** A test-mode account's live account: its invoices are paid on a local page. */
+  live_account_id: string | null;
+  /** 1 while the account's Stripe keys are set. */
+  stripe: number | string;
+}
+
+/**
+ * The open pay-to-unlock invoice that keeps a gallery's public pages a preview, with what the page
+ * and its previews need of the account (its logo, whether it is paid online), in one indexed read:
+ * every public request of a locked gallery makes it.
+ */
+export async function lockingInvoice(db: Executor, accountId: string, listingId: string): Promise<LockRow | undefined> {
   return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('listing_id', '=', listingId)
-    .where('status', '=', 'open')
-    .where('pay_to_unlock', '=', 1)
-    .orderBy('issued_at')
-    .orderBy('id')
+    .selectFrom('invoices as i')
+    .innerJoin('accounts as a', 'a.id', 'i.account_id')
+    .leftJoin('accounts as live', 'live.id', 'a.live_account_id')
+    .leftJoin('stripe_accounts as s', 's.account_id', 'i.account_id')
+    .select((eb) => [
+      'i.id',
+      'i.number',
+      'i.total',
+      'i.amount_paid',
+      'i.currency',
+      'a.watermark_logo_key as own_logo',
+      'live.watermark_logo_key as studio_logo',
+      'a.live_account_id',
+      eb.case().when('s.secret_key', 'is not', null).then(1).else(0).end().as('stripe'),
+    ])
+    .where('i.account_id', '=', accountId)
+    .where('i.listing_id', '=', listingId)
+    .where('i.status', '=', 'open')
+    .where('i.pay_to_unlock', '=', 1)
+    .orderBy('i.issued_at')
+    .orderBy('i.id')
     .limit(1)
     .executeTakeFirst();
 }

@@ -22,9 +22,15 @@ function payKey(db: Executor): Promise<Buffer> {
 const signature = (key: Buffer, invoiceId: string): Buffer =>
   createHmac('sha256', key).update(`pay:${invoiceId}`).digest().subarray(0, 24);
 
+const tokenOf = (key: Buffer, invoiceId: string): string =>
+  `${invoiceId}.${signature(key, invoiceId).toString('base64url')}`;
+
+const payLink = (publicUrl: string, key: Buffer, invoiceId: string): string =>
+  `${publicUrl.replace(/\/+$/, '')}/pay/${tokenOf(key, invoiceId)}`;
+
 /** The token of an invoice's pay link. */
 export async function payToken(db: Executor, invoiceId: string): Promise<string> {
-  return `${invoiceId}.${signature(await payKey(db), invoiceId).toString('base64url')}`;
+  return tokenOf(await payKey(db), invoiceId);
 }
 
 /** The invoice a pay link's token names, or undefined when it is not one of ours. */
@@ -35,6 +41,17 @@ export async function invoiceOfPayToken(db: Executor, token: string): Promise<st
   const expected = signature(await payKey(db), invoiceId);
   const bytes = Buffer.from(given, 'base64url');
   return bytes.length === expected.length && timingSafeEqual(bytes, expected) ? invoiceId : undefined;
+}
+
+/** An open invoice's pay link while its account pays online (see paymentUrls), else null. */
+export async function paymentUrlOf(
+  db: Executor,
+  publicUrl: string,
+  invoice: { id: string; amount_due: number },
+  online: boolean,
+): Promise<string | null> {
+  if (!online || invoice.amount_due <= 0) return null;
+  return payLink(publicUrl, await payKey(db), invoice.id);
 }
 
 /** Whether the account's invoices are paid online: always in test mode, else while Stripe's keys are set. */
@@ -60,9 +77,6 @@ export async function paymentUrls(
 ): Promise<(invoice: { id: string; status: string; amount_due: number }) => string | null> {
   if (!(await paysOnline(db, accountId))) return () => null;
   const key = await payKey(db);
-  const base = publicUrl.replace(/\/+$/, '');
   return (invoice) =>
-    invoice.status === 'open' && invoice.amount_due > 0
-      ? `${base}/pay/${invoice.id}.${signature(key, invoice.id).toString('base64url')}`
-      : null;
+    invoice.status === 'open' && invoice.amount_due > 0 ? payLink(publicUrl, key, invoice.id) : null;
 }
