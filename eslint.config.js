@@ -338,7 +338,7 @@ export default defineConfig(
           patterns: [
             {
               regex:
-                '^(\\.\\./)+src/(?!(gallery/zip(-stream)?|modules/media/media\\.variants|modules/analysis/analysis\\.(pixels|models|rooms)|modules/variants/variants\\.images|modules/webhooks/webhooks\\.(sender|agents|address|signing)|outbound/(agents|address))\\.ts$)',
+                '^(\\.\\./)+src/(?!(gallery/zip(-stream)?|modules/media/media\\.variants|modules/analysis/analysis\\.(pixels|models|models\\.thread|rooms)|modules/variants/variants\\.images|modules/webhooks/webhooks\\.(sender|agents|address|signing)|outbound/(agents|address))\\.ts$)',
               message:
                 'The benchmarks drive Lightbox through its HTTP API and command line; only the pure modules a component benchmark measures may be imported.',
             },

@@ -5,7 +5,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { modelReader, type ModelAnalysis } from '../../src/modules/analysis/analysis.models.ts';
+import type { ModelAnalysis } from '../../src/modules/analysis/analysis.models.ts';
+import { modelReader } from '../../src/modules/analysis/analysis.models.thread.ts';
 import { altText, inferRoom } from '../../src/modules/analysis/analysis.rooms.ts';
 import { floorPlan, peoplePhotos, qrPhoto, roomPhoto, signPhoto } from './analysis-photos.ts';
 
@@ -61,10 +62,11 @@ async function main(): Promise<void> {
       first = false;
     }
     process.stdout.write(`${JSON.stringify({ rss_mb: Math.round(process.memoryUsage().rss / 1e6), rss_before_mb: Math.round(rssBefore / 1e6) })}\n`); // prettier-ignore
+    await reader.close();
     const noOcr = modelReader({ ocr: false, maxPixels: 100_000_000 });
     const again = await noOcr.read(path.join(dir, '0.jpg'));
     process.stdout.write(`${JSON.stringify({ without_ocr: { text: again.text, faces: again.faces } })}\n`);
-    await reader.close();
+    await noOcr.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { peoplePhotos, qrPhoto, signPhoto, type PeoplePhoto } from '../../../test/support/analysis-photos.ts';
 import { analysePixels } from '../../../src/modules/analysis/analysis.pixels.ts';
-import { modelReader } from '../../../src/modules/analysis/analysis.models.ts';
+import { modelReader } from '../../../src/modules/analysis/analysis.models.thread.ts';
 import { altText, inferRoom } from '../../../src/modules/analysis/analysis.rooms.ts';
 import { cleanup, onCleanup, ROOT } from './lib/procs.ts';
 import { fixed, machine, median, table } from './lib/report.ts';

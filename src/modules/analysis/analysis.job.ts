@@ -124,7 +124,8 @@ export function analysisHandler(
     let found: ModelFindings | null = null;
     try {
       result = await withLocalFile(storage, key, tmpDir, async (file) => {
-        const pixels = await analysePixels(file, config.media.maxImagePixels);
+        // In the models' thread when there is one (analysis.models.thread.ts), else here.
+        const pixels = await (models?.pixels?.(file) ?? analysePixels(file, config.media.maxImagePixels));
         found = await readModels(file, job);
         return pixels;
       });

@@ -6,13 +6,13 @@
 //   (tfjs-core alone can only fetch over HTTP);
 // - words: tesseract.js with the English data of @tesseract.js-data/eng, in one worker thread;
 // - QR codes: jsqr on the raw pixels.
-// Each model is loaded once per process, on first use; one photo is read at a time (a queue), so
-// the memory is the models' plus one photo's.
+// Each model is loaded once, on first use, in one worker thread (analysis.models.thread.ts); one
+// photo is read at a time (a queue), so the memory is the models' plus one photo's.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import sharp from 'sharp';
-import { AnalysisError } from './analysis.pixels.ts';
+import { AnalysisError, type PixelAnalysis } from './analysis.pixels.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -70,6 +70,11 @@ export interface SceneStats {
 /** Reads a photo file with the models. */
 export interface ModelReader {
   read(file: string): Promise<ModelAnalysis>;
+  /**
+   * The pixel stage (analysis.pixels.ts) where the models are read, when that is another thread:
+   * its passes over the grey copy are JavaScript too. Without it the job runs it in its own thread.
+   */
+  pixels?(file: string): Promise<PixelAnalysis>;
   /** Ends the OCR worker thread, if one was started (the detectors hold nothing open). */
   close(): Promise<void>;
 }
@@ -357,8 +362,12 @@ export interface ModelOptions {
   maxPixels: number;
 }
 
-/** The process's model reader: one photo at a time, each model loaded on first use. */
-export function modelReader(options: ModelOptions): ModelReader {
+/**
+ * A model reader in the calling thread: one photo at a time, each model loaded on first use. The
+ * service reads through `modelReader` (analysis.models.thread.ts), which runs this in a thread of
+ * its own so the detectors' synchronous WASM never holds up the API's event loop.
+ */
+export function localModelReader(options: ModelOptions): ModelReader {
   let queue: Promise<unknown> = Promise.resolve();
   async function readOne(file: string): Promise<ModelAnalysis> {
     let start = process.cpuUsage();
