@@ -96,7 +96,10 @@ export const Invoice = Type.Object(
     issued_at: NullableTimestamp(),
     paid_at: NullableTimestamp(),
     voided_at: NullableTimestamp(),
-    payment_url: NullableText(2_048, 'Null: online payment is not set up.'),
+    payment_url: NullableText(
+      2_048,
+      'Our pay page while the invoice is open with something due and the studio pays online (Stripe keys set; a test-mode invoice always has one, a local page). Null otherwise.',
+    ),
     pdf_url: Type.String({ maxLength: 200 }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
