@@ -15,6 +15,8 @@ import {
   MAX_TAX_RATE_BPS,
   MAX_UNIT_AMOUNT,
   minorUnits,
+  toStripeAmount,
+  fromStripeAmount,
   moneyInput,
   parseDecimal,
   parseMoney,
@@ -105,6 +107,35 @@ describe('amountDue', () => {
       fc.property(fc.nat(), fc.nat(), (total, paid) => {
         const due = amountDue(total, paid);
         assert.equal(due, Math.max(0, total - paid));
+      }),
+      { numRuns: runs },
+    );
+  });
+});
+
+describe('Stripe amounts (docs.stripe.com/currencies, special cases)', () => {
+  test('ISK is sent in hundredths, MGA in whole ariary, three-decimal currencies in tens; the rest as they are', () => {
+    assert.equal(toStripeAmount(12_345, 'USD'), 12_345);
+    assert.equal(toStripeAmount(500, 'JPY'), 500);
+    assert.equal(toStripeAmount(4_990, 'ISK'), 499_000);
+    assert.equal(toStripeAmount(150_000, 'MGA'), 1_500);
+    assert.equal(toStripeAmount(150_050, 'MGA'), null, 'Stripe has no fraction of an ariary');
+    assert.equal(toStripeAmount(5_120, 'KWD'), 5_120);
+    assert.equal(toStripeAmount(5_124, 'KWD'), null, 'Stripe takes KWD in tens of fils');
+    assert.equal(fromStripeAmount(499_000, 'ISK'), 4_990);
+    assert.equal(fromStripeAmount(499_050, 'ISK'), null);
+    assert.equal(fromStripeAmount(1_500, 'MGA'), 150_000);
+    assert.equal(fromStripeAmount(12_345, 'USD'), 12_345);
+    assert.throws(() => toStripeAmount(1.5, 'USD'));
+  });
+
+  test('whatever Stripe is sent, it reports back as the same amount', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1e12 }), fc.constantFrom(...CURRENCIES), (n, cur) => {
+        const sent = toStripeAmount(n, cur);
+        if (sent === null) return;
+        assert.ok(Number.isSafeInteger(sent));
+        assert.equal(fromStripeAmount(sent, cur), n);
       }),
       { numRuns: runs },
     );

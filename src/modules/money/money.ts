@@ -60,6 +60,34 @@ export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency] ?? 2;
 }
 
+/**
+ * Where Stripe's amounts are not in ISO 4217's minor unit (docs.stripe.com/currencies, "special
+ * cases"): ISK has no minor unit in ISO but two decimals at Stripe (always `00`); MGA has two in
+ * ISO but none at Stripe. Its three-decimal currencies take amounts whose last digit is 0.
+ */
+const STRIPE_SCALE: Readonly<Record<string, number>> = { ISK: 100, MGA: 1 / 100 };
+const STRIPE_TENS = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
+
+/**
+ * An amount (the currency's ISO minor unit) as Stripe's API takes it, or null when Stripe cannot
+ * charge exactly that amount (MGA below a whole ariary, a three-decimal amount not in tens).
+ */
+export function toStripeAmount(amount: number, currency: string): number | null {
+  if (!Number.isSafeInteger(amount) || amount < 0) throw new Error(`an amount is a safe integer, not ${amount}`);
+  if (STRIPE_TENS.has(currency) && amount % 10 !== 0) return null;
+  const scale = STRIPE_SCALE[currency] ?? 1;
+  if (scale < 1) return amount % (1 / scale) === 0 ? amount * scale : null;
+  return amount * scale;
+}
+
+/** An amount Stripe reports (a Checkout session's amount_total) in the currency's ISO minor unit; null when it has none. */
+export function fromStripeAmount(amount: number, currency: string): number | null {
+  if (!Number.isSafeInteger(amount) || amount < 0) return null;
+  const scale = STRIPE_SCALE[currency] ?? 1;
+  if (scale > 1) return amount % scale === 0 ? amount / scale : null;
+  return amount / scale;
+}
+
 /** The amount in the currency's major unit for a reader: `USD 1,234.05`, `JPY 1,235`. Integers only. */
 export function formatMoney(amount: number, currency: string): string {
   if (!Number.isSafeInteger(amount)) throw new Error(`an amount is a safe integer, not ${amount}`);

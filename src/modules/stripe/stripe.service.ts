@@ -15,6 +15,7 @@ import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { seal, sealingKey, unseal } from '../accounts/sealing.ts';
 import { loadInvoice, type InvoicesService } from '../invoices/invoices.service.ts';
 import type { InvoiceType } from '../invoices/invoices.schemas.ts';
+import { formatMoney, fromStripeAmount, isCurrency, toStripeAmount } from '../money/money.ts';
 import { invoiceOfPayToken, payToken } from './stripe.entry.ts';
 import * as repo from './stripe.repository.ts';
 
@@ -208,6 +209,13 @@ export function createStripeService({
         .where('account_id', '=', accountId)
         .where('id', '=', invoice.client_id)
         .executeTakeFirst();
+      const unitAmount = toStripeAmount(invoice.amount_due, invoice.currency);
+      if (unitAmount === null) {
+        throw new AppError(
+          'conflict',
+          `Stripe cannot charge exactly ${formatMoney(invoice.amount_due, invoice.currency)}; pay the studio directly`,
+        );
+      }
       const session = await (
         await client(secretKey)
       ).checkout.sessions.create({
@@ -217,7 +225,7 @@ export function createStripeService({
             quantity: 1,
             price_data: {
               currency: invoice.currency.toLowerCase(),
-              unit_amount: invoice.amount_due,
+              unit_amount: unitAmount,
               product_data: { name: `Invoice ${invoice.number ?? ''} · ${found.studioName}`.slice(0, 250) },
             },
           },
@@ -267,7 +275,11 @@ export function createStripeService({
       // Paid later (a bank debit): its async_payment_succeeded event records it.
       if (session.payment_status !== 'paid') return 'ignored';
       const invoiceId = session.metadata?.invoice_id ?? session.client_reference_id ?? null;
-      const amount = session.amount_total;
+      const currency = (session.currency ?? '').toUpperCase();
+      const amount =
+        session.amount_total === null || !isCurrency(currency)
+          ? null
+          : fromStripeAmount(session.amount_total, currency);
       if (invoiceId === null || amount === null) return 'ignored';
       return writes.run(accountId, { lock: { account: true } }, async (w) => {
         const claimed = await repo.claimCheckout(
@@ -282,7 +294,7 @@ export function createStripeService({
           invoice.status === 'open' &&
           amount > 0 &&
           amount <= invoice.amount_due &&
-          (session.currency ?? '').toUpperCase() === invoice.currency;
+          currency === invoice.currency;
         if (!fits) {
           // Paid or voided meanwhile, or not this account's: kept as handled, for the studio to refund.
           log.warn(

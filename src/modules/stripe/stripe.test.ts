@@ -299,6 +299,38 @@ describe('online payment with Stripe (docs/api.md §29)', () => {
     assert.equal(session.form.get('metadata[invoice_id]'), invoice.id);
   });
 
+  test('Stripe’s own units: an ISK invoice is sent in hundredths and recorded in krónur', async () => {
+    const iceland = await createAccount(ctx, 'Reykjavík Rooms');
+    await ctx.services.accounts.updateStudio(iceland.accountId, { name: 'Reykjavík Rooms', senderName: null, currency: 'ISK' }); // prettier-ignore
+    const settings = await ctx.services.stripe.configure(iceland.accountId, {
+      secretKey: SECRET_KEY,
+      webhookSecret: WEBHOOK_SECRET,
+    });
+    const invoice = await openInvoice(iceland);
+    assert.equal(invoice.amount_due, 12_345, 'ISK 12,345 (ISO 4217: no minor unit)');
+    const pressed = await ctx.app.inject({
+      method: 'POST',
+      url: new URL(invoice.payment_url!).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    assert.equal(pressed.statusCode, 303, pressed.body);
+    const session = stripe.sessions.at(-1)!;
+    assert.equal(session.form.get('line_items[0][price_data][currency]'), 'isk');
+    assert.equal(session.form.get('line_items[0][price_data][unit_amount]'), '1234500', 'two decimals at Stripe');
+    const payload = completed(invoice, 'evt_isk_1', session.id, 1_234_500).replace(
+      '"currency":"usd"',
+      '"currency":"isk"',
+    );
+    const delivered = await deliver(settings.webhookUrl, payload);
+    assert.equal(delivered.statusCode, 200, delivered.body);
+    assert.deepEqual(
+      (await payments(iceland, invoice.id)).map((p) => p.amount),
+      [12_345],
+    );
+    assert.equal((await getInvoice(iceland, invoice.id)).status, 'paid');
+  });
+
   test('a bad or old signature is 400 and changes nothing', async () => {
     const invoice = await openInvoice(me);
     const payload = completed(invoice, 'evt_bad_1', 'cs_bad_1');
