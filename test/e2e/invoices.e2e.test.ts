@@ -13,12 +13,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, createTestContext, type TestAccount, type TestContext } from '../support/test-app.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
-  assertAccessible,
-  assertFitsPhone,
   launchChromium,
   SHOTS as SHARED_SHOTS,
   skipWithoutChromium,
-  watchConsole,
+  checkPage as checkPageIn,
+  signedIn,
 } from '../support/e2e-browser.ts';
 
 const SHOTS = path.join(SHARED_SHOTS, 'invoices');
@@ -35,29 +34,11 @@ let invoiceId = '';
 const contexts: BrowserContext[] = [];
 const consoleErrors: string[] = [];
 
-async function checkPage(p: Page, name: string, phone: boolean, js = true): Promise<void> {
-  if (js) await assertAccessible(p, name);
-  if (phone) await assertFitsPhone(p);
-  await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const checkPage = (p: Page, name: string, phone: boolean, js = true): Promise<void> =>
+  checkPageIn(p, SHOTS, name, { phone, js });
 
-async function open(viewport: { width: number; height: number }, js = true): Promise<Page> {
-  const phone = viewport.width < 500;
-  const context = await browser.newContext({
-    viewport,
-    javaScriptEnabled: js,
-    ...(phone ? { isMobile: true, hasTouch: true } : {}),
-  });
-  contexts.push(context);
-  const p = await context.newPage();
-  watchConsole(p, consoleErrors);
-  await p.goto(`${base}/dashboard/sign-in`);
-  await p.getByLabel('Email').fill(owner.email);
-  await p.getByLabel('Password').fill(PASSWORD);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL(`${base}/dashboard`);
-  return p;
-}
+const open = (viewport: { width: number; height: number }, js = true): Promise<Page> =>
+  signedIn({ browser, base, contexts, consoleErrors }, viewport, { email: owner.email, password: PASSWORD, js });
 
 describe('products and invoices in a browser', { skip: skipWithoutChromium }, () => {
   before(async () => {

@@ -16,13 +16,13 @@ import { makeVariantsNow, uploaded } from '../support/media-helpers.ts';
 import { sceneJpeg } from '../support/photos.ts';
 import { freePort } from '../support/process-helpers.ts';
 import {
-  assertAccessible,
-  assertFitsPhone,
   inPage,
   launchChromium,
   SHOTS as SHARED_SHOTS,
   skipWithoutChromium,
   watchConsole,
+  checkPage as checkPageIn,
+  signedIn,
 } from '../support/e2e-browser.ts';
 
 const SHOTS = path.join(SHARED_SHOTS, 'share-links');
@@ -38,31 +38,16 @@ let galleryId = '';
 const contexts: BrowserContext[] = [];
 const consoleErrors: string[] = [];
 
-/** axe-core (with script), the phone's width, a full-page screenshot. */
-async function checkPage(p: Page, name: string, phone: boolean, js = true): Promise<void> {
-  if (js) await assertAccessible(p, name);
-  if (phone) await assertFitsPhone(p);
-  await p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const checkPage = (p: Page, name: string, phone: boolean, js = true): Promise<void> =>
+  checkPageIn(p, SHOTS, name, { phone, js });
 
-async function open(viewport: { width: number; height: number }, js = true): Promise<Page> {
-  const phone = viewport.width < 500;
-  const context = await browser.newContext({
-    viewport,
-    javaScriptEnabled: js,
-    ...(phone ? { isMobile: true, hasTouch: true } : {}),
+const open = (viewport: { width: number; height: number }, js = true): Promise<Page> =>
+  signedIn({ browser, base, contexts, consoleErrors }, viewport, {
+    email: owner.email,
+    password: PASSWORD,
+    js,
+    clipboard: true,
   });
-  if (js) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-  contexts.push(context);
-  const p = await context.newPage();
-  watchConsole(p, consoleErrors);
-  await p.goto(`${base}/dashboard/sign-in`);
-  await p.getByLabel('Email').fill(owner.email);
-  await p.getByLabel('Password').fill(PASSWORD);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL(`${base}/dashboard`);
-  return p;
-}
 
 const galleryUrl = () => `${base}/dashboard/galleries/${galleryId}`;
 const panel = (p: Page) => p.locator('#share-links');

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import axe from 'axe-core';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SHOTS = path.resolve('test-results/screenshots');
@@ -102,4 +102,51 @@ export async function assertAccessible(p: Page, name: string): Promise<void> {
     ),
   ) as string[];
   assert.deepEqual(found, [], `${name} (${p.url()}): axe-core found serious or critical violations`);
+}
+
+/** axe-core (with script), the phone's width, a full-page screenshot `<dir>/<name>.png`. */
+export async function checkPage(
+  p: Page,
+  dir: string,
+  name: string,
+  { phone, js = true }: { phone: boolean; js?: boolean },
+): Promise<void> {
+  if (js) await assertAccessible(p, name);
+  if (phone) await assertFitsPhone(p);
+  await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+/** Where a suite's pages open: its browser and server, and what it closes and checks at the end. */
+export interface Session {
+  browser: Browser;
+  base: string;
+  contexts: BrowserContext[];
+  consoleErrors: string[];
+}
+
+/**
+ * A new context at `viewport` (a phone's below 500 px: touch, mobile), signed in to the dashboard
+ * as `email`; its console watched into the session's errors, the context closed by the suite.
+ */
+export async function signedIn(
+  session: Session,
+  viewport: { width: number; height: number },
+  { email, password, js = true, clipboard = false }: { email: string; password: string; js?: boolean; clipboard?: boolean }, // prettier-ignore
+): Promise<Page> {
+  const phone = viewport.width < 500;
+  const context = await session.browser.newContext({
+    viewport,
+    javaScriptEnabled: js,
+    ...(phone ? { isMobile: true, hasTouch: true } : {}),
+  });
+  if (js && clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
+  session.contexts.push(context);
+  const p = await context.newPage();
+  watchConsole(p, session.consoleErrors);
+  await p.goto(`${session.base}/dashboard/sign-in`);
+  await p.getByLabel('Email').fill(email);
+  await p.getByLabel('Password').fill(password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL(`${session.base}/dashboard`);
+  return p;
 }
