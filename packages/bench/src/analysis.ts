@@ -29,7 +29,7 @@ import { peoplePhotos, qrPhoto, signPhoto, type PeoplePhoto } from '../../../tes
 import { analysePixels } from '../../../src/modules/analysis/analysis.pixels.ts';
 import { modelReader } from '../../../src/modules/analysis/analysis.models.thread.ts';
 import { altText, inferRoom } from '../../../src/modules/analysis/analysis.rooms.ts';
-import { cleanup, onCleanup, ROOT } from './lib/procs.ts';
+import { onCleanup, ROOT, runBench } from './lib/procs.ts';
 import { fixed, machine, median, table } from './lib/report.ts';
 import { wholeNumber } from './lib/options.ts';
 import { runShoot, statusMiB, type ShootResult } from './lib/analysis-shoot.ts';
@@ -410,33 +410,4 @@ async function run(options: Options): Promise<void> {
   console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md (${environment.minutes} min)`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  let options: Options | undefined;
-  try {
-    options = parseOptions(argv);
-  } catch (err) {
-    process.stderr.write(`bench:analysis: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`);
-    return 2;
-  }
-  if (options === undefined) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`bench:analysis: ${signal}; cleaning up\n`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-  try {
-    await run(options);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`bench:analysis failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
-  } finally {
-    await cleanup();
-  }
-}
-
-process.exitCode = await main(process.argv.slice(2));
+await runBench('bench:analysis', HELP, parseOptions, run);

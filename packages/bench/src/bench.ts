@@ -21,7 +21,6 @@ import type { LoadSpec } from './lib/load.ts';
 import {
   benchEnv,
   call,
-  cleanup,
   cpuSeconds,
   defaultTool,
   pgBackendCpu,
@@ -37,6 +36,7 @@ import {
   startServe,
   tail,
   type LoadTool,
+  runBench,
 } from './lib/procs.ts';
 import { createPgDatabase, dropPgDatabase } from './lib/pg.ts';
 import {
@@ -394,38 +394,7 @@ async function run(options: Options): Promise<void> {
   console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md (${environment.minutes} min)`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  let options: Options | undefined;
-  try {
-    options = parseOptions(argv);
-  } catch (err) {
-    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`);
-    return 2;
-  }
-  if (options === undefined) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`bench: ${signal}; cleaning up\n`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-  try {
-    await run(options);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
-  } finally {
-    await cleanup();
-  }
-}
-
-const code = await main(process.argv.slice(2));
-// A failed counts check (set during the run) is not undone by an otherwise successful run.
-process.exitCode = code === 0 ? (process.exitCode ?? 0) : code;
+await runBench('bench', HELP, parseOptions, run);
 
 /** The cursor of page `pages` + 1 of 20 galleries, reached by walking `next_cursor` (docs/api.md §19). */
 async function walkCursor(port: number, key: string, pages: number): Promise<string> {

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { photoLikeJpeg } from '../../../test/support/photos.ts';
-import { cleanup, onCleanup, ROOT, track } from './lib/procs.ts';
+import { onCleanup, ROOT, runBench, track } from './lib/procs.ts';
 import { fixed, machine, median, table } from './lib/report.ts';
 import { WORK_KINDS, type WorkKind, type WorkResult } from './lib/variants-work.ts';
 import { runApiBench, type ApiSummary } from './lib/variants-api.ts';
@@ -290,33 +290,4 @@ async function run(options: Options): Promise<void> {
   console.log(`wrote ${path.relative(ROOT, outDir)}/results.json and results.md (${environment.minutes} min)`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  let options: Options | undefined;
-  try {
-    options = parseOptions(argv);
-  } catch (err) {
-    process.stderr.write(`bench:variants: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`);
-    return 2;
-  }
-  if (options === undefined) {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`bench:variants: ${signal}; cleaning up\n`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-  try {
-    await run(options);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`bench:variants failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
-  } finally {
-    await cleanup();
-  }
-}
-
-process.exitCode = await main(process.argv.slice(2));
+await runBench('bench:variants', HELP, parseOptions, run);

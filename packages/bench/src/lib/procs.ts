@@ -432,3 +432,42 @@ export function pgBackendCpuSince(name: string, before: Map<number, number>): nu
   for (const [pid, now] of pgBackendCpu(name)) used += Math.max(0, now - (before.get(pid) ?? 0));
   return used;
 }
+
+/**
+ * A benchmark's command line: its options parsed (undefined: --help, the usage printed), Ctrl-C
+ * and SIGTERM cleaning up, the run, and the exit code (2 bad options, 1 a failed run). What the
+ * run itself set as the exit code (a failed check) stands.
+ */
+export async function runBench<O>(
+  name: string,
+  help: string,
+  parse: (argv: string[]) => O | undefined,
+  run: (options: O) => Promise<void>,
+): Promise<void> {
+  let options: O | undefined;
+  try {
+    options = parse(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n\n${help}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options === undefined) {
+    process.stdout.write(help);
+    return;
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${name}: ${signal}; cleaning up\n`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+  try {
+    await run(options);
+  } catch (err) {
+    process.stderr.write(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
