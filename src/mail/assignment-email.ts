@@ -142,6 +142,49 @@ ${cells}
 }
 
 /** Text, escaped, its line breaks kept as <br>. */
+/**
+ * The frame every studio email shares (the table layout mail clients render alike, Outlook's
+ * conditional width included): the studio's name atop a white card on paper. `rows` are the
+ * card's rows below the name; `after` is what stands below the card; `preheader` the inbox preview.
+ */
+export function emailFrame(
+  subject: string,
+  studioName: string,
+  rows: string,
+  { preheader, after = '' }: { preheader?: string; after?: string } = {},
+): string {
+  const e = escapeHtml;
+  const hidden =
+    preheader === undefined
+      ? ''
+      : `<div style="display:none;max-height:0;max-width:0;overflow:hidden;opacity:0;mso-hide:all;font-size:1px;line-height:1px;color:${PAPER}">${e(preheader)}</div>\n`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="x-apple-disable-message-reformatting">
+<title>${e(subject)}</title>
+</head>
+<body style="margin:0;padding:0;background-color:${PAPER};-webkit-text-size-adjust:100%">
+${hidden}<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${PAPER}" style="background-color:${PAPER}">
+<tr>
+<td align="center" style="padding:24px 12px">
+<!--[if mso]><table role="presentation" width="${EMAIL_WIDTH}" align="center" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
+<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="width:100%;max-width:${EMAIL_WIDTH}px;background-color:#ffffff">
+<tr>
+<td align="center" style="padding:26px 32px 22px 32px;font-family:${SERIF};font-size:22px;line-height:28px;letter-spacing:2px;text-transform:uppercase;color:${INK}">${e(studioName)}</td>
+</tr>
+${rows}</table>
+${after}<!--[if mso]></td></tr></table><![endif]-->
+</td>
+</tr>
+</table>
+</body>
+</html>
+`;
+}
+
 export const paragraphs = (text: string, e: (v: string) => string): string => e(text).replace(/\n/g, '<br>');
 
 export function renderAssignmentEmail(email: AssignmentEmail): { subject: string; text: string; html: string } {
@@ -184,25 +227,10 @@ export function renderAssignmentEmail(email: AssignmentEmail): { subject: string
     `<a href="${e(email.galleryUrl)}" target="_blank" style="display:inline-block;padding:15px 34px;font-family:${FONT};` +
     `font-size:16px;line-height:20px;font-weight:600;letter-spacing:0.3px;color:#ffffff;text-decoration:none;border-radius:4px">View your gallery</a>` +
     `</td></tr></table>`;
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="x-apple-disable-message-reformatting">
-<title>${e(subject)}</title>
-</head>
-<body style="margin:0;padding:0;background-color:${PAPER};-webkit-text-size-adjust:100%">
-<div style="display:none;max-height:0;max-width:0;overflow:hidden;opacity:0;mso-hide:all;font-size:1px;line-height:1px;color:${PAPER}">${e(preheader)}</div>
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${PAPER}" style="background-color:${PAPER}">
-<tr>
-<td align="center" style="padding:24px 12px">
-<!--[if mso]><table role="presentation" width="${EMAIL_WIDTH}" align="center" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
-<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="width:100%;max-width:${EMAIL_WIDTH}px;background-color:#ffffff">
-<tr>
-<td align="center" style="padding:26px 32px 22px 32px;font-family:${SERIF};font-size:22px;line-height:28px;letter-spacing:2px;text-transform:uppercase;color:${INK}">${e(email.studioName)}</td>
-</tr>
-${coverRow(email, e)}
+  const html = emailFrame(
+    subject,
+    email.studioName,
+    `${coverRow(email, e)}
 <tr>
 <td style="padding:30px 32px 6px 32px;font-family:${FONT};font-size:16px;line-height:24px;color:${INK}">
 <p style="margin:0 0 12px 0">${email.clientName === null ? 'Hello,' : `Hello ${e(email.clientName)},`}</p>
@@ -250,18 +278,16 @@ All your galleries from ${e(email.studioName)}:<br>
 <p style="margin:0">&mdash; ${e(signature)}</p>
 </td>
 </tr>
-</table>
-<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:${EMAIL_WIDTH}px">
+`,
+    {
+      preheader,
+      after: `<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:${EMAIL_WIDTH}px">
 <tr>
 <td align="center" style="padding:16px 24px 8px 24px;font-family:${FONT};font-size:12px;line-height:18px;color:${MUTED}">${portal === null ? 'This link is personal: anyone who has it can see the gallery.' : 'These links are personal: anyone who has them can see your galleries.'}</td>
 </tr>
 </table>
-<!--[if mso]></td></tr></table><![endif]-->
-</td>
-</tr>
-</table>
-</body>
-</html>
-`;
+`,
+    },
+  );
   return { subject, text, html };
 }

@@ -4,7 +4,7 @@
 // takes payment online, else says how to pay the studio. Every interpolated value is escaped; the
 // plain-text part says everything the HTML part says.
 import { escapeHtml } from '../lib/html-escape.ts';
-import { EMAIL_WIDTH, FONT, INK, MUTED, oneLine, PAPER, RULE, SERIF } from './assignment-email.ts';
+import { emailFrame, FONT, INK, MUTED, oneLine, RULE, SERIF } from './assignment-email.ts';
 
 export interface InvoiceEmail {
   kind: 'invoice' | 'receipt';
@@ -92,24 +92,10 @@ Or open this link:<br>
         `<td align="right" style="padding:8px 0;${i === 0 ? '' : `border-top:1px solid ${RULE};`}font-family:${FONT};font-size:15px;line-height:22px;font-weight:600;color:${INK}">${e(v)}</td></tr>`,
     )
     .join('\n');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="x-apple-disable-message-reformatting">
-<title>${e(subject)}</title>
-</head>
-<body style="margin:0;padding:0;background-color:${PAPER};-webkit-text-size-adjust:100%">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${PAPER}" style="background-color:${PAPER}">
-<tr>
-<td align="center" style="padding:24px 12px">
-<!--[if mso]><table role="presentation" width="${EMAIL_WIDTH}" align="center" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
-<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="width:100%;max-width:${EMAIL_WIDTH}px;background-color:#ffffff">
-<tr>
-<td align="center" style="padding:26px 32px 22px 32px;font-family:${SERIF};font-size:22px;line-height:28px;letter-spacing:2px;text-transform:uppercase;color:${INK}">${e(email.studioName)}</td>
-</tr>
-<tr>
+  const html = emailFrame(
+    subject,
+    email.studioName,
+    `<tr>
 <td style="padding:24px 32px 6px 32px;border-top:1px solid ${RULE};font-family:${FONT};font-size:16px;line-height:24px;color:${INK}">
 <h1 style="margin:0 0 14px 0;font-family:${SERIF};font-size:26px;line-height:32px;font-weight:normal;color:${INK}">${receipt ? 'Receipt' : 'Invoice'} ${e(email.number)}</h1>
 <p style="margin:0 0 12px 0">Hello ${e(email.clientName)},</p>
@@ -144,13 +130,7 @@ ${button}
 <p style="margin:0">&mdash; ${e(email.signature)}</p>
 </td>
 </tr>
-</table>
-<!--[if mso]></td></tr></table><![endif]-->
-</td>
-</tr>
-</table>
-</body>
-</html>
-`;
+`,
+  );
   return { subject, text, html };
 }

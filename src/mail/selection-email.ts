@@ -4,7 +4,7 @@
 // client's email (assignment-email.ts: tables, inline styles, nothing loaded), its colours and
 // fonts; every interpolated value is escaped and the plain-text part says everything the HTML says.
 import { escapeHtml } from '../lib/html-escape.ts';
-import { EMAIL_WIDTH, FONT, INK, MUTED, oneLine, PAPER, paragraphs, RULE, SERIF } from './assignment-email.ts';
+import { emailFrame, FONT, INK, MUTED, oneLine, PAPER, paragraphs, RULE, SERIF } from './assignment-email.ts';
 
 export interface SelectionEmail {
   studioName: string;
@@ -101,24 +101,10 @@ ${paragraphs(email.note, e)}
     `<a href="${e(email.dashboardUrl)}" target="_blank" style="display:inline-block;padding:13px 28px;font-family:${FONT};` +
     `font-size:15px;line-height:20px;font-weight:600;color:#ffffff;text-decoration:none;border-radius:4px">Open the dashboard</a>` +
     `</td></tr></table>`;
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="x-apple-disable-message-reformatting">
-<title>${e(subject)}</title>
-</head>
-<body style="margin:0;padding:0;background-color:${PAPER};-webkit-text-size-adjust:100%">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="${PAPER}" style="background-color:${PAPER}">
-<tr>
-<td align="center" style="padding:24px 12px">
-<!--[if mso]><table role="presentation" width="${EMAIL_WIDTH}" align="center" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
-<table role="presentation" width="${EMAIL_WIDTH}" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="width:100%;max-width:${EMAIL_WIDTH}px;background-color:#ffffff">
-<tr>
-<td align="center" style="padding:26px 32px 22px 32px;font-family:${SERIF};font-size:22px;line-height:28px;letter-spacing:2px;text-transform:uppercase;color:${INK}">${e(email.studioName)}</td>
-</tr>
-<tr>
+  const html = emailFrame(
+    subject,
+    email.studioName,
+    `<tr>
 <td style="padding:10px 32px 6px 32px;font-family:${FONT};font-size:16px;line-height:24px;color:${INK}">
 <p style="margin:0">${e(email.clientName)}${email.clientEmail === null ? '' : ` (<a href="mailto:${e(email.clientEmail)}" style="color:${INK}">${e(email.clientEmail)}</a>)`} sent a selection of ${e(chosen)} on ${e(when)}.</p>
 </td>
@@ -142,13 +128,7 @@ ${commentsRow}
 ${button}
 </td>
 </tr>
-</table>
-<!--[if mso]></td></tr></table><![endif]-->
-</td>
-</tr>
-</table>
-</body>
-</html>
-`;
+`,
+  );
   return { subject, text, html };
 }
