@@ -210,73 +210,102 @@ export async function drawCard(
   await sharp(background).composite(layers).jpeg({ quality: 92 }).toFile(file);
 }
 
-/** The filter that makes one segment's clip of `count` frames from input `i`, its frames numbered from 0. */
-function clipFilter(i: number, motion: Motion, count: number, width: number, height: number): string {
-  const last = Math.max(1, count - 1);
+/** A number for an expression: at most 6 decimals, no exponent. */
+const num = (v: number): string => String(Math.round(v * 1e6) / 1e6);
+
+/**
+ * The chain that makes frames `from`..`from + count - 1` of a clip of `clipFrames` frames from
+ * input `i` (its one still image), numbered from 0 on the kit's time base.
+ */
+function pieceFilter(
+  i: number,
+  motion: Motion,
+  from: number,
+  count: number,
+  clipFrames: number,
+  width: number,
+  height: number,
+): string {
+  const last = Math.max(1, clipFrames - 1);
   const repeat = `loop=loop=${count - 1}:size=1:start=0`;
   const timed = `settb=1/${KIT_FPS},setpts=N`;
+  // How far through the clip a frame is, 0..1 (`n` is the frame's number within this piece).
+  const at = (n: string) => `(${n}+${from})/${last}`;
   switch (motion) {
     case 'still':
       return `[${i}:v]format=yuv420p,scale=${width}:${height},setsar=1,${repeat},${timed}`;
     case 'pan-right':
     case 'pan-left': {
       // Across the whole width to spare, at the height's middle; x is rounded to chroma by crop.
-      const x = motion === 'pan-right' ? `(iw-ow)*n/${last}` : `(iw-ow)*(1-n/${last})`;
+      const x = motion === 'pan-right' ? `(iw-ow)*${at('n')}` : `(iw-ow)*(1-${at('n')})`;
       return `[${i}:v]format=yuv420p,${repeat},${timed},crop=w=${width}:h=${height}:x='${x}':y='(ih-oh)/2',setsar=1`;
     }
     case 'zoom-in':
     case 'zoom-out': {
-      const z = motion === 'zoom-in' ? `1+${ZOOM - 1}*on/${last}` : `${ZOOM}-${ZOOM - 1}*on/${last}`;
-      return `[${i}:v]format=yuv420p,zoompan=z='${z}':x='(iw-iw/zoom)/2':y='(ih-ih/zoom)/2':d=${count}:s=${width}x${height}:fps=${KIT_FPS},setsar=1,${timed}`;
+      // zoompan of the looped frame, one output frame per input frame (d=1): given the whole clip
+      // from one frame it would make all of its frames at once and queue them.
+      const z = motion === 'zoom-in' ? `1+${num(ZOOM - 1)}*${at('in')}` : `${num(ZOOM)}-${num(ZOOM - 1)}*${at('in')}`;
+      return `[${i}:v]format=yuv420p,${repeat},zoompan=z='${z}':x='(iw-iw/zoom)/2':y='(ih-ih/zoom)/2':d=1:s=${width}x${height}:fps=${KIT_FPS},setsar=1,${timed}`;
     }
   }
 }
 
 /**
- * The filter graph over inputs 0..segments-1 (one still image each, in order), with `[v]` its
- * video out, and `[a]` from input `segments` when `music` (looped by the input option).
+ * The filter graph, with `[v]` its video out, and `[a]` from the last input when `music` (looped
+ * by the input option). Each clip is made in two pieces, each from an input of its own (the same
+ * small image read again): its start and hold, and its last 0.75 s (its fade-out, made
+ * translucent on its alpha and overlaid on the next clip's start). Pieces made from one input
+ * through `split` would queue one piece's frames while ffmpeg runs ahead to fill the other.
+ * `inputs` lists the image of each input, in order.
  */
 export function kitFilterGraph(
   segments: readonly Segment[],
   width: number,
   height: number,
   music: boolean,
-): { graph: string; frames: number } {
+): { graph: string; inputs: string[]; frames: number } {
   const fade = frames(CROSSFADE_SECONDS);
   const lines: string[] = [];
   const pieces: string[] = [];
+  const inputs: string[] = [];
   const n = segments.length;
   let total = 0;
+  const piece = (seg: Segment, from: number, count: number, clipFrames: number): string => {
+    inputs.push(seg.file);
+    return pieceFilter(inputs.length - 1, seg.motion, from, count, clipFrames, width, height);
+  };
   segments.forEach((seg, k) => {
     const head = k > 0 ? fade : 0;
     const tail = k < n - 1 ? fade : 0;
     const body = seg.frames - tail;
     if (body < 1) throw new RangeError('a segment is shorter than its cross-fade');
-    const count = head + body + tail;
+    const clipFrames = head + body + tail;
     total += seg.frames;
-    const outs = [head > 0 ? `[h${k}]` : '', `[b${k}]`, tail > 0 ? `[t${k}]` : ''].filter((s) => s !== '');
-    const clip = clipFilter(k, seg.motion, count, width, height);
-    lines.push(outs.length === 1 ? `${clip}${outs[0]}` : `${clip},split=${outs.length}${outs.join('')}`);
-    const trim = (from: number, to: number) => `trim=start_frame=${from}:end_frame=${to},setpts=PTS-STARTPTS`;
     if (head > 0) {
-      lines.push(`[h${k}]${trim(0, head)},format=yuva420p,fade=t=in:s=0:n=${head}:alpha=1[hf${k}]`);
-      // The cross-fade: this clip's head, fading in, over the last clip's tail.
-      lines.push(`[t${k - 1}x][hf${k}]overlay=eof_action=pass:format=yuv420[x${k}]`);
+      // The cross-fade: the last clip's tail, fading out on its alpha, over this clip's start;
+      // past the tail's end this clip's frames pass through the overlay untouched.
+      lines.push(`${piece(seg, 0, head + body, clipFrames)}[m${k}]`);
+      lines.push(`[m${k}][t${k - 1}]overlay=eof_action=pass:format=yuv420[x${k}]`);
+      pieces.push(`[x${k}]`);
+    } else {
+      lines.push(`${piece(seg, 0, body, clipFrames)}[x${k}]`);
       pieces.push(`[x${k}]`);
     }
-    lines.push(`[b${k}]${trim(head, head + body)}[bb${k}]`);
-    pieces.push(`[bb${k}]`);
-    if (tail > 0) lines.push(`[t${k}]${trim(head + body, count)}[t${k}x]`);
+    if (tail > 0) {
+      lines.push(
+        `${piece(seg, head + body, tail, clipFrames)},format=yuva420p,fade=t=out:s=0:n=${tail}:alpha=1[t${k}]`,
+      );
+    }
   });
   lines.push(`${pieces.join('')}concat=n=${pieces.length}:v=1:a=0,format=yuv420p[v]`);
   if (music) {
     const seconds = total / KIT_FPS;
     const fadeOut = Math.min(2, seconds / 2);
     lines.push(
-      `[${n}:a]aresample=48000,atrim=0:${seconds.toFixed(3)},asetpts=N/SR/TB,afade=t=out:st=${(seconds - fadeOut).toFixed(3)}:d=${fadeOut.toFixed(3)}[a]`,
+      `[${inputs.length}:a]aresample=48000,atrim=0:${num(seconds)},asetpts=N/SR/TB,afade=t=out:st=${num(seconds - fadeOut)}:d=${num(fadeOut)}[a]`,
     );
   }
-  return { graph: lines.join(';\n'), frames: total };
+  return { graph: lines.join(';\n'), inputs, frames: total };
 }
 
 /** ffmpeg's arguments for a graph written to `script`: the images, the music, the encoder. */
@@ -335,10 +364,10 @@ export async function prepareKitVideo(o: KitVideoOptions, dir: string): Promise<
     segments.unshift(cardSegment);
     segments.push(cardSegment);
   }
-  const { graph, frames: total } = kitFilterGraph(segments, width, height, o.music !== null);
+  const { graph, inputs, frames: total } = kitFilterGraph(segments, width, height, o.music !== null);
   const script = path.join(dir, 'graph.txt');
   await writeFile(script, graph);
-  return { images: segments.map((s) => s.file), script, width, height, seconds: total / KIT_FPS };
+  return { images: inputs, script, width, height, seconds: total / KIT_FPS };
 }
 
 /** Renders one of the kit's videos to `o.out`. Throws VariantError when ffmpeg fails or a bound is passed. */
