@@ -47,7 +47,7 @@ const refuse = (message: string): AppError =>
   new AppError('validation_error', `music ${message}`, [{ field: 'music', message }]);
 
 /** The track's content type, from its key. */
-export const musicContentType = (key: string): string =>
+const musicContentType = (key: string): string =>
   CONTENT_TYPES[/\/music-(mp3|m4a|aac|wav)-/.exec(key)?.[1] ?? 'mp3'] ?? 'audio/mpeg';
 
 /** The account's music key, a test account's its studio's (docs/api.md §20: one studio, two modes). */

@@ -34,7 +34,7 @@ const FONT = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
 
 export type KitVideoKind = 'slideshow' | 'slideshow_unbranded' | 'reel' | 'teaser';
 
-export interface KitCard {
+interface KitCard {
   address: string;
   facts: string;
   studio: string;
@@ -68,9 +68,9 @@ export interface KitVideo {
   size: number;
 }
 
-export const KIT_FPS = 30;
+const KIT_FPS = 30;
 /** The cross-fade between two segments. */
-export const CROSSFADE_SECONDS = 0.75;
+const CROSSFADE_SECONDS = 0.75;
 /** The pre-scaled photo is this much larger than the output: the room the pan or zoom moves in. */
 const MARGIN = 1.2;
 /** A zoom goes from the whole pre-scaled photo to this much closer. */
@@ -169,7 +169,7 @@ async function textBlock(text: string, px: number, bold: boolean, width: number,
  * The branded card: the cover, blurred and darkened, with the address large, the facts under it
  * and the studio's name small at the foot. A JPEG of the output's size.
  */
-export async function drawCard(
+async function drawCard(
   card: KitCard,
   cover: string,
   file: string,
@@ -258,7 +258,7 @@ function pieceFilter(
  * through `split` would queue one piece's frames while ffmpeg runs ahead to fill the other.
  * `inputs` lists the image of each input, in order.
  */
-export function kitFilterGraph(
+function kitFilterGraph(
   segments: readonly Segment[],
   width: number,
   height: number,
