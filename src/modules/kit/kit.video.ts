@@ -169,13 +169,7 @@ async function textBlock(text: string, px: number, bold: boolean, width: number,
  * The branded card: the cover, blurred and darkened, with the address large, the facts under it
  * and the studio's name small at the foot. A JPEG of the output's size.
  */
-async function drawCard(
-  card: KitCard,
-  cover: string,
-  file: string,
-  width: number,
-  height: number,
-): Promise<void> {
+async function drawCard(card: KitCard, cover: string, file: string, width: number, height: number): Promise<void> {
   const unit = Math.min(width, height);
   const textWidth = Math.round(width * 0.84);
   const parts = await Promise.all([
