@@ -130,7 +130,7 @@ function musicSection(csrf: string, music: { version: string } | null, error: st
   return html`<section class="card" id="music" aria-labelledby="music-title">
     <h2 id="music-title">Listing kit music</h2>
     <p class="muted">
-      The slideshows and the reel of each listing kit
+      The videos of each listing kit
       ${music === null ? 'have no sound now.' : 'carry this track, faded out at the end:'}
     </p>
     ${
