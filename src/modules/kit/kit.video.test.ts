@@ -7,7 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { watch } from 'node:fs';
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -203,6 +204,35 @@ describe('a rendered video', () => {
     });
     const left = (await readdir(dir)).filter((f) => f.startsWith('kit-video-'));
     assert.deepEqual(left, []);
+  });
+
+  test('aborted while ffmpeg runs: ffmpeg is killed, the render rejects', async () => {
+    const out = path.join(dir, 'aborted-late.mp4');
+    const controller = new AbortController();
+    // Aborted as soon as ffmpeg has opened its output, i.e. while it encodes.
+    const watcher = watch(dir, (_event, name) => {
+      if (name === 'aborted-late.mp4') controller.abort();
+    });
+    try {
+      await assert.rejects(
+        render('aborted-late.mp4', { kind: 'slideshow', photos, secondsPerPhoto: 3, size: { width: 640, height: 360 }, signal: controller.signal }), // prettier-ignore
+        { name: 'AbortError' },
+      );
+    } finally {
+      watcher.close();
+    }
+    assert.equal(controller.signal.aborted, true);
+    // No process is left writing the file.
+    const writers: string[] = [];
+    for (const pid of (await readdir('/proc')).filter((e) => /^\d+$/.test(e))) {
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (cmdline.includes(out)) writers.push(pid);
+    }
+    assert.deepEqual(writers, []);
+    assert.deepEqual(
+      (await readdir(dir)).filter((f) => f.startsWith('kit-video-')),
+      [],
+    );
   });
 });
 
