@@ -303,7 +303,7 @@ export default defineConfig(
     'src/storage/storage.test.ts': 460,
     // Every table of the database in one file, beside the event types: a newcomer reads the schema
     // in one place, as migrations/ made it.
-    'src/db/schema.ts': 440,
+    'src/db/schema.ts': 441,
   }).map(([file, max]) => ({
     files: [file],
     rules: { 'max-lines': ['error', { max, skipBlankLines: true, skipComments: true }] },
@@ -328,7 +328,8 @@ export default defineConfig(
     // HTTP (packages/bench/src/lib/procs.ts), never through its services or repositories. The
     // exceptions are the pure, config-free modules that the component benchmarks measure
     // against a bare baseline (bench:zip, bench:variants, bench:webhook-sender, bench:analysis:
-    // the analysis stages, which take a file and read no config).
+    // the analysis stages, which take a file and read no config; bench:kit: the kit's videos,
+    // rendered from files).
     files: ['packages/bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -338,7 +339,7 @@ export default defineConfig(
           patterns: [
             {
               regex:
-                '^(\\.\\./)+src/(?!(gallery/zip(-stream)?|modules/media/media\\.variants|modules/analysis/analysis\\.(pixels|models|models\\.thread|rooms)|modules/variants/variants\\.images|modules/webhooks/webhooks\\.(sender|agents|address|signing)|outbound/(agents|address))\\.ts$)',
+                '^(\\.\\./)+src/(?!(gallery/zip(-stream)?|modules/media/media\\.variants|modules/analysis/analysis\\.(pixels|models|models\\.thread|rooms)|modules/variants/variants\\.images|modules/kit/kit\\.video|modules/webhooks/webhooks\\.(sender|agents|address|signing)|outbound/(agents|address))\\.ts$)',
               message:
                 'The benchmarks drive Lightbox through its HTTP API and command line; only the pure modules a component benchmark measures may be imported.',
             },

@@ -9,6 +9,7 @@ import { listingSerializer } from './modules/listings/listings.serializer.ts';
 import { lockMedia } from './modules/media/media.repository.ts';
 import { lockPhotoForVariants } from './modules/variants/variants.repository.ts';
 import { createLogoService, type LogoService } from './modules/variants/variants.logo.ts';
+import { createKitMusicService, type KitMusicService } from './modules/kit/kit.music.ts';
 import { createAccountsService, type AccountsService } from './modules/accounts/accounts.service.ts';
 import { createPasswordResetService, type PasswordResetService } from './modules/accounts/password-reset.service.ts';
 import { createSessionsService, type SessionsService } from './modules/accounts/sessions.service.ts';
@@ -80,6 +81,8 @@ export interface Services {
   mediaCleanup: MediaCleanup;
   /** docs/api.md §29: the studio's watermark logo. */
   logos: LogoService;
+  /** docs/api.md §32: the studio's music track for the kit's videos. */
+  kitMusic: KitMusicService;
   /** Resumable (tus) uploads: docs/api.md §16. */
   uploads: UploadsService;
   /** Photos' variants for the operator: remakes, and the doctor's check and repair. */
@@ -184,6 +187,7 @@ export function createServices(base: Deps): Services {
     portals: createPortalsService({ ...deps, media, accounts }),
     mediaCleanup,
     logos,
+    kitMusic: createKitMusicService({ ...deps, cleanup: mediaCleanup }),
     uploads: createUploadsService({ ...deps, cleanup: mediaCleanup }),
     variants: createVariantsUpkeep(deps),
     analysis: createAnalysisUpkeep(deps),

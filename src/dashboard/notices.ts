@@ -51,6 +51,8 @@ const NOTICES: Record<string, Notice> = {
     kind: 'success',
     text: 'Logo removed: locked galleries show your studio name across their previews.',
   },
+  'music-saved': { kind: 'success', text: 'Music saved: listing kit videos built from now on carry it.' },
+  'music-removed': { kind: 'success', text: 'Music removed: listing kit videos built from now on are silent.' },
   'rooms-saved': { kind: 'success', text: 'Room order saved: suggested photo orders follow it.' },
   'stripe-on': {
     kind: 'success',

@@ -120,6 +120,10 @@ const ACCESS: Record<string, Access> = {
   'GET /dashboard/settings/studio/logo': 'owner',
   'POST /dashboard/settings/studio/logo': 'owner',
   'POST /dashboard/settings/studio/logo/delete': 'owner',
+  // docs/api.md §32: the kit's music track (multipart, its token first, as the logo).
+  'GET /dashboard/settings/studio/music': 'owner',
+  'POST /dashboard/settings/studio/music': 'owner',
+  'POST /dashboard/settings/studio/music/delete': 'owner',
   'POST /dashboard/settings/stripe': 'owner',
   'POST /dashboard/settings/stripe/off': 'owner',
   'GET /dashboard/settings/webhooks': 'owner',

@@ -13,6 +13,8 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "connect-src 'self'",
   "img-src 'self' data:",
+  // docs/api.md §32: the kit music's player on Settings > Studio.
+  "media-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",

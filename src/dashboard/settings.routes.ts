@@ -5,6 +5,7 @@ import { continueBody } from '../http/connections.ts';
 import { STREAMED_BODY } from '../http/validation.ts';
 import { asClientFault } from '../modules/media/media.service.ts';
 import { LOGO_MAX_BYTES } from '../modules/variants/variants.logo.ts';
+import { registerKitMusicRoutes } from './kit-music.routes.ts';
 import { checkToken } from './gallery-media.routes.ts';
 import type { KeyScope } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -35,6 +36,8 @@ import { DEFAULT_ROOM_ORDER } from '../modules/analysis/analysis.room-order.ts';
 /** The settings page's view of the logo: its key's tail versions the preview's URL. */
 const logoView = (key: string | null): { version: string } | null =>
   key === null ? null : { version: key.slice(key.lastIndexOf('-') + 1) };
+/** The same for the kit's music track (docs/api.md §32). */
+const musicView = logoView;
 import { youPage } from './views/you.ts';
 
 /** docs/api.md §27: keys, test data and the studio's settings are the owner's. */
@@ -182,6 +185,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         minPassword: MIN_PASSWORD_LENGTH,
         stripe: { status: await services.stripe.status(account.id) },
         logo: logoView(await services.logos.key(account.id)),
+        music: musicView(await services.kitMusic.key(account.id)),
       }),
     );
   });
@@ -266,6 +270,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
               values: { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency },
               minPassword: MIN_PASSWORD_LENGTH,
               logo: logoView(await services.logos.key(account.id)),
+              music: musicView(await services.kitMusic.key(account.id)),
               logoError: `Not saved: the logo ${refused.logo}.`,
             }),
             400,
@@ -274,6 +279,23 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         return reply.redirect('/dashboard/settings/studio?notice=logo-saved#watermark', 303);
       },
     );
+  });
+
+  // docs/api.md §32: the kit's music track; a refused upload shows this page with the reason.
+  registerKitMusicRoutes(scope, ctx, async (request, musicError) => {
+    const { viewer, account } = viewerOf(request);
+    return studioPage({
+      team: await teamOf(account.id),
+      roomOrder: await services.accounts.roomOrder(account.id),
+      stripe: { status: await services.stripe.status(account.id) },
+      viewer,
+      email: account.email,
+      values: { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency },
+      minPassword: MIN_PASSWORD_LENGTH,
+      logo: logoView(await services.logos.key(account.id)),
+      music: musicView(await services.kitMusic.key(account.id)),
+      musicError,
+    });
   });
 
   scope.post('/settings/studio', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -302,6 +324,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           roomOrder: await services.accounts.roomOrder(account.id),
           stripe: { status: await services.stripe.status(account.id) },
           logo: logoView(await services.logos.key(account.id)),
+          music: musicView(await services.kitMusic.key(account.id)),
           viewer,
           email: account.email,
           values,
@@ -340,6 +363,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           roomOrder: await services.accounts.roomOrder(account.id),
           stripe: { status: await services.stripe.status(account.id) },
           logo: logoView(await services.logos.key(account.id)),
+          music: musicView(await services.kitMusic.key(account.id)),
           roomError: `Not saved: the room order names each of the ${DEFAULT_ROOM_ORDER.length} rooms once (${refused.room_order ?? 'it did not'}).`,
           viewer,
           email: account.email,
@@ -367,6 +391,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
               roomOrder: await services.accounts.roomOrder(account.id),
               stripe: { status: await services.stripe.status(account.id) },
               logo: logoView(await services.logos.key(account.id)),
+              music: musicView(await services.kitMusic.key(account.id)),
               viewer,
               email: account.email,
               values,

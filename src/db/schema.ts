@@ -4,8 +4,9 @@ import type { MediaAnalysisColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
+import type { AccountKitMusicColumns } from './schema-kit-music.ts';
 
-export interface AccountsTable extends billing.AccountWatermarkColumns {
+export interface AccountsTable extends billing.AccountWatermarkColumns, AccountKitMusicColumns {
   id: string;
   name: string;
   email: string;

@@ -121,6 +121,58 @@ function logoSection(csrf: string, logo: { version: string } | null, error: stri
   </section>`;
 }
 
+/**
+ * docs/api.md §32: the music track of the listing kit's videos (none: silent videos). The form is
+ * multipart (its token first, so it is checked before the file is read).
+ */
+function musicSection(csrf: string, music: { version: string } | null, error: string | undefined): SafeHtml {
+  const described = error === undefined ? 'f-music-hint' : 'f-music-hint f-music-error';
+  return html`<section class="card" id="music" aria-labelledby="music-title">
+    <h2 id="music-title">Listing kit music</h2>
+    <p class="muted">
+      The videos of each listing kit
+      ${music === null ? 'have no sound now.' : 'carry this track, faded out at the end:'}
+    </p>
+    ${
+      music === null
+        ? ''
+        : html`<p>
+              <audio
+                class="music-preview"
+                controls
+                preload="none"
+                src="/dashboard/settings/studio/music?v=${music.version}"
+                aria-label="The listing kit music"
+              ></audio>
+            </p>
+            <form class="logo-remove" method="post" action="/dashboard/settings/studio/music/delete">
+              ${csrfField(csrf)}
+              <div class="actions"><button type="submit" class="button button-secondary">Remove music</button></div>
+            </form>`
+    }
+    <form method="post" action="/dashboard/settings/studio/music" enctype="multipart/form-data">
+      ${csrfField(csrf)}
+      <div class="field${error === undefined ? '' : ' field-invalid'}">
+        <label for="f-music">${music === null ? 'Upload a music track' : 'Replace the music track'}</label>
+        <p class="hint" id="f-music-hint">
+          MP3, M4A, AAC or WAV, at most 20 MB. Use music you have the rights to; it is cut to each video's length.
+        </p>
+        ${error === undefined ? '' : html`<p class="field-error" id="f-music-error">${error}</p>`}
+        <input
+          id="f-music"
+          name="music"
+          type="file"
+          accept="audio/mpeg,audio/mp4,audio/aac,audio/wav,.mp3,.m4a,.aac,.wav"
+          required
+          aria-describedby="${described}"
+          ${error === undefined ? '' : html` aria-invalid="true" autofocus`}
+        />
+      </div>
+      <div class="actions"><button type="submit" class="button">Upload music</button></div>
+    </form>
+  </section>`;
+}
+
 export function studioPage(o: {
   viewer: Viewer;
   email: string;
@@ -139,6 +191,9 @@ export function studioPage(o: {
   /** docs/api.md §29: the watermark logo (its key's tail versions the preview's URL), and why an upload was refused. */
   logo?: { version: string } | null;
   logoError?: string;
+  /** docs/api.md §32: the kit's music track (its key's tail versions the player's URL), and why an upload was refused. */
+  music?: { version: string } | null;
+  musicError?: string;
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -161,6 +216,7 @@ export function studioPage(o: {
         </form>
       </section>
       ${o.logo === undefined ? '' : logoSection(o.viewer.csrfToken, o.logo, o.logoError)}
+      ${o.music === undefined ? '' : musicSection(o.viewer.csrfToken, o.music, o.musicError)}
       ${roomsSection(o.viewer.csrfToken, o.roomOrder, o.roomError)}
       ${o.stripe === undefined ? '' : stripeSection(o.viewer, o.stripe.status, o.stripe.errors ?? {})}
       <section class="card" aria-labelledby="team-title">

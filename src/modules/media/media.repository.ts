@@ -399,6 +399,13 @@ export async function knownKeys(db: Executor, keys: string[]): Promise<Set<strin
         .select((eb) => eb.fn.coalesce('watermark_logo_key', eb.val('')).as('storage_key'))
         .where('watermark_logo_key', 'in', keys),
     )
+    // docs/api.md §32: a studio's music track for the kit's videos (kit.music.ts).
+    .unionAll(
+      db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.coalesce('kit_music_key', eb.val('')).as('storage_key'))
+        .where('kit_music_key', 'in', keys),
+    )
     .execute();
   return new Set(rows.map((r) => r.storage_key));
 }
