@@ -14,7 +14,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { roomPhoto } from '../../../test/support/analysis-photos.ts';
-import { modelReader, type ModelReader } from '../analysis/analysis.models.ts';
+import type { ModelReader } from '../analysis/analysis.models.ts';
+import { modelReader } from '../analysis/analysis.models.thread.ts';
 import { ffmpegPath, isFastStart, parseProbe, type VideoProbe } from '../variants/variants.video.ts';
 import { planKitVideo, renderKitVideo, type KitVideoOptions } from './kit.video.ts';
 
