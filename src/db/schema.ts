@@ -4,6 +4,7 @@ import type { MediaAnalysisColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
+import * as mls from './schema-mls.ts';
 
 export interface AccountsTable extends billing.AccountWatermarkColumns {
   id: string;
@@ -41,7 +42,7 @@ export interface ApiKeysTable {
 export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
 
-export interface ListingsTable {
+export interface ListingsTable extends mls.ListingMlsColumns {
   id: string;
   account_id: string;
   client_id: string | null;
@@ -133,7 +134,6 @@ export interface JobsTable {
 }
 
 export type MediaKind = 'photo' | 'video' | 'document';
-
 export interface MediaTable extends MediaAnalysisColumns {
   id: string;
   account_id: string;
@@ -158,7 +158,6 @@ export interface MediaTable extends MediaAnalysisColumns {
 }
 
 export type VariantsStatus = 'pending' | 'ready' | 'failed';
-
 /** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
@@ -285,6 +284,7 @@ export const EVENT_TYPES = [
   'share_link.downloaded',
   'share_link.selection_submitted',
   ...billing.BILLING_EVENT_TYPES,
+  ...mls.MLS_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -552,7 +552,7 @@ interface InstanceSecretsTable {
   value: string;
 }
 
-export interface Database {
+export interface Database extends mls.MlsTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   listings: ListingsTable;
