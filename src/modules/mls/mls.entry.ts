@@ -9,15 +9,7 @@ import type { Write } from '../../mechanisms/writes/writes.ts';
 import { BRANDING_CODES, complianceReport } from './mls.compliance.ts';
 import * as repo from './mls.repository.ts';
 import { toProfile } from './mls.serializer.ts';
-
-/** What a gallery's profile asks of its `mls` variants. */
-export interface MlsFit {
-  /** The longest side, in pixels. */
-  maxLongEdge: number;
-  /** Not shrunk below this to fit `maxBytes` (unless the original is smaller). */
-  minLongEdge: number;
-  maxBytes: number;
-}
+import type { MlsFit } from '../variants/variants.images.ts';
 
 /** The fit of the gallery's `mls` variants; undefined when it has no profile (the configured box then). */
 export async function mlsFitOf(db: Executor, accountId: string, listingId: string): Promise<MlsFit | undefined> {
