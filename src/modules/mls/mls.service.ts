@@ -15,7 +15,7 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import type { Page } from '../../lib/pagination.ts';
 import type { Reaction, Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { complianceReport } from './mls.compliance.ts';
-import { queueMlsRemake } from './mls.entry.ts';
+import { queueMlsRemake, unbrandedExclusions } from './mls.entry.ts';
 import * as repo from './mls.repository.ts';
 import {
   DEFAULTS,
@@ -242,6 +242,14 @@ export function createMlsService({ db, clock, writes }: Pick<Deps, 'db' | 'clock
         const photos = await repo.compliancePhotos(trx, accountId, listingId);
         return complianceReport(listingId, toProfile(profile), photos, clock.iso());
       });
+    },
+
+    /**
+     * docs/api.md §31: the photos the unbranded property page leaves out (a `fail` of
+     * `text_in_photo`, `qr_code` or `person` under the gallery's profile); none without a profile.
+     */
+    unbrandedExclusions(accountId: string, listingId: string): Promise<Set<string>> {
+      return unbrandedExclusions(db.kysely, accountId, listingId, clock.iso());
     },
 
     /** The last status of each gallery against its own profile (the dashboard's gallery list). */
