@@ -160,10 +160,10 @@ export async function galleryProfileId(
   db: Executor,
   accountId: string,
   listingId: string,
-): Promise<{ mls_profile_id: string | null } | undefined> {
+): Promise<{ mls_profile_id: string | null; updated_at: string } | undefined> {
   return db
     .selectFrom('listings')
-    .select('mls_profile_id')
+    .select(['mls_profile_id', 'updated_at'])
     .where('account_id', '=', accountId)
     .where('id', '=', listingId)
     .executeTakeFirst();
@@ -229,19 +229,18 @@ export async function compliancePhotos(
   return rows;
 }
 
-/** The last status announced for the gallery against the profile; undefined before the first. */
+/** The last status announced for the gallery against the profile, and when it was last checked. */
 export async function lastStatus(
   db: Executor,
   listingId: string,
   profileId: string,
-): Promise<ComplianceStatus | undefined> {
-  const row = await db
+): Promise<{ status: ComplianceStatus; checked_at: string } | undefined> {
+  return db
     .selectFrom('listing_compliance')
-    .select('status')
+    .select(['status', 'checked_at'])
     .where('listing_id', '=', listingId)
     .where('profile_id', '=', profileId)
     .executeTakeFirst();
-  return row?.status;
 }
 
 export async function saveStatus(

@@ -95,7 +95,8 @@ export function complianceReaction(): Reaction {
     for (const { listing_id, profile } of await repo.profilesOfGalleries(w.trx, w.accountId, [...galleries])) {
       const photos = await repo.compliancePhotos(w.trx, w.accountId, listing_id);
       const report = complianceReport(listing_id, toProfile(profile), photos, w.now);
-      if ((await repo.lastStatus(w.trx, listing_id, profile.id)) === report.status) continue;
+      const last = await repo.lastStatus(w.trx, listing_id, profile.id);
+      // Checked now, whatever the outcome: the report's checked_at is this write's time.
       await repo.saveStatus(w.trx, {
         listing_id,
         profile_id: profile.id,
@@ -103,6 +104,7 @@ export function complianceReaction(): Reaction {
         status: report.status,
         checked_at: w.now,
       });
+      if (last?.status === report.status) continue;
       changed.push({ type: 'listing.compliance_changed', object: report });
     }
     return changed;
@@ -240,7 +242,11 @@ export function createMlsService({ db, clock, writes }: Pick<Deps, 'db' | 'clock
           ]);
         }
         const photos = await repo.compliancePhotos(trx, accountId, listingId);
-        return complianceReport(listingId, toProfile(profile), photos, clock.iso());
+        // When a write last checked it (nothing it reads has changed since), else when the gallery
+        // or the profile last changed: the same report for the same data, as its ETag promises.
+        const checked = (await repo.lastStatus(trx, listingId, profile.id))?.checked_at;
+        const since = [gallery.updated_at, profile.updated_at].sort().at(-1) ?? gallery.updated_at;
+        return complianceReport(listingId, toProfile(profile), photos, checked ?? since);
       });
     },
 
