@@ -59,6 +59,7 @@ import {
 import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
 import { invoiceMail } from './modules/invoices/invoices.email.ts';
 import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
+import { complianceReaction, createMlsService, loadMlsProfile, type MlsService } from './modules/mls/mls.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -106,6 +107,8 @@ export interface Services {
   payLocks: PayLocks;
   /** Online payment of invoices (Stripe, docs/api.md §29): settings, pay links, Stripe's events. */
   stripe: StripeService;
+  /** MLS profiles and galleries' compliance with them (docs/api.md §31). */
+  mls: MlsService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -142,6 +145,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       product: { load: loadProduct },
       invoice: { load: (trx, accountId, id) => loadInvoice(trx, config.publicUrl, accountId, id) },
       payment: { load: loadPayment },
+      mls_profile: { load: loadMlsProfile },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
@@ -154,13 +158,21 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       product: 'product',
       invoice: 'invoice',
       payment: 'payment',
+      mls_profile: 'mls_profile',
     },
   };
 }
 
 export function createServices(base: Deps): Services {
   // Built once: on SQLite its group committer is the one writer of the database.
-  const writes = createWrites({ db: base.db, clock: base.clock, locks, resources: resourcesOf(base.config) });
+  const writes = createWrites({
+    db: base.db,
+    clock: base.clock,
+    locks,
+    resources: resourcesOf(base.config),
+    // docs/api.md §31: a write that moves a gallery's compliance announces it when its status changes.
+    reactions: [complianceReaction()],
+  });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
   const accounts = createAccountsService(deps);
@@ -201,5 +213,6 @@ export function createServices(base: Deps): Services {
     invoices,
     payLocks: createPayLocks({ ...deps, invoices, accounts }),
     stripe: createStripeService({ ...deps, invoices }),
+    mls: createMlsService(deps),
   };
 }

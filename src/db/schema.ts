@@ -5,6 +5,7 @@ import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
 import type { AccountKitMusicColumns } from './schema-kit-music.ts';
+import * as mls from './schema-mls.ts';
 
 export interface AccountsTable extends billing.AccountWatermarkColumns, AccountKitMusicColumns {
   id: string;
@@ -42,7 +43,7 @@ export interface ApiKeysTable {
 export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
 
-export interface ListingsTable {
+export interface ListingsTable extends mls.ListingMlsColumns {
   id: string;
   account_id: string;
   client_id: string | null;
@@ -134,7 +135,6 @@ export interface JobsTable {
 }
 
 export type MediaKind = 'photo' | 'video' | 'document';
-
 export interface MediaTable extends MediaAnalysisColumns {
   id: string;
   account_id: string;
@@ -159,7 +159,6 @@ export interface MediaTable extends MediaAnalysisColumns {
 }
 
 export type VariantsStatus = 'pending' | 'ready' | 'failed';
-
 /** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
@@ -286,6 +285,7 @@ export const EVENT_TYPES = [
   'share_link.downloaded',
   'share_link.selection_submitted',
   ...billing.BILLING_EVENT_TYPES,
+  ...mls.MLS_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -553,7 +553,7 @@ interface InstanceSecretsTable {
   value: string;
 }
 
-export interface Database {
+export interface Database extends mls.MlsTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   listings: ListingsTable;

@@ -129,6 +129,14 @@ describe('the package as n8n loads it', () => {
     assert.equal(new Set(offered.map((o) => o.name)).size, offered.length, 'each option has its own name');
   });
 
+  test('the Lightbox node has the MLS Profile resource, with Get Compliance (docs/api.md §31)', () => {
+    const { properties } = pkg.loader.getNode('lightbox').type.description;
+    const operations = properties
+      .find((p) => p.name === 'operation' && p.displayOptions.show.resource[0] === 'mlsProfile')
+      .options.map((o) => o.value);
+    assert.deepEqual(operations, ['create', 'delete', 'get', 'getCompliance', 'getAll', 'update']);
+  });
+
   test('the Lightbox node has the Product and Invoice resources (docs/api.md §29)', () => {
     const { properties } = pkg.loader.getNode('lightbox').type.description;
     const operationsOf = (resource) =>

@@ -132,6 +132,19 @@ const invoiceOutput = [
   { key: 'created_at', label: 'Created', type: 'datetime' },
 ];
 
+/** docs/api.md §31: a gallery's compliance report (the id is the event's: one item per change). */
+const complianceOutput = [
+  { key: 'id', label: 'Change ID' },
+  { key: 'listing_id', label: 'Gallery ID' },
+  { key: 'profile_id', label: 'MLS Profile ID' },
+  { key: 'status', label: 'Status (pass, warn, fail or pending)' },
+  { key: 'checked_at', label: 'Checked', type: 'datetime' },
+  { key: 'issues[]code', label: 'Gallery Issue Codes' },
+  { key: 'issues[]message', label: 'Gallery Issues' },
+  { key: 'photos[]media_id', label: 'Photo IDs' },
+  { key: 'photos[]status', label: 'Photo Statuses' },
+];
+
 const eventOutput = [
   { key: 'event_id', label: 'Event ID' },
   { key: 'event_type', label: 'Event Type' },
@@ -172,6 +185,7 @@ module.exports = {
   shareLinkOutput,
   selectionOutput,
   invoiceOutput,
+  complianceOutput,
   eventOutput,
   galleryInput,
   GALLERY_FIELDS,

@@ -203,4 +203,35 @@ const product = {
   updated_at: '2026-11-01T09:00:00.000Z',
 };
 
-module.exports = { event, gallery, client, media, analyzedMedia, notification, shareLink, selection, invoice, product };
+/** docs/api.md §31: a report as `listing.compliance_changed` carries it (the id is the event's). */
+const compliance = {
+  id: 'evt_01JDZ8Q9D1E2F3G4H5J6K7M8N9',
+  listing_id: gallery.id,
+  profile_id: 'mlp_01JDZ8Q9B1C2D3E4F5G6H7J8K9',
+  status: 'fail',
+  checked_at: '2026-11-22T10:40:00.000Z',
+  photos: [
+    {
+      media_id: media.id,
+      status: 'fail',
+      issues: [
+        { code: 'text_in_photo', message: 'The photo shows text (2 words read).', severity: 'fail', fixed_by: null },
+      ],
+    },
+  ],
+  issues: [],
+};
+
+module.exports = {
+  event,
+  gallery,
+  client,
+  media,
+  analyzedMedia,
+  notification,
+  shareLink,
+  selection,
+  invoice,
+  product,
+  compliance,
+};

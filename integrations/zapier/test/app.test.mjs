@@ -80,6 +80,7 @@ const TRIGGERS = {
   email_failed: ['notification.failed'],
   invoice_issued: ['invoice.issued'],
   invoice_paid: ['invoice.paid'],
+  compliance_changed: ['listing.compliance_changed'],
 };
 
 /** What the page's plain forms post (no JavaScript), answered 303 when taken. */
@@ -397,6 +398,13 @@ describe('a studio day through the Zap steps', () => {
     });
     assert.equal(paid.status, 201);
     state.invoice = invoice;
+    // docs/api.md §31: the gallery takes an MLS profile, and its first status is announced.
+    const profile = (await lb.api('POST', '/v1/mls_profiles', { name: 'Bright MLS' })).body;
+    assert.equal(
+      (await lb.api('PATCH', `/v1/listings/${state.gallery.id}`, { mls_profile_id: profile.id })).status,
+      200,
+    );
+    state.profile = profile;
   });
 
   test('each trigger receives its real, signed delivery; perform turns it into one Zap item', async () => {
@@ -420,6 +428,7 @@ describe('a studio day through the Zap steps', () => {
       new_selection: (item) => (item.link_kind ? item.link_kind === 'share_link' : item.id === state.share.id),
       invoice_issued: (item) => item.id === state.invoice.id && item.status === 'open' && /^INV-/.test(item.number),
       invoice_paid: (item) => item.id === state.invoice.id && item.status === 'paid' && item.amount_due === 0,
+      compliance_changed: (item) => item.listing_id === state.gallery.id && item.profile_id === state.profile.id,
     };
     for (const [key, data] of Object.entries(subscriptions)) {
       const type = key === 'new_selection' ? 'share_link.selection_submitted' : TRIGGERS[key][0];

@@ -33,6 +33,7 @@ test('every trigger, action and search of section 24, with labels a studio reads
       .map((x) => x.display.label)
       .sort();
   assert.deepEqual(labels(App.triggers), [
+    'Compliance Changed',
     'Email Failed',
     'Gallery Downloaded',
     'Gallery Sent to Client',

@@ -108,6 +108,24 @@ const instant = [
     sample: samples.invoice,
   }),
   hookTrigger({
+    key: 'compliance_changed',
+    noun: 'Compliance Report',
+    label: 'Compliance Changed',
+    description:
+      "Triggers when a gallery's compliance with its MLS profile changes: pass, warn, fail, or pending while photos are analyzed.",
+    events: ['listing.compliance_changed'],
+    outputFields: f.complianceOutput,
+    sample: samples.compliance,
+    // The report has no id of its own: each change is its event.
+    item: async (z, bundle, event) => ({
+      id: event.id,
+      ...event.data.object,
+      event_id: event.id,
+      event_type: event.type,
+      event_created_at: event.created_at,
+    }),
+  }),
+  hookTrigger({
     key: 'email_failed',
     noun: 'Email',
     label: 'Email Failed',

@@ -40,6 +40,7 @@ const SERVICES = [
     'account' => 'AccountService',
     'products' => 'ProductService',
     'invoices' => 'InvoiceService',
+    'mlsProfiles' => 'MlsProfileService',
 ];
 
 /**
@@ -122,6 +123,13 @@ const NAMES = [
     'createPayment' => ['invoices', 'createPayment', false],
     'listPayments' => ['invoices', 'allPayments', false],
     'getInvoicePdf' => ['invoices', 'downloadPdf', true],
+    // docs/api.md §31: MLS profiles, and a gallery's compliance with one.
+    'listMlsProfiles' => ['mlsProfiles', 'all', false],
+    'createMlsProfile' => ['mlsProfiles', 'create', false],
+    'getMlsProfile' => ['mlsProfiles', 'retrieve', false],
+    'updateMlsProfile' => ['mlsProfiles', 'update', false],
+    'deleteMlsProfile' => ['mlsProfiles', 'delete', false],
+    'getListingCompliance' => ['listings', 'compliance', false],
 ];
 
 /** Headers every call handles through its options, not as parameters. */

@@ -109,6 +109,13 @@ NAMES: dict[str, tuple[str, str]] = {
     "voidInvoice": ("invoices", "void"),
     "createPayment": ("invoices", "create_payment"),
     "listPayments": ("invoices", "list_payments"),
+    # docs/api.md §31: MLS profiles, and a gallery's compliance with one.
+    "listMlsProfiles": ("mls_profiles", "list"),
+    "createMlsProfile": ("mls_profiles", "create"),
+    "getMlsProfile": ("mls_profiles", "get"),
+    "updateMlsProfile": ("mls_profiles", "update"),
+    "deleteMlsProfile": ("mls_profiles", "delete"),
+    "getListingCompliance": ("listings", "get_compliance"),
 }
 
 # Operations written by hand: operationId -> "resource.method" (or "client.method" for a method

@@ -467,3 +467,28 @@ def test_products_and_invoices(lb: Lightbox, tmp_path: Path) -> None:
     with pytest.raises(lightbox.NotFoundError):
         lb.products.get(product.id)
     assert lb.invoices.get(draft.id).items[0].description == "Twilight photos"  # the invoice kept its copy
+
+
+def test_mls_profiles_and_compliance(lb: Lightbox) -> None:
+    """docs/api.md §31: every MLS profile method, and a gallery's compliance report."""
+    profile = lb.mls_profiles.create(name="Bright MLS", max_photos=25)
+    assert isinstance(profile, lightbox.MlsProfile) and profile.id.startswith("mlp_")
+    assert (profile.max_long_edge, profile.max_photos, profile.forbid_text) == (2048, 25, True)
+    changed = lb.mls_profiles.update(profile.id, forbid_people=False)
+    assert changed.forbid_people is False
+    assert lb.mls_profiles.get(profile.id).name == "Bright MLS"
+    assert profile.id in [p.id for p in lb.mls_profiles.list(limit=100)]
+    with pytest.raises(lightbox.ValidationError):
+        lb.mls_profiles.create(name="Crossed", max_long_edge=1000, min_long_edge=1200)
+
+    gallery = lb.listings.create(address="31 Compliance Court")
+    with pytest.raises(lightbox.ValidationError):
+        lb.listings.get_compliance(gallery.id)  # no profile, none named
+    named = lb.listings.get_compliance(gallery.id, profile_id=profile.id)
+    assert isinstance(named, lightbox.ComplianceReport)
+    assert (named.profile_id, named.status, named.photos) == (profile.id, "pass", [])
+    lb.listings.update(gallery.id, mls_profile_id=profile.id)
+    assert lb.listings.get_compliance(gallery.id).profile_id == profile.id
+
+    assert lb.mls_profiles.delete(profile.id) is None
+    assert lb.listings.get(gallery.id).mls_profile_id is None

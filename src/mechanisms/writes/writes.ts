@@ -84,6 +84,13 @@ export interface ResourceRegistry {
   objectOf: Readonly<Record<string, ResourceKind>>;
 }
 
+/**
+ * Work a feature does at the end of every write, from the write's events, in its transaction
+ * (registered in src/services.ts, as the loaders are): it may enqueue jobs, and returns events of
+ * its own to record with the write's (a status that a write changed, say). It announces nothing.
+ */
+export type Reaction = (w: Write, events: readonly NewEvent[]) => Promise<NewEvent[]>;
+
 export interface WriteOptions {
   lock?: Locks;
   /** The write's timestamp (events' `created_at`); the clock's now by default. */
@@ -234,11 +241,13 @@ export function createWrites({
   clock,
   locks,
   resources,
+  reactions = [],
 }: {
   db: Db;
   clock: Clock;
   locks: LockQueries;
   resources: ResourceRegistry;
+  reactions?: readonly Reaction[];
 }) {
   // One group committer per SQLite database: this unit of work is built once (src/services.ts).
   const groups = sqliteWriteGroups(db);
@@ -264,7 +273,9 @@ export function createWrites({
   }
 
   async function epilogue(w: WriteState): Promise<void> {
-    const events = await w.events();
+    const announced = await w.events();
+    const events = [...announced];
+    for (const react of reactions) events.push(...(await react(w, announced)));
     if (events.length > 0) await recordEvents(w.trx, w.accountId, events, w.now);
     if (w.jobs.length > 0) await enqueue(w.trx, w.jobs, w.now);
     // Last: the counter rows stay locked until commit, taken in sorted order (decisions/0005).

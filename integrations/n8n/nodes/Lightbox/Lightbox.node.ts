@@ -11,6 +11,7 @@ import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workf
 import { CREDENTIAL, lightboxRequest } from '../shared';
 import { invoiceFields, invoiceOperations, runInvoice } from './InvoiceDescription';
 import { productFields, productOperations, runProduct } from './ProductDescription';
+import { mlsProfileFields, mlsProfileOperations, runMlsProfile } from './MlsProfileDescription';
 import { runShareLink, shareLinkFields, shareLinkOperations } from './ShareLinkDescription';
 
 // The actions and searches of docs/api.md §24 (the same as the Zapier app's), as resources and
@@ -101,6 +102,7 @@ export class Lightbox implements INodeType {
           { name: 'Gallery', value: 'gallery' },
           { name: 'Invoice', value: 'invoice' },
           { name: 'Media', value: 'media' },
+          { name: 'MLS Profile', value: 'mlsProfile' },
           { name: 'Product', value: 'product' },
           { name: 'Share Link', value: 'shareLink' },
         ],
@@ -178,6 +180,7 @@ export class Lightbox implements INodeType {
       },
       ...shareLinkOperations,
       ...productOperations,
+      ...mlsProfileOperations,
       ...invoiceOperations,
 
       // Gallery: create, find
@@ -343,6 +346,7 @@ export class Lightbox implements INodeType {
 
       ...shareLinkFields,
       ...productFields,
+      ...mlsProfileFields,
       ...invoiceFields,
     ],
   };
@@ -486,6 +490,7 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
   }
   if (resource === 'shareLink') return runShareLink.call(this, operation, i);
   if (resource === 'product') return runProduct.call(this, operation, i);
+  if (resource === 'mlsProfile') return runMlsProfile.call(this, operation, i);
   if (resource === 'media' && operation === 'addFromUrl') {
     const body = filled({
       url: this.getNodeParameter('url', i) as string,

@@ -91,6 +91,15 @@ export const EVENTS = [
   { name: 'Invoice Paid', value: 'invoice.paid', description: 'An invoice was paid in full' },
   { name: 'Invoice Voided', value: 'invoice.voided' },
   { name: 'Payment Recorded', value: 'payment.created', description: 'A payment of an invoice was recorded' },
+  // docs/api.md §31: the object is the MLS profile, or the gallery's compliance report.
+  { name: 'MLS Profile Created', value: 'mls_profile.created' },
+  { name: 'MLS Profile Updated', value: 'mls_profile.updated' },
+  { name: 'MLS Profile Deleted', value: 'mls_profile.deleted' },
+  {
+    name: 'Compliance Changed',
+    value: 'listing.compliance_changed',
+    description: "A gallery's compliance with its MLS profile changed status",
+  },
 ];
 
 const sameSet = (a: string[], b: string[]): boolean =>

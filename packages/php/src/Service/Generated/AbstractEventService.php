@@ -25,7 +25,7 @@ abstract class AbstractEventService extends \Lightbox\Service\AbstractService
      *     page?: int,
      *     cursor?: string,
      *     limit?: int,
-     *     type?: 'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'media.analyzed'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'|'client_link.selection_submitted'|'share_link.created'|'share_link.updated'|'share_link.deleted'|'share_link.viewed'|'share_link.downloaded'|'share_link.selection_submitted'|'product.created'|'product.updated'|'product.deleted'|'invoice.created'|'invoice.updated'|'invoice.issued'|'invoice.paid'|'invoice.voided'|'payment.created',
+     *     type?: 'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'media.analyzed'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'|'client_link.selection_submitted'|'share_link.created'|'share_link.updated'|'share_link.deleted'|'share_link.viewed'|'share_link.downloaded'|'share_link.selection_submitted'|'product.created'|'product.updated'|'product.deleted'|'invoice.created'|'invoice.updated'|'invoice.issued'|'invoice.paid'|'invoice.voided'|'payment.created'|'mls_profile.created'|'mls_profile.updated'|'mls_profile.deleted'|'listing.compliance_changed',
      *     created_since?: string
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,

@@ -133,7 +133,8 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
      *     mls_number?: string|null,
      *     status?: 'draft'|'active'|'archived',
      *     cover_media_id?: string|null,
-     *     tours?: list<array<string, mixed>>
+     *     tours?: list<array<string, mixed>>,
+     *     mls_profile_id?: string|null
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout
@@ -198,6 +199,37 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
     public function replaceClientLink(string $id, ?array $opts = null): LightboxObject
     {
         return $this->request('POST', '/v1/listings/' . self::segment($id) . '/client_link', null, $opts, [], false);
+    }
+
+    /**
+     * A gallery's compliance with an MLS profile.
+     *
+     * Against the gallery's profile, or the one `profile_id` names (400 when neither is there). Every visible
+     * photo, in order, with what it breaks; `pending` while any of them is being analysed.
+     *
+     * GET /v1/listings/{id}/compliance (operationId `getListingCompliance`).
+     *
+     * @param string $id Gallery id (`lst_...`).
+     * @param null|array{
+     *     profile_id?: string
+     * } $params
+     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
+     *     timeout, if_none_match
+     * @return LightboxObject|NotModified
+     * @throws \Lightbox\Exception\ApiErrorException
+     */
+    public function compliance(string $id, ?array $params = null, ?array $opts = null): LightboxObject|NotModified
+    {
+        return $this->request(
+            'GET',
+            '/v1/listings/'
+                . self::segment($id)
+                . '/compliance',
+            $params,
+            $opts,
+            ['profile_id'],
+            false
+        );
     }
 
     /**

@@ -47,7 +47,7 @@ abstract class AbstractWebhookEndpointService extends \Lightbox\Service\Abstract
      *
      * @param null|array{
      *     url: string,
-     *     events?: list<'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'media.analyzed'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'|'client_link.selection_submitted'|'share_link.created'|'share_link.updated'|'share_link.deleted'|'share_link.viewed'|'share_link.downloaded'|'share_link.selection_submitted'|'product.created'|'product.updated'|'product.deleted'|'invoice.created'|'invoice.updated'|'invoice.issued'|'invoice.paid'|'invoice.voided'|'payment.created'|'*'>,
+     *     events?: list<'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'media.analyzed'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'|'client_link.selection_submitted'|'share_link.created'|'share_link.updated'|'share_link.deleted'|'share_link.viewed'|'share_link.downloaded'|'share_link.selection_submitted'|'product.created'|'product.updated'|'product.deleted'|'invoice.created'|'invoice.updated'|'invoice.issued'|'invoice.paid'|'invoice.voided'|'payment.created'|'mls_profile.created'|'mls_profile.updated'|'mls_profile.deleted'|'listing.compliance_changed'|'*'>,
      *     description?: string|null
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
@@ -103,7 +103,7 @@ abstract class AbstractWebhookEndpointService extends \Lightbox\Service\Abstract
      * @param string $id Webhook endpoint id (`whe_...`).
      * @param null|array{
      *     url?: string,
-     *     events?: list<'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'media.analyzed'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'|'client_link.selection_submitted'|'share_link.created'|'share_link.updated'|'share_link.deleted'|'share_link.viewed'|'share_link.downloaded'|'share_link.selection_submitted'|'product.created'|'product.updated'|'product.deleted'|'invoice.created'|'invoice.updated'|'invoice.issued'|'invoice.paid'|'invoice.voided'|'payment.created'|'*'>,
+     *     events?: list<'listing.created'|'listing.updated'|'listing.deleted'|'listing.assigned'|'listing.unassigned'|'media.created'|'media.updated'|'media.deleted'|'media.variants_ready'|'media.analyzed'|'client.created'|'client.updated'|'client.deleted'|'notification.sent'|'notification.failed'|'client_link.viewed'|'client_link.downloaded'|'client_link.selection_submitted'|'share_link.created'|'share_link.updated'|'share_link.deleted'|'share_link.viewed'|'share_link.downloaded'|'share_link.selection_submitted'|'product.created'|'product.updated'|'product.deleted'|'invoice.created'|'invoice.updated'|'invoice.issued'|'invoice.paid'|'invoice.voided'|'payment.created'|'mls_profile.created'|'mls_profile.updated'|'mls_profile.deleted'|'listing.compliance_changed'|'*'>,
      *     description?: string|null,
      *     enabled?: bool
      * } $params

@@ -44,6 +44,12 @@ final class Operations
             'POST',
             '/v1/listings',
         ],
+        'createMlsProfile' => [
+            'mlsProfiles',
+            'create',
+            'POST',
+            '/v1/mls_profiles',
+        ],
         'createPayment' => [
             'invoices',
             'createPayment',
@@ -97,6 +103,12 @@ final class Operations
             'delete',
             'DELETE',
             '/v1/listings/{id}/media/{media_id}',
+        ],
+        'deleteMlsProfile' => [
+            'mlsProfiles',
+            'delete',
+            'DELETE',
+            '/v1/mls_profiles/{id}',
         ],
         'deleteProduct' => [
             'products',
@@ -164,6 +176,12 @@ final class Operations
             'GET',
             '/v1/listings/{id}',
         ],
+        'getListingCompliance' => [
+            'listings',
+            'compliance',
+            'GET',
+            '/v1/listings/{id}/compliance',
+        ],
         'getListingFavorites' => [
             'listings',
             'favorites',
@@ -187,6 +205,12 @@ final class Operations
             'downloadVariant',
             'GET',
             '/v1/listings/{id}/media/{media_id}/variants/{name}',
+        ],
+        'getMlsProfile' => [
+            'mlsProfiles',
+            'retrieve',
+            'GET',
+            '/v1/mls_profiles/{id}',
         ],
         'getNotification' => [
             'notifications',
@@ -277,6 +301,12 @@ final class Operations
             'all',
             'GET',
             '/v1/listings/{id}/media',
+        ],
+        'listMlsProfiles' => [
+            'mlsProfiles',
+            'all',
+            'GET',
+            '/v1/mls_profiles',
         ],
         'listNotifications' => [
             'notifications',
@@ -421,6 +451,12 @@ final class Operations
             'update',
             'PATCH',
             '/v1/listings/{id}/media/{media_id}',
+        ],
+        'updateMlsProfile' => [
+            'mlsProfiles',
+            'update',
+            'PATCH',
+            '/v1/mls_profiles/{id}',
         ],
         'updateProduct' => [
             'products',

@@ -19,6 +19,12 @@ __all__ = [
     "ClientListingList",
     "ClientUpdate",
     "Comment",
+    "ComplianceCode",
+    "ComplianceIssue",
+    "CompliancePhoto",
+    "ComplianceReport",
+    "ComplianceSeverity",
+    "ComplianceStatus",
     "Error",
     "ErrorError",
     "ErrorErrorDetail",
@@ -58,6 +64,10 @@ __all__ = [
     "MediaVariant",
     "MediaVariants",
     "MediaVideoVariants",
+    "MlsProfile",
+    "MlsProfileCreate",
+    "MlsProfileList",
+    "MlsProfileUpdate",
     "Notification",
     "NotificationList",
     "NotificationStatus",
@@ -89,9 +99,15 @@ __all__ = [
     "WholeListPagination",
 ]
 
-EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "*"]
+ComplianceCode = Literal["text_in_photo", "qr_code", "person", "too_small", "too_large", "too_many_photos", "first_photo_not_exterior", "staging_not_disclosed", "blurry", "tilted", "similar", "analysis_failed"]
 
-EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"]
+ComplianceSeverity = Literal["fail", "warn"]
+
+ComplianceStatus = Literal["pass", "warn", "fail", "pending"]
+
+EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed", "*"]
+
+EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"]
 
 ListingStatus = Literal["draft", "active", "archived"]
 
@@ -227,6 +243,31 @@ class Comment(Model):
     media_id: str
     text: str
     updated_at: str
+
+
+class ComplianceIssue(Model):
+    code: ComplianceCode
+    message: str
+    severity: ComplianceSeverity
+    fixed_by: str | None
+    "What the service did about it (the `mls` variant), or null."
+
+
+class CompliancePhoto(Model):
+    media_id: str
+    status: ComplianceStatus
+    issues: list[ComplianceIssue]
+
+
+class ComplianceReport(Model):
+    listing_id: str
+    profile_id: str
+    status: ComplianceStatus
+    checked_at: str
+    photos: list[CompliancePhoto]
+    "The gallery's visible photos, in order, each with what it breaks."
+    issues: list[ComplianceIssue]
+    "What the gallery as a whole breaks: `too_many_photos`, `first_photo_not_exterior`."
 
 
 class Error(Model):
@@ -369,6 +410,8 @@ class Listing(Model):
     "The public property pages while the gallery is published; null when it is not."
     tours: list[Tour]
     "Virtual tours and videos of the property, in the order the pages show them (at most 10)."
+    mls_profile_id: str | None
+    "The gallery's MLS profile (docs/api.md \u00a731), or null."
     created_at: str
     updated_at: str
 
@@ -413,6 +456,8 @@ class ListingUpdate(Model):
     "A photo of this gallery (400 otherwise), or null: the client gallery then uses the first visible photo."
     tours: list[Tour]
     "The whole list of tours, replacing the current one ([] for none)."
+    mls_profile_id: str | None
+    "One of the studio's MLS profiles (docs/api.md \u00a731; 400 otherwise), or null for none."
 
 
 class Media(Model):
@@ -567,6 +612,83 @@ class MediaVideoVariants(Model):
     "A JPEG frame within 1280x1280; null until ready."
     web: MediaVariant | None
     "H.264/AAC MP4, index at the front, within 1920x1080; null until ready, and null when ready if the original already is such a file."
+
+
+class MlsProfile(Model):
+    id: str
+    "`mlp_` followed by an opaque string."
+    name: str
+    max_long_edge: int
+    "The longest side, in pixels, of the gallery's `mls` variants (default 2048)."
+    min_long_edge: int
+    "The shortest long side, in pixels, the service accepts (default 1024; at most `max_long_edge`). A photo whose original is smaller is `too_small`."
+    max_bytes: int
+    "The largest file, in bytes, the service accepts (default 10,000,000): `mls` variants are recompressed to fit."
+    max_photos: int
+    "The most photos a listing may have (default 50)."
+    forbid_text: bool
+    "Words read in a photo fail it (`text_in_photo`; default true)."
+    forbid_qr_codes: bool
+    "A QR code in a photo fails it (`qr_code`; default true)."
+    forbid_people: bool
+    "A person or face in a photo fails it (`person`; default true)."
+    first_photo_exterior: bool
+    "The first photo must show the exterior (`first_photo_not_exterior`; default true)."
+    disclose_staging: bool
+    "Virtually staged photos must say so and show their original (default true)."
+    created_at: str
+    updated_at: str
+
+
+class MlsProfileCreate(Model):
+    name: str
+    "The listing service it is for (trimmed)."
+    max_long_edge: int
+    "The longest side, in pixels, of the gallery's `mls` variants (default 2048)."
+    min_long_edge: int
+    "The shortest long side, in pixels, the service accepts (default 1024; at most `max_long_edge`). A photo whose original is smaller is `too_small`."
+    max_bytes: int
+    "The largest file, in bytes, the service accepts (default 10,000,000): `mls` variants are recompressed to fit."
+    max_photos: int
+    "The most photos a listing may have (default 50)."
+    forbid_text: bool
+    "Words read in a photo fail it (`text_in_photo`; default true)."
+    forbid_qr_codes: bool
+    "A QR code in a photo fails it (`qr_code`; default true)."
+    forbid_people: bool
+    "A person or face in a photo fails it (`person`; default true)."
+    first_photo_exterior: bool
+    "The first photo must show the exterior (`first_photo_not_exterior`; default true)."
+    disclose_staging: bool
+    "Virtually staged photos must say so and show their original (default true)."
+
+
+class MlsProfileList(Model):
+    data: list[MlsProfile]
+    pagination: Pagination
+
+
+class MlsProfileUpdate(Model):
+    name: str
+    "The listing service it is for (trimmed)."
+    max_long_edge: int
+    "The longest side, in pixels, of the gallery's `mls` variants (default 2048)."
+    min_long_edge: int
+    "The shortest long side, in pixels, the service accepts (default 1024; at most `max_long_edge`). A photo whose original is smaller is `too_small`."
+    max_bytes: int
+    "The largest file, in bytes, the service accepts (default 10,000,000): `mls` variants are recompressed to fit."
+    max_photos: int
+    "The most photos a listing may have (default 50)."
+    forbid_text: bool
+    "Words read in a photo fail it (`text_in_photo`; default true)."
+    forbid_qr_codes: bool
+    "A QR code in a photo fails it (`qr_code`; default true)."
+    forbid_people: bool
+    "A person or face in a photo fails it (`person`; default true)."
+    first_photo_exterior: bool
+    "The first photo must show the exterior (`first_photo_not_exterior`; default true)."
+    disclose_staging: bool
+    "Virtually staged photos must say so and show their original (default true)."
 
 
 class Notification(Model):
@@ -909,6 +1031,15 @@ ClientListingList._converters = {
     "pagination": one_of(Pagination, WholeListPagination),
 }
 
+CompliancePhoto._converters = {
+    "issues": list_of(model(ComplianceIssue)),
+}
+
+ComplianceReport._converters = {
+    "photos": list_of(model(CompliancePhoto)),
+    "issues": list_of(model(ComplianceIssue)),
+}
+
 Error._converters = {
     "error": model(ErrorError),
 }
@@ -989,6 +1120,11 @@ MediaVariants._converters = {
 MediaVideoVariants._converters = {
     "poster": model(MediaVariant),
     "web": model(MediaVariant),
+}
+
+MlsProfileList._converters = {
+    "data": list_of(model(MlsProfile)),
+    "pagination": model(Pagination),
 }
 
 NotificationList._converters = {

@@ -13,6 +13,7 @@ from .models import (
     Account,
     Client,
     ClientItem,
+    ComplianceReport,
     Event,
     EventSubscription,
     Favorites,
@@ -21,6 +22,7 @@ from .models import (
     ListingItem,
     ListingStatus,
     Media,
+    MlsProfile,
     Notification,
     Payment,
     Product,
@@ -42,6 +44,7 @@ __all__ = [
     "InvoicesResource",
     "ListingsResource",
     "MediaResource",
+    "MlsProfilesResource",
     "NotificationsResource",
     "ProductsResource",
     "WebhookEndpointsResource",
@@ -51,6 +54,7 @@ __all__ = [
     "AsyncInvoicesResource",
     "AsyncListingsResource",
     "AsyncMediaResource",
+    "AsyncMlsProfilesResource",
     "AsyncNotificationsResource",
     "AsyncProductsResource",
     "AsyncWebhookEndpointsResource",
@@ -128,10 +132,10 @@ class ClientsResource(SyncAPIResource):
 
 class EventsResource(SyncAPIResource):
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[Event]: ...
     @overload
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
-    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -215,9 +219,9 @@ class ListingsResource(SyncAPIResource):
         """Get a gallery (``GET /v1/listings/{id}``, getListing)."""
         return self._http.get_model(f"/v1/listings/{_seg(id)}", cast=Listing, query=None, options=request_options, if_none_match=if_none_match)
 
-    def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, tours: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+    def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, tours: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, mls_profile_id: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Change some fields of a gallery (``PATCH /v1/listings/{id}``, updateListing)."""
-        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id, "tours": tours}), options=request_options)
+        return self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id, "tours": tours, "mls_profile_id": mls_profile_id}), options=request_options)
 
     def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a gallery and all its media (``DELETE /v1/listings/{id}``, deleteListing)."""
@@ -291,6 +295,14 @@ class ListingsResource(SyncAPIResource):
         """The photos marked and the comments written at a share link (``GET /v1/listings/{id}/share_links/{share_link_id}/favorites``, getShareLinkFavorites)."""
         return self._http.get_model(f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
+    @overload
+    def get_compliance(self, id: str, *, profile_id: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ComplianceReport: ...
+    @overload
+    def get_compliance(self, id: str, *, profile_id: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ComplianceReport | NotModified: ...
+    def get_compliance(self, id: str, *, profile_id: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ComplianceReport | NotModified:
+        """A gallery's compliance with an MLS profile (``GET /v1/listings/{id}/compliance``, getListingCompliance)."""
+        return self._http.get_model(f"/v1/listings/{_seg(id)}/compliance", cast=ComplianceReport, query={"profile_id": profile_id}, options=request_options, if_none_match=if_none_match)
+
 
 class MediaResource(SyncAPIResource):
     @overload
@@ -328,6 +340,36 @@ class MediaResource(SyncAPIResource):
     def suggested_order(self, listing_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SuggestedOrder | NotModified:
         """A suggested order of a gallery's photos (``GET /v1/listings/{id}/media/suggested_order``, getSuggestedMediaOrder)."""
         return self._http.get_model(f"/v1/listings/{_seg(listing_id)}/media/suggested_order", cast=SuggestedOrder, query=None, options=request_options, if_none_match=if_none_match)
+
+
+class MlsProfilesResource(SyncAPIResource):
+    @overload
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> SyncPage[MlsProfile]: ...
+    @overload
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> SyncPage[MlsProfile] | NotModified: ...
+    def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SyncPage[MlsProfile] | NotModified:
+        """List the studio's MLS profiles, newest first (``GET /v1/mls_profiles``, listMlsProfiles)."""
+        return self._http.get_page("/v1/mls_profiles", item=MlsProfile, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
+
+    def create(self, *, name: str, max_long_edge: int | NotGiven = NOT_GIVEN, min_long_edge: int | NotGiven = NOT_GIVEN, max_bytes: int | NotGiven = NOT_GIVEN, max_photos: int | NotGiven = NOT_GIVEN, forbid_text: bool | NotGiven = NOT_GIVEN, forbid_qr_codes: bool | NotGiven = NOT_GIVEN, forbid_people: bool | NotGiven = NOT_GIVEN, first_photo_exterior: bool | NotGiven = NOT_GIVEN, disclose_staging: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> MlsProfile:
+        """Create an MLS profile (``POST /v1/mls_profiles``, createMlsProfile)."""
+        return self._http.request_model("POST", "/v1/mls_profiles", cast=MlsProfile, query=None, body=_body({"name": name, "max_long_edge": max_long_edge, "min_long_edge": min_long_edge, "max_bytes": max_bytes, "max_photos": max_photos, "forbid_text": forbid_text, "forbid_qr_codes": forbid_qr_codes, "forbid_people": forbid_people, "first_photo_exterior": first_photo_exterior, "disclose_staging": disclose_staging}), options=request_options)
+
+    @overload
+    def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> MlsProfile: ...
+    @overload
+    def get(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> MlsProfile | NotModified: ...
+    def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> MlsProfile | NotModified:
+        """Get an MLS profile (``GET /v1/mls_profiles/{id}``, getMlsProfile)."""
+        return self._http.get_model(f"/v1/mls_profiles/{_seg(id)}", cast=MlsProfile, query=None, options=request_options, if_none_match=if_none_match)
+
+    def update(self, id: str, *, name: str | NotGiven = NOT_GIVEN, max_long_edge: int | NotGiven = NOT_GIVEN, min_long_edge: int | NotGiven = NOT_GIVEN, max_bytes: int | NotGiven = NOT_GIVEN, max_photos: int | NotGiven = NOT_GIVEN, forbid_text: bool | NotGiven = NOT_GIVEN, forbid_qr_codes: bool | NotGiven = NOT_GIVEN, forbid_people: bool | NotGiven = NOT_GIVEN, first_photo_exterior: bool | NotGiven = NOT_GIVEN, disclose_staging: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> MlsProfile:
+        """Change some fields of an MLS profile (``PATCH /v1/mls_profiles/{id}``, updateMlsProfile)."""
+        return self._http.request_model("PATCH", f"/v1/mls_profiles/{_seg(id)}", cast=MlsProfile, query=None, body=_body({"name": name, "max_long_edge": max_long_edge, "min_long_edge": min_long_edge, "max_bytes": max_bytes, "max_photos": max_photos, "forbid_text": forbid_text, "forbid_qr_codes": forbid_qr_codes, "forbid_people": forbid_people, "first_photo_exterior": first_photo_exterior, "disclose_staging": disclose_staging}), options=request_options)
+
+    def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete an MLS profile; the galleries that use it are left with none (``DELETE /v1/mls_profiles/{id}``, deleteMlsProfile)."""
+        return self._http.request_none("DELETE", f"/v1/mls_profiles/{_seg(id)}", query=None, options=request_options)
 
 
 class NotificationsResource(SyncAPIResource):
@@ -498,10 +540,10 @@ class AsyncClientsResource(AsyncAPIResource):
 
 class AsyncEventsResource(AsyncAPIResource):
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"] | None = None, created_since: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event]: ...
     @overload
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
-    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"] | None = None, created_since: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, type: Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"] | None = None, created_since: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[Event] | NotModified:
         """Events of the last 30 days, newest first (``GET /v1/events``, listEvents)."""
         return await self._http.get_page("/v1/events", item=Event, query={"page": page, "cursor": cursor, "limit": limit, "type": type, "created_since": created_since}, options=request_options, if_none_match=if_none_match)
 
@@ -585,9 +627,9 @@ class AsyncListingsResource(AsyncAPIResource):
         """Get a gallery (``GET /v1/listings/{id}``, getListing)."""
         return await self._http.get_model(f"/v1/listings/{_seg(id)}", cast=Listing, query=None, options=request_options, if_none_match=if_none_match)
 
-    async def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, tours: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
+    async def update(self, id: str, *, address: str | NotGiven = NOT_GIVEN, beds: float | None | NotGiven = NOT_GIVEN, baths: float | None | NotGiven = NOT_GIVEN, sqft: float | None | NotGiven = NOT_GIVEN, description: str | None | NotGiven = NOT_GIVEN, mls_number: str | None | NotGiven = NOT_GIVEN, status: ListingStatus | NotGiven = NOT_GIVEN, cover_media_id: str | None | NotGiven = NOT_GIVEN, tours: Sequence[Mapping[str, Any]] | NotGiven = NOT_GIVEN, mls_profile_id: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Listing:
         """Change some fields of a gallery (``PATCH /v1/listings/{id}``, updateListing)."""
-        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id, "tours": tours}), options=request_options)
+        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(id)}", cast=Listing, query=None, body=_body({"address": address, "beds": beds, "baths": baths, "sqft": sqft, "description": description, "mls_number": mls_number, "status": status, "cover_media_id": cover_media_id, "tours": tours, "mls_profile_id": mls_profile_id}), options=request_options)
 
     async def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a gallery and all its media (``DELETE /v1/listings/{id}``, deleteListing)."""
@@ -661,6 +703,14 @@ class AsyncListingsResource(AsyncAPIResource):
         """The photos marked and the comments written at a share link (``GET /v1/listings/{id}/share_links/{share_link_id}/favorites``, getShareLinkFavorites)."""
         return await self._http.get_model(f"/v1/listings/{_seg(id)}/share_links/{_seg(share_link_id)}/favorites", cast=Favorites, query=None, options=request_options, if_none_match=if_none_match)
 
+    @overload
+    async def get_compliance(self, id: str, *, profile_id: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ComplianceReport: ...
+    @overload
+    async def get_compliance(self, id: str, *, profile_id: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ComplianceReport | NotModified: ...
+    async def get_compliance(self, id: str, *, profile_id: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ComplianceReport | NotModified:
+        """A gallery's compliance with an MLS profile (``GET /v1/listings/{id}/compliance``, getListingCompliance)."""
+        return await self._http.get_model(f"/v1/listings/{_seg(id)}/compliance", cast=ComplianceReport, query={"profile_id": profile_id}, options=request_options, if_none_match=if_none_match)
+
 
 class AsyncMediaResource(AsyncAPIResource):
     @overload
@@ -698,6 +748,36 @@ class AsyncMediaResource(AsyncAPIResource):
     async def suggested_order(self, listing_id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> SuggestedOrder | NotModified:
         """A suggested order of a gallery's photos (``GET /v1/listings/{id}/media/suggested_order``, getSuggestedMediaOrder)."""
         return await self._http.get_model(f"/v1/listings/{_seg(listing_id)}/media/suggested_order", cast=SuggestedOrder, query=None, options=request_options, if_none_match=if_none_match)
+
+
+class AsyncMlsProfilesResource(AsyncAPIResource):
+    @overload
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[MlsProfile]: ...
+    @overload
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> AsyncPage[MlsProfile] | NotModified: ...
+    async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> AsyncPage[MlsProfile] | NotModified:
+        """List the studio's MLS profiles, newest first (``GET /v1/mls_profiles``, listMlsProfiles)."""
+        return await self._http.get_page("/v1/mls_profiles", item=MlsProfile, query={"page": page, "cursor": cursor, "limit": limit}, options=request_options, if_none_match=if_none_match)
+
+    async def create(self, *, name: str, max_long_edge: int | NotGiven = NOT_GIVEN, min_long_edge: int | NotGiven = NOT_GIVEN, max_bytes: int | NotGiven = NOT_GIVEN, max_photos: int | NotGiven = NOT_GIVEN, forbid_text: bool | NotGiven = NOT_GIVEN, forbid_qr_codes: bool | NotGiven = NOT_GIVEN, forbid_people: bool | NotGiven = NOT_GIVEN, first_photo_exterior: bool | NotGiven = NOT_GIVEN, disclose_staging: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> MlsProfile:
+        """Create an MLS profile (``POST /v1/mls_profiles``, createMlsProfile)."""
+        return await self._http.request_model("POST", "/v1/mls_profiles", cast=MlsProfile, query=None, body=_body({"name": name, "max_long_edge": max_long_edge, "min_long_edge": min_long_edge, "max_bytes": max_bytes, "max_photos": max_photos, "forbid_text": forbid_text, "forbid_qr_codes": forbid_qr_codes, "forbid_people": forbid_people, "first_photo_exterior": first_photo_exterior, "disclose_staging": disclose_staging}), options=request_options)
+
+    @overload
+    async def get(self, id: str, *, if_none_match: None = None, request_options: RequestOptions | None = None) -> MlsProfile: ...
+    @overload
+    async def get(self, id: str, *, if_none_match: str, request_options: RequestOptions | None = None) -> MlsProfile | NotModified: ...
+    async def get(self, id: str, *, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> MlsProfile | NotModified:
+        """Get an MLS profile (``GET /v1/mls_profiles/{id}``, getMlsProfile)."""
+        return await self._http.get_model(f"/v1/mls_profiles/{_seg(id)}", cast=MlsProfile, query=None, options=request_options, if_none_match=if_none_match)
+
+    async def update(self, id: str, *, name: str | NotGiven = NOT_GIVEN, max_long_edge: int | NotGiven = NOT_GIVEN, min_long_edge: int | NotGiven = NOT_GIVEN, max_bytes: int | NotGiven = NOT_GIVEN, max_photos: int | NotGiven = NOT_GIVEN, forbid_text: bool | NotGiven = NOT_GIVEN, forbid_qr_codes: bool | NotGiven = NOT_GIVEN, forbid_people: bool | NotGiven = NOT_GIVEN, first_photo_exterior: bool | NotGiven = NOT_GIVEN, disclose_staging: bool | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> MlsProfile:
+        """Change some fields of an MLS profile (``PATCH /v1/mls_profiles/{id}``, updateMlsProfile)."""
+        return await self._http.request_model("PATCH", f"/v1/mls_profiles/{_seg(id)}", cast=MlsProfile, query=None, body=_body({"name": name, "max_long_edge": max_long_edge, "min_long_edge": min_long_edge, "max_bytes": max_bytes, "max_photos": max_photos, "forbid_text": forbid_text, "forbid_qr_codes": forbid_qr_codes, "forbid_people": forbid_people, "first_photo_exterior": first_photo_exterior, "disclose_staging": disclose_staging}), options=request_options)
+
+    async def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
+        """Delete an MLS profile; the galleries that use it are left with none (``DELETE /v1/mls_profiles/{id}``, deleteMlsProfile)."""
+        return await self._http.request_none("DELETE", f"/v1/mls_profiles/{_seg(id)}", query=None, options=request_options)
 
 
 class AsyncNotificationsResource(AsyncAPIResource):
@@ -807,6 +887,7 @@ class GeneratedResources:
     invoices: InvoicesResource
     listings: ListingsResource
     media: MediaResource
+    mls_profiles: MlsProfilesResource
     notifications: NotificationsResource
     products: ProductsResource
     webhook_endpoints: WebhookEndpointsResource
@@ -818,6 +899,7 @@ class GeneratedResources:
         self.invoices = InvoicesResource(http)
         self.listings = ListingsResource(http)
         self.media = MediaResource(http)
+        self.mls_profiles = MlsProfilesResource(http)
         self.notifications = NotificationsResource(http)
         self.products = ProductsResource(http)
         self.webhook_endpoints = WebhookEndpointsResource(http)
@@ -832,6 +914,7 @@ class AsyncGeneratedResources:
     invoices: AsyncInvoicesResource
     listings: AsyncListingsResource
     media: AsyncMediaResource
+    mls_profiles: AsyncMlsProfilesResource
     notifications: AsyncNotificationsResource
     products: AsyncProductsResource
     webhook_endpoints: AsyncWebhookEndpointsResource
@@ -843,6 +926,7 @@ class AsyncGeneratedResources:
         self.invoices = AsyncInvoicesResource(http)
         self.listings = AsyncListingsResource(http)
         self.media = AsyncMediaResource(http)
+        self.mls_profiles = AsyncMlsProfilesResource(http)
         self.notifications = AsyncNotificationsResource(http)
         self.products = AsyncProductsResource(http)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(http)
