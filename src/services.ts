@@ -58,6 +58,7 @@ import {
 import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
 import { invoiceMail } from './modules/invoices/invoices.email.ts';
 import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
+import { createResoService, type ResoService } from './modules/reso/reso.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -103,6 +104,8 @@ export interface Services {
   payLocks: PayLocks;
   /** Online payment of invoices (Stripe, docs/api.md §29): settings, pay links, Stripe's events. */
   stripe: StripeService;
+  /** The RESO media feed (docs/api.md §33). */
+  reso: ResoService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -197,5 +200,6 @@ export function createServices(base: Deps): Services {
     invoices,
     payLocks: createPayLocks({ ...deps, invoices, accounts, logos }),
     stripe: createStripeService({ ...deps, invoices }),
+    reso: createResoService(deps),
   };
 }

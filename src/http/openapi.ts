@@ -127,6 +127,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         },
         { name: 'Products', description: "The studio's catalogue: what it sells, at what price (docs/api.md §29)." },
         { name: 'Invoices', description: 'Invoices for a gallery, their payments and PDF (docs/api.md §29).' },
+        { name: 'RESO', description: "The studio's photos as a RESO Media feed for MLS systems (docs/api.md §33)." },
         { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },
         {
           name: 'Webhooks',
