@@ -3,6 +3,7 @@
 // so an answer is never reused past the day it was made on, even while nothing else changes.
 import { hash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, onSendHookHandler } from 'fastify';
 import { gzipWhenAsked } from '../../http/compress.ts';
 import { ifNoneMatch } from '../../http/conditional.ts';
 import type { App } from '../../http/types.ts';
@@ -12,11 +13,27 @@ import type { VersionsService } from '../../mechanisms/versions/versions.service
 import { FeedQuery, ResoMediaFeed } from './reso.schemas.ts';
 import { feedDay, type ResoService } from './reso.service.ts';
 
+/** A 304 states no length (as src/http/conditional.ts's): it has no body, for GET and HEAD alike. */
+const noLengthOn304: onSendHookHandler = (_request, reply, payload, done) => {
+  if (reply.statusCode !== 304) {
+    done(null, payload);
+    return;
+  }
+  void reply.removeHeader('content-length').removeHeader('content-type');
+  done(null, payload);
+};
+
 export function registerResoRoutes(
   app: App,
   { reso, versions }: { reso: ResoService; versions: VersionsService },
   clock: Clock,
 ): void {
+  // After every other onSend of the route, the one Fastify gives its HEAD twin (which states 0) included.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.noLengthOn304 !== true) return;
+    const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...own, noLengthOn304];
+  });
   app.get(
     '/reso/Media',
     {
@@ -39,6 +56,7 @@ export function registerResoRoutes(
         },
       },
       onSend: gzipWhenAsked,
+      config: { noLengthOn304: true },
     },
     async (request, reply) => {
       const { accountId } = request.auth;
@@ -46,7 +64,8 @@ export function registerResoRoutes(
       const day = feedDay(clock.now());
       const etag = `W/"${version}-${hash('sha256', `${accountId}\n${day}\n${request.url}`, 'base64url').slice(0, 16)}"`;
       void reply.header('etag', etag);
-      if (ifNoneMatch(request.headers['if-none-match'], etag) !== 'none') return reply.code(304).send(null);
+      if (ifNoneMatch(request.headers['if-none-match'], etag) !== 'none')
+        return (reply as FastifyReply).code(304).send();
       return reso.media(accountId, request.query);
     },
   );
