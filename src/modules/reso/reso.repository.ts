@@ -5,7 +5,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import type { Position } from '../../lib/cursor.ts';
-import type { FeedFilter } from './reso.odata.ts';
 
 export interface FeedRow {
   id: string;
@@ -17,23 +16,57 @@ export interface FeedRow {
   modified_at: string;
   width: number;
   height: number;
-  mls_number: string | null;
 }
 
-export async function feedPage(
+/** What a page is asked for: its galleries (undefined: all of the account's), and its time bounds. */
+export interface FeedScope {
+  listingIds: string[] | undefined;
+  after: string | undefined;
+  atOrAfter: string | undefined;
+}
+
+/**
+ * The galleries whose ResourceRecordKey is `key`: their mls_number, else (without one) their id.
+ * Through listings_account_mls_idx and the primary key.
+ */
+export async function listingsOfRecordKey(db: Executor, accountId: string, key: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('listings')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('mls_number', '=', key), eb.and([eb('mls_number', 'is', null), eb('id', '=', key)])]))
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The mls_number of each of these galleries (null: none), by id. */
+export async function mlsNumbersOf(
   db: Executor,
   accountId: string,
-  filter: FeedFilter,
+  ids: readonly string[],
+): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('listings')
+    .select(['id', 'mls_number'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.mls_number]));
+}
+
+/** The page's query (reso.plans.test.ts reads its plan on both dialects). */
+export function feedQuery(
+  db: Executor,
+  accountId: string,
+  scope: FeedScope,
   after: Position | undefined,
   fetch: number,
-): Promise<FeedRow[]> {
+) {
   let query = db
     .selectFrom('media')
     .innerJoin('media_variants as v', (join) =>
       join.onRef('v.media_id', '=', 'media.id').on('v.account_id', '=', accountId).on('v.name', '=', 'mls'),
-    )
-    .innerJoin('listings as l', (join) =>
-      join.onRef('l.id', '=', 'media.listing_id').on('l.account_id', '=', accountId),
     )
     .select([
       'media.id',
@@ -45,23 +78,28 @@ export async function feedPage(
       'media.modified_at',
       'v.width',
       'v.height',
-      'l.mls_number',
     ])
     .where('media.account_id', '=', accountId)
     .where('media.kind', '=', 'photo')
     .where('media.hidden', '=', 0)
     .where('media.variants_status', '=', 'ready');
-  for (const id of filter.recordIds) query = query.where('media.listing_id', '=', id);
-  for (const key of filter.recordKeys) {
-    query = query.where((eb) =>
-      eb.or([eb('l.mls_number', '=', key), eb.and([eb('l.mls_number', 'is', null), eb('l.id', '=', key)])]),
-    );
-  }
-  if (filter.after !== undefined) query = query.where('media.modified_at', '>', filter.after);
-  if (filter.atOrAfter !== undefined) query = query.where('media.modified_at', '>=', filter.atOrAfter);
+  if (scope.listingIds !== undefined) query = query.where('media.listing_id', 'in', scope.listingIds);
+  if (scope.after !== undefined) query = query.where('media.modified_at', '>', scope.after);
+  if (scope.atOrAfter !== undefined) query = query.where('media.modified_at', '>=', scope.atOrAfter);
   if (after !== undefined) {
     query = query.where(sql<boolean>`(media.modified_at, media.id) > (${after.value}, ${after.id})`);
   }
-  const rows = await query.orderBy('media.modified_at').orderBy('media.id').limit(fetch).execute();
+  return query.orderBy('media.modified_at').orderBy('media.id').limit(fetch);
+}
+
+export async function feedPage(
+  db: Executor,
+  accountId: string,
+  scope: FeedScope,
+  after: Position | undefined,
+  fetch: number,
+): Promise<FeedRow[]> {
+  if (scope.listingIds?.length === 0) return [];
+  const rows = await feedQuery(db, accountId, scope, after, fetch).execute();
   return rows.map((r) => ({ ...r, modified_at: r.modified_at ?? '' }));
 }

@@ -2,11 +2,11 @@
 import type { FeedRow } from './reso.repository.ts';
 import type { ResoMediaType } from './reso.schemas.ts';
 
-/** The record; `mediaUrl` is the photo's mls variant at its gallery's feed link. */
-export const toResoMedia = (row: FeedRow, mediaUrl: string): ResoMediaType => ({
+/** The record; `mlsNumber` its gallery's, `mediaUrl` the photo's mls variant at its gallery's feed link. */
+export const toResoMedia = (row: FeedRow, mlsNumber: string | null, mediaUrl: string): ResoMediaType => ({
   MediaKey: row.id,
   ResourceName: 'Property',
-  ResourceRecordKey: row.mls_number ?? row.listing_id,
+  ResourceRecordKey: mlsNumber ?? row.listing_id,
   ResourceRecordID: row.listing_id,
   Order: row.position,
   MediaURL: mediaUrl,

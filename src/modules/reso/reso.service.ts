@@ -10,7 +10,7 @@ import { listCursors } from '../../db/keyset.ts';
 import type { CursorScope } from '../../lib/cursor.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { feedLinks } from '../client-links/client-links.entry.ts';
-import { parseFilter } from './reso.odata.ts';
+import { parseFilter, type FeedFilter } from './reso.odata.ts';
 import * as repo from './reso.repository.ts';
 import { DEFAULT_TOP, type FeedQueryType, type ResoMediaFeedType } from './reso.schemas.ts';
 import { toResoMedia } from './reso.serializer.ts';
@@ -32,6 +32,19 @@ export function createResoService({
   writes,
 }: Pick<Deps, 'db' | 'clock' | 'config'> & { writes: Writes }) {
   const base = config.publicUrl.replace(/\/+$/, '');
+
+  /** The galleries a filter keeps (every ResourceRecordID and every ResourceRecordKey must match). */
+  async function scopeOf(accountId: string, filter: FeedFilter): Promise<repo.FeedScope> {
+    let ids: string[] | undefined;
+    const keep = (some: string[]) => {
+      ids = ids === undefined ? [...new Set(some)] : ids.filter((id) => some.includes(id));
+    };
+    if (filter.recordIds.length > 0)
+      keep([filter.recordIds[0] ?? ''].filter((id) => filter.recordIds.every((o) => o === id)));
+    for (const key of filter.recordKeys) keep(await repo.listingsOfRecordKey(db.kysely, accountId, key));
+    return { listingIds: ids, after: filter.after, atOrAfter: filter.atOrAfter };
+  }
+
   return {
     async media(accountId: string, query: FeedQueryType): Promise<ResoMediaFeedType> {
       const filter = parseFilter(query.$filter);
@@ -39,13 +52,23 @@ export function createResoService({
       const scope: CursorScope = { list: 'reso.media', accountId, params: { filter: query.$filter ?? null } };
       const after = query.cursor === undefined ? undefined : codec.decode(scope, query.cursor);
       const top = query.$top ?? DEFAULT_TOP;
-      const rows = await repo.feedPage(db.kysely, accountId, filter, after, top + 1);
+      const rows = await repo.feedPage(db.kysely, accountId, await scopeOf(accountId, filter), after, top + 1);
       const page = rows.slice(0, top);
       const until = linksUntil(feedDay(clock.now()));
-      const tokens = await feedLinks(db.kysely, writes, accountId, [...new Set(page.map((r) => r.listing_id))], until);
+      const galleries = [...new Set(page.map((r) => r.listing_id))];
+      const [tokens, mlsNumbers] = await Promise.all([
+        feedLinks(db.kysely, writes, accountId, galleries, until),
+        repo.mlsNumbersOf(db.kysely, accountId, galleries),
+      ]);
       const answer: ResoMediaFeedType = {
         '@odata.context': `${base}/v1/reso/$metadata#Media`,
-        value: page.map((row) => toResoMedia(row, `${base}/g/${tokens.get(row.listing_id) ?? ''}/mls/${row.id}`)),
+        value: page.map((row) =>
+          toResoMedia(
+            row,
+            mlsNumbers.get(row.listing_id) ?? null,
+            `${base}/g/${tokens.get(row.listing_id) ?? ''}/mls/${row.id}`,
+          ),
+        ),
       };
       const last = page.at(-1);
       if (rows.length > top && last !== undefined) {
