@@ -8,6 +8,7 @@ import { MediaResource, type BlobResolver, type MultipartEncoder } from './resou
 import { AccountResource } from './resources/account.ts';
 import { Notifications } from './resources/notifications.ts';
 import { Products } from './resources/products.ts';
+import { Reso } from './resources/reso.ts';
 import { TestData } from './resources/test-data.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
@@ -25,6 +26,8 @@ export class LightboxBase<I, R> {
   readonly notifications: Notifications;
   /** The studio's catalogue (docs/api.md §29). */
   readonly products: Products;
+  /** The RESO Media feed for MLS systems (docs/api.md §33). */
+  readonly reso: Reso;
   /** Invoices, their payments and PDFs (docs/api.md §29). */
   readonly invoices: Invoices;
   readonly webhookEndpoints: WebhookEndpoints;
@@ -42,6 +45,7 @@ export class LightboxBase<I, R> {
     this.testData = new TestData(this.http);
     this.notifications = new Notifications(this.http);
     this.products = new Products(this.http);
+    this.reso = new Reso(this.http);
     this.invoices = new Invoices(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
     this.events = new Events(this.http);

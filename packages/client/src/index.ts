@@ -20,6 +20,7 @@ export type { ListingListParams, ShareLinkListParams } from './resources/listing
 export type { DownloadOptions, VariantName } from './resources/media.ts';
 export type { NotificationListParams } from './resources/notifications.ts';
 export type { ProductListParams } from './resources/products.ts';
+export type { ResoMediaParams } from './resources/reso.ts';
 export type { WebhookDeliveryListParams, WebhookEndpointListParams } from './resources/webhook-endpoints.ts';
 export type { ResumableUploadOptions } from './tus.ts';
 export type * from './types.ts';
