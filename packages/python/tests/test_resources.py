@@ -467,3 +467,12 @@ def test_products_and_invoices(lb: Lightbox, tmp_path: Path) -> None:
     with pytest.raises(lightbox.NotFoundError):
         lb.products.get(product.id)
     assert lb.invoices.get(draft.id).items[0].description == "Twilight photos"  # the invoice kept its copy
+
+
+def test_reso_media(lb: Lightbox) -> None:
+    """docs/api.md §33: the RESO Media feed, one page at a time, the filter in OData."""
+    page = lb.reso.reso_media(top=1, filter="MediaModificationTimestamp gt 2000-01-01T00:00:00Z")
+    assert isinstance(page, lightbox.ResoMediaFeed)
+    assert len(page.value) <= 1
+    with pytest.raises(lightbox.ValidationError):
+        lb.reso.reso_media(filter="MediaKey eq 'x'")

@@ -70,6 +70,8 @@ __all__ = [
     "ProductList",
     "ProductUpdate",
     "PropertyPage",
+    "ResoMedia",
+    "ResoMediaFeed",
     "ShareLink",
     "ShareLinkCreate",
     "ShareLinkList",
@@ -675,6 +677,38 @@ class PropertyPage(Model):
     "Page loads of either page (its embeddable view included)."
 
 
+class ResoMedia(Model):
+    MediaKey: str
+    "The photo id (`med_...`)."
+    ResourceName: Literal["Property"]
+    ResourceRecordKey: str
+    "The gallery's mls_number, else its id."
+    ResourceRecordID: str
+    "The gallery id (`lst_...`)."
+    Order: int
+    "The photo's position in its gallery."
+    MediaURL: str
+    "The photo's mls variant (JPEG) at a link that works without a key for at least 7 days from this answer (then 410); a new answer may give a new link."
+    MediaCategory: Literal["Photo"]
+    ImageOf: str | None
+    "The room shown, a RESO ImageOf value (docs/api.md \u00a730), or null until it is read."
+    ShortDescription: str | None
+    "The photo's caption, else its alt text, else null."
+    ImageWidth: int
+    "Of the mls variant, in pixels."
+    ImageHeight: int
+    "Of the mls variant, in pixels."
+    ImageSizeDescription: Literal["Large"]
+    MediaModificationTimestamp: str
+    "When anything else in this record last changed (the link aside): strictly increasing across the account."
+    Permission: list[Literal["Public"]]
+    "Always `[\"Public\"]`."
+
+
+class ResoMediaFeed(Model):
+    value: list[ResoMedia]
+
+
 class ShareLink(Model):
     id: str
     "`shl_` followed by an opaque string."
@@ -1004,6 +1038,10 @@ PaymentList._converters = {
 ProductList._converters = {
     "data": list_of(model(Product)),
     "pagination": model(Pagination),
+}
+
+ResoMediaFeed._converters = {
+    "value": list_of(model(ResoMedia)),
 }
 
 ShareLinkList._converters = {

@@ -24,6 +24,7 @@ from .models import (
     Notification,
     Payment,
     Product,
+    ResoMediaFeed,
     ShareLink,
     SuggestedOrder,
     TestDataDeletion,
@@ -44,6 +45,7 @@ __all__ = [
     "MediaResource",
     "NotificationsResource",
     "ProductsResource",
+    "ResoResource",
     "WebhookEndpointsResource",
     "AsyncAccountResource",
     "AsyncClientsResource",
@@ -53,6 +55,7 @@ __all__ = [
     "AsyncMediaResource",
     "AsyncNotificationsResource",
     "AsyncProductsResource",
+    "AsyncResoResource",
     "AsyncWebhookEndpointsResource",
     "GeneratedResources",
     "AsyncGeneratedResources",
@@ -376,6 +379,16 @@ class ProductsResource(SyncAPIResource):
     def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a product; invoices keep what they copied from it (``DELETE /v1/products/{id}``, deleteProduct)."""
         return self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
+
+
+class ResoResource(SyncAPIResource):
+    @overload
+    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
+    @overload
+    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
+    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
+        """The account's shown photos as RESO Media records (OData) (``GET /v1/reso/Media``, resoMedia)."""
+        return self._http.get_model("/v1/reso/Media", cast=ResoMediaFeed, query={"$filter": filter, "$top": top, "$orderby": orderby, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
 
 
 class WebhookEndpointsResource(SyncAPIResource):
@@ -748,6 +761,16 @@ class AsyncProductsResource(AsyncAPIResource):
         return await self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
 
 
+class AsyncResoResource(AsyncAPIResource):
+    @overload
+    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
+    @overload
+    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
+    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
+        """The account's shown photos as RESO Media records (OData) (``GET /v1/reso/Media``, resoMedia)."""
+        return await self._http.get_model("/v1/reso/Media", cast=ResoMediaFeed, query={"$filter": filter, "$top": top, "$orderby": orderby, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
+
+
 class AsyncWebhookEndpointsResource(AsyncAPIResource):
     @overload
     async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint]: ...
@@ -809,6 +832,7 @@ class GeneratedResources:
     media: MediaResource
     notifications: NotificationsResource
     products: ProductsResource
+    reso: ResoResource
     webhook_endpoints: WebhookEndpointsResource
 
     def __init__(self, http: SyncHTTP) -> None:
@@ -820,6 +844,7 @@ class GeneratedResources:
         self.media = MediaResource(http)
         self.notifications = NotificationsResource(http)
         self.products = ProductsResource(http)
+        self.reso = ResoResource(http)
         self.webhook_endpoints = WebhookEndpointsResource(http)
 
 
@@ -834,6 +859,7 @@ class AsyncGeneratedResources:
     media: AsyncMediaResource
     notifications: AsyncNotificationsResource
     products: AsyncProductsResource
+    reso: AsyncResoResource
     webhook_endpoints: AsyncWebhookEndpointsResource
 
     def __init__(self, http: AsyncHTTP) -> None:
@@ -845,4 +871,5 @@ class AsyncGeneratedResources:
         self.media = AsyncMediaResource(http)
         self.notifications = AsyncNotificationsResource(http)
         self.products = AsyncProductsResource(http)
+        self.reso = AsyncResoResource(http)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(http)
