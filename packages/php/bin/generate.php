@@ -40,6 +40,7 @@ const SERVICES = [
     'account' => 'AccountService',
     'products' => 'ProductService',
     'invoices' => 'InvoiceService',
+    'reso' => 'ResoService',
 ];
 
 /**
@@ -122,6 +123,8 @@ const NAMES = [
     'createPayment' => ['invoices', 'createPayment', false],
     'listPayments' => ['invoices', 'allPayments', false],
     'getInvoicePdf' => ['invoices', 'downloadPdf', true],
+    // docs/api.md §33: the RESO Media feed (OData), one page: `$lightbox->reso->media([...])`.
+    'resoMedia' => ['reso', 'media', false],
 ];
 
 /** Headers every call handles through its options, not as parameters. */

@@ -19,6 +19,7 @@ namespace Lightbox\Service;
  * @property-read AccountService $account
  * @property-read ProductService $products
  * @property-read InvoiceService $invoices
+ * @property-read ResoService $reso
  * @property-read WebhookService $webhooks
  */
 final class ServiceFactory
@@ -34,6 +35,7 @@ final class ServiceFactory
         'account' => AccountService::class,
         'products' => ProductService::class,
         'invoices' => InvoiceService::class,
+        'reso' => ResoService::class,
         'webhooks' => WebhookService::class,
     ];
 
