@@ -20,7 +20,6 @@ const sqliteStamp = (account: string) => `
 export async function up(db: Kysely<any>): Promise<void> {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   await db.schema.alterTable('media').addColumn('modified_at', 'text').execute();
-  await sql`update media set modified_at = created_at`.execute(db);
   // The feed's order (and the triggers' latest stamp of an account), and one gallery's photos.
   await db.schema.createIndex('media_modified_idx').on('media').columns(['account_id', 'modified_at', 'id']).execute();
   await db.schema
@@ -70,6 +69,7 @@ export async function up(db: Kysely<any>): Promise<void> {
          end`,
       )
       .execute(db);
+    await backfill(db);
     return;
   }
 
@@ -131,6 +131,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     for each row when (old.mls_number is distinct from new.mls_number)
     execute function lightbox_listing_media_modified()
   `.execute(db);
+  await backfill(db);
+}
+
+/**
+ * Existing photos: their created_at. Last, after every DDL: on PostgreSQL the update queues the
+ * account versions' deferred triggers, and a table with pending trigger events takes no more DDL.
+ * None of the new triggers fires (modified_at is none of the columns they watch).
+ */
+async function backfill(db: Kysely<any>): Promise<void> {
+  await sql`update media set modified_at = created_at`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
