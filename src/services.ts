@@ -60,6 +60,7 @@ import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.
 import { invoiceMail } from './modules/invoices/invoices.email.ts';
 import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
 import { complianceReaction, createMlsService, loadMlsProfile, type MlsService } from './modules/mls/mls.service.ts';
+import { createResoService, type ResoService } from './modules/reso/reso.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -109,6 +110,8 @@ export interface Services {
   stripe: StripeService;
   /** MLS profiles and galleries' compliance with them (docs/api.md §31). */
   mls: MlsService;
+  /** The RESO media feed (docs/api.md §33). */
+  reso: ResoService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -214,5 +217,6 @@ export function createServices(base: Deps): Services {
     payLocks: createPayLocks({ ...deps, invoices, accounts }),
     stripe: createStripeService({ ...deps, invoices }),
     mls: createMlsService(deps),
+    reso: createResoService(deps),
   };
 }

@@ -28,6 +28,7 @@ import { registerTestDataRoutes } from './modules/test-data/test-data.routes.ts'
 import { registerProductsRoutes } from './modules/products/products.routes.ts';
 import { registerInvoicesRoutes } from './modules/invoices/invoices.routes.ts';
 import { registerMlsRoutes } from './modules/mls/mls.routes.ts';
+import { registerResoRoutes } from './modules/reso/reso.routes.ts';
 import type { Services } from './services.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -96,6 +97,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerProductsRoutes(v1, services);
   registerInvoicesRoutes(v1, services);
   registerMlsRoutes(v1, services);
+  registerResoRoutes(v1, services, deps.clock);
   await registerMediaRoutes(v1, services, deps.config.media);
   registerAnalysisRoutes(v1, services);
   await registerUploadRoutes(v1, services, deps.config.media);

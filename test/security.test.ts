@@ -440,6 +440,7 @@ const ROUTES: RouteCase[] = [
   ...shareLinkRouteCases(() => ctx, newListing),
   ...invoiceRouteCases(() => ctx, assignedPair),
   ...mlsRouteCases(() => ctx, newListing),
+  { method: 'GET', path: '/v1/reso/Media', prepare: () => Promise.resolve({ url: '/v1/reso/Media', status: 200 }) },
   {
     method: 'GET',
     path: '/v1/listings/:id/media/:media_id/variants/:name',

@@ -24,3 +24,12 @@ export interface MediaAnalysisColumns {
   analysis_room_confidence: Generated<number | null>;
   alt_text: Generated<string | null>;
 }
+
+/** The media row's column for the RESO feed (docs/api.md §33). */
+export interface MediaFeedColumns {
+  /**
+   * MediaModificationTimestamp: moved by the database (triggers of 2026-12-09-0500) whenever
+   * anything the photo's RESO record shows changes; strictly increasing per account.
+   */
+  modified_at: Generated<string | null>;
+}

@@ -1,6 +1,6 @@
 // Table types for Kysely. Timestamps are ISO 8601 UTC strings with milliseconds
 // (fixed width, so they sort as text on both dialects).
-import type { MediaAnalysisColumns } from './schema.analysis.ts';
+import type { MediaAnalysisColumns, MediaFeedColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
@@ -135,7 +135,8 @@ export interface JobsTable {
 }
 
 export type MediaKind = 'photo' | 'video' | 'document';
-export interface MediaTable extends MediaAnalysisColumns {
+
+export interface MediaTable extends MediaAnalysisColumns, MediaFeedColumns {
   id: string;
   account_id: string;
   listing_id: string;
@@ -179,12 +180,13 @@ export interface MediaVariantsTable {
   mark: Generated<string | null>;
 }
 
-type GalleryLinkKind = 'client' | 'share';
+type GalleryLinkKind = 'client' | 'share' | 'feed';
 
 /**
  * A link that opens a gallery's page (docs/api.md §14, §25, §28): the assigned client's link (kind
  * `client`, at most one per gallery) or a share link (kind `share`, up to 50 per gallery). The
- * page, its gate, counters, favorites and comments are the same for both.
+ * page, its gate, counters, favorites and comments are the same for both. A `feed` link (docs/api.md
+ * §33) opens only its gallery's mls variants, for the RESO feed's MediaURL, until its expires_at.
  */
 export interface GalleryLinksTable {
   /** `shl_` for a share link; a client link's id is never shown. */

@@ -33,6 +33,7 @@ import { passwordPage } from './views/gate.ts';
 import { downloadsOn } from './views/parts.ts';
 import type { PreviewMedia } from '../modules/invoices/invoices.lock.ts';
 import { tourFrames } from '../public/views/tours.ts';
+import { variantVersion } from '../public/views/images.ts';
 
 /** A download counts when its response starts at byte 0 (HEAD and continuations do not). */
 const startsAtZero = (request: FastifyRequest, range: { start: number } | undefined): boolean =>
@@ -52,7 +53,10 @@ export function registerGalleryRoutes(
   /** The link's gallery, before its gate: unknown and revoked links are the same 404. */
   async function behindGate(request: FastifyRequest<{ Params: TokenParams }>): Promise<GalleryView> {
     const view = await loadGallery(services, request.params.token);
-    if (view === undefined) throw new AppError('not_found', 'This gallery is no longer available');
+    // A RESO feed's link (docs/api.md §33) opens its gallery's mls variants alone (below).
+    if (view === undefined || view.link.kind === 'feed') {
+      throw new AppError('not_found', 'This gallery is no longer available');
+    }
     if (isExpired(view.link, clock.now())) throw new LinkExpired(view.studioName, view.link.expires_at ?? '');
     return view;
   }
@@ -157,6 +161,34 @@ export function registerGalleryRoutes(
       .header('content-disposition', `inline; filename="${pdf.number ?? 'invoice'}.pdf"`)
       .type('application/pdf')
       .send(pdf.bytes);
+  });
+
+  /**
+   * docs/api.md §33: a photo's mls variant at a RESO feed's link (the feed's MediaURL), until the
+   * link's end (then the expired page, 410). The feed is the studio's own (under its key), so a
+   * gallery waiting for payment does not keep it from its MLS; a hidden photo is not there.
+   */
+  app.get<{ Params: ItemParams }>('/:token/mls/:media_id', { schema: HIDDEN }, async (request, reply) => {
+    const gone = () => new AppError('not_found', 'This gallery is no longer available');
+    const link = await services.clientLinks.resolve(request.params.token);
+    if (link?.kind !== 'feed') throw gone();
+    if (isExpired(link, clock.now())) {
+      const studio = await services.accounts.get(link.account_id).catch(() => undefined);
+      throw new LinkExpired(studio?.name ?? '', link.expires_at ?? '');
+    }
+    const visible = await services.media.visible(link.account_id, link.listing_id);
+    const found = visible.find((m) => m.row.id === request.params.media_id && m.row.kind === 'photo');
+    const variant = found?.variants.find((v) => v.name === 'mls');
+    if (found === undefined || variant === undefined) throw new AppError('not_found', 'No such photo in this gallery');
+    const sent = await sendStoredBytes(request, reply, {
+      etag: `"${variant.media_id}-mls-${variantVersion(variant)}"`,
+      size: variant.size,
+      contentType: variant.content_type,
+      filename: `${found.row.id}-mls.jpg`,
+      disposition: 'inline',
+      open: (range) => services.media.openVariant(variant, range),
+    });
+    return sent.reply;
   });
 
   /** An original, as a download (counted from byte 0). */

@@ -105,6 +105,7 @@ const READS: Record<string, () => string> = {
   '/v1/mls_profiles': () => '/v1/mls_profiles',
   '/v1/mls_profiles/:id': () => `/v1/mls_profiles/${ids.profile}`,
   '/v1/listings/:id/compliance': () => `/v1/listings/${ids.listing}/compliance`,
+  '/v1/reso/Media': () => '/v1/reso/Media',
 };
 /** Stored bytes: their own strong ETag (sha256 or the variant's), declared with their own 304. */
 const BYTES = new Set([
@@ -116,7 +117,8 @@ const BYTES = new Set([
 const DOCUMENT = '/v1/openapi.json';
 /** Differs per key under one URL: tags its own body (src/modules/accounts/account.test.ts). */
 // The suggested order follows the studio's room order, a setting no account version follows.
-const OWN_TAG = new Set(['/v1/account', '/v1/listings/:id/media/suggested_order']);
+// The RESO feed's links are the day's (docs/api.md §33): its tag is the version and the day.
+const OWN_TAG = new Set(['/v1/account', '/v1/listings/:id/media/suggested_order', '/v1/reso/Media']);
 
 /** The account's version, then the views version and the events version (`e`) where the read shows them. */
 const WEAK_TAG = /^W\/"\d+(\.\d+)?(\.e\d+)?-[A-Za-z0-9_-]{16}"$/;

@@ -132,6 +132,7 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
           description:
             "MLS profiles (what a listing service accepts) and a gallery's compliance with one (docs/api.md §31).",
         },
+        { name: 'RESO', description: "The studio's photos as a RESO Media feed for MLS systems (docs/api.md §33)." },
         { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },
         {
           name: 'Webhooks',

@@ -23,6 +23,8 @@ declare module 'fastify' {
     auth?: boolean;
     /** /dashboard: who may use the route. */
     dashboard?: Access;
+    /** /v1: the route answers its own 304 and states no length on it (the RESO feed, docs/api.md §33). */
+    noLengthOn304?: boolean;
     /** Health checks: exempt from every limit (requests in progress, rate limits), docs/api.md §10. */
     unlimited?: boolean;
     /** The handler streams the body (an upload): set by STREAMED_BODY in src/http/validation.ts. */

@@ -78,6 +78,31 @@ const UNKNOWN_QUERY = fc.oneof(
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
 );
 
+/** docs/api.md §33's OData `$filter`: clauses of its three forms joined by `and` (quotes doubled). */
+const odataFilter: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      fc
+        .tuple(fc.constantFrom('ResourceRecordKey', 'ResourceRecordID'), fc.string({ maxLength: 60 }))
+        .map(([field, value]) => `${field} eq '${value.replaceAll("'", "''")}'`),
+      fc
+        .tuple(
+          fc.constantFrom('gt', 'ge'),
+          fc.date({
+            min: new Date('0001-01-02T00:00:00Z'),
+            max: new Date('9999-12-30T00:00:00Z'),
+            noInvalidDate: true,
+          }),
+        )
+        .map(([op, at]) => `MediaModificationTimestamp ${op} ${at.toISOString()}`),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((clauses) => clauses.join(' and '));
+
+/** Query parameters with a grammar of their own: their valid values are drawn from it, not from the schema. */
+const GRAMMARS: Record<string, fc.Arbitrary<string>> = { $filter: odataFilter };
+
 function queryArb(params: Param[], arm: 'valid' | 'invalid'): fc.Arbitrary<[string, string | string[]][]> {
   const query = params.filter((p) => p.in === 'query');
   // A cursor is opaque and signed by the server (docs/api.md §19): no generated one is valid, so
@@ -85,7 +110,9 @@ function queryArb(params: Param[], arm: 'valid' | 'invalid'): fc.Arbitrary<[stri
   const validEntries = fc.tuple(
     ...query
       .filter((p) => p.name !== 'cursor')
-      .map((p) => fc.option(valid(p.schema).map((v): [string, string] => [p.name, stringify(v)]))),
+      .map((p) =>
+        fc.option((GRAMMARS[p.name] ?? valid(p.schema).map(stringify)).map((v): [string, string] => [p.name, v])),
+      ),
   );
   const valids = validEntries.map((entries) => entries.filter((e): e is [string, string] => e !== null));
   if (arm === 'valid') return valids;

@@ -9,6 +9,7 @@ import { AccountResource } from './resources/account.ts';
 import { Notifications } from './resources/notifications.ts';
 import { Products } from './resources/products.ts';
 import { MlsProfiles } from './resources/mls-profiles.ts';
+import { Reso } from './resources/reso.ts';
 import { TestData } from './resources/test-data.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
@@ -26,6 +27,8 @@ export class LightboxBase<I, R> {
   readonly notifications: Notifications;
   /** The studio's catalogue (docs/api.md §29). */
   readonly products: Products;
+  /** The RESO Media feed for MLS systems (docs/api.md §33). */
+  readonly reso: Reso;
   /** Invoices, their payments and PDFs (docs/api.md §29). */
   readonly invoices: Invoices;
   /** What each listing service accepts (docs/api.md §31). */
@@ -45,6 +48,7 @@ export class LightboxBase<I, R> {
     this.testData = new TestData(this.http);
     this.notifications = new Notifications(this.http);
     this.products = new Products(this.http);
+    this.reso = new Reso(this.http);
     this.invoices = new Invoices(this.http);
     this.mlsProfiles = new MlsProfiles(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);

@@ -21,6 +21,7 @@ export type { DownloadOptions, VariantName } from './resources/media.ts';
 export type { NotificationListParams } from './resources/notifications.ts';
 export type { ProductListParams } from './resources/products.ts';
 export type { MlsProfileListParams } from './resources/mls-profiles.ts';
+export type { ResoMediaParams } from './resources/reso.ts';
 export type { WebhookDeliveryListParams, WebhookEndpointListParams } from './resources/webhook-endpoints.ts';
 export type { ResumableUploadOptions } from './tus.ts';
 export type * from './types.ts';

@@ -60,6 +60,8 @@ export type EventType = Schemas['EventType'];
 export type EventSubscription = Schemas['EventSubscription'];
 /** docs/api.md §29: amounts are integers in the account currency's minor unit. */
 export type Product = Schemas['Product'];
+export type ResoMedia = Schemas['ResoMedia'];
+export type ResoMediaFeed = Schemas['ResoMediaFeed'];
 export type ProductCreate = Schemas['ProductCreate'];
 export type ProductUpdate = Schemas['ProductUpdate'];
 export type Invoice = Schemas['Invoice'];

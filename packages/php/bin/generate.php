@@ -41,6 +41,7 @@ const SERVICES = [
     'products' => 'ProductService',
     'invoices' => 'InvoiceService',
     'mlsProfiles' => 'MlsProfileService',
+    'reso' => 'ResoService',
 ];
 
 /**
@@ -130,6 +131,8 @@ const NAMES = [
     'updateMlsProfile' => ['mlsProfiles', 'update', false],
     'deleteMlsProfile' => ['mlsProfiles', 'delete', false],
     'getListingCompliance' => ['listings', 'compliance', false],
+    // docs/api.md §33: the RESO Media feed (OData), one page: `$lightbox->reso->media([...])`.
+    'resoMedia' => ['reso', 'media', false],
 ];
 
 /** Headers every call handles through its options, not as parameters. */

@@ -492,3 +492,12 @@ def test_mls_profiles_and_compliance(lb: Lightbox) -> None:
 
     assert lb.mls_profiles.delete(profile.id) is None
     assert lb.listings.get(gallery.id).mls_profile_id is None
+
+
+def test_reso_media(lb: Lightbox) -> None:
+    """docs/api.md §33: the RESO Media feed, one page at a time, the filter in OData."""
+    page = lb.reso.reso_media(top=1, filter="MediaModificationTimestamp gt 2000-01-01T00:00:00Z")
+    assert isinstance(page, lightbox.ResoMediaFeed)
+    assert len(page.value) <= 1
+    with pytest.raises(lightbox.ValidationError):
+        lb.reso.reso_media(filter="MediaKey eq 'x'")

@@ -5,9 +5,10 @@
 // reads and counters are client-links.service.ts.
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../db/executor.ts';
-import type { Write } from '../../mechanisms/writes/writes.ts';
+import type { Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { newId } from '../../lib/ids.ts';
 import * as repo from './client-links.repository.ts';
+import * as feeds from './feed-links.repository.ts';
 
 export type { LinkRow as ClientLinkRow } from './client-links.repository.ts';
 
@@ -55,3 +56,38 @@ export const favoritesOf = (db: Executor, accountId: string, linkId: string): Pr
 /** The comments written at a link, in position order. */
 export const commentsOf = (db: Executor, accountId: string, linkId: string): Promise<repo.CommentRow[]> =>
   repo.commentsOf(db, accountId, linkId);
+
+/**
+ * docs/api.md §33: a link to each of these galleries' mls variants that works until at least
+ * `until`, made (in its own write, its gallery's expired ones removed) for those without one: the
+ * one kind of public link, its gate and its expiry (410), as every link to a gallery.
+ */
+export async function feedLinks(
+  db: Executor,
+  writes: Pick<Writes, 'run'>,
+  accountId: string,
+  listingIds: readonly string[],
+  until: string,
+): Promise<Map<string, string>> {
+  const links = await feeds.feedLinksOf(db, accountId, listingIds, until);
+  const missing = listingIds.filter((id) => !links.has(id));
+  if (missing.length === 0) return links;
+  return writes.run(accountId, {}, async (w) => {
+    // Another request may have made some meanwhile: read again in the write, make the rest.
+    const made = await feeds.feedLinksOf(w.trx, accountId, missing, until);
+    for (const listingId of missing) {
+      if (made.has(listingId)) continue;
+      const token = newLinkToken();
+      await feeds.insertFeedLink(w.trx, {
+        id: newId('gln'),
+        listing_id: listingId,
+        account_id: accountId,
+        token,
+        created_at: w.now,
+        expires_at: until,
+      });
+      made.set(listingId, token);
+    }
+    return new Map([...links, ...made]);
+  });
+}

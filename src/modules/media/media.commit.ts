@@ -73,6 +73,8 @@ export async function commitMedia(
     analysis_room: null,
     analysis_room_confidence: null,
     alt_text: null,
+    // Replaced by the database (migration 2026-12-09-0500): the RESO feed's MediaModificationTimestamp.
+    modified_at: now,
     created_at: now,
   }));
   await repo.insertMedia(trx, inserted);

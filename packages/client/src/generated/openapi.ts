@@ -827,6 +827,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/reso/Media': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's shown photos as RESO Media records (OData)
+     * @description RESO Data Dictionary Media records in OData JSON, oldest change first (`MediaModificationTimestamp`, then `MediaKey`), paged by `@odata.nextLink`. A photo is listed once its variants are ready, unless hidden. `MediaModificationTimestamp` moves whenever anything else in the record changes; a photo changed while a client pages comes again on a later page. A `$` option other than `$filter`, `$top` and `$orderby`, or another filter form, is 400 `validation_error` naming it. Gzip-compressed when `Accept-Encoding` asks. `ETag`/`If-None-Match` (304) as other reads, and a new tag each day (UTC).
+     */
+    get: operations['resoMedia'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/listings/{id}/media': {
     parameters: {
       query?: never;
@@ -1435,7 +1455,7 @@ export interface components {
       paid_at: string | null;
       /** Format: date-time */
       voided_at: string | null;
-      /** @description Null: online payment is not set up. */
+      /** @description Our pay page while the invoice is open with something due and the studio pays online (Stripe keys set; a test-mode invoice always has one, a local page). Null otherwise. */
       payment_url: string | null;
       pdf_url: string;
       /** Format: date-time */
@@ -2088,6 +2108,66 @@ export interface components {
        * @description Page loads of either page (its embeddable view included).
        */
       views: number;
+    };
+    /** ResoMedia */
+    ResoMedia: {
+      /** @description The photo id (`med_...`). */
+      MediaKey: string;
+      /** @enum {string} */
+      ResourceName: 'Property';
+      /** @description The gallery's mls_number, else its id. */
+      ResourceRecordKey: string;
+      /** @description The gallery id (`lst_...`). */
+      ResourceRecordID: string;
+      /**
+       * Format: int64
+       * @description The photo's position in its gallery.
+       */
+      Order: number;
+      /**
+       * Format: uri
+       * @description The photo's mls variant (JPEG) at a link that works without a key for at least 7 days from this answer (then 410); a new answer may give a new link.
+       */
+      MediaURL: string;
+      /** @enum {string} */
+      MediaCategory: 'Photo';
+      /** @description The room shown, a RESO ImageOf value (docs/api.md §30), or null until it is read. */
+      ImageOf: string | null;
+      /** @description The photo's caption, else its alt text, else null. */
+      ShortDescription: string | null;
+      /**
+       * Format: int64
+       * @description Of the mls variant, in pixels.
+       */
+      ImageWidth: number;
+      /**
+       * Format: int64
+       * @description Of the mls variant, in pixels.
+       */
+      ImageHeight: number;
+      /** @enum {string} */
+      ImageSizeDescription: 'Large';
+      /**
+       * Format: date-time
+       * @description When anything else in this record last changed (the link aside): strictly increasing across the account.
+       */
+      MediaModificationTimestamp: string;
+      /** @description Always `["Public"]`. */
+      Permission: 'Public'[];
+    };
+    /** ResoMediaFeed */
+    ResoMediaFeed: {
+      /**
+       * Format: uri
+       * @description The OData context: the feed's metadata.
+       */
+      '@odata.context': string;
+      value: components['schemas']['ResoMedia'][];
+      /**
+       * Format: uri
+       * @description The next page, present while records follow this one.
+       */
+      '@odata.nextLink'?: string;
     };
     /** ShareLink */
     ShareLink: {
@@ -13545,6 +13625,143 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimitReset'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  resoMedia: {
+    parameters: {
+      query?: {
+        /** @description Clauses joined by `and`: `ResourceRecordKey eq '...'`, `ResourceRecordID eq '...'` (a quote inside written twice), `MediaModificationTimestamp gt <timestamp>` or `ge <timestamp>` (ISO 8601 with a time zone, unquoted). Any other form is 400 `validation_error`. */
+        $filter?: string;
+        /** @description Records per page, 1..1,000 (default 100). */
+        $top?: number;
+        /** @description The one order (also the default): oldest change first, then MediaKey. */
+        $orderby?: 'MediaModificationTimestamp' | 'MediaModificationTimestamp asc';
+        /** @description Where the previous page ended: only as `@odata.nextLink` gives it, with the same `$filter`. */
+        cursor?: string;
+      };
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of RESO Media records. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ResoMediaFeed'];
+        };
+      };
+      /** @description Not modified: the ETag matches. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
           [name: string]: unknown;
         };
         content: {

@@ -387,6 +387,14 @@ describe('client: every operation against a real server', () => {
     assert.equal((await lb.listings.get(gallery.id)).mls_profile_id, null);
   });
 
+  test('the RESO media feed: a page, and every record across pages (docs/api.md §33)', async () => {
+    const page = await lb.reso.media({ $top: 1 });
+    assert.ok(Array.isArray(page.value));
+    const all: string[] = [];
+    for await (const record of lb.reso.iterateMedia({ $top: 1 })) all.push(record.MediaKey);
+    assert.equal(new Set(all).size, all.length);
+  });
+
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {
     const doc = (await lb.openapi()) as Record<string, unknown>;
     const missing = documentOperations(doc)

@@ -20,6 +20,7 @@ namespace Lightbox\Service;
  * @property-read ProductService $products
  * @property-read InvoiceService $invoices
  * @property-read MlsProfileService $mlsProfiles
+ * @property-read ResoService $reso
  * @property-read WebhookService $webhooks
  */
 final class ServiceFactory
@@ -36,6 +37,7 @@ final class ServiceFactory
         'products' => ProductService::class,
         'invoices' => InvoiceService::class,
         'mlsProfiles' => MlsProfileService::class,
+        'reso' => ResoService::class,
         'webhooks' => WebhookService::class,
     ];
 

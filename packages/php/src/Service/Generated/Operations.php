@@ -374,6 +374,12 @@ final class Operations
             'POST',
             '/v1/listings/{id}/client_link',
         ],
+        'resoMedia' => [
+            'reso',
+            'media',
+            'GET',
+            '/v1/reso/Media',
+        ],
         'retryWebhookDelivery' => [
             'webhookEndpoints',
             'retryDelivery',

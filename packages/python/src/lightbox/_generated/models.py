@@ -80,6 +80,8 @@ __all__ = [
     "ProductList",
     "ProductUpdate",
     "PropertyPage",
+    "ResoMedia",
+    "ResoMediaFeed",
     "ShareLink",
     "ShareLinkCreate",
     "ShareLinkList",
@@ -331,7 +333,7 @@ class Invoice(Model):
     paid_at: str | None
     voided_at: str | None
     payment_url: str | None
-    "Null: online payment is not set up."
+    "Our pay page while the invoice is open with something due and the studio pays online (Stripe keys set; a test-mode invoice always has one, a local page). Null otherwise."
     pdf_url: str
     created_at: str
     updated_at: str
@@ -797,6 +799,38 @@ class PropertyPage(Model):
     "Page loads of either page (its embeddable view included)."
 
 
+class ResoMedia(Model):
+    MediaKey: str
+    "The photo id (`med_...`)."
+    ResourceName: Literal["Property"]
+    ResourceRecordKey: str
+    "The gallery's mls_number, else its id."
+    ResourceRecordID: str
+    "The gallery id (`lst_...`)."
+    Order: int
+    "The photo's position in its gallery."
+    MediaURL: str
+    "The photo's mls variant (JPEG) at a link that works without a key for at least 7 days from this answer (then 410); a new answer may give a new link."
+    MediaCategory: Literal["Photo"]
+    ImageOf: str | None
+    "The room shown, a RESO ImageOf value (docs/api.md \u00a730), or null until it is read."
+    ShortDescription: str | None
+    "The photo's caption, else its alt text, else null."
+    ImageWidth: int
+    "Of the mls variant, in pixels."
+    ImageHeight: int
+    "Of the mls variant, in pixels."
+    ImageSizeDescription: Literal["Large"]
+    MediaModificationTimestamp: str
+    "When anything else in this record last changed (the link aside): strictly increasing across the account."
+    Permission: list[Literal["Public"]]
+    "Always `[\"Public\"]`."
+
+
+class ResoMediaFeed(Model):
+    value: list[ResoMedia]
+
+
 class ShareLink(Model):
     id: str
     "`shl_` followed by an opaque string."
@@ -1140,6 +1174,10 @@ PaymentList._converters = {
 ProductList._converters = {
     "data": list_of(model(Product)),
     "pagination": model(Pagination),
+}
+
+ResoMediaFeed._converters = {
+    "value": list_of(model(ResoMedia)),
 }
 
 ShareLinkList._converters = {

@@ -26,6 +26,7 @@ from .models import (
     Notification,
     Payment,
     Product,
+    ResoMediaFeed,
     ShareLink,
     SuggestedOrder,
     TestDataDeletion,
@@ -47,6 +48,7 @@ __all__ = [
     "MlsProfilesResource",
     "NotificationsResource",
     "ProductsResource",
+    "ResoResource",
     "WebhookEndpointsResource",
     "AsyncAccountResource",
     "AsyncClientsResource",
@@ -57,6 +59,7 @@ __all__ = [
     "AsyncMlsProfilesResource",
     "AsyncNotificationsResource",
     "AsyncProductsResource",
+    "AsyncResoResource",
     "AsyncWebhookEndpointsResource",
     "GeneratedResources",
     "AsyncGeneratedResources",
@@ -418,6 +421,16 @@ class ProductsResource(SyncAPIResource):
     def delete(self, id: str, *, request_options: RequestOptions | None = None) -> None:
         """Delete a product; invoices keep what they copied from it (``DELETE /v1/products/{id}``, deleteProduct)."""
         return self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
+
+
+class ResoResource(SyncAPIResource):
+    @overload
+    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
+    @overload
+    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
+    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
+        """The account's shown photos as RESO Media records (OData) (``GET /v1/reso/Media``, resoMedia)."""
+        return self._http.get_model("/v1/reso/Media", cast=ResoMediaFeed, query={"$filter": filter, "$top": top, "$orderby": orderby, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
 
 
 class WebhookEndpointsResource(SyncAPIResource):
@@ -828,6 +841,16 @@ class AsyncProductsResource(AsyncAPIResource):
         return await self._http.request_none("DELETE", f"/v1/products/{_seg(id)}", query=None, options=request_options)
 
 
+class AsyncResoResource(AsyncAPIResource):
+    @overload
+    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
+    @overload
+    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
+    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
+        """The account's shown photos as RESO Media records (OData) (``GET /v1/reso/Media``, resoMedia)."""
+        return await self._http.get_model("/v1/reso/Media", cast=ResoMediaFeed, query={"$filter": filter, "$top": top, "$orderby": orderby, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
+
+
 class AsyncWebhookEndpointsResource(AsyncAPIResource):
     @overload
     async def list(self, *, page: int | None = None, cursor: str | None = None, limit: int | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> AsyncPage[WebhookEndpoint]: ...
@@ -890,6 +913,7 @@ class GeneratedResources:
     mls_profiles: MlsProfilesResource
     notifications: NotificationsResource
     products: ProductsResource
+    reso: ResoResource
     webhook_endpoints: WebhookEndpointsResource
 
     def __init__(self, http: SyncHTTP) -> None:
@@ -902,6 +926,7 @@ class GeneratedResources:
         self.mls_profiles = MlsProfilesResource(http)
         self.notifications = NotificationsResource(http)
         self.products = ProductsResource(http)
+        self.reso = ResoResource(http)
         self.webhook_endpoints = WebhookEndpointsResource(http)
 
 
@@ -917,6 +942,7 @@ class AsyncGeneratedResources:
     mls_profiles: AsyncMlsProfilesResource
     notifications: AsyncNotificationsResource
     products: AsyncProductsResource
+    reso: AsyncResoResource
     webhook_endpoints: AsyncWebhookEndpointsResource
 
     def __init__(self, http: AsyncHTTP) -> None:
@@ -929,4 +955,5 @@ class AsyncGeneratedResources:
         self.mls_profiles = AsyncMlsProfilesResource(http)
         self.notifications = AsyncNotificationsResource(http)
         self.products = AsyncProductsResource(http)
+        self.reso = AsyncResoResource(http)
         self.webhook_endpoints = AsyncWebhookEndpointsResource(http)
