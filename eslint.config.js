@@ -303,7 +303,7 @@ export default defineConfig(
     'src/storage/storage.test.ts': 460,
     // Every table of the database in one file, beside the event types: a newcomer reads the schema
     // in one place, as migrations/ made it.
-    'src/db/schema.ts': 440,
+    'src/db/schema.ts': 450,
   }).map(([file, max]) => ({
     files: [file],
     rules: { 'max-lines': ['error', { max, skipBlankLines: true, skipComments: true }] },
