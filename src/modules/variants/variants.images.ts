@@ -28,6 +28,7 @@
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import { LABELLED_VARIANTS, stagingLabelOverlay } from './variants.staging.ts';
 
 /**
  * `medium` (a 1024 px WebP) is the public pages' own (issue 37 §5): what a phone's screen needs
@@ -61,6 +62,8 @@ export interface MadeVariant {
   width: number;
   height: number;
   size: number;
+  /** docs/api.md §31: drawn with the "Virtually staged" label (variants.staging.ts). */
+  labelled: boolean;
 }
 
 export const THUMB_BOX: Box = { width: 480, height: 480 };
@@ -135,7 +138,7 @@ export async function makeVariants(
   source: string,
   specs: VariantSpec[],
   put: (name: VariantName, body: Readable, contentType: string) => Promise<void>,
-  options: { maxPixels: number },
+  options: { maxPixels: number; /** docs/api.md §31: label the large, mls and medium variants. */ label?: boolean },
 ): Promise<MadeVariant[]> {
   if (specs.length === 0) return [];
   await stat(source); // a missing original is the storage's problem, not the photo's
@@ -151,14 +154,15 @@ export async function makeVariants(
   const encoded = new Map<string, { data: Buffer; width: number; height: number }>();
   for (const spec of specs) {
     const size = fitInside(upright, spec.box);
-    const key = `${spec.format} ${size.width}x${size.height}`;
+    const labelled = options.label === true && LABELLED_VARIANTS.includes(spec.name);
+    const key = `${spec.format} ${size.width}x${size.height}${labelled ? ' labelled' : ''}`;
     let out = encoded.get(key);
     if (out === undefined) {
-      out = await encode(pixels, size, spec.format);
+      out = await encode(pixels, size, spec.format, labelled);
       encoded.set(key, out);
     }
     await put(spec.name, Readable.from(out.data, { objectMode: false }), spec.contentType);
-    made.push({ name: spec.name, contentType: spec.contentType, width: out.width, height: out.height, size: out.data.length }); // prettier-ignore
+    made.push({ name: spec.name, contentType: spec.contentType, width: out.width, height: out.height, size: out.data.length, labelled }); // prettier-ignore
   }
   return made;
 }
@@ -219,6 +223,7 @@ async function encode(
   pixels: Pixels,
   size: Box,
   format: VariantSpec['format'],
+  labelled = false,
 ): Promise<{ data: Buffer; width: number; height: number }> {
   let image = sharp(pixels.data, {
     raw: { width: pixels.width, height: pixels.height, channels: pixels.channels },
@@ -226,6 +231,19 @@ async function encode(
   });
   if (size.width !== pixels.width || size.height !== pixels.height) {
     image = image.resize(size.width, size.height, { fit: 'fill' });
+  }
+  if (labelled) {
+    // docs/api.md §31: the label over the resized pixels (sharp composites after its resize).
+    const resized = await image.raw().toBuffer({ resolveWithObject: true });
+    image = sharp(resized.data, {
+      raw: { width: resized.info.width, height: resized.info.height, channels: resized.info.channels },
+      limitInputPixels: false,
+    }).composite([{ input: await stagingLabelOverlay(resized.info.width, resized.info.height) }]);
+    const drawn = await image.raw().toBuffer({ resolveWithObject: true });
+    image = sharp(drawn.data, {
+      raw: { width: drawn.info.width, height: drawn.info.height, channels: drawn.info.channels },
+      limitInputPixels: false,
+    });
   }
   // JPEG has no alpha: transparent parts become white, as on a page, not black as dropping it would.
   image = format === 'jpeg' ? image.flatten({ background: WHITE }).jpeg(JPEG_OPTIONS) : image.webp(WEBP_OPTIONS);

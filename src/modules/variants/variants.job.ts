@@ -22,6 +22,7 @@ import * as variantsRepo from './variants.repository.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { makeVariants, variantSpecs, VariantError } from './variants.images.ts';
 import { makeVideoVariants, VIDEO_VARIANT_NAMES, type VideoLimits } from './variants.video.ts';
+import { STAGED_MARK, stagingLabelWanted } from './variants.staging.ts';
 
 type Photo = repo.MediaRow;
 
@@ -117,7 +118,17 @@ export function variantsHandler(
     // The ledger first: no byte is written before a row accounts for it.
     await cleanup.lease(keys, leaseMs);
     const beat = heartbeat(job, keys);
-    let made: { name: repo.VariantRow['name']; contentType: string; width: number; height: number; size: number }[];
+    // docs/api.md §31: a staged photo's large and mls carry the label. MLS profiles are not here
+    // yet: the gallery has none (null), so every staged photo is labelled.
+    const label = stagingLabelWanted(photo, null);
+    let made: {
+      name: repo.VariantRow['name'];
+      contentType: string;
+      width: number;
+      height: number;
+      size: number;
+      labelled?: boolean;
+    }[];
     try {
       made = await withLocalFile(storage, photo.storage_key, tmpDir, async (file) => {
         const put = (name: string, body: Readable, contentType: string) =>
@@ -126,7 +137,7 @@ export function variantsHandler(
           await mkdir(tmpDir, { recursive: true });
           return makeVideoVariants(file, photo.content_type, tmpDir, put, videoLimits);
         }
-        return makeVariants(file, specs, put, { maxPixels: config.media.maxImagePixels });
+        return makeVariants(file, specs, put, { maxPixels: config.media.maxImagePixels, label });
       });
     } catch (err) {
       await beat.stop();
@@ -175,9 +186,15 @@ export function variantsHandler(
                 height: v.height,
                 size: v.size,
                 created_at: now,
+                mark: v.labelled === true ? STAGED_MARK : null,
               })),
             );
             await repo.setVariantsStatus(trx, photo.id, 'ready');
+            // Staged or unstaged since this job read the photo: these are recorded (better than
+            // none), and the photo is queued again to be drawn as it is now.
+            if (stagingLabelWanted(w.photo, null) !== label) {
+              w.enqueue({ kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now });
+            }
             await cleanup.release(trx, keys);
             await cleanup.scheduleNow(trx, old);
             // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).
