@@ -61,8 +61,10 @@ describe('property pages', () => {
       assert.equal(pair.match(/data-pswp-src=/g)?.length, 2, which);
       assert.ok(pair.includes('alt="Kitchen (virtually staged)"'), `${which}: ${pair}`);
       assert.match(pair, /alt="[^"]*, before virtual staging"/, which);
-      assert.ok(pair.includes('>Before virtual staging</figcaption>'), which);
-      assert.ok(pair.includes('>Virtually staged</figcaption>'), which);
+      assert.ok(pair.includes('>Before virtual staging</span>'), which);
+      assert.ok(pair.includes('<span class="staged__label">Virtually staged</span>'), which);
+      // The staged photo's caption is under it, not under the pair.
+      assert.match(pair, /Virtually staged<\/span>\s*<p class="tile__caption">Kitchen<\/p>\s*<\/figcaption>/, which);
       assert.ok(pair.includes('data-caption="Before virtual staging"'), which);
     }
     // The original's own page still opens, without JavaScript.

@@ -93,13 +93,12 @@ export function photo(
     <div class="pair">
       <figure class="pair__item">
         ${stagedLink}
-        <figcaption class="staged__label">Virtually staged</figcaption>
+        <figcaption><span class="staged__label">Virtually staged</span> ${caption}</figcaption>
       </figure>
       <figure class="pair__item" id="photo-${original.row.id}">
         ${photoLink(base, original, `${before}, before virtual staging`, index < eager, SIZES.propertyTile, 'Before virtual staging')}
-        <figcaption class="staged__label staged__label--before">Before virtual staging</figcaption>
+        <figcaption><span class="staged__label staged__label--before">Before virtual staging</span></figcaption>
       </figure>
     </div>
-    ${caption}
   </li>`;
 }
