@@ -211,6 +211,30 @@ describe('virtually_staged and original_media_id', () => {
   });
 });
 
+describe('conditional requests', () => {
+  test("staging changes the photo's ETag (304 no more)", async () => {
+    const g = await gallery();
+    const etag = async (id: string): Promise<string> =>
+      String((await call(ctx, 'GET', mediaUrl(g.listingId, id), { key: owner.key })).headers.etag);
+    const staged = await etag(g.staged.id);
+    const again = await call(ctx, 'GET', mediaUrl(g.listingId, g.staged.id), {
+      key: owner.key,
+      headers: { 'if-none-match': staged },
+    });
+    assert.equal(again.statusCode, 304);
+    await patchMedia(ctx, owner.key, g.listingId, g.staged.id, {
+      virtually_staged: true,
+      original_media_id: g.original.id,
+    });
+    const changed = await call(ctx, 'GET', mediaUrl(g.listingId, g.staged.id), {
+      key: owner.key,
+      headers: { 'if-none-match': staged },
+    });
+    assert.equal(changed.statusCode, 200);
+    assert.notEqual(changed.headers.etag, staged);
+  });
+});
+
 describe('deleting the original', () => {
   test('DELETE of the original sets original_media_id null on the staged photo, announced as media.updated', async () => {
     const g = await gallery();
