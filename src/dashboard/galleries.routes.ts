@@ -12,10 +12,10 @@ import {
   type ListingType,
   type ListingUpdateInput,
 } from '../modules/listings/listings.schemas.ts';
-import { MediaUpdateBody, type MediaUpdateInput } from '../modules/media/media.schemas.ts';
+import { MediaUpdateBody } from '../modules/media/media.schemas.ts';
 import { noticeOf } from './notices.ts';
 import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
-import { hasErrors, maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
+import { maxLengthOf, schemaFieldErrors, type FieldWords, type FormFields, formFields } from './form.ts';
 import type { ToursFormState } from './views/tours.ts';
 import type { FieldErrors, Notice } from './views/layout.ts';
 import { count } from './views/format.ts';
@@ -31,7 +31,12 @@ import {
   type GallerySort,
 } from './views/galleries.ts';
 import { deleteGalleryPage, galleryPage } from './views/gallery.ts';
-import { MEDIA_BULK_MAX, registerGalleryMediaRoutes, SUGGESTED_ORDER_NOTICES } from './gallery-media.routes.ts';
+import {
+  itemPatch,
+  MEDIA_BULK_MAX,
+  registerGalleryMediaRoutes,
+  SUGGESTED_ORDER_NOTICES,
+} from './gallery-media.routes.ts';
 import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
@@ -364,32 +369,15 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       ? `/dashboard/galleries/${id}/media/${mediaId}?notice=${notice}`
       : galleryPath(id, notice, `m-${mediaId}`);
 
-  // One media item: caption, hidden, position (the no-JavaScript way to reorder).
+  // One media item: caption, hidden, position (the no-JavaScript way to reorder), staging (§31).
   scope.post('/galleries/:id/media/:media_id', { config: MEMBER, schema: PAGE_ROUTE }, async (request, reply) => {
     const { account } = viewerOf(request);
     const { id, media_id: mediaId = '' } = params(request);
     const form = formFields(request.body);
     const current = await services.media.get(account.id, id, mediaId);
-    // What the form sent, as PATCH .../media/:media_id would take it; checked by that route's schema.
-    const asked: Record<string, unknown> = {};
-    const caption = form.optional('caption');
-    if (caption !== undefined) asked.caption = caption.trim() === '' ? null : caption.trim();
-    const position = form.optional('position')?.trim() ?? '';
-    if (position !== '') {
-      const n = Number(position);
-      asked.position = Number.isFinite(n) ? n : position;
-    }
-    if (hasErrors(schemaFieldErrors(MediaUpdateBody, asked))) {
-      return reply.redirect(itemPath(form, id, mediaId, 'media-refused'), 303);
-    }
-    const patch: MediaUpdateInput = {};
-    if (asked.caption !== undefined && asked.caption !== current.caption)
-      patch.caption = asked.caption as string | null;
-    if (form.optional('hidden_shown') !== undefined) {
-      const hidden = form.get('hidden') === '1';
-      if (hidden !== current.hidden) patch.hidden = hidden;
-    }
-    if (asked.position !== undefined && asked.position !== current.position) patch.position = asked.position as number;
+    // What the form sent, as PATCH .../media/:media_id would take it; undefined when its schema refuses it.
+    const patch = itemPatch(form, current);
+    if (patch === undefined) return reply.redirect(itemPath(form, id, mediaId, 'media-refused'), 303);
     if (Object.keys(patch).length > 0) {
       try {
         await services.media.update(account.id, id, mediaId, patch);

@@ -16,7 +16,8 @@ import { sameToken } from '../modules/accounts/sessions.service.ts';
 import { asClientFault, type IncomingFile } from '../modules/media/media.service.ts';
 import { registerUploadRoutes } from '../modules/uploads/uploads.routes.ts';
 import { StringEnum } from '../http/schemas.ts';
-import { formFields, hasErrors, schemaFieldErrors } from './form.ts';
+import { formFields, hasErrors, schemaFieldErrors, type FormFields } from './form.ts';
+import { MediaUpdateBody, type MediaType, type MediaUpdateInput } from '../modules/media/media.schemas.ts';
 import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 import { fromThisSite } from './security.ts';
 import type { Notice } from './views/layout.ts';
@@ -53,6 +54,40 @@ const MediaBulkForm = Type.Object(
   },
   { additionalProperties: false, title: 'MediaBulkForm' },
 );
+
+/**
+ * What one item's form changes (caption, visibility, position and, docs/api.md §31, a photo's
+ * staging), as PATCH .../media/:media_id takes it; undefined when that route's schema refuses what
+ * was sent. The media service checks the rest (a position past n, the original).
+ */
+export function itemPatch(form: FormFields, current: MediaType): MediaUpdateInput | undefined {
+  const asked: Record<string, unknown> = {};
+  const caption = form.optional('caption');
+  if (caption !== undefined) asked.caption = caption.trim() === '' ? null : caption.trim();
+  const position = form.optional('position')?.trim() ?? '';
+  if (position !== '') {
+    const n = Number(position);
+    asked.position = Number.isFinite(n) ? n : position;
+  }
+  const original = form.optional('original_media_id')?.trim();
+  if (original !== undefined) asked.original_media_id = original === '' ? null : original;
+  if (hasErrors(schemaFieldErrors(MediaUpdateBody, asked))) return undefined;
+  const patch: MediaUpdateInput = {};
+  if (asked.caption !== undefined && asked.caption !== current.caption) patch.caption = asked.caption as string | null;
+  if (form.optional('hidden_shown') !== undefined) {
+    const hidden = form.get('hidden') === '1';
+    if (hidden !== current.hidden) patch.hidden = hidden;
+  }
+  if (asked.position !== undefined && asked.position !== current.position) patch.position = asked.position as number;
+  if (form.optional('virtually_staged_shown') !== undefined) {
+    const staged = form.get('virtually_staged') === '1';
+    if (staged !== current.virtually_staged) patch.virtually_staged = staged;
+  }
+  if (asked.original_media_id !== undefined && asked.original_media_id !== current.original_media_id) {
+    patch.original_media_id = asked.original_media_id as string | null;
+  }
+  return patch;
+}
 
 /** What the gallery routes lend these: the page's notices and where a redirect goes. */
 export interface GalleryPaths {
@@ -116,6 +151,7 @@ export function registerGalleryMediaRoutes(scope: App, ctx: DashboardContext, pa
         total: media.length,
         previous: media[i - 1] ?? null,
         next: media[i + 1] ?? null,
+        photos: media.filter((m) => m.kind === 'photo'),
       }),
     );
   });

@@ -156,6 +156,10 @@ export interface MediaTable extends MediaAnalysisColumns, MediaFeedColumns {
   variants_status: VariantsStatus | null;
   /** CRC-32 of the bytes (the ZIP names it before them); null until a pre-0008 file is checksummed. */
   crc32: number | null;
+  /** docs/api.md §31: 0 or 1, a virtually staged photo (its large and mls variants carry a label). */
+  virtually_staged: Generated<number>;
+  /** docs/api.md §31: the unstaged photo of the same gallery; null when none or once it is deleted. */
+  original_media_id: Generated<string | null>;
   created_at: string;
 }
 
@@ -176,7 +180,10 @@ export interface MediaVariantsTable {
   height: number;
   size: number;
   created_at: string;
-  /** docs/api.md §29: what a watermarked preview (`thumb_wm`, `large_wm`) carries; null otherwise. */
+  /**
+   * docs/api.md §29: what a watermarked preview (`thumb_wm`, `large_wm`) carries; §31: `staged` on a
+   * large or mls variant drawn with the "Virtually staged" label; null otherwise.
+   */
   mark: Generated<string | null>;
 }
 

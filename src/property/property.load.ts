@@ -27,6 +27,8 @@ export interface PropertyView {
   media: VisibleMedia[];
   /** docs/api.md §29: the gallery waits for payment, and the page is a preview. */
   locked: boolean;
+  /** docs/api.md §31: staged photos are labelled and shown beside their originals (the profile's disclose_staging). */
+  disclosesStaging: boolean;
   /** The cover: the chosen photo if visible and ready, else the first visible photo with variants. */
   cover: VisibleMedia | undefined;
 }
@@ -36,18 +38,19 @@ export async function loadProperty(services: Services, token: string): Promise<P
   if (found === undefined) return undefined;
   const { page, branded } = found;
   const studio = services.accounts.get(page.account_id).catch(() => undefined);
-  const [listing, account, visible, lock, leftOut] = await Promise.all([
+  const [listing, account, visible, lock, leftOut, disclosesStaging] = await Promise.all([
     services.listings.get(page.account_id, page.listing_id).catch(() => undefined),
     studio,
     services.media.visible(page.account_id, page.listing_id),
     services.payLocks.of(page.account_id, page.listing_id, studio),
     // docs/api.md §31: what the gallery's MLS profile forbids in the pixels stays off the unbranded page.
     branded ? new Set<string>() : services.mls.unbrandedExclusions(page.account_id, page.listing_id),
+    services.mls.disclosesStaging(page.account_id, page.listing_id),
   ]);
   if (listing === undefined || account === undefined || listing.status !== 'active') return undefined;
   let media: VisibleMedia[] = leftOut.size === 0 ? visible : visible.filter((m) => !leftOut.has(m.row.id));
   if (lock !== undefined) {
-    const shown = visible.filter((m) => m.row.kind !== 'video');
+    const shown = media.filter((m) => m.row.kind !== 'video');
     media = branded
       ? await services.payLocks.preview(page.account_id, lock, shown)
       : shown.map((m) => ({ row: m.row, variants: [] }));
@@ -64,5 +67,6 @@ export async function loadProperty(services: Services, token: string): Promise<P
     media,
     cover,
     locked: lock !== undefined,
+    disclosesStaging,
   };
 }

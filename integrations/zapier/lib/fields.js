@@ -40,6 +40,9 @@ const mediaOutput = [
   { key: 'width', label: 'Width (pixels)', type: 'integer' },
   { key: 'height', label: 'Height (pixels)', type: 'integer' },
   { key: 'position', label: 'Position in Gallery', type: 'integer' },
+  // docs/api.md §31.
+  { key: 'virtually_staged', label: 'Virtually Staged', type: 'boolean' },
+  { key: 'original_media_id', label: 'Original Photo ID (before virtual staging)' },
   { key: 'variants__large__url', label: 'Large Version URL' },
   { key: 'variants__mls__url', label: 'MLS Version URL' },
   { key: 'variants__thumb__url', label: 'Thumbnail URL' },

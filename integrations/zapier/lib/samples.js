@@ -56,6 +56,8 @@ const media = {
   position: 1,
   caption: null,
   hidden: false,
+  virtually_staged: false,
+  original_media_id: null,
   variants: {
     status: 'ready',
     thumb: {

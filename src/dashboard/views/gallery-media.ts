@@ -254,6 +254,33 @@ export interface MediaPageOptions {
   total: number;
   previous: MediaType | null;
   next: MediaType | null;
+  /** The gallery's photos, for a staged photo's original (docs/api.md §31). */
+  photos: readonly MediaType[];
+}
+
+/**
+ * docs/api.md §31: a photo's "Virtually staged" box and its "Original photo" (any other photo of
+ * the gallery, or none; the service refuses one staged from this photo).
+ */
+function stagingFields(m: MediaType, photos: readonly MediaType[]): SafeHtml | '' {
+  if (m.kind !== 'photo') return '';
+  const others = photos.filter((p) => p.id !== m.id);
+  return html`<label class="check">
+      <input type="checkbox" name="virtually_staged" value="1" ${m.virtually_staged ? 'checked' : ''} /> Virtually
+      staged
+    </label>
+    <input type="hidden" name="virtually_staged_shown" value="1" />
+    <label for="orig-${m.id}">Original photo</label>
+    <p class="hint" id="orig-${m.id}-hint">The photo before virtual staging: property pages show it beside this one.</p>
+    <select id="orig-${m.id}" name="original_media_id" aria-describedby="orig-${m.id}-hint">
+      <option value="" ${m.original_media_id === null ? 'selected' : ''}>None</option>
+      ${others.map(
+        (p) =>
+          html`<option value="${p.id}" ${m.original_media_id === p.id ? 'selected' : ''}>
+            ${count(p.position)}. ${p.caption ?? p.filename}
+          </option>`,
+      )}
+    </select>`;
 }
 
 /** One item of a gallery: its caption, position, visibility, the cover, its deletion. */
@@ -328,6 +355,7 @@ ${m.caption ?? ''}</textarea>
               <input type="checkbox" name="hidden" value="1" ${m.hidden ? 'checked' : ''} /> Hidden from the client
             </label>
             <input type="hidden" name="hidden_shown" value="1" />
+            ${stagingFields(m, o.photos)}
             <button type="submit" class="button">Save</button>
           </form>
           <div class="row-actions media-detail-actions">

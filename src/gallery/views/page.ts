@@ -73,7 +73,9 @@ function photo(base: string, m: VisibleMedia, index: number, o: TileOptions): Sa
   const { downloads } = o;
   const thumb = m.variants.find((v) => v.name === 'thumb');
   const large = m.variants.find((v) => v.name === 'large');
-  const alt = m.row.caption ?? m.row.alt_text ?? `Photo ${index + 1}`;
+  // docs/api.md §31: a virtually staged photo says so, in words under it and in its alt text.
+  const staged = m.row.virtually_staged === 1;
+  const alt = `${m.row.caption ?? m.row.alt_text ?? `Photo ${index + 1}`}${staged ? ' (virtually staged)' : ''}`;
   if (thumb === undefined || large === undefined) {
     // Not ready yet (or could not be made): the original is still there to download.
     return html`<li class="tile tile--pending">
@@ -116,6 +118,7 @@ function photo(base: string, m: VisibleMedia, index: number, o: TileOptions): Sa
         : ''
     }
     ${o.proofing ? favoriteToggle(base, m, alt, o.favorite) : ''}
+    ${staged ? html`<p class="tile__staged">Virtually staged</p>` : ''}
     ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
     ${o.proofing ? commentForm(base, m, alt, o.comment) : ''}
   </li>`;

@@ -53,6 +53,8 @@ export async function commitMedia(
     storage_key: file.key,
     caption: null,
     hidden: 0,
+    virtually_staged: 0,
+    original_media_id: null,
     variants_status: file.sniffed.kind === 'document' ? null : ('pending' as const),
     // docs/api.md §30: photos only, unless ANALYSIS=off.
     analysis_status: analyse && file.sniffed.kind === 'photo' ? ('pending' as const) : null,

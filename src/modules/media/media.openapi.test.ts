@@ -60,13 +60,22 @@ const jsonBody = (op: Operation): Schema => {
 const documented = (schema: Schema) => addFormats(new Ajv({ strict: false, allErrors: true })).compile(schema);
 
 describe('docs/api.md §13 in the OpenAPI document', () => {
-  test('PATCH media documents caption, hidden and position, at least one, nothing else', () => {
+  test('PATCH media documents caption, hidden, position and the staging fields, at least one, nothing else', () => {
     const op = operation('/v1/listings/{id}/media/{media_id}', 'patch');
     const body = jsonBody(op);
     assert.equal(body.title, 'MediaUpdate');
     assert.equal(body.additionalProperties, false);
     assert.equal(body.minProperties, 1);
-    assert.deepEqual(Object.keys(body.properties ?? {}).sort(), ['caption', 'hidden', 'position']);
+    assert.deepEqual(Object.keys(body.properties ?? {}).sort(), [
+      'caption',
+      'hidden',
+      'original_media_id',
+      'position',
+      'virtually_staged',
+    ]);
+    // docs/api.md §31.
+    assert.equal(body.properties?.virtually_staged?.type, 'boolean');
+    assert.deepEqual(body.properties?.original_media_id?.type, ['string', 'null']);
     assert.deepEqual(body.properties?.caption?.type, ['string', 'null']);
     assert.equal(body.properties?.caption?.maxLength, 2000);
     assert.equal(body.properties?.hidden?.type, 'boolean');
@@ -76,10 +85,25 @@ describe('docs/api.md §13 in the OpenAPI document', () => {
     assert.equal(op.responses['200']?.content?.['application/json']?.schema.title, 'Media');
 
     const valid = documented(body);
-    for (const ok of [{ caption: 'Porch' }, { caption: null }, { hidden: true }, { position: 3 }]) {
+    for (const ok of [
+      { caption: 'Porch' },
+      { caption: null },
+      { hidden: true },
+      { position: 3 },
+      { virtually_staged: true, original_media_id: 'med_01A' },
+      { original_media_id: null },
+    ]) {
       assert.ok(valid(ok), JSON.stringify(ok));
     }
-    for (const bad of [{}, { position: 0 }, { position: 1.5 }, { position: '2' }, { hidden: 'true' }, { x: 1 }]) {
+    for (const bad of [
+      {},
+      { position: 0 },
+      { position: 1.5 },
+      { position: '2' },
+      { hidden: 'true' },
+      { x: 1 },
+      { virtually_staged: 1 },
+    ]) {
       assert.ok(!valid(bad), JSON.stringify(bad));
     }
     assert.ok(!valid({ caption: 'x'.repeat(2001) }));

@@ -186,7 +186,7 @@ export async function updateMediaFields(
   accountId: string,
   listingId: string,
   id: string,
-  fields: { caption?: string | null; hidden?: number },
+  fields: { caption?: string | null; hidden?: number; virtually_staged?: number; original_media_id?: string | null },
 ): Promise<void> {
   if (Object.keys(fields).length === 0) return;
   await db

@@ -275,9 +275,9 @@ function registerMediaRouteTable(
     {
       schema: {
         operationId: 'updateMedia',
-        summary: 'Change a caption, hide or show, or move to another position',
+        summary: 'Change a caption, hide or show, move, or mark as virtually staged',
         description:
-          'Body: at least one of `caption`, `hidden`, `position`. A move shifts the media between; positions ' +
+          'Body: at least one of `caption`, `hidden`, `position`, `virtually_staged`, `original_media_id` (docs/api.md §31). A move shifts the media between; positions ' +
           'stay 1..n without gaps (a position past n is 400).',
         tags,
         params: MediaParams,

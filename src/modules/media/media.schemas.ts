@@ -4,6 +4,7 @@ import {
   IdParam,
   Int32,
   Int64,
+  NullableId,
   NullableString,
   NullableText,
   StringEnum,
@@ -96,6 +97,14 @@ export const Media = Type.Object(
     }),
     caption: NullableText(CAPTION_MAX, 'Shown under the photo in the client gallery; null when unset.'),
     hidden: Type.Boolean({ description: 'Hidden media are never shown to the client.' }),
+    virtually_staged: Type.Boolean({
+      description:
+        'A virtually staged photo (docs/api.md §31): its `large` and `mls` variants carry a visible "Virtually staged" label, and property pages show its original beside it.',
+    }),
+    original_media_id: NullableId(
+      'med',
+      'The unstaged photo of this gallery this one was staged from; null when unset, and once that photo is deleted.',
+    ),
     variants: Type.Union([Variants, VideoVariants, Type.Null()], {
       description: "A photo's derived sizes, a video's poster and web rendition; null for documents.",
     }),
@@ -160,6 +169,20 @@ export const MediaUpdateBody = Type.Object(
     hidden: Type.Optional(Type.Boolean()),
     position: Type.Optional(
       Int32({ minimum: 1, description: 'The new position, 1..n; the media between shift to make room.' }),
+    ),
+    virtually_staged: Type.Optional(
+      Type.Boolean({
+        description:
+          "Photos only. A change makes the photo's `large` and `mls` variants again, with or without the label.",
+      }),
+    ),
+    original_media_id: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        maxLength: 40,
+        description:
+          'The unstaged photo (docs/api.md §31): a photo of this gallery, not this one nor one staged from it (400 otherwise); null removes it.',
+      }),
     ),
   },
   { additionalProperties: false, minProperties: 1, title: 'MediaUpdate' },

@@ -35,6 +35,8 @@ export function mediaSerializer(publicUrl: string): MediaSerializer {
       position: row.position,
       caption: row.caption,
       hidden: row.hidden !== 0,
+      virtually_staged: row.virtually_staged !== 0,
+      original_media_id: row.original_media_id,
       variants:
         row.variants_status === null
           ? null

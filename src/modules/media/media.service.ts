@@ -23,6 +23,7 @@ import * as repo from './media.repository.ts';
 import { commitMedia, type StoredFile } from './media.commit.ts';
 import { pageCovers } from './media.covers.ts';
 import type { Log } from '../../lib/log.ts';
+import { checkStaging, clearOriginals, queueRelabel, stagingFields } from './media.staging.ts';
 
 /** An upload's bytes are deleted by the sweep if their request has not committed by then. */
 const LEASE_MS = 2 * 60_000;
@@ -307,10 +308,13 @@ export function createMediaService({
           }
           await repo.movePosition(trx, listingId, mediaId, row.position, patch.position);
         }
+        await checkStaging(trx, accountId, listingId, row, patch);
         await repo.updateMediaFields(trx, accountId, listingId, mediaId, {
           ...(patch.caption === undefined ? {} : { caption: patch.caption }),
           ...(patch.hidden === undefined ? {} : { hidden: patch.hidden ? 1 : 0 }),
+          ...stagingFields(patch),
         });
+        await queueRelabel(w, row, patch);
         const after = await listOf(trx, accountId, listingId);
         const updated = after.find((m) => m.id === mediaId);
         if (updated === undefined) throw notFound('Media');
@@ -392,7 +396,9 @@ export function createMediaService({
           await repo.closeGap(trx, accountId, listingId, row, w.now);
         }
         await cleanup.scheduleNow(trx, owned);
-        const shifted = (await listOf(trx, accountId, listingId)).filter((m) => before.get(m.id) !== m.position);
+        // docs/api.md §31: a staged photo whose original went names none now.
+        const unpaired = new Set(await clearOriginals(trx, accountId, listingId, wanted));
+        const shifted = (await listOf(trx, accountId, listingId)).filter(movedOr(before, unpaired));
         for (const row of rows) w.announce('media.deleted', row.id);
         announce(w, shifted);
         if (gallery.cover_media_id !== null && wanted.includes(gallery.cover_media_id)) {
@@ -465,9 +471,11 @@ export function createMediaService({
         if (!(await repo.deleteMedia(trx, accountId, listingId, mediaId))) throw notFound('Media');
         await repo.closeGap(trx, accountId, listingId, row, w.now);
         await cleanup.scheduleNow(trx, owned);
-        // Announced: the deletion, every media whose position closed the gap, and the gallery if
-        // this photo was its cover (now null).
-        const shifted = (await listOf(trx, accountId, listingId)).filter((m) => before.get(m.id) !== m.position);
+        // docs/api.md §31: a staged photo whose original this was names none now.
+        const unpaired = new Set(await clearOriginals(trx, accountId, listingId, [mediaId]));
+        // Announced: the deletion, every media whose position closed the gap or lost its original,
+        // and the gallery if this photo was its cover (now null).
+        const shifted = (await listOf(trx, accountId, listingId)).filter(movedOr(before, unpaired));
         w.announce('media.deleted', mediaId);
         announce(w, shifted);
         if (gallery?.cover_media_id === mediaId) w.announce('listing.updated', listingId);
@@ -477,6 +485,10 @@ export function createMediaService({
     },
   };
 }
+
+/** Media whose position is not the one in `before`, or that are among `also` (docs/api.md §31: unpaired). */
+const movedOr = (before: Map<string, number>, also: ReadonlySet<string>) => (m: MediaType) =>
+  before.get(m.id) !== m.position || also.has(m.id);
 
 /** What is wrong with `order` as a permutation of `current`: missing, repeated and foreign ids. */
 function permutationProblems(current: readonly string[], order: readonly string[]): ErrorDetail[] {

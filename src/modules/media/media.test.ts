@@ -93,16 +93,21 @@ describe('list, get and delete', () => {
       'id',
       'kind',
       'listing_id',
+      'original_media_id',
       'position',
       'sha256',
       'size',
       'variants',
+      'virtually_staged',
       'width',
     ]);
     assert.equal(one.width, null);
     assert.equal(one.height, null);
     assert.equal(one.caption, null);
     assert.equal(one.hidden, false);
+    // docs/api.md §31.
+    assert.equal(res.json<{ virtually_staged: boolean }>().virtually_staged, false);
+    assert.equal(res.json<{ original_media_id: null }>().original_media_id, null);
     assert.equal(one.variants, null, 'not a photo');
   });
 

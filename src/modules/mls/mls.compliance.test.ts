@@ -143,6 +143,9 @@ describe('GET /v1/listings/:id/compliance', () => {
     await add(['tilted'], 800, 600, { analysis_tilt_degrees: -3.5 });
     await add(['similar'], 800, 600, { analysis_similar_group: 'g1', analysis_best_in_group: 0 });
     await add([], 800, 600, { analysis_similar_group: 'g1', analysis_best_in_group: 1 });
+    const unstaged = [...expected.keys()][0] ?? '';
+    await add(['staging_not_disclosed'], 800, 600, { virtually_staged: 1 });
+    await add([], 800, 600, { virtually_staged: 1, original_media_id: unstaged });
     await add(['analysis_failed'], 800, 600, {});
     const failed = [...expected.keys()].at(-1) ?? '';
     await ctx.deps.db.kysely
@@ -187,6 +190,7 @@ describe('GET /v1/listings/:id/compliance', () => {
       tilted: 'warn',
       similar: 'warn',
       analysis_failed: 'warn',
+      staging_not_disclosed: 'fail',
     });
     const statusOf = new Map(body.photos.map((ph) => [ph.media_id, ph.status]));
     assert.equal(statusOf.get(failed), 'warn');

@@ -83,6 +83,11 @@ function photoIssues(photo: CompliancePhotoRow, profile: MlsProfileType): Compli
       issues.push(warn('too_large', `${what}; its mls variant, made to fit, is not ready yet.`));
     }
   }
+  if (profile.disclose_staging && photo.virtually_staged === 1 && photo.original_media_id === null) {
+    issues.push(
+      fail('staging_not_disclosed', 'The photo is virtually staged, and names no original photo to show beside it.'),
+    );
+  }
   if (ready && photo.analysis_blurry === 1) issues.push(warn('blurry', 'The photo looks blurry.'));
   if (ready && photo.analysis_tilt_degrees !== null && Math.abs(photo.analysis_tilt_degrees) > TILT_FLAG_DEGREES) {
     const degrees = Math.round(Math.abs(photo.analysis_tilt_degrees) * 10) / 10;

@@ -20,6 +20,7 @@ export async function mlsFitOf(db: Executor, accountId: string, listingId: strin
     maxLongEdge: profile.max_long_edge,
     minLongEdge: profile.min_long_edge,
     maxBytes: Number(profile.max_bytes),
+    discloseStaging: profile.disclose_staging === 1,
   };
 }
 

@@ -186,6 +186,8 @@ export interface CompliancePhotoRow {
   analysis_text: string | null;
   analysis_qr_codes: string | null;
   analysis_room: string | null;
+  virtually_staged: number;
+  original_media_id: string | null;
   mls_width: number | null;
   mls_height: number | null;
   mls_size: number | null;
@@ -216,6 +218,8 @@ export async function compliancePhotos(
       'media.analysis_text',
       'media.analysis_qr_codes',
       'media.analysis_room',
+      'media.virtually_staged',
+      'media.original_media_id',
       'v.width as mls_width',
       'v.height as mls_height',
       'v.size as mls_size',

@@ -15,7 +15,7 @@ import { hasIdShape, newId } from '../../lib/ids.ts';
 import type { Page } from '../../lib/pagination.ts';
 import type { Reaction, Write, Writes } from '../../mechanisms/writes/writes.ts';
 import { complianceReport } from './mls.compliance.ts';
-import { queueMlsRemake, unbrandedExclusions } from './mls.entry.ts';
+import { mlsFitOf, queueMlsRemake, unbrandedExclusions } from './mls.entry.ts';
 import * as repo from './mls.repository.ts';
 import {
   DEFAULTS,
@@ -256,6 +256,11 @@ export function createMlsService({ db, clock, writes }: Pick<Deps, 'db' | 'clock
      */
     unbrandedExclusions(accountId: string, listingId: string): Promise<Set<string>> {
       return unbrandedExclusions(db.kysely, accountId, listingId, clock.iso());
+    },
+
+    /** docs/api.md §31: whether the gallery's staged photos are disclosed (no profile: they are). */
+    async disclosesStaging(accountId: string, listingId: string): Promise<boolean> {
+      return (await mlsFitOf(db.kysely, accountId, listingId))?.discloseStaging ?? true;
     },
 
     /** The last status of each gallery against its own profile (the dashboard's gallery list). */

@@ -28,6 +28,7 @@
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import { LABELLED_VARIANTS, stagingLabelOverlay } from './variants.staging.ts';
 
 /**
  * `medium` (a 1024 px WebP) is the public pages' own (issue 37 §5): what a phone's screen needs
@@ -67,6 +68,8 @@ export interface MadeVariant {
   width: number;
   height: number;
   size: number;
+  /** docs/api.md §31: drawn with the "Virtually staged" label (variants.staging.ts). */
+  labelled: boolean;
 }
 
 export const THUMB_BOX: Box = { width: 480, height: 480 };
@@ -80,6 +83,8 @@ export interface MlsFit {
   maxLongEdge: number;
   minLongEdge: number;
   maxBytes: number;
+  /** A staged photo's variants carry the "Virtually staged" label (variants.staging.ts). */
+  discloseStaging: boolean;
 }
 
 /** The variants of a photo: the `mls` one in the configured box, or fitting the gallery's MLS profile. */
@@ -159,7 +164,7 @@ export async function makeVariants(
   source: string,
   specs: VariantSpec[],
   put: (name: VariantName, body: Readable, contentType: string) => Promise<void>,
-  options: { maxPixels: number },
+  options: { maxPixels: number; /** docs/api.md §31: label the large, mls and medium variants. */ label?: boolean },
 ): Promise<MadeVariant[]> {
   if (specs.length === 0) return [];
   await stat(source); // a missing original is the storage's problem, not the photo's
@@ -175,15 +180,16 @@ export async function makeVariants(
   const encoded = new Map<string, { data: Buffer; width: number; height: number }>();
   for (const spec of specs) {
     const size = fitInside(upright, spec.box);
-    const key = `${spec.format} ${size.width}x${size.height}`;
+    const labelled = options.label === true && LABELLED_VARIANTS.includes(spec.name);
+    const key = `${spec.format} ${size.width}x${size.height}${labelled ? ' labelled' : ''}`;
     let out = encoded.get(key);
     if (out === undefined) {
-      out = await encode(pixels, size, spec.format);
+      out = await encode(pixels, size, spec.format, { labelled });
       encoded.set(key, out);
     }
-    if (spec.cap !== undefined && out.data.length > spec.cap.maxBytes) out = await withinCap(pixels, size, spec.cap);
+    if (spec.cap !== undefined && out.data.length > spec.cap.maxBytes) out = await withinCap(pixels, size, spec.cap, labelled);
     await put(spec.name, Readable.from(out.data, { objectMode: false }), spec.contentType);
-    made.push({ name: spec.name, contentType: spec.contentType, width: out.width, height: out.height, size: out.data.length }); // prettier-ignore
+    made.push({ name: spec.name, contentType: spec.contentType, width: out.width, height: out.height, size: out.data.length, labelled }); // prettier-ignore
   }
   return made;
 }
@@ -244,7 +250,7 @@ async function encode(
   pixels: Pixels,
   size: Box,
   format: VariantSpec['format'],
-  quality: number = JPEG_OPTIONS.quality,
+  { quality = JPEG_OPTIONS.quality, labelled = false }: { quality?: number; labelled?: boolean } = {},
 ): Promise<{ data: Buffer; width: number; height: number }> {
   let image = sharp(pixels.data, {
     raw: { width: pixels.width, height: pixels.height, channels: pixels.channels },
@@ -252,6 +258,19 @@ async function encode(
   });
   if (size.width !== pixels.width || size.height !== pixels.height) {
     image = image.resize(size.width, size.height, { fit: 'fill' });
+  }
+  if (labelled) {
+    // docs/api.md §31: the label over the resized pixels (sharp composites after its resize).
+    const resized = await image.raw().toBuffer({ resolveWithObject: true });
+    image = sharp(resized.data, {
+      raw: { width: resized.info.width, height: resized.info.height, channels: resized.info.channels },
+      limitInputPixels: false,
+    }).composite([{ input: await stagingLabelOverlay(resized.info.width, resized.info.height) }]);
+    const drawn = await image.raw().toBuffer({ resolveWithObject: true });
+    image = sharp(drawn.data, {
+      raw: { width: drawn.info.width, height: drawn.info.height, channels: drawn.info.channels },
+      limitInputPixels: false,
+    });
   }
   // JPEG has no alpha: transparent parts become white, as on a page, not black as dropping it would.
   image =
@@ -276,11 +295,12 @@ async function withinCap(
   pixels: Pixels,
   size: Box,
   cap: NonNullable<VariantSpec['cap']>,
+  labelled: boolean,
 ): Promise<{ data: Buffer; width: number; height: number }> {
-  let out = await encode(pixels, size, 'jpeg');
+  let out = await encode(pixels, size, 'jpeg', { labelled });
   for (const quality of CAP_QUALITIES) {
     if (out.data.length <= cap.maxBytes) return out;
-    out = await encode(pixels, size, 'jpeg', quality);
+    out = await encode(pixels, size, 'jpeg', { quality, labelled });
   }
   const longEdge = Math.max(size.width, size.height);
   const floor = Math.min(longEdge, cap.minLongEdge);
@@ -292,7 +312,7 @@ async function withinCap(
     const scale = Math.min(0.95, Math.sqrt(cap.maxBytes / out.data.length) * 0.95);
     const target = Math.max(floor, Math.floor(edge * scale));
     current = fitInside(size, { width: target, height: target });
-    out = await encode(pixels, current, 'jpeg', CAP_QUALITIES.at(-1));
+    out = await encode(pixels, current, 'jpeg', { quality: CAP_QUALITIES.at(-1), labelled });
   }
   return out;
 }

@@ -23,6 +23,7 @@ import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { makeVariants, variantSpecs, VariantError } from './variants.images.ts';
 import { mlsFitOf } from '../mls/mls.entry.ts';
 import { makeVideoVariants, VIDEO_VARIANT_NAMES, type VideoLimits } from './variants.video.ts';
+import { STAGED_MARK, stagingLabelWanted } from './variants.staging.ts';
 
 type Photo = repo.MediaRow;
 
@@ -36,10 +37,16 @@ export function variantsHandler(
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
-  /** The photo's variants: its `mls` one fits its gallery's MLS profile, when it has one (docs/api.md §31). */
-  const specsOf = async (photo: Photo) => {
+  /**
+   * The photo's variants under its gallery's MLS profile, when it has one (docs/api.md §31): the
+   * `mls` one fits it, and whether a staged photo's label is drawn follows its disclose_staging.
+   */
+  const plan = async (photo: Photo) => {
     const fit = await mlsFitOf(db.kysely, photo.account_id, photo.listing_id);
-    return fit === undefined ? specs : variantSpecs(config.media.variants.mlsBox, fit);
+    return {
+      specs: fit === undefined ? specs : variantSpecs(config.media.variants.mlsBox, fit),
+      label: stagingLabelWanted(photo, fit === undefined ? null : { disclose_staging: fit.discloseStaging }),
+    };
   };
   const leaseMs = config.media.variants.leaseMs;
   const tmpDir = path.join(config.dataDir, 'tmp');
@@ -123,7 +130,16 @@ export function variantsHandler(
     // The ledger first: no byte is written before a row accounts for it.
     await cleanup.lease(keys, leaseMs);
     const beat = heartbeat(job, keys);
-    let made: { name: repo.VariantRow['name']; contentType: string; width: number; height: number; size: number }[];
+    // docs/api.md §31: a staged photo's large and mls carry the label, as its gallery's profile says.
+    const { specs: photoSpecs, label } = await plan(photo);
+    let made: {
+      name: repo.VariantRow['name'];
+      contentType: string;
+      width: number;
+      height: number;
+      size: number;
+      labelled?: boolean;
+    }[];
     try {
       made = await withLocalFile(storage, photo.storage_key, tmpDir, async (file) => {
         const put = (name: string, body: Readable, contentType: string) =>
@@ -132,7 +148,7 @@ export function variantsHandler(
           await mkdir(tmpDir, { recursive: true });
           return makeVideoVariants(file, photo.content_type, tmpDir, put, videoLimits);
         }
-        return makeVariants(file, await specsOf(photo), put, { maxPixels: config.media.maxImagePixels });
+        return makeVariants(file, photoSpecs, put, { maxPixels: config.media.maxImagePixels, label });
       });
     } catch (err) {
       await beat.stop();
@@ -181,9 +197,15 @@ export function variantsHandler(
                 height: v.height,
                 size: v.size,
                 created_at: now,
+                mark: v.labelled === true ? STAGED_MARK : null,
               })),
             );
             await repo.setVariantsStatus(trx, photo.id, 'ready');
+            // Staged or unstaged since this job read the photo: these are recorded (better than
+            // none), and the photo is queued again to be drawn as it is now.
+            if ((await plan(w.photo)).label !== label) {
+              w.enqueue({ kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now });
+            }
             await cleanup.release(trx, keys);
             await cleanup.scheduleNow(trx, old);
             // "Variants ready" happens here, and is announced in this transaction (docs/api.md §15).

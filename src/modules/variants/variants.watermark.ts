@@ -12,13 +12,10 @@
 // name is set twice, white over a black offset copy, both translucent, so it reads on light and
 // dark parts of a photo alike.
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { fitInside, THUMB_BOX, VariantError } from './variants.images.ts';
-
-const require = createRequire(import.meta.url);
-const FONT_FILE = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
+import { setText } from './variants.text.ts';
 
 export const WATERMARK_NAMES = ['thumb_wm', 'large_wm'] as const;
 export type WatermarkName = (typeof WATERMARK_NAMES)[number];
@@ -48,24 +45,6 @@ export interface MadePreview {
   width: number;
   height: number;
   size: number;
-}
-
-const escapeMarkup = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** The name set in DejaVu Sans Bold, `px` high, as a PNG with alpha. */
-async function setText(text: string, px: number, colour: string, alpha: number) {
-  return sharp({
-    text: {
-      text: `<span foreground="${colour}" alpha="${alpha}%">${escapeMarkup(text)}</span>`,
-      fontfile: FONT_FILE,
-      font: `DejaVu Sans Bold ${px}`,
-      dpi: 72,
-      rgba: true,
-    },
-  })
-    .png()
-    .toBuffer({ resolveWithObject: true });
 }
 
 /** The overlay for an image of `width` x `height`: the name tiled across it, turned 30 degrees. */

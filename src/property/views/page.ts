@@ -16,6 +16,7 @@ import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
 import { untaggedRendition } from '../../public/page-media.ts';
 import { toursFor, toursSection } from '../../public/views/tours.ts';
+import { photo, stagedPairs } from './photo-tile.ts';
 
 /** Photos fetched at once: the first row of the grid (one column on a phone); the rest when near. */
 const EAGER_TILES = 1;
@@ -88,37 +89,6 @@ function openGraph(view: PropertyView, { publicUrl }: PropertyUrls): SafeHtml {
             />
             <meta name="twitter:card" content="summary_large_image" />`
     }`;
-}
-
-/** A photo: the variant that fits the tile's width (thumb, medium, large); opens its own page or the viewer. */
-function photo(base: string, m: VisibleMedia, index: number, eager: number, sizes: string): SafeHtml | '' {
-  const thumb = m.variants.find((v) => v.name === 'thumb');
-  const large = m.variants.find((v) => v.name === 'large');
-  // Not ready yet (or could not be made): a public page shows nothing rather than a placeholder.
-  if (thumb === undefined || large === undefined) return '';
-  const alt = m.row.caption ?? m.row.alt_text ?? `Photo ${index + 1}`;
-  return html`<li class="tile" id="photo-${m.row.id}">
-    <a
-      class="tile__link"
-      href="${base}/photo/${m.row.id}"
-      data-pswp-src="${variantUrl(base, m, 'large')}"
-      data-pswp-width="${large.width}"
-      data-pswp-height="${large.height}"
-      ${m.row.caption === null ? '' : html`data-caption="${m.row.caption}"`}
-    >
-      <img
-        src="${variantUrl(base, m, 'thumb')}"
-        srcset="${variantSrcset(base, m)}"
-        sizes="${sizes}"
-        width="${large.width}"
-        height="${large.height}"
-        alt="${alt}"
-        loading="${index < eager ? 'eager' : 'lazy'}"
-        decoding="async"
-      />
-    </a>
-    ${m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`}
-  </li>`;
 }
 
 /**
@@ -253,6 +223,8 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
   const { listing, media, studioName } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
   const shown = photos.filter((m) => m.variants.some((v) => v.name === 'large'));
+  const pairs = stagedPairs(photos, view.disclosesStaging);
+  const pairedOriginals = new Set([...pairs.values()].map((m) => m.row.id));
   const videos = media
     .filter((m) => m.row.kind === 'video')
     .map((m, i) => video(view, base, m, i))
@@ -297,7 +269,9 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
               : html`<section class="photos" aria-labelledby="photos-title">
                   <h2 id="photos-title">Photos <span class="count">${number(shown.length)}</span></h2>
                   <ul class="grid property__grid" id="photo-grid">
-                    ${photos.map((m, i) => photo(base, m, i, EAGER_TILES, SIZES.propertyTile))}
+                    ${photos
+                      .filter((m) => !pairedOriginals.has(m.row.id))
+                      .map((m, i) => photo(base, m, i, EAGER_TILES, SIZES.propertyTile, view.disclosesStaging, pairs.get(m.row.id)))}
                   </ul>
                 </section>`
           }
@@ -369,7 +343,7 @@ export function embedView(view: PropertyView, urls: PropertyUrls): SafeHtml {
             rest.length === 0
               ? ''
               : html`<ul class="grid embed__grid" id="photo-grid">
-                  ${rest.slice(0, EMBED_PHOTOS).map((m, i) => photo(base, m, i, 0, SIZES.embedTile))}
+                  ${rest.slice(0, EMBED_PHOTOS).map((m, i) => photo(base, m, i, 0, SIZES.embedTile, view.disclosesStaging))}
                 </ul>`
           }
           <p class="embed__more">

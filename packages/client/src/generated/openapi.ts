@@ -884,8 +884,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change a caption, hide or show, or move to another position
-     * @description Body: at least one of `caption`, `hidden`, `position`. A move shifts the media between; positions stay 1..n without gaps (a position past n is 400).
+     * Change a caption, hide or show, move, or mark as virtually staged
+     * @description Body: at least one of `caption`, `hidden`, `position`, `virtually_staged`, `original_media_id` (docs/api.md §31). A move shifts the media between; positions stay 1..n without gaps (a position past n is 400).
      */
     patch: operations['updateMedia'];
     trace?: never;
@@ -1670,6 +1670,10 @@ export interface components {
       caption: string | null;
       /** @description Hidden media are never shown to the client. */
       hidden: boolean;
+      /** @description A virtually staged photo (docs/api.md §31): its `large` and `mls` variants carry a visible "Virtually staged" label, and property pages show its original beside it. */
+      virtually_staged: boolean;
+      /** @description The unstaged photo of this gallery this one was staged from; null when unset, and once that photo is deleted. */
+      original_media_id: string | null;
       /** @description A photo's derived sizes, a video's poster and web rendition; null for documents. */
       variants: components['schemas']['MediaVariants'] | components['schemas']['MediaVideoVariants'] | null;
       /** @description What the photo shows (docs/api.md §30); null for videos, documents and with ANALYSIS=off. */
@@ -1787,6 +1791,10 @@ export interface components {
        * @description The new position, 1..n; the media between shift to make room.
        */
       position?: number;
+      /** @description Photos only. A change makes the photo's `large` and `mls` variants again, with or without the label. */
+      virtually_staged?: boolean;
+      /** @description The unstaged photo (docs/api.md §31): a photo of this gallery, not this one nor one staged from it (400 otherwise); null removes it. */
+      original_media_id?: string | null;
     };
     /** MediaUploaded */
     MediaUploaded: {

@@ -119,10 +119,11 @@ abstract class AbstractMediaService extends \Lightbox\Service\AbstractService
     }
 
     /**
-     * Change a caption, hide or show, or move to another position.
+     * Change a caption, hide or show, move, or mark as virtually staged.
      *
-     * Body: at least one of `caption`, `hidden`, `position`. A move shifts the media between; positions stay
-     * 1..n without gaps (a position past n is 400).
+     * Body: at least one of `caption`, `hidden`, `position`, `virtually_staged`, `original_media_id`
+     * (docs/api.md §31). A move shifts the media between; positions stay 1..n without gaps (a position past
+     * n is 400).
      *
      * PATCH /v1/listings/{id}/media/{media_id} (operationId `updateMedia`).
      *
@@ -131,7 +132,9 @@ abstract class AbstractMediaService extends \Lightbox\Service\AbstractService
      * @param null|array{
      *     caption?: string|null,
      *     hidden?: bool,
-     *     position?: int
+     *     position?: int,
+     *     virtually_staged?: bool,
+     *     original_media_id?: string|null
      * } $params
      * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
      *     timeout

@@ -485,6 +485,10 @@ class Media(Model):
     "Shown under the photo in the client gallery; null when unset."
     hidden: bool
     "Hidden media are never shown to the client."
+    virtually_staged: bool
+    "A virtually staged photo (docs/api.md \u00a731): its `large` and `mls` variants carry a visible \"Virtually staged\" label, and property pages show its original beside it."
+    original_media_id: str | None
+    "The unstaged photo of this gallery this one was staged from; null when unset, and once that photo is deleted."
     variants: MediaVariants | MediaVideoVariants | None
     "A photo's derived sizes, a video's poster and web rendition; null for documents."
     analysis: MediaAnalysis | None
@@ -580,6 +584,10 @@ class MediaUpdate(Model):
     hidden: bool
     position: int
     "The new position, 1..n; the media between shift to make room."
+    virtually_staged: bool
+    "Photos only. A change makes the photo's `large` and `mls` variants again, with or without the label."
+    original_media_id: str | None
+    "The unstaged photo (docs/api.md \u00a731): a photo of this gallery, not this one nor one staged from it (400 otherwise); null removes it."
 
 
 class MediaUploaded(Model):

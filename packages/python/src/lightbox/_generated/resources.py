@@ -324,9 +324,9 @@ class MediaResource(SyncAPIResource):
         """Get one media item (``GET /v1/listings/{id}/media/{media_id}``, getMedia)."""
         return self._http.get_model(f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}", cast=Media, query=None, options=request_options, if_none_match=if_none_match)
 
-    def update(self, listing_id: str, media_id: str, *, caption: str | None | NotGiven = NOT_GIVEN, hidden: bool | NotGiven = NOT_GIVEN, position: int | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Media:
-        """Change a caption, hide or show, or move to another position (``PATCH /v1/listings/{id}/media/{media_id}``, updateMedia)."""
-        return self._http.request_model("PATCH", f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}", cast=Media, query=None, body=_body({"caption": caption, "hidden": hidden, "position": position}), options=request_options)
+    def update(self, listing_id: str, media_id: str, *, caption: str | None | NotGiven = NOT_GIVEN, hidden: bool | NotGiven = NOT_GIVEN, position: int | NotGiven = NOT_GIVEN, virtually_staged: bool | NotGiven = NOT_GIVEN, original_media_id: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Media:
+        """Change a caption, hide or show, move, or mark as virtually staged (``PATCH /v1/listings/{id}/media/{media_id}``, updateMedia)."""
+        return self._http.request_model("PATCH", f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}", cast=Media, query=None, body=_body({"caption": caption, "hidden": hidden, "position": position, "virtually_staged": virtually_staged, "original_media_id": original_media_id}), options=request_options)
 
     def delete(self, listing_id: str, media_id: str, *, request_options: RequestOptions | None = None) -> None:
         """Remove a media item and its bytes (``DELETE /v1/listings/{id}/media/{media_id}``, deleteMedia)."""
@@ -742,9 +742,9 @@ class AsyncMediaResource(AsyncAPIResource):
         """Get one media item (``GET /v1/listings/{id}/media/{media_id}``, getMedia)."""
         return await self._http.get_model(f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}", cast=Media, query=None, options=request_options, if_none_match=if_none_match)
 
-    async def update(self, listing_id: str, media_id: str, *, caption: str | None | NotGiven = NOT_GIVEN, hidden: bool | NotGiven = NOT_GIVEN, position: int | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Media:
-        """Change a caption, hide or show, or move to another position (``PATCH /v1/listings/{id}/media/{media_id}``, updateMedia)."""
-        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}", cast=Media, query=None, body=_body({"caption": caption, "hidden": hidden, "position": position}), options=request_options)
+    async def update(self, listing_id: str, media_id: str, *, caption: str | None | NotGiven = NOT_GIVEN, hidden: bool | NotGiven = NOT_GIVEN, position: int | NotGiven = NOT_GIVEN, virtually_staged: bool | NotGiven = NOT_GIVEN, original_media_id: str | None | NotGiven = NOT_GIVEN, request_options: RequestOptions | None = None) -> Media:
+        """Change a caption, hide or show, move, or mark as virtually staged (``PATCH /v1/listings/{id}/media/{media_id}``, updateMedia)."""
+        return await self._http.request_model("PATCH", f"/v1/listings/{_seg(listing_id)}/media/{_seg(media_id)}", cast=Media, query=None, body=_body({"caption": caption, "hidden": hidden, "position": position, "virtually_staged": virtually_staged, "original_media_id": original_media_id}), options=request_options)
 
     async def delete(self, listing_id: str, media_id: str, *, request_options: RequestOptions | None = None) -> None:
         """Remove a media item and its bytes (``DELETE /v1/listings/{id}/media/{media_id}``, deleteMedia)."""
