@@ -58,6 +58,7 @@ import {
 import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
 import { invoiceMail } from './modules/invoices/invoices.email.ts';
 import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
+import { createKitService, kitObserver, loadKit, type KitService } from './modules/kit/kit.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -103,6 +104,8 @@ export interface Services {
   payLocks: PayLocks;
   /** Online payment of invoices (Stripe, docs/api.md §29): settings, pay links, Stripe's events. */
   stripe: StripeService;
+  /** The listing kit (docs/api.md §32): its reads, builds and items. */
+  kit: KitService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -139,6 +142,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       product: { load: loadProduct },
       invoice: { load: (trx, accountId, id) => loadInvoice(trx, config.publicUrl, accountId, id) },
       payment: { load: loadPayment },
+      kit: { load: (trx, accountId, id) => loadKit(trx, config.publicUrl, accountId, id) },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
@@ -151,13 +155,22 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       product: 'product',
       invoice: 'invoice',
       payment: 'payment',
+      // docs/api.md §32: the kit's event carries the kit, not the gallery.
+      'listing.kit_ready': 'kit',
     },
   };
 }
 
 export function createServices(base: Deps): Services {
   // Built once: on SQLite its group committer is the one writer of the database.
-  const writes = createWrites({ db: base.db, clock: base.clock, locks, resources: resourcesOf(base.config) });
+  const writes = createWrites({
+    db: base.db,
+    clock: base.clock,
+    locks,
+    resources: resourcesOf(base.config),
+    // docs/api.md §32: a built kit whose gallery changed goes stale, and is rebuilt shortly.
+    observers: [kitObserver(base.config.kit.rebuildDelayMs)],
+  });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
   const accounts = createAccountsService(deps);
@@ -197,5 +210,6 @@ export function createServices(base: Deps): Services {
     invoices,
     payLocks: createPayLocks({ ...deps, invoices, accounts, logos }),
     stripe: createStripeService({ ...deps, invoices }),
+    kit: createKitService(deps),
   };
 }

@@ -16,6 +16,7 @@ import { answerUnroutedFirst } from './http/error-handler.ts';
 import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
 import { registerAccountRoutes } from './modules/accounts/account.routes.ts';
 import { registerAnalysisRoutes } from './modules/analysis/analysis.routes.ts';
+import { registerKitRoutes } from './modules/kit/kit.routes.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './mechanisms/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -96,5 +97,6 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerInvoicesRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
   registerAnalysisRoutes(v1, services);
+  registerKitRoutes(v1, services);
   await registerUploadRoutes(v1, services, deps.config.media);
 }

@@ -4,8 +4,9 @@ import type { MediaAnalysisColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
+import type * as kit from './schema-kit.ts';
 
-export interface AccountsTable extends billing.AccountWatermarkColumns {
+export interface AccountsTable extends billing.AccountWatermarkColumns, kit.AccountKitColumns {
   id: string;
   name: string;
   email: string;
@@ -110,7 +111,8 @@ export type JobKind =
   | 'media.checksum'
   | 'webhook.deliver'
   | 'upload.expire'
-  | 'selection.email';
+  | 'selection.email'
+  | 'listing.kit';
 
 /** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {
@@ -285,6 +287,8 @@ export const EVENT_TYPES = [
   'share_link.downloaded',
   'share_link.selection_submitted',
   ...billing.BILLING_EVENT_TYPES,
+  // docs/api.md §32: the kit, when a build is done.
+  'listing.kit_ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -594,4 +598,6 @@ export interface Database {
   invoice_numbers: billing.InvoiceNumbersTable;
   stripe_accounts: stripe.StripeAccountsTable;
   stripe_checkouts: stripe.StripeCheckoutsTable;
+  listing_kits: kit.ListingKitsTable;
+  listing_kit_items: kit.ListingKitItemsTable;
 }

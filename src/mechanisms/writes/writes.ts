@@ -80,9 +80,19 @@ interface ResourceLoader<T> {
 /** Every registered resource: its loader, and which events carry it (by their type's prefix). */
 export interface ResourceRegistry {
   loaders: { [K in ResourceKind]: ResourceLoader<Resources[K]> };
-  /** The kind of the object an event type's prefix names (`client_link.viewed` carries the gallery). */
+  /**
+   * The kind of the object an event type's prefix names (`client_link.viewed` carries the gallery),
+   * or, first, the whole type (`listing.kit_ready` carries the kit, not the gallery).
+   */
   objectOf: Readonly<Record<string, ResourceKind>>;
 }
+
+/**
+ * Told of every write's events before they are recorded, in the write's transaction, to do what
+ * follows from them there (a built listing kit whose gallery changed goes stale: docs/api.md §32).
+ * Registered once (src/services.ts), as the loaders are, so the unit of work knows no feature.
+ */
+export type WriteObserver = (w: Write, events: readonly { type: EventType; object: unknown }[]) => Promise<void>;
 
 export interface WriteOptions {
   lock?: Locks;
@@ -167,7 +177,7 @@ class WriteState implements Write {
       // A deletion's object is the id alone (docs/api.md §15): there is nothing left to load.
       this.announced.push({ type, object: { id } });
     } else {
-      const kind = this.resources.objectOf[type.slice(0, type.indexOf('.'))];
+      const kind = this.resources.objectOf[type] ?? this.resources.objectOf[type.slice(0, type.indexOf('.'))];
       if (kind === undefined) throw new Error(`announce: no resource is registered for ${type}`);
       this.announced.push({ type, kind, id });
     }
@@ -234,11 +244,13 @@ export function createWrites({
   clock,
   locks,
   resources,
+  observers = [],
 }: {
   db: Db;
   clock: Clock;
   locks: LockQueries;
   resources: ResourceRegistry;
+  observers?: readonly WriteObserver[];
 }) {
   // One group committer per SQLite database: this unit of work is built once (src/services.ts).
   const groups = sqliteWriteGroups(db);
@@ -265,6 +277,7 @@ export function createWrites({
 
   async function epilogue(w: WriteState): Promise<void> {
     const events = await w.events();
+    for (const observe of observers) await observe(w, events);
     if (events.length > 0) await recordEvents(w.trx, w.accountId, events, w.now);
     if (w.jobs.length > 0) await enqueue(w.trx, w.jobs, w.now);
     // Last: the counter rows stay locked until commit, taken in sorted order (decisions/0005).

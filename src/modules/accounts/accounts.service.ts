@@ -120,6 +120,7 @@ export function createAccountsService({
       currency: DEFAULT_CURRENCY,
       room_order: null,
       watermark_logo_key: null,
+      kit_paper: null,
       created_at: now,
       updated_at: now,
       live_account_id: null,
