@@ -174,8 +174,10 @@ const WATCHED = [
 export function runFfmpeg(
   args: readonly string[],
   limits: VideoLimits,
-  options: { binary?: string; okCodes?: readonly number[] } = {},
+  options: { binary?: string; okCodes?: readonly number[]; signal?: AbortSignal | undefined } = {},
 ): Promise<string> {
+  const signal = options.signal;
+  if (signal?.aborted === true) return Promise.reject(abortReason(signal));
   const binary = options.binary ?? ffmpegPath();
   const kib = Math.max(1, Math.floor(limits.memoryBytes / 1024));
   return new Promise((resolve, reject) => {
@@ -191,18 +193,32 @@ export function runFfmpeg(
       tail = (tail + chunk).slice(-16_384);
     });
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let aborted = false;
+    const stop = () => {
       child.stdin.end(); // the watchdog kills ffmpeg
       setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, limits.timeoutMs);
+    // The caller gave up (a kit build cancelled, the node shutting down): ffmpeg is killed the same way.
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       reject(err); // ffmpeg could not start: the installation's problem, retried
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (aborted && options.signal !== undefined) {
+        reject(abortReason(options.signal));
+      } else if (timedOut) {
         reject(new VariantError(`ffmpeg took longer than ${Math.round(limits.timeoutMs / 1000)} s and was stopped`));
       } else if (code !== null && (code === 0 || (options.okCodes ?? []).includes(code))) {
         resolve(tail);
@@ -331,6 +347,11 @@ export async function makeVideoVariants(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** What an aborted run rejects with: the signal's reason, or an AbortError. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
 const lastLine = (text: string): string =>
