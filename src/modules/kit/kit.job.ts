@@ -11,7 +11,11 @@
 // while no photo's variants are due (it gives way to them, postponed a few seconds), and at most
 // one a few seconds while the node is busy answering requests (src/jobs.ts).
 import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { buffer } from 'node:stream/consumers';
 import type { Deps } from '../../deps.ts';
 import type { KitItemName } from '../../db/schema-kit.ts';
@@ -32,6 +36,7 @@ import { mlsCompliance, planMlsPack, type MlsPhoto } from './kit.mls.ts';
 import * as repo from './kit.repository.ts';
 import { kitFingerprint, scheduleRebuild } from './kit.service.ts';
 import { renderSocialImage, SOCIAL_SIZES } from './kit.social.ts';
+import { renderKitVideo, type KitVideoKind } from './kit.video.ts';
 
 /** A kit that will not build ends `failed` after this many tries. */
 const MAX_KIT_TRIES = 3;
@@ -52,28 +57,61 @@ interface MadeItem {
 }
 
 const SOCIAL_NAMES = { square: 'social_square', portrait: 'social_portrait', story: 'social_story' } as const;
+const VIDEO_NAMES: readonly KitVideoKind[] = ['slideshow', 'slideshow_unbranded', 'reel', 'teaser'];
+/** Every item a build makes, in the order it makes them. */
+const ITEM_NAMES: readonly KitItemName[] = [
+  'mls_zip',
+  'flyer',
+  'social_square',
+  'social_portrait',
+  'social_story',
+  ...VIDEO_NAMES,
+];
+
+/** For tests: smaller videos of the same orientation (a 1080p slideshow takes a while on 2 cores). */
+export interface KitJobOptions {
+  videoScale?: number;
+}
+
+/** A video's size at `scale` of its own (tests), even in both sides; undefined: its own. */
+function scaled(kind: KitVideoKind, scale: number | undefined): { width: number; height: number } | undefined {
+  if (scale === undefined) return undefined;
+  const [w, h] = kind === 'reel' ? [1080, 1920] : [1920, 1080];
+  return { width: Math.round((w * scale) / 2) * 2, height: Math.round((h * scale) / 2) * 2 };
+}
 
 export function kitHandler(
   { db, clock, config, storage, writes }: Pick<Deps, 'db' | 'clock' | 'config' | 'storage'> & { writes: Writes },
   cleanup: MediaCleanup,
   log: Log,
+  options: KitJobOptions = {},
 ): JobHandler {
   const leaseMs = config.kit.leaseMs;
+  const tmpRoot = path.join(config.dataDir, 'tmp');
+  const videoLimits = {
+    timeoutMs: config.media.variants.videoTimeoutMs,
+    memoryBytes: config.media.variants.videoMemoryBytes,
+    threads: config.media.variants.threads,
+  };
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
 
   const read = async (key: string): Promise<Buffer> => buffer(await storage.get(key));
 
   /** The job's lease and the keys' ledger lease, renewed every quarter of a lease while the kit is made. */
-  function heartbeat(job: ClaimedJob, keys: string[]): { stop(): Promise<void> } {
+  function heartbeat(job: ClaimedJob, keys: string[], lost: AbortController): { stop(): Promise<void> } {
     let inFlight: Promise<void> | undefined;
     const timer = setInterval(
       () => {
         if (inFlight !== undefined) return;
         inFlight = (async () => {
           try {
-            if (await renewLease(db.kysely, job, clock.iso(leaseMs), clock.iso()))
+            if (await renewLease(db.kysely, job, clock.iso(leaseMs), clock.iso())) {
               await cleanup.extendLease(keys, leaseMs);
-            else clearInterval(timer);
+            } else {
+              // Another node has it now: ffmpeg stops, and this try's bytes go.
+              clearInterval(timer);
+              lost.abort(new Error('the kit job lease was lost'));
+            }
           } catch (err) {
             log.warn({ err, job_id: job.id }, 'could not renew a kit job lease');
           }
@@ -117,7 +155,12 @@ export function kitHandler(
   }
 
   /** Makes every item whose inputs are there; writes each to `keyOf(name)`. */
-  async function make(listingId: string, accountId: string, keyOf: (name: KitItemName) => string): Promise<MadeItem[]> {
+  async function make(
+    listingId: string,
+    accountId: string,
+    keyOf: (name: KitItemName) => string,
+    signal: AbortSignal,
+  ): Promise<MadeItem[]> {
     const listing = await repo.findListingForKit(db.kysely, listingId);
     if (listing === undefined) throw new KitRefused('the gallery is gone');
     if (listing.status !== 'active') throw new KitRefused(`the gallery is ${listing.status}`);
@@ -214,6 +257,53 @@ export function kitHandler(
         durationSeconds: null,
       });
     }
+
+    // The videos: from the photos' `large` variants as local files, the cover first.
+    await mkdir(tmpRoot, { recursive: true });
+    const dir = await mkdtemp(path.join(tmpRoot, 'kit-'));
+    try {
+      const files: string[] = [];
+      for (const [i, p] of [cover, ...ready.filter((r) => r.id !== cover.id)].entries()) {
+        const key = variant(p.id, 'large')?.storage_key;
+        if (key === undefined) continue;
+        const local = storage.localPath?.(key);
+        if (local !== undefined) {
+          files.push(local);
+          continue;
+        }
+        const copy = path.join(dir, `photo-${i}.jpg`);
+        await pipeline(await storage.get(key), createWriteStream(copy));
+        files.push(copy);
+      }
+      const card = { address: listing.address, facts, studio: studioName };
+      for (const kind of VIDEO_NAMES) {
+        signal.throwIfAborted();
+        const out = path.join(dir, `${kind}.mp4`);
+        const video = await renderKitVideo({
+          kind,
+          photos: files,
+          out,
+          card: kind === 'slideshow_unbranded' ? null : card,
+          music: null,
+          secondsPerPhoto: config.kit.secondsPerPhoto,
+          signal,
+          limits: videoLimits,
+          tmpDir: dir,
+          size: scaled(kind, options.videoScale),
+        });
+        await storage.put(keyOf(kind), createReadStream(out), { contentType: 'video/mp4' });
+        made.push({
+          name: kind,
+          contentType: 'video/mp4',
+          size: video.size,
+          width: video.width,
+          height: video.height,
+          durationSeconds: video.durationSeconds,
+        });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
     return made;
   }
 
@@ -241,15 +331,21 @@ export function kitHandler(
     }
     const generation = randomBytes(6).toString('base64url');
     const keyOf = (name: KitItemName): string => `${accountId}/${listingId}/kit-${name}-${generation}`;
-    const allNames: KitItemName[] = ['mls_zip', 'flyer', 'social_square', 'social_portrait', 'social_story'];
-    const keys = allNames.map(keyOf);
+    const keys = ITEM_NAMES.map(keyOf);
     await cleanup.lease(keys, leaseMs);
-    const beat = heartbeat(job, keys);
+    const lost = new AbortController();
+    const beat = heartbeat(job, keys, lost);
     let made: MadeItem[];
     try {
-      made = await make(listingId, accountId, keyOf);
+      made = await make(listingId, accountId, keyOf, lost.signal);
     } catch (err) {
       await beat.stop();
+      if (lost.signal.aborted) {
+        // Taken over: the new holder records the outcome; this try's bytes are nobody's.
+        await cleanup.dueNow(keys);
+        await cleanup.purge(keys, log);
+        return;
+      }
       const reason = err instanceof Error ? err.message : String(err);
       if (err instanceof KitRefused || job.attempts + 1 >= MAX_KIT_TRIES) {
         await fail(job, listingId, accountId, keys, reason);

@@ -36,6 +36,7 @@ import { createJobRunner } from '../../mechanisms/queue/queue.runner.ts';
 import { pendingJob } from '../../mechanisms/queue/queue.ts';
 import { kitHandler } from './kit.job.ts';
 import { modelReader } from '../analysis/analysis.models.ts';
+import { ffmpegPath, parseProbe } from '../variants/variants.video.ts';
 import type { KitType } from './kit.schemas.ts';
 
 const run = promisify(execFile);
@@ -51,7 +52,7 @@ async function buildNow(): Promise<void> {
   const runner = createJobRunner(
     ctx.deps,
     quiet,
-    kitHandler({ ...ctx.deps, writes: ctx.services.writes }, ctx.services.mediaCleanup, quiet),
+    kitHandler({ ...ctx.deps, writes: ctx.services.writes }, ctx.services.mediaCleanup, quiet, { videoScale: 0.125 }),
   );
   await runner.drain();
 }
@@ -109,7 +110,10 @@ for (const storage of ['local', 's3'] as const) {
         stopS3 = () => server.stop();
         env = { ...server.env, MEDIA_STORAGE: `s3://${server.bucket}/kit` };
       }
-      ctx = await createTestContext({ ...env, ANALYSIS: 'off' }, { clock: clockOf(() => now) });
+      ctx = await createTestContext(
+        { ...env, ANALYSIS: 'off', KIT_SECONDS_PER_PHOTO: '2' },
+        { clock: clockOf(() => now) },
+      );
       owner = await createAccount(ctx, 'Harbour Light Studio');
       work = await mkdtemp(path.join(tmpdir(), 'kit-test-'));
     });
@@ -165,12 +169,23 @@ for (const storage of ['local', 's3'] as const) {
         kit = await getKit(listingId);
       });
 
-      test('ready, with built_at, its items, the videos null until they are made; listing.kit_ready carries it', async () => {
+      test('ready, with built_at and its items; listing.kit_ready carries it', async () => {
         assert.equal(kit.status, 'ready');
         assert.equal(kit.built_at, new Date(now).toISOString());
         assert.equal(kit.mls_zip?.content_type, 'application/zip');
         assert.equal(kit.flyer?.content_type, 'application/pdf');
-        assert.equal(kit.slideshow, null);
+        for (const [name, video] of Object.entries({
+          slideshow: kit.slideshow,
+          slideshow_unbranded: kit.slideshow_unbranded,
+          reel: kit.reel,
+          teaser: kit.teaser,
+        })) {
+          assert.equal(video?.content_type, 'video/mp4', name);
+          assert.ok((video?.duration_seconds ?? 0) > 0, name);
+          // Made at an eighth of their size here (the job's test option): the orientation is theirs.
+          assert.deepEqual([video?.width, video?.height], name === 'reel' ? [136, 240] : [240, 136], name);
+        }
+        assert.ok((kit.teaser?.duration_seconds ?? 99) <= 15);
         assert.deepEqual(
           kit.social?.map((s) => [s.format, s.width, s.height, s.content_type]),
           [
@@ -200,11 +215,24 @@ for (const storage of ['local', 's3'] as const) {
         const part = await download(url, { range: 'bytes=0-3' });
         assert.equal(part.statusCode, 206);
         assert.equal(part.rawPayload.toString('latin1'), '%PDF');
+        const fresh = await newGallery(ctx, owner);
         assertError(
-          await call(ctx, 'GET', `/v1/listings/${listingId}/kit/slideshow`, { key: owner.key }),
+          await call(ctx, 'GET', `/v1/listings/${fresh}/kit/slideshow`, { key: owner.key }),
           404,
           'not_found',
         );
+        const video = await download(kit.slideshow_unbranded?.url ?? '');
+        assert.equal(video.statusCode, 200);
+        assert.equal(video.headers['content-type'], 'video/mp4');
+        const mp4 = path.join(work, `${storage}-unbranded.mp4`);
+        await writeFile(mp4, video.rawPayload);
+        // The installed ffmpeg has no ffprobe: `ffmpeg -i` says what a file holds (and exits 1).
+        const said = await run(ffmpegPath(), ['-hide_banner', '-i', mp4]).catch(
+          (err: unknown) => err as { stderr: string },
+        );
+        const probed = parseProbe(said.stderr);
+        assert.equal(probed?.videoCodec, 'h264');
+        assert.equal(probed.audioCodec, null, 'no music track: no audio stream');
         assertError(
           await call(ctx, 'GET', `/v1/listings/${listingId}/kit/nope`, { key: owner.key }),
           400,
