@@ -303,7 +303,7 @@ export default defineConfig(
     'src/storage/storage.test.ts': 460,
     // Every table of the database in one file, beside the event types: a newcomer reads the schema
     // in one place, as migrations/ made it.
-    'src/db/schema.ts': 450,
+    'src/db/schema.ts': 455,
     // The cleanup ledger's SQL: every table that owns stored bytes (media, variants, kit items) in
     // each of its unions, so a new owner cannot be left out of one.
     'src/modules/media/media.repository.ts': 420,

@@ -58,7 +58,8 @@ import {
 import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
 import { invoiceMail } from './modules/invoices/invoices.email.ts';
 import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
-import { createKitService, kitObserver, loadKit, type KitService } from './modules/kit/kit.service.ts';
+import { createKitService, kitReaction, loadKit, type KitService } from './modules/kit/kit.service.ts';
+import { complianceReaction, createMlsService, loadMlsProfile, type MlsService } from './modules/mls/mls.service.ts';
 
 export interface Services {
   /** The unit of work (decisions/0018): every change of an account's data goes through it. */
@@ -106,6 +107,8 @@ export interface Services {
   stripe: StripeService;
   /** The listing kit (docs/api.md §32): its reads, builds and items. */
   kit: KitService;
+  /** MLS profiles and galleries' compliance with them (docs/api.md §31). */
+  mls: MlsService;
   /** Account versions, the base of the /v1 JSON reads' ETags (docs/api.md §17). */
   versions: VersionsService;
 }
@@ -143,6 +146,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       invoice: { load: (trx, accountId, id) => loadInvoice(trx, config.publicUrl, accountId, id) },
       payment: { load: loadPayment },
       kit: { load: (trx, accountId, id) => loadKit(trx, config.publicUrl, accountId, id) },
+      mls_profile: { load: loadMlsProfile },
     },
     // A client link's events carry its gallery (docs/api.md §15).
     objectOf: {
@@ -157,6 +161,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       payment: 'payment',
       // docs/api.md §32: the kit's event carries the kit, not the gallery.
       'listing.kit_ready': 'kit',
+      mls_profile: 'mls_profile',
     },
   };
 }
@@ -168,8 +173,9 @@ export function createServices(base: Deps): Services {
     clock: base.clock,
     locks,
     resources: resourcesOf(base.config),
+    // docs/api.md §31: a write that moves a gallery's compliance announces it when its status changes.
     // docs/api.md §32: a built kit whose gallery changed goes stale, and is rebuilt shortly.
-    observers: [kitObserver(base.config.kit.rebuildDelayMs)],
+    reactions: [complianceReaction(), kitReaction(base.config.kit.rebuildDelayMs)],
   });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
@@ -211,5 +217,6 @@ export function createServices(base: Deps): Services {
     payLocks: createPayLocks({ ...deps, invoices, accounts, logos }),
     stripe: createStripeService({ ...deps, invoices }),
     kit: createKitService(deps),
+    mls: createMlsService(deps),
   };
 }

@@ -28,6 +28,7 @@ import { registerWebhooksRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerTestDataRoutes } from './modules/test-data/test-data.routes.ts';
 import { registerProductsRoutes } from './modules/products/products.routes.ts';
 import { registerInvoicesRoutes } from './modules/invoices/invoices.routes.ts';
+import { registerMlsRoutes } from './modules/mls/mls.routes.ts';
 import type { Services } from './services.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -95,6 +96,7 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerTestDataRoutes(v1, services);
   registerProductsRoutes(v1, services);
   registerInvoicesRoutes(v1, services);
+  registerMlsRoutes(v1, services);
   await registerMediaRoutes(v1, services, deps.config.media);
   registerAnalysisRoutes(v1, services);
   registerKitRoutes(v1, services);

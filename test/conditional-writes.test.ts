@@ -406,9 +406,7 @@ describe('the version trigger covers every table the reads show', () => {
     // Wrong passwords on a protected client link: counted for the gallery page's limit, never read by the API.
     'gallery_link_password_failures',
     'setup_marker',
-    'password_resets',
-    'idempotency_keys',
-    'account_versions',
+    ...['password_resets', 'idempotency_keys', 'account_versions'],
     'clients_search_keys',
     // The galleries' search index (docs/api.md §19), kept from the listings rows, which have the trigger.
     'listings_search_keys',
@@ -416,11 +414,11 @@ describe('the version trigger covers every table the reads show', () => {
     'kysely_migration_lock',
     // The deployment's cursor-signing secret (docs/api.md §19): no account's data.
     'instance_secrets',
-    // The dashboard's team and two-factor sign-in (docs/api.md §27): no /v1 read shows them.
-    // And (docs/api.md §29) the per-account counter behind invoice numbers (the number is shown on
-    // the invoice row, which has the trigger) and the Stripe Checkout sessions an account claimed
-    // (a payment they record is a payments row, which has it).
+    // The dashboard's team and two-factor sign-in (docs/api.md §27): no /v1 read shows them. And
+    // (§29) the per-account counter behind invoice numbers and the Stripe Checkout sessions claimed
+    // (the invoice and payments rows have the trigger), and (§31) each gallery's last compliance status.
     ...['users', 'invitations', 'recovery_codes', 'two_factor_challenges', 'invoice_numbers', 'stripe_checkouts'],
+    'listing_compliance',
   ]);
 
   test('each other table raises the version on insert, update and delete', async () => {

@@ -15,6 +15,7 @@ import { makeVariantsNow } from './support/media-helpers.ts';
 import { mediaOrderRouteCases } from './support/gallery-order.ts';
 import { propertyPageRouteCases } from './support/property.ts';
 import { invoiceRouteCases } from './support/invoices.ts';
+import { mlsRouteCases } from './support/mls.ts';
 import { shareLinkRouteCases } from './support/share-links.ts';
 import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
 import { errorWithoutRequestId, missingId, wellFormedUnknownKey, withMissingIds } from './support/refusals.ts';
@@ -438,6 +439,7 @@ const ROUTES: RouteCase[] = [
   },
   ...shareLinkRouteCases(() => ctx, newListing),
   ...invoiceRouteCases(() => ctx, assignedPair),
+  ...mlsRouteCases(() => ctx, newListing),
   {
     method: 'GET',
     path: '/v1/listings/:id/media/:media_id/variants/:name',

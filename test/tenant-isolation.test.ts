@@ -44,6 +44,8 @@ interface Holdings {
   product: string;
   invoice: string;
   openInvoice: string;
+  /** An MLS profile, the gallery `listing`'s (docs/api.md §31). */
+  profile: string;
 }
 
 interface Request {
@@ -127,7 +129,10 @@ async function hold(account: TestAccount): Promise<Holdings> {
   const product = await newProduct(ctx, account);
   const invoice = await newInvoice(ctx, account, assignedListing);
   const openInvoice = await newInvoice(ctx, account, assignedListing, { open: true });
+  const profile = (await json(account, 'POST', '/v1/mls_profiles', { name: 'Private MLS' })).id;
+  await json(account, 'PATCH', `/v1/listings/${listing}`, { mls_profile_id: profile });
   return {
+    profile,
     shareLink,
     product,
     invoice,
@@ -299,6 +304,13 @@ const CASES: Record<string, () => Request[]> = {
   ],
   'GET /v1/invoices/:id/payments': () => [{ url: `/v1/invoices/${ofA.openInvoice}/payments` }],
   'GET /v1/invoices/:id/pdf': () => [{ url: `/v1/invoices/${ofA.invoice}/pdf` }],
+  'GET /v1/mls_profiles/:id': () => [{ url: `/v1/mls_profiles/${ofA.profile}` }],
+  'PATCH /v1/mls_profiles/:id': () => [
+    { url: `/v1/mls_profiles/${ofA.profile}`, body: JSON.stringify({ name: 'Taken over', max_photos: 1 }) },
+  ],
+  'DELETE /v1/mls_profiles/:id': () => [{ url: `/v1/mls_profiles/${ofA.profile}` }],
+  // Another studio's profile named by ?profile_id= is 400, as an unknown one is (mls.compliance.test.ts).
+  'GET /v1/listings/:id/compliance': () => [{ url: `/v1/listings/${ofA.listing}/compliance` }],
   'POST /v1/clients/:id/listings/:listing_id/notify': () => [
     { url: `/v1/clients/${ofA.assignedClient}/listings/${ofA.assignedListing}/notify` },
     { url: `/v1/clients/${ofB.assignedClient}/listings/${ofA.assignedListing}/notify` },
@@ -321,6 +333,7 @@ const withMissingIds = (url: string): string =>
     .replaceAll(ofA.event, 'evt_0000000000000000000000ZZZZ')
     .replaceAll(ofA.shareLink, 'shl_0000000000000000000000ZZZZ')
     .replaceAll(ofA.product, 'prd_0000000000000000000000ZZZZ')
+    .replaceAll(ofA.profile, 'mlp_0000000000000000000000ZZZZ')
     .replaceAll(ofA.openInvoice, 'ivc_0000000000000000000000ZZZY')
     .replaceAll(ofA.invoice, 'ivc_0000000000000000000000ZZZZ');
 
@@ -405,6 +418,7 @@ describe(PAIR === 'studios' ? 'tenant isolation' : `mode isolation (${PAIR})`, (
       '/v1/events?limit=100',
       '/v1/products?limit=100',
       '/v1/invoices?limit=100',
+      '/v1/mls_profiles?limit=100',
     ]) {
       const res = await call(ctx, 'GET', url, { key: b.key });
       assert.equal(res.statusCode, 200);

@@ -4,6 +4,7 @@ import type { MediaAnalysisColumns } from './schema.analysis.ts';
 import type { Generated } from 'kysely';
 import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
+import * as mls from './schema-mls.ts';
 import type * as kit from './schema-kit.ts';
 
 export interface AccountsTable extends billing.AccountWatermarkColumns, kit.AccountKitColumns {
@@ -42,7 +43,7 @@ export interface ApiKeysTable {
 export const LISTING_STATUSES = ['draft', 'active', 'archived'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
 
-export interface ListingsTable {
+export interface ListingsTable extends mls.ListingMlsColumns {
   id: string;
   account_id: string;
   client_id: string | null;
@@ -135,7 +136,6 @@ export interface JobsTable {
 }
 
 export type MediaKind = 'photo' | 'video' | 'document';
-
 export interface MediaTable extends MediaAnalysisColumns {
   id: string;
   account_id: string;
@@ -160,7 +160,6 @@ export interface MediaTable extends MediaAnalysisColumns {
 }
 
 export type VariantsStatus = 'pending' | 'ready' | 'failed';
-
 /** A derived size of a photo (docs/api.md §13): its own object in storage, owned by this row. */
 export interface MediaVariantsTable {
   media_id: string;
@@ -289,6 +288,7 @@ export const EVENT_TYPES = [
   ...billing.BILLING_EVENT_TYPES,
   // docs/api.md §32: the kit, when a build is done.
   'listing.kit_ready',
+  ...mls.MLS_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by POST /v1/webhook_endpoints/:id/test to that endpoint only; never listed. */
@@ -556,7 +556,7 @@ interface InstanceSecretsTable {
   value: string;
 }
 
-export interface Database {
+export interface Database extends mls.MlsTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   listings: ListingsTable;

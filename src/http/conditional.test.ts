@@ -53,6 +53,8 @@ before(async () => {
   ids.invoice = (
     await made('POST', '/v1/invoices', { listing_id: ids.listing, items: [{ product_id: ids.product }] })
   ).id;
+  ids.profile = (await made('POST', '/v1/mls_profiles', { name: 'Bright MLS' })).id;
+  await made('PATCH', `/v1/listings/${ids.listing}`, { mls_profile_id: ids.profile });
   ids.endpoint = (await made('POST', '/v1/webhook_endpoints', { url: 'https://hooks.example.test/in' })).id;
   ids.delivery = (await made('POST', `/v1/webhook_endpoints/${ids.endpoint}/test`)).id;
   const rows = await ctx.deps.db.kysely
@@ -100,6 +102,9 @@ const READS: Record<string, () => string> = {
   '/v1/invoices': () => `/v1/invoices?listing_id=${ids.listing}`,
   '/v1/invoices/:id': () => `/v1/invoices/${ids.invoice}`,
   '/v1/invoices/:id/payments': () => `/v1/invoices/${ids.invoice}/payments`,
+  '/v1/mls_profiles': () => '/v1/mls_profiles',
+  '/v1/mls_profiles/:id': () => `/v1/mls_profiles/${ids.profile}`,
+  '/v1/listings/:id/compliance': () => `/v1/listings/${ids.listing}/compliance`,
 };
 /** Stored bytes: their own strong ETag (sha256 or the variant's), declared with their own 304. */
 const BYTES = new Set([

@@ -127,6 +127,11 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         },
         { name: 'Products', description: "The studio's catalogue: what it sells, at what price (docs/api.md §29)." },
         { name: 'Invoices', description: 'Invoices for a gallery, their payments and PDF (docs/api.md §29).' },
+        {
+          name: 'MLS',
+          description:
+            "MLS profiles (what a listing service accepts) and a gallery's compliance with one (docs/api.md §31).",
+        },
         { name: 'Notifications', description: 'Emails sent to clients when a gallery is assigned to them.' },
         {
           name: 'Webhooks',

@@ -21,7 +21,8 @@ export type IdPrefix =
   | 'gln'
   | 'prd'
   | 'ivc'
-  | 'pay';
+  | 'pay'
+  | 'mlp';
 
 // Crockford's base32, as the ULID spec has it.
 const ENCODING = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

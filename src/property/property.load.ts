@@ -21,7 +21,8 @@ export interface PropertyView {
   /**
    * Visible media in position order. While an open invoice locks the gallery (docs/api.md §29):
    * the branded page's photos with their previews for thumb and large, the unbranded page's with
-   * no image at all (a preview carries the studio's name), and no video.
+   * no image at all (a preview carries the studio's name), and no video. The unbranded page leaves
+   * out the photos the gallery's MLS profile fails for text, a QR code or a person (§31).
    */
   media: VisibleMedia[];
   /** docs/api.md §29: the gallery waits for payment, and the page is a preview. */
@@ -35,14 +36,16 @@ export async function loadProperty(services: Services, token: string): Promise<P
   if (found === undefined) return undefined;
   const { page, branded } = found;
   const studio = services.accounts.get(page.account_id).catch(() => undefined);
-  const [listing, account, visible, lock] = await Promise.all([
+  const [listing, account, visible, lock, leftOut] = await Promise.all([
     services.listings.get(page.account_id, page.listing_id).catch(() => undefined),
     studio,
     services.media.visible(page.account_id, page.listing_id),
     services.payLocks.of(page.account_id, page.listing_id, studio),
+    // docs/api.md §31: what the gallery's MLS profile forbids in the pixels stays off the unbranded page.
+    branded ? new Set<string>() : services.mls.unbrandedExclusions(page.account_id, page.listing_id),
   ]);
   if (listing === undefined || account === undefined || listing.status !== 'active') return undefined;
-  let media: VisibleMedia[] = visible;
+  let media: VisibleMedia[] = leftOut.size === 0 ? visible : visible.filter((m) => !leftOut.has(m.row.id));
   if (lock !== undefined) {
     const shown = visible.filter((m) => m.row.kind !== 'video');
     media = branded

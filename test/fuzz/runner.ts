@@ -156,7 +156,7 @@ async function send(op: Operation, plan: Plan, world: World): Promise<Response> 
  */
 const RULE_FIELDS: Record<string, (field: string) => boolean> = {
   // docs/api.md §28: a tour's URL must parse as https with a host and no user name.
-  updateListing: (f) => f === 'cover_media_id' || /^tours\.\d+\.url$/.test(f),
+  updateListing: (f) => f === 'cover_media_id' || f === 'mls_profile_id' || /^tours\.\d+\.url$/.test(f),
   // docs/api.md §28: selection_min at most selection_max, the stored one counting when one is left out.
   updateClientLink: (f) => f === 'selection_min' || f === 'selection_max',
   createShareLink: (f) => f === 'selection_min' || f === 'selection_max',
@@ -173,6 +173,11 @@ const RULE_FIELDS: Record<string, (field: string) => boolean> = {
     f === 'listing_id' || f === 'discount' || /^items\.\d+\.(product_id|description|unit_amount)$/.test(f),
   updateInvoice: (f) => f === 'discount' || /^items\.\d+\.(product_id|description|unit_amount)$/.test(f),
   createPayment: (f) => f === 'amount',
+  // docs/api.md §31: min_long_edge at most max_long_edge (the stored one counting when one is left
+  // out); a report needs the gallery's profile or one of the studio's named.
+  createMlsProfile: (f) => f === 'min_long_edge',
+  updateMlsProfile: (f) => f === 'min_long_edge',
+  getListingCompliance: (f) => f === 'profile_id',
 };
 
 function refusedByRule(op: Operation, res: Response): boolean {

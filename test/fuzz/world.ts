@@ -7,7 +7,7 @@ import { call, createAccount, createKey, type TestAccount, type TestContext } fr
 import { jpeg, multipart, pdf } from '../support/media-fixtures.ts';
 import { makeVariantsNow } from '../support/media-helpers.ts';
 
-export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt' | 'shl' | 'prd' | 'ivc';
+export type Prefix = 'lst' | 'cli' | 'med' | 'ntf' | 'whe' | 'whd' | 'evt' | 'shl' | 'prd' | 'ivc' | 'mlp';
 
 /** Related ids that make a path point at something real: a media item with its gallery, an assignment. */
 export type Scene = Partial<Record<Prefix, string>>;
@@ -31,6 +31,8 @@ interface Pool {
   /** How many of `ivc` are drafts and how many open: issue's and payments' successes. */
   drafts: number;
   open: number;
+  /** MLS profiles (docs/api.md §31); the first gallery uses one, so its compliance can be read. */
+  mlp: string[];
 }
 
 const emptyPool = (): Pool => ({
@@ -48,6 +50,7 @@ const emptyPool = (): Pool => ({
   ivc: [],
   drafts: 0,
   open: 0,
+  mlp: [],
 });
 
 export interface Files {
@@ -143,7 +146,8 @@ export class World {
       p.shared.length >= 2 &&
       p.prd.length >= 2 &&
       p.drafts >= 2 &&
-      p.open >= 2;
+      p.open >= 2 &&
+      p.mlp.length >= 2;
     if (enough(account === this.owner ? this.own : this.foreign)) return;
     let pool = await this.read(account);
     if (enough(pool)) return;
@@ -184,6 +188,14 @@ export class World {
       const body = { name: `Seed product ${this.#serial}`, unit_amount: 10_000 + this.#serial };
       pool.prd.push((await this.#json(account, 'POST', '/v1/products', body)).id);
     }
+    while (pool.mlp.length < 2) {
+      this.#serial += 1;
+      pool.mlp.push((await this.#json(account, 'POST', '/v1/mls_profiles', { name: `Seed MLS ${this.#serial}` })).id);
+    }
+    // Every gallery of the pool gets a profile, so each one's compliance can be read.
+    for (const lst of pool.lst) {
+      await this.#json(account, 'PATCH', `/v1/listings/${lst}`, { mls_profile_id: pool.mlp[0] });
+    }
     // Invoices of a gallery with a client: at least two drafts and two open (issued) ones.
     const listing = (await this.read(account)).assigned[0]?.lst;
     for (const open of [
@@ -205,7 +217,7 @@ export class World {
     const db = this.ctx.deps.db.kysely;
     const recent = 12;
     const ids = async (
-      table: 'listings' | 'clients' | 'notifications' | 'webhook_endpoints' | 'products' | 'invoices',
+      table: 'listings' | 'clients' | 'notifications' | 'webhook_endpoints' | 'products' | 'invoices' | 'mls_profiles',
     ): Promise<string[]> =>
       (
         await db
@@ -293,6 +305,7 @@ export class World {
       ivc: invoices,
       drafts: drafts.length,
       open: open.length,
+      mlp: await ids('mls_profiles'),
     };
     if (account === this.owner) this.own = pool;
     else this.foreign = pool;
@@ -313,6 +326,7 @@ export class World {
       ...pool.evt.map((evt) => ({ evt })),
       ...pool.prd.map((prd) => ({ prd })),
       ...pool.ivc.map((ivc) => ({ ivc })),
+      ...pool.mlp.map((mlp) => ({ mlp })),
     ];
     const fitting = scenes.filter((s) => prefixes.every((p) => s[p] !== undefined));
     return fitting[n % Math.max(fitting.length, 1)] ?? {};

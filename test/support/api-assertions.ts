@@ -19,6 +19,7 @@ export const GALLERY_KEYS = [
   'id',
   'media_count',
   'mls_number',
+  'mls_profile_id',
   'property_page',
   'sqft',
   'status',

@@ -14,7 +14,7 @@ export function errorWithoutRequestId(res: Response): unknown {
 /** The same URL with every resource id replaced by a well-formed id that does not exist. */
 export const missingId = (prefix: string): string => `${prefix}_0000000000000000000000ZZZZ`;
 export const withMissingIds = (url: string): string =>
-  url.replace(/\b(lst|cli|med|ntf|whe|whd|evt|upl|shl|prd|ivc|pay)_[0-9A-Za-z]+/g, (_match, prefix: string) =>
+  url.replace(/\b(lst|cli|med|ntf|whe|whd|evt|upl|shl|prd|ivc|pay|mlp)_[0-9A-Za-z]+/g, (_match, prefix: string) =>
     missingId(prefix),
   );
 

@@ -8,6 +8,7 @@ import { MediaResource, type BlobResolver, type MultipartEncoder } from './resou
 import { AccountResource } from './resources/account.ts';
 import { Notifications } from './resources/notifications.ts';
 import { Products } from './resources/products.ts';
+import { MlsProfiles } from './resources/mls-profiles.ts';
 import { TestData } from './resources/test-data.ts';
 import { WebhookEndpoints } from './resources/webhook-endpoints.ts';
 import type { Conditional } from './core.ts';
@@ -27,6 +28,8 @@ export class LightboxBase<I, R> {
   readonly products: Products;
   /** Invoices, their payments and PDFs (docs/api.md §29). */
   readonly invoices: Invoices;
+  /** What each listing service accepts (docs/api.md §31). */
+  readonly mlsProfiles: MlsProfiles;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
   readonly webhooks: Webhooks;
@@ -43,6 +46,7 @@ export class LightboxBase<I, R> {
     this.notifications = new Notifications(this.http);
     this.products = new Products(this.http);
     this.invoices = new Invoices(this.http);
+    this.mlsProfiles = new MlsProfiles(this.http);
     this.webhookEndpoints = new WebhookEndpoints(this.http);
     this.events = new Events(this.http);
     this.webhooks = new Webhooks();

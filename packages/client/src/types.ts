@@ -71,6 +71,11 @@ export type InvoiceStatus = Invoice['status'];
 export type Payment = Schemas['Payment'];
 export type PaymentCreate = Schemas['PaymentCreate'];
 export type PaymentMethod = Payment['method'];
+/** docs/api.md §31. */
+export type MlsProfile = Schemas['MlsProfile'];
+export type MlsProfileCreate = Schemas['MlsProfileCreate'];
+export type MlsProfileUpdate = Schemas['MlsProfileUpdate'];
+export type ComplianceReport = Schemas['ComplianceReport'];
 export type Pagination = Schemas['Pagination'];
 export type ErrorCode = Schemas['Error']['error']['code'];
 export type ErrorDetail = NonNullable<Schemas['Error']['error']['details']>[number];

@@ -88,11 +88,11 @@ export interface ResourceRegistry {
 }
 
 /**
- * Told of every write's events before they are recorded, in the write's transaction, to do what
- * follows from them there (a built listing kit whose gallery changed goes stale: docs/api.md §32).
- * Registered once (src/services.ts), as the loaders are, so the unit of work knows no feature.
+ * Work a feature does at the end of every write, from the write's events, in its transaction
+ * (registered in src/services.ts, as the loaders are): it may enqueue jobs, and returns events of
+ * its own to record with the write's (a status that a write changed, say). It announces nothing.
  */
-export type WriteObserver = (w: Write, events: readonly { type: EventType; object: unknown }[]) => Promise<void>;
+export type Reaction = (w: Write, events: readonly NewEvent[]) => Promise<NewEvent[]>;
 
 export interface WriteOptions {
   lock?: Locks;
@@ -244,13 +244,13 @@ export function createWrites({
   clock,
   locks,
   resources,
-  observers = [],
+  reactions = [],
 }: {
   db: Db;
   clock: Clock;
   locks: LockQueries;
   resources: ResourceRegistry;
-  observers?: readonly WriteObserver[];
+  reactions?: readonly Reaction[];
 }) {
   // One group committer per SQLite database: this unit of work is built once (src/services.ts).
   const groups = sqliteWriteGroups(db);
@@ -276,8 +276,9 @@ export function createWrites({
   }
 
   async function epilogue(w: WriteState): Promise<void> {
-    const events = await w.events();
-    for (const observe of observers) await observe(w, events);
+    const announced = await w.events();
+    const events = [...announced];
+    for (const react of reactions) events.push(...(await react(w, announced)));
     if (events.length > 0) await recordEvents(w.trx, w.accountId, events, w.now);
     if (w.jobs.length > 0) await enqueue(w.trx, w.jobs, w.now);
     // Last: the counter rows stay locked until commit, taken in sorted order (decisions/0005).

@@ -34,6 +34,7 @@ import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { factsLine, renderFlyer } from './kit.flyer.ts';
 import { mlsCompliance, planMlsPack, type MlsPhoto } from './kit.mls.ts';
 import * as repo from './kit.repository.ts';
+import { kitComplianceOf } from '../mls/mls.entry.ts';
 import { kitFingerprint, scheduleRebuild } from './kit.service.ts';
 import { renderSocialImage, SOCIAL_SIZES } from './kit.social.ts';
 import { renderKitVideo, type KitVideoKind } from './kit.video.ts';
@@ -191,7 +192,13 @@ export function kitHandler(
         modifiedAt: new Date(p.created_at),
       };
     });
-    const compliance = mlsCompliance(mlsPhotos);
+    const verdict = await kitComplianceOf(db.kysely, accountId, listingId, clock.iso());
+    const compliance = mlsCompliance(
+      mlsPhotos,
+      verdict === undefined
+        ? undefined
+        : { ...verdict.report, profileName: verdict.profileName, maxPhotos: verdict.maxPhotos },
+    );
     const renumbered = compliance.photos.map((p, i) => ({ ...p, order: i + 1 }));
     const pack = await planMlsPack(renumbered, compliance.report, (key, range) => storage.get(key, range), now);
     await storage.put(keyOf('mls_zip'), pack.stream(), { contentType: 'application/zip' });

@@ -2,7 +2,7 @@
 // two-digit order prefixes, and CSV fields quoted as RFC 4180 says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { csvField, mlsFileName, photosCsv, roomSlug, type MlsPhoto } from './kit.mls.ts';
+import { csvField, mlsCompliance, mlsFileName, photosCsv, roomSlug, type MlsPhoto } from './kit.mls.ts';
 
 test('rooms are slugged; unknown or empty is photo', () => {
   assert.equal(roomSlug('Exterior front'), 'exterior-front');
@@ -42,4 +42,41 @@ test('photos.csv: a header, a line a photo, CRLF', () => {
       '01-exterior-front.jpg,1,exterior-front,,A brick house,2048,1365\r\n' +
       '02-photo.jpg,2,photo,"Kitchen, ""chef\'s""",,2048,1365\r\n',
   );
+});
+
+test('with a profile: only the photos that pass, at most max_photos, and the report', () => {
+  const photo = (n: number): MlsPhoto => ({
+    id: `med_${n}`,
+    order: n,
+    room: null,
+    caption: null,
+    altText: null,
+    mls: { storageKey: 'k', width: 2048, height: 1365, size: 1 },
+    modifiedAt: new Date(0),
+  });
+  const photos = [1, 2, 3, 4].map(photo);
+  const { photos: kept, report } = mlsCompliance(photos, {
+    profileName: 'Bright MLS',
+    maxPhotos: 2,
+    status: 'fail',
+    issues: [],
+    photos: [
+      { media_id: 'med_1', status: 'pass', issues: [] },
+      {
+        media_id: 'med_2',
+        status: 'fail',
+        issues: [{ code: 'person', message: 'A person is in the photo.', severity: 'fail' }],
+      },
+      { media_id: 'med_3', status: 'warn', issues: [] },
+      { media_id: 'med_4', status: 'pass', issues: [] },
+    ],
+  });
+  assert.deepEqual(
+    kept.map((p) => p.id),
+    ['med_1', 'med_3'],
+  );
+  assert.match(report, /^MLS profile: Bright MLS\r\n/);
+  assert.match(report, /Photo 2 \(med_2\): fail, left out\r\n {2}fail: A person is in the photo\. \(person\)/);
+  assert.match(report, /Photo 4 \(med_4\): pass, left out/);
+  assert.deepEqual(mlsCompliance(photos, undefined).report, 'No MLS profile\r\n');
 });

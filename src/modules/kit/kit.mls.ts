@@ -56,17 +56,45 @@ export function photosCsv(photos: readonly MlsPhoto[], names: readonly string[])
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/** What docs/api.md §31 says of the gallery under its profile (mls.entry.ts), or undefined without one. */
+export interface MlsVerdict {
+  profileName: string;
+  maxPhotos: number;
+  status: string;
+  photos: readonly {
+    media_id: string;
+    status: string;
+    issues: readonly { code: string; message: string; severity: string }[];
+  }[];
+  issues: readonly { code: string; message: string; severity: string }[];
+}
+
 /**
- * What the MLS rules (docs/api.md §31) say of this gallery's photos: which pass (in order, at most
- * the profile's `max_photos`) and the report for `compliance.txt`.
- *
- * FOR THE MERGER: with no MLS compliance service on this branch, every visible photo with a ready
- * `mls` variant goes in and the report says there is no profile. Once src/modules/mls has its
- * compliance service, call it here: keep only the photos it passes, at most `max_photos`, and write
- * its report.
+ * The pack's photos and `compliance.txt` (docs/api.md §31, §32): with a profile, only the photos
+ * that pass it (`pass` or `warn`: nothing failed, and the analysis done), at most its `max_photos`,
+ * and the report; without one, every photo and "No MLS profile".
  */
-export function mlsCompliance(photos: readonly MlsPhoto[]): { photos: MlsPhoto[]; report: string } {
-  return { photos: [...photos], report: 'No MLS profile\r\n' };
+export function mlsCompliance(
+  photos: readonly MlsPhoto[],
+  verdict: MlsVerdict | undefined,
+): { photos: MlsPhoto[]; report: string } {
+  if (verdict === undefined) return { photos: [...photos], report: 'No MLS profile\r\n' };
+  const byId = new Map(verdict.photos.map((p) => [p.media_id, p]));
+  const passing = photos.filter((p) => {
+    const status = byId.get(p.id)?.status;
+    return status === 'pass' || status === 'warn';
+  });
+  const kept = passing.slice(0, verdict.maxPhotos);
+  const lines = [`MLS profile: ${verdict.profileName}`, `Status: ${verdict.status}`];
+  lines.push(`Photos in this pack: ${kept.length} of ${photos.length} (at most ${verdict.maxPhotos})`);
+  for (const issue of verdict.issues) lines.push(`Gallery ${issue.severity}: ${issue.message} (${issue.code})`);
+  photos.forEach((p, i) => {
+    const judged = byId.get(p.id);
+    const inPack = kept.includes(p);
+    lines.push(`Photo ${i + 1} (${p.id}): ${judged?.status ?? 'not judged'}${inPack ? '' : ', left out'}`);
+    for (const issue of judged?.issues ?? []) lines.push(`  ${issue.severity}: ${issue.message} (${issue.code})`);
+  });
+  return { photos: kept, report: `${lines.join('\r\n')}\r\n` };
 }
 
 export interface MlsPack {

@@ -107,6 +107,7 @@ export type KitListing = Pick<
   | 'description'
   | 'mls_number'
   | 'cover_media_id'
+  | 'mls_profile_id'
 >;
 
 export async function findListingForKit(db: Executor, listingId: string): Promise<KitListing | undefined> {
@@ -123,6 +124,7 @@ export async function findListingForKit(db: Executor, listingId: string): Promis
       'description',
       'mls_number',
       'cover_media_id',
+      'mls_profile_id',
     ])
     .where('id', '=', listingId)
     .executeTakeFirst();

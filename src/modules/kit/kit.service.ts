@@ -1,5 +1,5 @@
 // docs/api.md §32: the listing kit. GET reads it, POST asks for a build (a durable `listing.kit`
-// job on the one queue, kit.job.ts), and the unit of work tells `kitObserver` of every write's
+// job on the one queue, kit.job.ts), and the unit of work tells `kitReaction` of every write's
 // events: once built, a change to the gallery's facts, photos, order, captions or cover (anything
 // its fingerprint covers) makes the kit `stale` and schedules a rebuild KIT_REBUILD_DELAY_SECONDS
 // later, as a job due then (changes meanwhile join it), in the transaction of the change.
@@ -11,7 +11,7 @@ import type { KitItemName } from '../../db/schema-kit.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hasIdShape } from '../../lib/ids.ts';
 import { pendingJob } from '../../mechanisms/queue/queue.ts';
-import type { Write, WriteObserver, Writes } from '../../mechanisms/writes/writes.ts';
+import type { Reaction, Write, Writes } from '../../mechanisms/writes/writes.ts';
 import type { ByteRange } from '../../storage/storage.ts';
 import * as repo from './kit.repository.ts';
 import type { KitType } from './kit.schemas.ts';
@@ -52,7 +52,15 @@ export async function kitFingerprint(db: Executor, listingId: string): Promise<s
   if (listing === undefined) return undefined;
   const photos = await repo.visiblePhotos(db, listingId);
   const page = await repo.pageTokens(db, listingId);
-  const facts = [listing.address, listing.beds, listing.baths, listing.sqft, listing.description, listing.mls_number];
+  const facts = [
+    listing.address,
+    listing.beds,
+    listing.baths,
+    listing.sqft,
+    listing.description,
+    listing.mls_number,
+    listing.mls_profile_id,
+  ];
   const shown = photos.map((p) => [p.id, p.caption, p.alt_text, p.analysis_room, p.variants_status]);
   return createHash('sha256')
     .update(JSON.stringify([facts, listing.cover_media_id, shown, page?.token ?? null, page?.unbranded_token ?? null]))
@@ -84,14 +92,14 @@ function galleriesOf(w: Write, events: readonly { type: string; object: unknown 
 }
 
 /**
- * The unit of work's observer (src/services.ts): a built (or failed) kit whose gallery this write
+ * The unit of work's reaction (src/services.ts): a built (or failed) kit whose gallery this write
  * changed in what the kit shows goes `stale`, and its rebuild is scheduled, in the same transaction.
  * A kit being built is left alone: its build compares the fingerprint again when it ends.
  */
-export function kitObserver(delayMs: number): WriteObserver {
+export function kitReaction(delayMs: number): Reaction {
   return async (w, events) => {
     const ids = galleriesOf(w, events);
-    if (ids.size === 0) return;
+    if (ids.size === 0) return [];
     const kits = await repo.kitsOf(w.trx, w.accountId, [...ids]);
     for (const kit of kits) {
       if (kit.status !== 'ready' && kit.status !== 'failed') continue;
@@ -100,6 +108,8 @@ export function kitObserver(delayMs: number): WriteObserver {
       await repo.setStatus(w.trx, kit.listing_id, 'stale', w.now);
       await scheduleRebuild(w, kit.listing_id, delayMs);
     }
+    // Staleness is no event of its own: GET shows it, and `listing.kit_ready` comes with the rebuild.
+    return [];
   };
 }
 

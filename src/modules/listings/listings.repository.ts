@@ -38,6 +38,7 @@ const LISTING_COLUMNS = Object.keys({
   media_count: true,
   cover_media_id: true,
   tours: true,
+  mls_profile_id: true,
   created_at: true,
   updated_at: true,
 } satisfies Record<keyof ListingsTable, true>) as (keyof ListingsTable)[];

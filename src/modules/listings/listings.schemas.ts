@@ -20,6 +20,7 @@ import {
 import { LISTING_STATUSES } from '../../db/schema.ts';
 import { selectionFields } from '../client-links/share-links.schemas.ts';
 import { Tours } from './tours.ts';
+import { MlsProfileIdField, NullableProfileId } from '../mls/mls.schemas.ts';
 
 const ListingStatusSchema = StringEnum(LISTING_STATUSES, {
   title: 'ListingStatus',
@@ -70,6 +71,7 @@ export const ListingUpdateBody = Type.Object(
       ...Tours,
       description: 'The whole list of tours, replacing the current one ([] for none).',
     }),
+    mls_profile_id: MlsProfileIdField,
   },
   { additionalProperties: false, minProperties: 1, title: 'ListingUpdate' },
 );
@@ -175,6 +177,7 @@ export const Listing = Type.Object(
       description: 'The public property pages while the gallery is published; null when it is not.',
     }),
     tours: Tours,
+    mls_profile_id: NullableProfileId,
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },

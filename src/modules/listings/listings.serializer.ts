@@ -59,6 +59,7 @@ export function listingSerializer(publicUrl: string): ListingSerializer {
             views: page.views,
           },
     tours: parseTours(row.tours),
+    mls_profile_id: row.mls_profile_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
   });

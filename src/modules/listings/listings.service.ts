@@ -27,6 +27,7 @@ import { listingSerializer, toListingItem, type ListingSerializer } from './list
 import { commentsOf, favoritesOf, linkOf, rotateLink, setLinkControls } from '../client-links/client-links.entry.ts';
 import { checkSelectionBounds, linkChanges } from '../client-links/link-controls.ts';
 import { pageOf, publishPage, takeDownPage } from '../property-pages/property-pages.entry.ts';
+import { checkProfileId, queueMlsRemake } from '../mls/mls.entry.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import type { Log } from '../../lib/log.ts';
@@ -283,9 +284,12 @@ export function createListingsService({
             { field: 'cover_media_id', message: 'must be the id of a photo of this gallery' },
           ]);
         }
+        // docs/api.md §31: one of the studio's profiles; another one's `mls` variants are made again.
+        if (patch.mls_profile_id !== undefined) await checkProfileId(trx, accountId, patch.mls_profile_id);
         // The row as it is now (RETURNING): the object is built from it, not read again.
         const updated = await repo.updateListing(trx, accountId, id, changes);
         if (updated === undefined) throw notFound('Gallery');
+        if (updated.mls_profile_id !== current.mls_profile_id) await queueMlsRemake(w, [id]);
         // docs/api.md §25: only an active gallery is published; leaving `active` takes its pages down.
         if (patch.status !== undefined && patch.status !== 'active') await takeDownPage(w, id);
         const listing = await listingOfRow(trx, serialize, accountId, updated);

@@ -53,6 +53,12 @@ export interface VariantSpec {
   format: 'webp' | 'jpeg';
   box: Box;
   contentType: string;
+  /**
+   * docs/api.md §31 (a gallery's MLS profile, for its `mls` variant): the largest file, met by
+   * encoding again at lower JPEG qualities, then smaller, but never below `minLongEdge` on the long
+   * side (nor above the original's). A photo that cannot fit even so keeps the smallest made.
+   */
+  cap?: { maxBytes: number; minLongEdge: number };
 }
 
 export interface MadeVariant {
@@ -69,12 +75,30 @@ export const LARGE_BOX: Box = { width: 2048, height: 2048 };
 /** `VARIANT_MLS_SIZE` when unset. */
 export const DEFAULT_MLS_BOX: Box = { width: 2048, height: 1536 };
 
-export function variantSpecs(mlsBox: Box): VariantSpec[] {
+/** A gallery's MLS profile's ask of its `mls` variants (docs/api.md §31). */
+export interface MlsFit {
+  maxLongEdge: number;
+  minLongEdge: number;
+  maxBytes: number;
+}
+
+/** The variants of a photo: the `mls` one in the configured box, or fitting the gallery's MLS profile. */
+export function variantSpecs(mlsBox: Box, fit?: MlsFit): VariantSpec[] {
+  const mls: VariantSpec =
+    fit === undefined
+      ? { name: 'mls', format: 'jpeg', box: mlsBox, contentType: 'image/jpeg' }
+      : {
+          name: 'mls',
+          format: 'jpeg',
+          box: { width: fit.maxLongEdge, height: fit.maxLongEdge },
+          contentType: 'image/jpeg',
+          cap: { maxBytes: fit.maxBytes, minLongEdge: fit.minLongEdge },
+        };
   return [
     { name: 'thumb', format: 'webp', box: THUMB_BOX, contentType: 'image/webp' },
     { name: 'medium', format: 'webp', box: MEDIUM_BOX, contentType: 'image/webp' },
     { name: 'large', format: 'jpeg', box: LARGE_BOX, contentType: 'image/jpeg' },
-    { name: 'mls', format: 'jpeg', box: mlsBox, contentType: 'image/jpeg' },
+    mls,
   ];
 }
 
@@ -157,6 +181,7 @@ export async function makeVariants(
       out = await encode(pixels, size, spec.format);
       encoded.set(key, out);
     }
+    if (spec.cap !== undefined && out.data.length > spec.cap.maxBytes) out = await withinCap(pixels, size, spec.cap);
     await put(spec.name, Readable.from(out.data, { objectMode: false }), spec.contentType);
     made.push({ name: spec.name, contentType: spec.contentType, width: out.width, height: out.height, size: out.data.length }); // prettier-ignore
   }
@@ -219,6 +244,7 @@ async function encode(
   pixels: Pixels,
   size: Box,
   format: VariantSpec['format'],
+  quality: number = JPEG_OPTIONS.quality,
 ): Promise<{ data: Buffer; width: number; height: number }> {
   let image = sharp(pixels.data, {
     raw: { width: pixels.width, height: pixels.height, channels: pixels.channels },
@@ -228,9 +254,47 @@ async function encode(
     image = image.resize(size.width, size.height, { fit: 'fill' });
   }
   // JPEG has no alpha: transparent parts become white, as on a page, not black as dropping it would.
-  image = format === 'jpeg' ? image.flatten({ background: WHITE }).jpeg(JPEG_OPTIONS) : image.webp(WEBP_OPTIONS);
+  image =
+    format === 'jpeg'
+      ? image.flatten({ background: WHITE }).jpeg({ ...JPEG_OPTIONS, quality })
+      : image.webp(WEBP_OPTIONS);
   const { data, info } = await image.toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
+}
+
+/** docs/api.md §31: the JPEG qualities tried, in turn, for a file over its profile's cap. */
+const CAP_QUALITIES = [72, 62, 52, 42, 32] as const;
+/** Then at the lowest, smaller this many times at most (each step aimed at the cap from the last size). */
+const CAP_SHRINKS = 8;
+
+/**
+ * The JPEG of `size` within `cap.maxBytes`: encoded again at lower qualities, then (at the lowest)
+ * made smaller, its long side never below `cap.minLongEdge` (nor `size`'s own). The last one made
+ * when none fits.
+ */
+async function withinCap(
+  pixels: Pixels,
+  size: Box,
+  cap: NonNullable<VariantSpec['cap']>,
+): Promise<{ data: Buffer; width: number; height: number }> {
+  let out = await encode(pixels, size, 'jpeg');
+  for (const quality of CAP_QUALITIES) {
+    if (out.data.length <= cap.maxBytes) return out;
+    out = await encode(pixels, size, 'jpeg', quality);
+  }
+  const longEdge = Math.max(size.width, size.height);
+  const floor = Math.min(longEdge, cap.minLongEdge);
+  let current = size;
+  for (let i = 0; i < CAP_SHRINKS && out.data.length > cap.maxBytes; i += 1) {
+    const edge = Math.max(current.width, current.height);
+    if (edge <= floor) break;
+    // Bytes go roughly with the area: aim just under the cap, and at least a step smaller.
+    const scale = Math.min(0.95, Math.sqrt(cap.maxBytes / out.data.length) * 0.95);
+    const target = Math.max(floor, Math.floor(edge * scale));
+    current = fitInside(size, { width: target, height: target });
+    out = await encode(pixels, current, 'jpeg', CAP_QUALITIES.at(-1));
+  }
+  return out;
 }
 
 /** A short reason for an operator, from what libvips said. */

@@ -21,6 +21,7 @@ import * as repo from '../media/media.repository.ts';
 import * as variantsRepo from './variants.repository.ts';
 import type { Writes } from '../../mechanisms/writes/writes.ts';
 import { makeVariants, variantSpecs, VariantError } from './variants.images.ts';
+import { mlsFitOf } from '../mls/mls.entry.ts';
 import { makeVideoVariants, VIDEO_VARIANT_NAMES, type VideoLimits } from './variants.video.ts';
 
 type Photo = repo.MediaRow;
@@ -35,6 +36,11 @@ export function variantsHandler(
   log: Log,
 ): JobHandler {
   const specs = variantSpecs(config.media.variants.mlsBox);
+  /** The photo's variants: its `mls` one fits its gallery's MLS profile, when it has one (docs/api.md §31). */
+  const specsOf = async (photo: Photo) => {
+    const fit = await mlsFitOf(db.kysely, photo.account_id, photo.listing_id);
+    return fit === undefined ? specs : variantSpecs(config.media.variants.mlsBox, fit);
+  };
   const leaseMs = config.media.variants.leaseMs;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const videoLimits: VideoLimits = {
@@ -126,7 +132,7 @@ export function variantsHandler(
           await mkdir(tmpDir, { recursive: true });
           return makeVideoVariants(file, photo.content_type, tmpDir, put, videoLimits);
         }
-        return makeVariants(file, specs, put, { maxPixels: config.media.maxImagePixels });
+        return makeVariants(file, await specsOf(photo), put, { maxPixels: config.media.maxImagePixels });
       });
     } catch (err) {
       await beat.stop();

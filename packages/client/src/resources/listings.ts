@@ -3,6 +3,7 @@ import type { Conditional, GetOptions, HttpClient, RequestOptions } from '../cor
 import { at, iteratePages, segment } from '../pagination.ts';
 import type {
   ClientLinkUpdate,
+  ComplianceReport,
   Favorites,
   Listing,
   ListingCreate,
@@ -20,6 +21,7 @@ import type {
 
 export type ListingListParams = QueryParams<'listListings'>;
 export type ShareLinkListParams = QueryParams<'listShareLinks'>;
+export type ComplianceParams = QueryParams<'getListingCompliance'>;
 
 export class Listings {
   readonly #http: HttpClient;
@@ -84,6 +86,18 @@ export class Listings {
   /** DELETE /v1/listings/:id/property_page: both pages stop at once (publishing again gives new URLs). */
   unpublishPropertyPage(id: string, options?: RequestOptions): Promise<ResponseInfo> {
     return this.#http.empty({ method: 'DELETE', path: `/v1/listings/${segment(id)}/property_page`, options });
+  }
+
+  /**
+   * GET /v1/listings/:id/compliance (docs/api.md §31): the gallery against its MLS profile, or the
+   * one `profile_id` names (400 when neither).
+   */
+  getCompliance<O extends GetOptions | undefined = undefined>(
+    id: string,
+    params: ComplianceParams = {},
+    options?: O,
+  ): Promise<Conditional<O, ComplianceReport>> {
+    return this.#http.get<ComplianceReport, O>(`/v1/listings/${segment(id)}/compliance`, params, options as O);
   }
 
   /** GET /v1/listings/:id/favorites: the photos the client marked (position order), the note, when sent. */

@@ -366,6 +366,27 @@ describe('client: every operation against a real server', () => {
     await productsAndInvoices(lb);
   });
 
+  test('MLS profiles and a gallery’s compliance: create, get, update, list, iterate, report, delete', async () => {
+    const made = await lb.mlsProfiles.create({ name: 'Bright MLS', max_photos: 25 });
+    assert.equal(made.lastResponse.status, 201);
+    assert.deepEqual([made.max_long_edge, made.max_photos, made.forbid_text], [2048, 25, true]);
+    assert.equal((await lb.mlsProfiles.get(made.id)).name, 'Bright MLS');
+    const changed = await lb.mlsProfiles.update(made.id, { forbid_people: false });
+    assert.equal(changed.forbid_people, false);
+    assert.ok((await lb.mlsProfiles.list({ limit: 10 })).data.some((p) => p.id === made.id));
+    const all: string[] = [];
+    for await (const p of lb.mlsProfiles.iterate({ limit: 1 })) all.push(p.id);
+    assert.ok(all.includes(made.id));
+    const gallery = await lb.listings.create({ address: '31 Compliance Court' });
+    await assert.rejects(lb.listings.getCompliance(gallery.id), ValidationError);
+    const named = await lb.listings.getCompliance(gallery.id, { profile_id: made.id });
+    assert.deepEqual([named.profile_id, named.status, named.photos], [made.id, 'pass', []]);
+    await lb.listings.update(gallery.id, { mls_profile_id: made.id });
+    assert.equal((await lb.listings.getCompliance(gallery.id)).profile_id, made.id);
+    assert.equal((await lb.mlsProfiles.delete(made.id)).status, 204);
+    assert.equal((await lb.listings.get(gallery.id)).mls_profile_id, null);
+  });
+
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {
     const doc = (await lb.openapi()) as Record<string, unknown>;
     const missing = documentOperations(doc)
