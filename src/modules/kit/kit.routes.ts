@@ -10,7 +10,7 @@ import type { KitItemRow } from './kit.repository.ts';
 import { Kit, KitItemParams, KitParams } from './kit.schemas.ts';
 import type { KitService } from './kit.service.ts';
 
-const tags = ['Listings'];
+const tags = ['Galleries'];
 
 /** The download's name: the item and what it is. */
 const FILE_NAMES: Record<KitItemName, string> = {
