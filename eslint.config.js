@@ -287,7 +287,7 @@ export default defineConfig(
     'src/config.test.ts': 560,
     // The only reader of process.env: every variable's parsing and its refusal line in one place,
     // so a newcomer finds any setting in one file.
-    'src/config.ts': 470,
+    'src/config.ts': 490,
     // One list of cases every MediaStorage must pass, in the order of the interface.
     'test/support/media-storage-cases.ts': 420,
     // One browser, one app and one gallery built once, then every scenario a client can take.
@@ -295,7 +295,7 @@ export default defineConfig(
     // One browser, one app and one studio's gallery built once, then the studio's steps in order.
     'test/e2e/workspace.e2e.test.ts': 480,
     // The whole served document against the routes the app registered, checked in one place.
-    'src/http/openapi.test.ts': 620,
+    'src/http/openapi.test.ts': 630,
     // The route table of every authenticated /v1 route and the attacks run against each: split,
     // a new route could be left out of one half.
     'test/security.test.ts': 700,
@@ -303,7 +303,10 @@ export default defineConfig(
     'src/storage/storage.test.ts': 460,
     // Every table of the database in one file, beside the event types: a newcomer reads the schema
     // in one place, as migrations/ made it.
-    'src/db/schema.ts': 450,
+    'src/db/schema.ts': 455,
+    // The cleanup ledger's SQL: every table that owns stored bytes (media, variants, kit items) in
+    // each of its unions, so a new owner cannot be left out of one.
+    'src/modules/media/media.repository.ts': 420,
   }).map(([file, max]) => ({
     files: [file],
     rules: { 'max-lines': ['error', { max, skipBlankLines: true, skipComments: true }] },

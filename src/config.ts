@@ -38,6 +38,22 @@ export interface Config {
   readonly metrics: { readonly port: number; readonly host: string } | undefined;
   /** STRIPE_API_BASE: where the Stripe library sends requests (docs/api.md §29); a test's stand-in. */
   readonly stripeApiBase: string;
+  /** docs/api.md §32: the listing kit. */
+  readonly kit: KitConfig;
+}
+
+interface KitConfig {
+  /** KIT_PAPER (`letter`): the flyer's paper when the studio has not chosen one in Settings. */
+  readonly paper: 'letter' | 'a4';
+  /** KIT_SECONDS_PER_PHOTO (4): how long each photo shows in the kit's videos (1-30). */
+  readonly secondsPerPhoto: number;
+  /**
+   * KIT_REBUILD_DELAY_SECONDS (30): a change to a built kit's gallery rebuilds it this long after
+   * (further changes meanwhile join that rebuild); at most 60, the contract's minute.
+   */
+  readonly rebuildDelayMs: number;
+  /** KIT_LEASE_MS (120000): how long a node holds a kit build, renewed every quarter of it while it runs. */
+  readonly leaseMs: number;
 }
 
 interface WebhooksConfig {
@@ -368,6 +384,19 @@ function media(env: Env, dataDir: string): MediaConfig {
   });
 }
 
+function kitConfig(env: Env): KitConfig {
+  const paper = (read(env, 'KIT_PAPER') ?? 'letter').toLowerCase();
+  if (paper !== 'letter' && paper !== 'a4') {
+    throw new ConfigError('KIT_PAPER', `must be letter or a4 (got ${JSON.stringify(paper)})`);
+  }
+  return Object.freeze({
+    paper,
+    secondsPerPhoto: positiveInteger(env, 'KIT_SECONDS_PER_PHOTO', 4, 30),
+    rebuildDelayMs: integerIn(env, 'KIT_REBUILD_DELAY_SECONDS', 30, 0, 60) * 1000,
+    leaseMs: positiveInteger(env, 'KIT_LEASE_MS', 120_000, 3_600_000),
+  });
+}
+
 /** `WIDTHxHEIGHT`, each 1..16384 pixels. */
 function box(env: Env, name: string, fallback: { width: number; height: number }): { width: number; height: number } {
   const raw = read(env, name);
@@ -563,6 +592,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     jobs: bool(env, 'JOBS', true),
     metrics: metrics(env, p),
     stripeApiBase: urlVariable(env, 'STRIPE_API_BASE', STRIPE_API_RULE)?.url.origin ?? 'https://api.stripe.com',
+    kit: kitConfig(env),
   });
   if (options.start === true) checkRealEmail(env, config);
   return config;

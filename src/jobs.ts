@@ -13,6 +13,7 @@ import { watermarkHandler } from './modules/variants/variants.watermark.job.ts';
 import { analysisHandler } from './modules/analysis/analysis.job.ts';
 import type { ModelReader } from './modules/analysis/analysis.models.ts';
 import { modelReader } from './modules/analysis/analysis.models.thread.ts';
+import { kitHandler } from './modules/kit/kit.job.ts';
 import { configureSharp } from './modules/variants/variants.images.ts';
 import { selectionEmailHandler } from './modules/client-links/selection-email.job.ts';
 import { notificationHandler } from './modules/notifications/notifications.worker.ts';
@@ -34,6 +35,8 @@ const DELIVERY_POLL_MS = 200;
 const DELIVERIES_PER_SECOND_WHEN_BUSY = 100;
 /** Photo analyses started a second at most while the node is busy answering requests. */
 const ANALYSES_PER_SECOND_WHEN_BUSY = 1;
+/** Listing kits started a second at most while the node is busy answering requests (docs/api.md §32). */
+const KITS_PER_SECOND_WHEN_BUSY = 0.2;
 /** Events older than 30 days are deleted this often. */
 const EVENT_PRUNE_INTERVAL_MS = 60 * 60_000;
 /** How long stop() waits for jobs in flight (an email send, a photo); the rest stays queued. */
@@ -77,6 +80,15 @@ function createRunners(deps: Deps, services: Services, log: Log, models: ModelRe
         ]
       : []),
     createJobRunner(deps, log, checksumHandler(deps, log)),
+    // docs/api.md §32: one kit at a time, after photos' variants, and rarely while requests keep the node busy.
+    createJobRunner(
+      deps,
+      log,
+      kitHandler(writing, services.mediaCleanup, log, { music: (id) => services.kitMusic.open(id) }),
+      {
+        giveWay: { to: deps.foreground, perSecond: KITS_PER_SECOND_WHEN_BUSY },
+      },
+    ),
     createJobRunner(deps, log, uploadExpiryHandler(deps, services.uploads, log)),
     // Deliveries are due the moment their write commits: looked for often, to keep them prompt.
     // While requests keep the node busy, they go first.

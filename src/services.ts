@@ -59,6 +59,7 @@ import {
 import { createPayLocks, type PayLocks } from './modules/invoices/invoices.lock.ts';
 import { invoiceMail } from './modules/invoices/invoices.email.ts';
 import { createStripeService, type StripeService } from './modules/stripe/stripe.service.ts';
+import { createKitService, kitReaction, loadKit, type KitService } from './modules/kit/kit.service.ts';
 import { complianceReaction, createMlsService, loadMlsProfile, type MlsService } from './modules/mls/mls.service.ts';
 import { createResoService, type ResoService } from './modules/reso/reso.service.ts';
 
@@ -108,6 +109,8 @@ export interface Services {
   payLocks: PayLocks;
   /** Online payment of invoices (Stripe, docs/api.md §29): settings, pay links, Stripe's events. */
   stripe: StripeService;
+  /** The listing kit (docs/api.md §32): its reads, builds and items. */
+  kit: KitService;
   /** MLS profiles and galleries' compliance with them (docs/api.md §31). */
   mls: MlsService;
   /** The RESO media feed (docs/api.md §33). */
@@ -148,6 +151,7 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       product: { load: loadProduct },
       invoice: { load: (trx, accountId, id) => loadInvoice(trx, config.publicUrl, accountId, id) },
       payment: { load: loadPayment },
+      kit: { load: (trx, accountId, id) => loadKit(trx, config.publicUrl, accountId, id) },
       mls_profile: { load: loadMlsProfile },
     },
     // A client link's events carry its gallery (docs/api.md §15).
@@ -161,6 +165,8 @@ export function resourcesOf(config: Deps['config']): ResourceRegistry {
       product: 'product',
       invoice: 'invoice',
       payment: 'payment',
+      // docs/api.md §32: the kit's event carries the kit, not the gallery.
+      'listing.kit_ready': 'kit',
       mls_profile: 'mls_profile',
     },
   };
@@ -174,7 +180,8 @@ export function createServices(base: Deps): Services {
     locks,
     resources: resourcesOf(base.config),
     // docs/api.md §31: a write that moves a gallery's compliance announces it when its status changes.
-    reactions: [complianceReaction()],
+    // docs/api.md §32: a built kit whose gallery changed goes stale, and is rebuilt shortly.
+    reactions: [complianceReaction(), kitReaction(base.config.kit.rebuildDelayMs)],
   });
   const deps = { ...base, writes };
   const mediaCleanup = createMediaCleanup(deps);
@@ -216,6 +223,7 @@ export function createServices(base: Deps): Services {
     invoices,
     payLocks: createPayLocks({ ...deps, invoices, accounts }),
     stripe: createStripeService({ ...deps, invoices }),
+    kit: createKitService(deps),
     mls: createMlsService(deps),
     reso: createResoService(deps),
   };

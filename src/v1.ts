@@ -16,6 +16,7 @@ import { answerUnroutedFirst } from './http/error-handler.ts';
 import { checkInput, isEmptyBody, parseJsonBody } from './http/validation.ts';
 import { registerAccountRoutes } from './modules/accounts/account.routes.ts';
 import { registerAnalysisRoutes } from './modules/analysis/analysis.routes.ts';
+import { registerKitRoutes } from './modules/kit/kit.routes.ts';
 import { registerClientsRoutes } from './modules/clients/clients.routes.ts';
 import { registerIdempotency } from './mechanisms/idempotency/idempotency.hooks.ts';
 import { registerListingsRoutes } from './modules/listings/listings.routes.ts';
@@ -100,5 +101,6 @@ export async function registerV1(v1: App, { services, deps, limiter, inFlight, n
   registerResoRoutes(v1, services, deps.clock);
   await registerMediaRoutes(v1, services, deps.config.media);
   registerAnalysisRoutes(v1, services);
+  registerKitRoutes(v1, services);
   await registerUploadRoutes(v1, services, deps.config.media);
 }

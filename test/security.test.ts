@@ -17,6 +17,7 @@ import { propertyPageRouteCases } from './support/property.ts';
 import { invoiceRouteCases } from './support/invoices.ts';
 import { mlsRouteCases } from './support/mls.ts';
 import { shareLinkRouteCases } from './support/share-links.ts';
+import { kitRouteCases } from './support/kit.ts';
 import { takeSnapshot, type Snapshot } from './support/snapshot.ts';
 import { errorWithoutRequestId, missingId, wellFormedUnknownKey, withMissingIds } from './support/refusals.ts';
 import {
@@ -441,6 +442,7 @@ const ROUTES: RouteCase[] = [
   ...invoiceRouteCases(() => ctx, assignedPair),
   ...mlsRouteCases(() => ctx, newListing),
   { method: 'GET', path: '/v1/reso/Media', prepare: () => Promise.resolve({ url: '/v1/reso/Media', status: 200 }) },
+  ...kitRouteCases(newListing),
   {
     method: 'GET',
     path: '/v1/listings/:id/media/:media_id/variants/:name',

@@ -207,6 +207,13 @@ const CASES: Record<string, () => Request[]> = {
     { url: `/v1/listings/${ofB.listing}/media/${ofA.media}/variants/large` },
     { url: `/v1/listings/${ofA.listing}/media/${ofA.media}/variants/mls`, headers: { range: 'bytes=0-9' } },
   ],
+  // docs/api.md §32: another studio's gallery has no kit to read, build or download.
+  'GET /v1/listings/:id/kit': () => [{ url: `/v1/listings/${ofA.listing}/kit` }],
+  'POST /v1/listings/:id/kit': () => [{ url: `/v1/listings/${ofA.listing}/kit` }],
+  'GET /v1/listings/:id/kit/:name': () => [
+    { url: `/v1/listings/${ofA.listing}/kit/flyer` },
+    { url: `/v1/listings/${ofA.listing}/kit/mls_zip`, headers: { range: 'bytes=0-9' } },
+  ],
   'DELETE /v1/listings/:id/media/:media_id': () => [
     { url: `/v1/listings/${ofA.listing}/media/${ofA.media}` },
     { url: `/v1/listings/${ofB.listing}/media/${ofA.media}` },

@@ -6,8 +6,9 @@ import * as billing from './schema-invoices.ts';
 import type * as stripe from './schema-stripe.ts';
 import type { AccountKitMusicColumns } from './schema-kit-music.ts';
 import * as mls from './schema-mls.ts';
+import type * as kit from './schema-kit.ts';
 
-export interface AccountsTable extends billing.AccountWatermarkColumns, AccountKitMusicColumns {
+export interface AccountsTable extends billing.AccountWatermarkColumns, AccountKitMusicColumns, kit.AccountKitColumns {
   id: string;
   name: string;
   email: string;
@@ -112,7 +113,8 @@ export type JobKind =
   | 'media.checksum'
   | 'webhook.deliver'
   | 'upload.expire'
-  | 'selection.email';
+  | 'selection.email'
+  | 'listing.kit';
 
 /** A piece of background work still to be done (src/mechanisms/queue/, decisions/0006). */
 export interface JobsTable {
@@ -294,6 +296,8 @@ export const EVENT_TYPES = [
   'share_link.downloaded',
   'share_link.selection_submitted',
   ...billing.BILLING_EVENT_TYPES,
+  // docs/api.md §32: the kit, when a build is done.
+  'listing.kit_ready',
   ...mls.MLS_EVENT_TYPES,
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -604,4 +608,6 @@ export interface Database extends mls.MlsTables {
   invoice_numbers: billing.InvoiceNumbersTable;
   stripe_accounts: stripe.StripeAccountsTable;
   stripe_checkouts: stripe.StripeCheckoutsTable;
+  listing_kits: kit.ListingKitsTable;
+  listing_kit_items: kit.ListingKitItemsTable;
 }

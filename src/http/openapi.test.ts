@@ -84,6 +84,8 @@ const TUS_EMPTY: Record<string, string[]> = {
 const MEDIA_CONTENT = 'GET /v1/listings/{id}/media/{media_id}/content';
 const MEDIA_UPLOAD = 'POST /v1/listings/{id}/media';
 const MEDIA_VARIANT = 'GET /v1/listings/{id}/media/{media_id}/variants/{name}';
+/** docs/api.md §32: a listing kit's item, served as variants are. */
+const KIT_ITEM = 'GET /v1/listings/{id}/kit/{name}';
 
 /** Codes specific to an operation's rules, beyond those every route of its kind answers. */
 const SPECIFIC: Record<string, string[]> = {
@@ -100,6 +102,9 @@ const SPECIFIC: Record<string, string[]> = {
   // Conditional and range requests (docs/api.md §6 and §13).
   [MEDIA_CONTENT]: ['304', '416'],
   [MEDIA_VARIANT]: ['304', '416'],
+  [KIT_ITEM]: ['304', '416'],
+  // docs/api.md §32: a kit of a gallery that is not active, or has no ready photo.
+  'POST /v1/listings/{id}/kit': ['409'],
   // Without Tus-Resumable: 1.0.0; a wrong Upload-Offset, or a completed upload terminated.
   [TUS_CREATE]: ['412'],
   [TUS_HEAD]: ['412'],
@@ -111,12 +116,14 @@ const SPECIFIC: Record<string, string[]> = {
 const EXTRA_SUCCESS: Record<string, string[]> = {
   [MEDIA_CONTENT]: ['206'],
   [MEDIA_VARIANT]: ['206'],
+  [KIT_ITEM]: ['206'],
 };
 
 /** Responses that are the stored bytes, not JSON: media content, whole (200) or a range (206). */
 const BINARY: Record<string, string[]> = {
   [MEDIA_CONTENT]: ['200', '206'],
   [MEDIA_VARIANT]: ['200', '206'],
+  [KIT_ITEM]: ['200', '206'],
   // docs/api.md §29: the invoice as a PDF.
   'GET /v1/invoices/{id}/pdf': ['200'],
 };
@@ -126,6 +133,7 @@ const BINARY_TYPES: Record<string, string[]> = {
   // A photo's variants (docs/api.md §13) and a video's poster and web rendition (§25).
   [MEDIA_VARIANT]: ['image/jpeg', 'image/webp', 'video/mp4'],
   'GET /v1/invoices/{id}/pdf': ['application/pdf'],
+  [KIT_ITEM]: ['application/pdf', 'application/zip', 'image/jpeg', 'video/mp4'],
 };
 
 /** Responses without a body: 204 everywhere, and 304 Not Modified. */
@@ -202,6 +210,8 @@ const ACTIONS: Record<string, string> = {
   // docs/api.md §29: an invoice's transitions answer the invoice.
   'POST /v1/invoices/{id}/issue': '200',
   'POST /v1/invoices/{id}/void': '200',
+  // docs/api.md §32: a kit build, in the background.
+  'POST /v1/listings/{id}/kit': '202',
 };
 
 function expectedSuccess(method: string, path: string): string {

@@ -80,7 +80,10 @@ interface ResourceLoader<T> {
 /** Every registered resource: its loader, and which events carry it (by their type's prefix). */
 export interface ResourceRegistry {
   loaders: { [K in ResourceKind]: ResourceLoader<Resources[K]> };
-  /** The kind of the object an event type's prefix names (`client_link.viewed` carries the gallery). */
+  /**
+   * The kind of the object an event type's prefix names (`client_link.viewed` carries the gallery),
+   * or, first, the whole type (`listing.kit_ready` carries the kit, not the gallery).
+   */
   objectOf: Readonly<Record<string, ResourceKind>>;
 }
 
@@ -174,7 +177,7 @@ class WriteState implements Write {
       // A deletion's object is the id alone (docs/api.md §15): there is nothing left to load.
       this.announced.push({ type, object: { id } });
     } else {
-      const kind = this.resources.objectOf[type.slice(0, type.indexOf('.'))];
+      const kind = this.resources.objectOf[type] ?? this.resources.objectOf[type.slice(0, type.indexOf('.'))];
       if (kind === undefined) throw new Error(`announce: no resource is registered for ${type}`);
       this.announced.push({ type, kind, id });
     }

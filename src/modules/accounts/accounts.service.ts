@@ -121,6 +121,7 @@ export function createAccountsService({
       room_order: null,
       watermark_logo_key: null,
       kit_music_key: null,
+      kit_paper: null,
       created_at: now,
       updated_at: now,
       live_account_id: null,

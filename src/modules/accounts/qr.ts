@@ -4,12 +4,21 @@
 import qrcode from 'qrcode-generator';
 import { html, type SafeHtml } from '../../lib/html.ts';
 
-/** The SVG markup of `text` as a QR code (error correction M, a 4-module quiet zone). */
-export function qrSvg(text: string, label: string): SafeHtml {
+/**
+ * The modules of `text` as a QR code (error correction M): `count` x `count`, `isDark(row, col)`.
+ * Drawn here as SVG, and by the listing kit's flyer into its PDF (docs/api.md §32).
+ */
+export function qrModules(text: string): { count: number; isDark(row: number, col: number): boolean } {
   const qr = qrcode(0, 'M');
   qr.addData(text, 'Byte');
   qr.make();
-  const count = qr.getModuleCount();
+  return { count: qr.getModuleCount(), isDark: (row, col) => qr.isDark(row, col) };
+}
+
+/** The SVG markup of `text` as a QR code (error correction M, a 4-module quiet zone). */
+export function qrSvg(text: string, label: string): SafeHtml {
+  const qr = qrModules(text);
+  const count = qr.count;
   const quiet = 4;
   const size = count + quiet * 2;
   let path = '';

@@ -302,6 +302,18 @@ export async function scheduleGalleryCleanup(
             ])
             .where('account_id', '=', accountId)
             .where('listing_id', '=', listingId),
+        )
+        // docs/api.md §32: and its listing kit's items.
+        .unionAll(
+          db
+            .selectFrom('listing_kit_items')
+            .select((eb) => [
+              'storage_key',
+              eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
+              eb.cast<string>(eb.val(now), 'text').as('created_at'),
+            ])
+            .where('account_id', '=', accountId)
+            .where('listing_id', '=', listingId),
         ),
     )
     .returning('storage_key')
@@ -335,6 +347,16 @@ export async function scheduleAccountCleanup(
         .unionAll(
           db
             .selectFrom('media_variants')
+            .select((eb) => [
+              'storage_key',
+              eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
+              eb.cast<string>(eb.val(now), 'text').as('created_at'),
+            ])
+            .where('account_id', '=', accountId),
+        )
+        .unionAll(
+          db
+            .selectFrom('listing_kit_items')
             .select((eb) => [
               'storage_key',
               eb.cast<string>(eb.val(deleteAfter), 'text').as('delete_after'),
@@ -392,6 +414,8 @@ export async function knownKeys(db: Executor, keys: string[]): Promise<Set<strin
     .where('storage_key', 'in', keys)
     .unionAll(db.selectFrom('media_variants').select('storage_key').where('storage_key', 'in', keys))
     .unionAll(db.selectFrom('media_cleanup').select('storage_key').where('storage_key', 'in', keys))
+    // docs/api.md §32: a gallery's listing kit items.
+    .unionAll(db.selectFrom('listing_kit_items').select('storage_key').where('storage_key', 'in', keys))
     // docs/api.md §29: a studio's watermark logo (variants.logo.ts).
     .unionAll(
       db

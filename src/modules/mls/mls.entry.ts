@@ -65,3 +65,24 @@ export async function unbrandedExclusions(
       .map((p) => p.media_id),
   );
 }
+
+/**
+ * docs/api.md §32: the gallery's compliance report for the listing kit's MLS pack, with its
+ * profile's `max_photos`; undefined when the gallery has no profile.
+ */
+export async function kitComplianceOf(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+  now: string,
+): Promise<{ report: ReturnType<typeof complianceReport>; maxPhotos: number; profileName: string } | undefined> {
+  const [found] = await repo.profilesOfGalleries(db, accountId, [listingId]);
+  if (found === undefined) return undefined;
+  const photos = await repo.compliancePhotos(db, accountId, listingId);
+  const profile = toProfile(found.profile);
+  return {
+    report: complianceReport(listingId, profile, photos, now),
+    maxPhotos: profile.max_photos,
+    profileName: profile.name,
+  };
+}
