@@ -165,8 +165,9 @@ export function registerGalleryRoutes(
 
   /**
    * docs/api.md §33: a photo's mls variant at a RESO feed's link (the feed's MediaURL), until the
-   * link's end (then the expired page, 410). The feed is the studio's own (under its key), so a
-   * gallery waiting for payment does not keep it from its MLS; a hidden photo is not there.
+   * link's end (then the expired page, 410); a hidden photo is not there. The link is public, so
+   * while the gallery waits for payment (docs/api.md §29: no `mls` byte through any public path)
+   * it answers 404, and the same URL opens once the invoice is paid or void.
    */
   app.get<{ Params: ItemParams }>('/:token/mls/:media_id', { schema: HIDDEN }, async (request, reply) => {
     const gone = () => new AppError('not_found', 'This gallery is no longer available');
@@ -176,7 +177,11 @@ export function registerGalleryRoutes(
       const studio = await services.accounts.get(link.account_id).catch(() => undefined);
       throw new LinkExpired(studio?.name ?? '', link.expires_at ?? '');
     }
-    const visible = await services.media.visible(link.account_id, link.listing_id);
+    const [visible, lock] = await Promise.all([
+      services.media.visible(link.account_id, link.listing_id),
+      services.payLocks.of(link.account_id, link.listing_id),
+    ]);
+    if (lock !== undefined) throw new AppError('not_found', 'This gallery is waiting for payment');
     const found = visible.find((m) => m.row.id === request.params.media_id && m.row.kind === 'photo');
     const variant = found?.variants.find((v) => v.name === 'mls');
     if (found === undefined || variant === undefined) throw new AppError('not_found', 'No such photo in this gallery');

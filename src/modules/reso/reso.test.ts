@@ -183,6 +183,35 @@ describe('GET /v1/reso/Media (docs/api.md §33)', () => {
     }
   });
 
+  test('while the gallery waits for payment its MediaURLs answer 404; paid or void, the same URL opens', async () => {
+    const record = (await records(`$filter=ResourceRecordID eq '${listingId}'`)).value[0];
+    assert.ok(record !== undefined);
+    const url = new URL(record.MediaURL).pathname;
+    assert.equal((await ctx.app.inject({ method: 'GET', url })).statusCode, 200);
+    const client = await call(ctx, 'POST', '/v1/clients', {
+      key: me.key,
+      body: { name: 'Agent', email: 'agent@example.com' },
+    });
+    assert.equal(client.statusCode, 201, client.body);
+    const clientId = client.json<{ id: string }>().id;
+    const assigned = await call(ctx, 'POST', `/v1/clients/${clientId}/listings/${listingId}`, { key: me.key, query: { notify: 'false' } }); // prettier-ignore
+    assert.ok(assigned.statusCode < 300, assigned.body);
+    const draft = await call(ctx, 'POST', '/v1/invoices', {
+      key: me.key,
+      body: { listing_id: listingId, items: [{ description: 'Photos', unit_amount: 10_000 }], pay_to_unlock: true },
+    });
+    assert.equal(draft.statusCode, 201, draft.body);
+    const invoiceId = draft.json<{ id: string }>().id;
+    assert.equal((await call(ctx, 'POST', `/v1/invoices/${invoiceId}/issue`, { key: me.key })).statusCode, 200);
+    for (const method of ['GET', 'HEAD'] as const) {
+      const locked = await ctx.app.inject({ method, url, headers: { range: 'bytes=0-99' } });
+      assert.equal(locked.statusCode, 404, `${method} while locked`);
+      assert.equal(locked.rawPayload.includes(Buffer.from([0xff, 0xd8, 0xff])), false, 'no JPEG byte');
+    }
+    assert.equal((await call(ctx, 'POST', `/v1/invoices/${invoiceId}/void`, { key: me.key })).statusCode, 200);
+    assert.equal((await ctx.app.inject({ method: 'GET', url })).statusCode, 200);
+  });
+
   test('$filter: record key (quotes doubled), record id, timestamps, joined by and', async () => {
     const all = (await records('')).value;
     const key = encodeURIComponent("ResourceRecordKey eq 'O''Brien-7'");

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
+import type { Executor } from '../../db/executor.ts';
 import type { Deps } from '../../deps.ts';
 import type { Log } from '../../lib/log.ts';
 import { withLocalFile } from '../../storage/local-file.ts';
@@ -41,8 +42,8 @@ export function variantsHandler(
    * The photo's variants under its gallery's MLS profile, when it has one (docs/api.md §31): the
    * `mls` one fits it, and whether a staged photo's label is drawn follows its disclose_staging.
    */
-  const plan = async (photo: Photo) => {
-    const fit = await mlsFitOf(db.kysely, photo.account_id, photo.listing_id);
+  const plan = async (photo: Photo, executor: Executor = db.kysely) => {
+    const fit = await mlsFitOf(executor, photo.account_id, photo.listing_id);
     return {
       specs: fit === undefined ? specs : variantSpecs(config.media.variants.mlsBox, fit),
       label: stagingLabelWanted(photo, fit === undefined ? null : { disclose_staging: fit.discloseStaging }),
@@ -203,7 +204,7 @@ export function variantsHandler(
             await repo.setVariantsStatus(trx, photo.id, 'ready');
             // Staged or unstaged since this job read the photo: these are recorded (better than
             // none), and the photo is queued again to be drawn as it is now.
-            if ((await plan(w.photo)).label !== label) {
+            if ((await plan(w.photo, trx)).label !== label) {
               w.enqueue({ kind: 'media.variants', accountId: photo.account_id, subjectId: photo.id, runAt: now });
             }
             await cleanup.release(trx, keys);
