@@ -78,6 +78,7 @@ export type MlsProfile = Schemas['MlsProfile'];
 export type MlsProfileCreate = Schemas['MlsProfileCreate'];
 export type MlsProfileUpdate = Schemas['MlsProfileUpdate'];
 export type ComplianceReport = Schemas['ComplianceReport'];
+export type Kit = Schemas['Kit'];
 export type Pagination = Schemas['Pagination'];
 export type ErrorCode = Schemas['Error']['error']['code'];
 export type ErrorDetail = NonNullable<Schemas['Error']['error']['details']>[number];

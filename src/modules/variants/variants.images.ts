@@ -187,7 +187,8 @@ export async function makeVariants(
       out = await encode(pixels, size, spec.format, { labelled });
       encoded.set(key, out);
     }
-    if (spec.cap !== undefined && out.data.length > spec.cap.maxBytes) out = await withinCap(pixels, size, spec.cap, labelled);
+    if (spec.cap !== undefined && out.data.length > spec.cap.maxBytes)
+      out = await withinCap(pixels, size, spec.cap, labelled);
     await put(spec.name, Readable.from(out.data, { objectMode: false }), spec.contentType);
     made.push({ name: spec.name, contentType: spec.contentType, width: out.width, height: out.height, size: out.data.length, labelled }); // prettier-ignore
   }

@@ -271,7 +271,9 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
                   <ul class="grid property__grid" id="photo-grid">
                     ${photos
                       .filter((m) => !pairedOriginals.has(m.row.id))
-                      .map((m, i) => photo(base, m, i, EAGER_TILES, SIZES.propertyTile, view.disclosesStaging, pairs.get(m.row.id)))}
+                      .map((m, i) =>
+                        photo(base, m, i, EAGER_TILES, SIZES.propertyTile, view.disclosesStaging, pairs.get(m.row.id)),
+                      )}
                   </ul>
                 </section>`
           }

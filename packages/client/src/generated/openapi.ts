@@ -970,6 +970,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/listings/{id}/kit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A gallery's listing kit
+     * @description Its status and items (docs/api.md §32): each null until made, then a URL under the key. `none` until a build is asked for with `POST`.
+     */
+    get: operations['getKit'];
+    put?: never;
+    /**
+     * Build or rebuild a gallery's listing kit
+     * @description Builds it in the background (`building`); `listing.kit_ready` (the kit) is announced when done. Only an `active` gallery with at least one ready photo builds: else 409 `conflict`.
+     */
+    post: operations['buildKit'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/listings/{id}/kit/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download one of a gallery's kit items
+     * @description Served like media content (attachment, `nosniff`, sandbox, `ETag`/304, one `Range`). 404 until the item is made. The social images are `social_square`, `social_portrait` and `social_story`.
+     */
+    get: operations['getKitItem'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/listings/{id}/uploads': {
     parameters: {
       query?: never;
@@ -1342,6 +1386,7 @@ export interface components {
       | 'invoice.paid'
       | 'invoice.voided'
       | 'payment.created'
+      | 'listing.kit_ready'
       | 'mls_profile.created'
       | 'mls_profile.updated'
       | 'mls_profile.deleted'
@@ -1386,6 +1431,7 @@ export interface components {
       | 'invoice.paid'
       | 'invoice.voided'
       | 'payment.created'
+      | 'listing.kit_ready'
       | 'mls_profile.created'
       | 'mls_profile.updated'
       | 'mls_profile.deleted'
@@ -1543,6 +1589,122 @@ export interface components {
        */
       due_at?: string | null;
       note?: string | null;
+    };
+    /** Kit */
+    Kit: {
+      /** @description The gallery. */
+      listing_id: string;
+      /**
+       * @description `none` (never built), `building`, `ready`, `failed`, or `stale` (built, and the gallery changed since: it is rebuilt within a minute, and the items served meanwhile are the last build’s).
+       * @enum {string}
+       */
+      status: 'none' | 'building' | 'ready' | 'failed' | 'stale';
+      /**
+       * Format: date-time
+       * @description When the items served were made; null before the first build.
+       */
+      built_at: string | null;
+      /** @description The MLS pack: the `mls` variants of the visible photos in order, `photos.csv` and `compliance.txt`. */
+      mls_zip: components['schemas']['KitZip'] | null;
+      /** @description 1920x1080 H.264 slideshow opening and closing on a card; null until made. */
+      slideshow: components['schemas']['KitVideo'] | null;
+      /** @description The slideshow with no text at all; null until made. */
+      slideshow_unbranded: components['schemas']['KitVideo'] | null;
+      /** @description 1080x1920, at most 60 s; null until made. */
+      reel: components['schemas']['KitVideo'] | null;
+      /** @description 1920x1080, at most 15 s: the cover and the best photos; null until made. */
+      teaser: components['schemas']['KitVideo'] | null;
+      /** @description A one-page PDF flyer (the studio’s paper). */
+      flyer: components['schemas']['KitPdf'] | null;
+      /** @description JPEGs of the cover with the address and facts: square, portrait and story; null until made. */
+      social: components['schemas']['KitSocialImage'][] | null;
+    };
+    /** KitPdf */
+    KitPdf: {
+      /**
+       * Format: uri
+       * @description The bytes, under the API key (`ETag`, `Range`).
+       */
+      url: string;
+      /** @enum {string} */
+      content_type: 'application/pdf';
+      /**
+       * Format: int64
+       * @description Bytes.
+       */
+      size: number;
+    };
+    /** KitSocialImage */
+    KitSocialImage: {
+      /**
+       * @description `square` 1080x1080, `portrait` 1080x1350, `story` 1080x1920.
+       * @enum {string}
+       */
+      format: 'square' | 'portrait' | 'story';
+      /**
+       * Format: uri
+       * @description The bytes, under the API key (`ETag`, `Range`).
+       */
+      url: string;
+      /** @enum {string} */
+      content_type: 'image/jpeg';
+      /**
+       * Format: int64
+       * @description Bytes.
+       */
+      size: number;
+      /**
+       * Format: int32
+       * @description Width (1080).
+       */
+      width: number;
+      /**
+       * Format: int32
+       * @description Height.
+       */
+      height: number;
+    };
+    /** KitVideo */
+    KitVideo: {
+      /**
+       * Format: uri
+       * @description The bytes, under the API key (`ETag`, `Range`).
+       */
+      url: string;
+      /** @enum {string} */
+      content_type: 'video/mp4';
+      /**
+       * Format: int64
+       * @description Bytes.
+       */
+      size: number;
+      /** @description Its length in seconds. */
+      duration_seconds: number;
+      /**
+       * Format: int32
+       * @description Frame width.
+       */
+      width: number;
+      /**
+       * Format: int32
+       * @description Frame height.
+       */
+      height: number;
+    };
+    /** KitZip */
+    KitZip: {
+      /**
+       * Format: uri
+       * @description The bytes, under the API key (`ETag`, `Range`).
+       */
+      url: string;
+      /** @enum {string} */
+      content_type: 'application/zip';
+      /**
+       * Format: int64
+       * @description Bytes.
+       */
+      size: number;
     };
     /** Listing */
     Listing: {
@@ -9678,6 +9840,7 @@ export interface operations {
           | 'invoice.paid'
           | 'invoice.voided'
           | 'payment.created'
+          | 'listing.kit_ready'
           | 'mls_profile.created'
           | 'mls_profile.updated'
           | 'mls_profile.deleted'
@@ -15403,6 +15566,545 @@ export interface operations {
       };
       /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getKit: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+        /** @description ETags from earlier responses (a comma-separated list, weak or strong, compared weakly), or `*`. When one matches the current `ETag`, the answer is 304 with no body (RFC 9110). Checked after every other check. A malformed value, or one over 8192 characters, is ignored (as if absent). */
+        'If-None-Match'?: components['parameters']['IfNoneMatch'];
+      };
+      path: {
+        /** @description Gallery id (`lst_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The kit. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Kit'];
+        };
+      };
+      /** @description Not modified: `If-None-Match` names the current `ETag` (or is `*`). No body; the same `ETag`. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  buildKit: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 printable ASCII characters (else 400 `validation_error`). The same key from the same account within 24 hours replays the first response, with `Idempotent-Replayed: true`; the same key with another method, path or JSON body, or while the first request is still running, is 409 `conflict`. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description Gallery id (`lst_...`). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Accepted: the kit, `building`. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Kit'];
+        };
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The key is read-only and the operation writes (`forbidden`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description The request body stalled, or did not arrive whole in time (`request_timeout`); the connection is closed. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
+          'Retry-After': components['headers']['RetryAfterInFlight'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Request body too large (`payload_too_large`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Wrong request content type (`unsupported_media_type`). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Over the rate limit, or too many requests in progress at once for the key or the client address (`rate_limited`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Unexpected fault (`internal_error`); details are never revealed. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Shutting down or database unreachable (`unavailable`). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getKitItem: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description One byte range, e.g. `bytes=0-1023` (answers 206). */
+        range?: string;
+        /** @description An ETag from an earlier response (answers 304). */
+        'if-none-match'?: string;
+        /** @description Serve the range only if the ETag still matches. */
+        'if-range'?: string;
+        /** @description Not needed: only POST runs idempotently. Checked all the same (docs/api.md §9): a key this account used within 24 hours is 409 `conflict` (the same key on a different method), an invalid one is 400 `validation_error`; an unused key is ignored and nothing is stored. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyChecked'];
+      };
+      path: {
+        /** @description Gallery id (`lst_...`). */
+        id: string;
+        /** @description The item: `mls_zip`, `flyer`, `social_square`, ... . */
+        name:
+          | 'mls_zip'
+          | 'flyer'
+          | 'social_square'
+          | 'social_portrait'
+          | 'social_story'
+          | 'slideshow'
+          | 'slideshow_unbranded'
+          | 'reel'
+          | 'teaser';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The item: a ZIP, a PDF, a JPEG or an MP4. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': string;
+          'application/pdf': string;
+          'image/jpeg': string;
+          'video/mp4': string;
+        };
+      };
+      /** @description The requested byte range of the item (`Content-Range`). */
+      206: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': string;
+          'application/pdf': string;
+          'image/jpeg': string;
+          'video/mp4': string;
+        };
+      };
+      /** @description Not modified: the ETag matches. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request is invalid (`validation_error`, each refused field or parameter in `details`: unknown body fields and query parameters the operation does not declare are refused too), or its body is not JSON (`invalid_json`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired API key (`unauthorized`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          'WWW-Authenticate': components['headers']['WwwAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description No gallery with this id in this account, or no such resource in it (`not_found`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Conflict (`conflict`): the Idempotency-Key was used for a different request, or that request is still running. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'RateLimit-Reset': components['headers']['RateLimitReset'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Range not satisfiable (`range_not_satisfiable`): the range is outside the file. */
+      416: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'RateLimit-Limit': components['headers']['RateLimitLimit'];

@@ -4,6 +4,7 @@ import { at, iteratePages, segment } from '../pagination.ts';
 import type {
   ClientLinkUpdate,
   ComplianceReport,
+  Kit,
   Favorites,
   Listing,
   ListingCreate,
@@ -98,6 +99,34 @@ export class Listings {
     options?: O,
   ): Promise<Conditional<O, ComplianceReport>> {
     return this.#http.get<ComplianceReport, O>(`/v1/listings/${segment(id)}/compliance`, params, options as O);
+  }
+
+  /** GET /v1/listings/:id/kit: the listing kit's status and items (docs/api.md §32). */
+  getKit<O extends GetOptions | undefined = undefined>(id: string, options?: O): Promise<Conditional<O, Kit>> {
+    return this.#http.get<Kit, O>(`/v1/listings/${segment(id)}/kit`, undefined, options as O);
+  }
+
+  /** POST /v1/listings/:id/kit: builds (or rebuilds) the kit in the background (202); `listing.kit_ready` when done. */
+  buildKit(id: string, options?: RequestOptions): Promise<WithResponse<Kit>> {
+    return this.#http.json({ method: 'POST', path: `/v1/listings/${segment(id)}/kit`, options });
+  }
+
+  /**
+   * GET /v1/listings/:id/kit/:name: one item's bytes (`mls_zip`, `slideshow`, `flyer`, ...);
+   * answers the fetch `Response` (stream `res.body`); Range and 304 with `ifNoneMatch` pass through.
+   */
+  downloadKitItem(id: string, name: string, options: GetOptions & { range?: string } = {}): Promise<Response> {
+    const { ifNoneMatch, range, ...rest } = options;
+    const headers: Record<string, string> = {};
+    if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
+    if (range !== undefined) headers.range = range;
+    return this.#http.send({
+      method: 'GET',
+      path: `/v1/listings/${segment(id)}/kit/${segment(name)}`,
+      headers,
+      options: rest,
+      accept: [206, 304],
+    });
   }
 
   /** GET /v1/listings/:id/favorites: the photos the client marked (position order), the note, when sent. */

@@ -387,6 +387,14 @@ describe('client: every operation against a real server', () => {
     assert.equal((await lb.listings.get(gallery.id)).mls_profile_id, null);
   });
 
+  test('the listing kit: its status, a build refused for a draft, an item not made (docs/api.md §32)', async () => {
+    const gallery = await lb.listings.create({ address: '32 Kit Lane' });
+    const kit = await lb.listings.getKit(gallery.id);
+    assert.deepEqual([kit.status, kit.built_at, kit.mls_zip], ['none', null, null]);
+    await assert.rejects(lb.listings.buildKit(gallery.id), ConflictError);
+    await assert.rejects(lb.listings.downloadKitItem(gallery.id, 'flyer'), NotFoundError);
+  });
+
   test('the RESO media feed: a page, and every record across pages (docs/api.md §33)', async () => {
     const page = await lb.reso.media({ $top: 1 });
     assert.ok(Array.isArray(page.value));

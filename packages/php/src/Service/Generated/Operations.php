@@ -26,6 +26,12 @@ final class Operations
             'POST',
             '/v1/clients/{id}/listings/{listing_id}',
         ],
+        'buildKit' => [
+            'listings',
+            'buildKit',
+            'POST',
+            '/v1/listings/{id}/kit',
+        ],
         'createClient' => [
             'clients',
             'create',
@@ -169,6 +175,18 @@ final class Operations
             'downloadPdf',
             'GET',
             '/v1/invoices/{id}/pdf',
+        ],
+        'getKit' => [
+            'listings',
+            'getKit',
+            'GET',
+            '/v1/listings/{id}/kit',
+        ],
+        'getKitItem' => [
+            'listings',
+            'getKitItem',
+            'GET',
+            '/v1/listings/{id}/kit/{name}',
         ],
         'getListing' => [
             'listings',

@@ -41,6 +41,11 @@ __all__ = [
     "InvoiceItemInput",
     "InvoiceList",
     "InvoiceUpdate",
+    "Kit",
+    "KitPdf",
+    "KitSocialImage",
+    "KitVideo",
+    "KitZip",
     "Listing",
     "ListingCreate",
     "ListingItem",
@@ -107,9 +112,9 @@ ComplianceSeverity = Literal["fail", "warn"]
 
 ComplianceStatus = Literal["pass", "warn", "fail", "pending"]
 
-EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed", "*"]
+EventSubscription = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "listing.kit_ready", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed", "*"]
 
-EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"]
+EventType = Literal["listing.created", "listing.updated", "listing.deleted", "listing.assigned", "listing.unassigned", "media.created", "media.updated", "media.deleted", "media.variants_ready", "media.analyzed", "client.created", "client.updated", "client.deleted", "notification.sent", "notification.failed", "client_link.viewed", "client_link.downloaded", "client_link.selection_submitted", "share_link.created", "share_link.updated", "share_link.deleted", "share_link.viewed", "share_link.downloaded", "share_link.selection_submitted", "product.created", "product.updated", "product.deleted", "invoice.created", "invoice.updated", "invoice.issued", "invoice.paid", "invoice.voided", "payment.created", "listing.kit_ready", "mls_profile.created", "mls_profile.updated", "mls_profile.deleted", "listing.compliance_changed"]
 
 ListingStatus = Literal["draft", "active", "archived"]
 
@@ -389,6 +394,73 @@ class InvoiceUpdate(Model):
     due_at: str | None
     "When payment is due."
     note: str | None
+
+
+class Kit(Model):
+    listing_id: str
+    "The gallery."
+    status: Literal["none", "building", "ready", "failed", "stale"]
+    "`none` (never built), `building`, `ready`, `failed`, or `stale` (built, and the gallery changed since: it is rebuilt within a minute, and the items served meanwhile are the last build\u2019s)."
+    built_at: str | None
+    "When the items served were made; null before the first build."
+    mls_zip: KitZip | None
+    "The MLS pack: the `mls` variants of the visible photos in order, `photos.csv` and `compliance.txt`."
+    slideshow: KitVideo | None
+    "1920x1080 H.264 slideshow opening and closing on a card; null until made."
+    slideshow_unbranded: KitVideo | None
+    "The slideshow with no text at all; null until made."
+    reel: KitVideo | None
+    "1080x1920, at most 60 s; null until made."
+    teaser: KitVideo | None
+    "1920x1080, at most 15 s: the cover and the best photos; null until made."
+    flyer: KitPdf | None
+    "A one-page PDF flyer (the studio\u2019s paper)."
+    social: list[KitSocialImage] | None
+    "JPEGs of the cover with the address and facts: square, portrait and story; null until made."
+
+
+class KitPdf(Model):
+    url: str
+    "The bytes, under the API key (`ETag`, `Range`)."
+    content_type: Literal["application/pdf"]
+    size: int
+    "Bytes."
+
+
+class KitSocialImage(Model):
+    format: Literal["square", "portrait", "story"]
+    "`square` 1080x1080, `portrait` 1080x1350, `story` 1080x1920."
+    url: str
+    "The bytes, under the API key (`ETag`, `Range`)."
+    content_type: Literal["image/jpeg"]
+    size: int
+    "Bytes."
+    width: int
+    "Width (1080)."
+    height: int
+    "Height."
+
+
+class KitVideo(Model):
+    url: str
+    "The bytes, under the API key (`ETag`, `Range`)."
+    content_type: Literal["video/mp4"]
+    size: int
+    "Bytes."
+    duration_seconds: float
+    "Its length in seconds."
+    width: int
+    "Frame width."
+    height: int
+    "Frame height."
+
+
+class KitZip(Model):
+    url: str
+    "The bytes, under the API key (`ETag`, `Range`)."
+    content_type: Literal["application/zip"]
+    size: int
+    "Bytes."
 
 
 class Listing(Model):
@@ -1114,6 +1186,16 @@ InvoiceList._converters = {
 
 InvoiceUpdate._converters = {
     "items": list_of(model(InvoiceItemInput)),
+}
+
+Kit._converters = {
+    "mls_zip": model(KitZip),
+    "slideshow": model(KitVideo),
+    "slideshow_unbranded": model(KitVideo),
+    "reel": model(KitVideo),
+    "teaser": model(KitVideo),
+    "flyer": model(KitPdf),
+    "social": list_of(model(KitSocialImage)),
 }
 
 Listing._converters = {
