@@ -12,6 +12,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 // FUZZ_ONLY (a regular expression on the operationId) narrows a replay to the operations it names.
 const ONLY = process.env.FUZZ_ONLY === undefined ? undefined : new RegExp(process.env.FUZZ_ONLY);
+/** Operations whose success needs work the fuzz world does not do (see below). */
+const WORLD_CANNOT_SUCCEED = new Set(['getKitItem']);
 
 // The operations come from the document, so the session is open before the tests are declared:
 // one test per operation, each with its own time budget.
@@ -47,10 +49,13 @@ for (const op of session.operations) {
     if (op.params.some((p) => p.in === 'path')) assert.ok((report.arms['not-found'] ?? 0) > 0, 'no wrong id');
     if (op.body?.type === 'json') assert.ok((report.arms['invalid-body'] ?? 0) > 0, 'no invalid body');
     if (op.params.some((p) => p.in === 'query')) assert.ok((report.arms['invalid-query'] ?? 0) > 0, 'no bad query');
-    // And the happy path: some case of every operation succeeded.
-    assert.ok(
-      Object.keys(report.statuses).some((status) => status.startsWith('2')),
-      `no success among ${JSON.stringify(report.statuses)}`,
-    );
+    // And the happy path: some case of every operation succeeded (but a kit item's: its bytes
+    // exist only once a kit is built, ffmpeg's minutes the fuzz world does not spend; kit.test.ts
+    // serves them).
+    if (!WORLD_CANNOT_SUCCEED.has(op.operationId))
+      assert.ok(
+        Object.keys(report.statuses).some((status) => status.startsWith('2')),
+        `no success among ${JSON.stringify(report.statuses)}`,
+      );
   });
 }

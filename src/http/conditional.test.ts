@@ -106,6 +106,7 @@ const READS: Record<string, () => string> = {
   '/v1/mls_profiles/:id': () => `/v1/mls_profiles/${ids.profile}`,
   '/v1/listings/:id/compliance': () => `/v1/listings/${ids.listing}/compliance`,
   '/v1/reso/Media': () => '/v1/reso/Media',
+  '/v1/listings/:id/kit': () => `/v1/listings/${ids.listing}/kit`,
 };
 /** Stored bytes: their own strong ETag (sha256 or the variant's), declared with their own 304. */
 const BYTES = new Set([
@@ -113,6 +114,8 @@ const BYTES = new Set([
   '/v1/listings/:id/media/:media_id/variants/:name',
   // The same invoice renders the same bytes: a strong tag of them (src/modules/invoices/invoices.test.ts).
   '/v1/invoices/:id/pdf',
+  // A kit item's stored bytes (src/modules/kit/kit.test.ts: ETag, 304, Range).
+  '/v1/listings/:id/kit/:name',
 ]);
 const DOCUMENT = '/v1/openapi.json';
 /** Differs per key under one URL: tags its own body (src/modules/accounts/account.test.ts). */

@@ -161,7 +161,8 @@ const RULE_FIELDS: Record<string, (field: string) => boolean> = {
   updateClientLink: (f) => f === 'selection_min' || f === 'selection_max',
   createShareLink: (f) => f === 'selection_min' || f === 'selection_max',
   updateShareLink: (f) => f === 'selection_min' || f === 'selection_max',
-  updateMedia: (f) => f === 'position',
+  // docs/api.md §31: only a photo is staged, and its original is another photo of the gallery.
+  updateMedia: (f) => f === 'position' || f === 'virtually_staged' || f === 'original_media_id',
   reorderMedia: (f) => f === 'media_ids' || f.startsWith('media_ids.'),
   // docs/api.md §15: a URL whose host is an internal address (a schema cannot say which are), and
   // "*" beside other event types.

@@ -212,6 +212,7 @@ describe('GET /v1/listings/:id/compliance', () => {
       forbid_qr_codes: false,
       forbid_people: false,
       first_photo_exterior: false,
+      disclose_staging: false,
       min_long_edge: 100,
       max_long_edge: 4000,
     });
