@@ -60,7 +60,7 @@ export const mlsProfileOperations: INodeProperties[] = [
       {
         name: 'Get Compliance',
         value: 'getCompliance',
-        action: "Get a gallery's compliance",
+        action: 'Get a gallery s compliance',
         description: "A gallery's photos checked against its MLS profile, or the one given",
       },
       { name: 'Get Many', value: 'getAll', action: 'Get many MLS profiles' },
