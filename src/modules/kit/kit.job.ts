@@ -164,19 +164,22 @@ export function kitHandler(
     keyOf: (name: KitItemName) => string,
     signal: AbortSignal,
   ): Promise<MadeItem[]> {
-    const listing = await repo.findListingForKit(db.kysely, listingId);
+    const listing = await repo.findListingForKit(db.kysely, accountId, listingId);
     if (listing === undefined) throw new KitRefused('the gallery is gone');
     if (listing.status !== 'active') throw new KitRefused(`the gallery is ${listing.status}`);
-    const photos = (await repo.visiblePhotos(db.kysely, listingId)).filter((p) => p.variants_status === 'ready');
+    const photos = (await repo.visiblePhotos(db.kysely, accountId, listingId)).filter(
+      (p) => p.variants_status === 'ready',
+    );
     const variants = await repo.photoVariants(
       db.kysely,
+      accountId,
       photos.map((p) => p.id),
     );
     const variant = (id: string, name: 'mls' | 'large') => variants.find((v) => v.media_id === id && v.name === name);
     const ready = photos.filter((p) => variant(p.id, 'mls') !== undefined && variant(p.id, 'large') !== undefined);
     if (ready.length === 0) throw new KitRefused('the gallery has no ready photo');
     const studio = await repo.studioOf(db.kysely, accountId);
-    const page = await repo.pageTokens(db.kysely, listingId);
+    const page = await repo.pageTokens(db.kysely, accountId, listingId);
     const now = new Date(clock.now());
     const made: MadeItem[] = [];
 
@@ -335,7 +338,7 @@ export function kitHandler(
       return;
     }
     const accountId = kit.account_id;
-    const fingerprint = await kitFingerprint(db.kysely, listingId);
+    const fingerprint = await kitFingerprint(db.kysely, accountId, listingId);
     if (fingerprint === undefined) {
       await finishJob(db.kysely, job);
       return;
@@ -399,7 +402,7 @@ export function kitHandler(
           await cleanup.release(trx, keys);
           await cleanup.scheduleNow(trx, replaced);
           // Changed while it was made: served as it is, and made again shortly.
-          const current = await kitFingerprint(trx, listingId);
+          const current = await kitFingerprint(trx, accountId, listingId);
           const stale = current !== fingerprint;
           await repo.setStatus(trx, listingId, stale ? 'stale' : 'ready', now, {
             built_at: now,

@@ -110,7 +110,11 @@ export type KitListing = Pick<
   | 'mls_profile_id'
 >;
 
-export async function findListingForKit(db: Executor, listingId: string): Promise<KitListing | undefined> {
+export async function findListingForKit(
+  db: Executor,
+  accountId: string,
+  listingId: string,
+): Promise<KitListing | undefined> {
   return db
     .selectFrom('listings')
     .select([
@@ -126,6 +130,7 @@ export async function findListingForKit(db: Executor, listingId: string): Promis
       'cover_media_id',
       'mls_profile_id',
     ])
+    .where('account_id', '=', accountId)
     .where('id', '=', listingId)
     .executeTakeFirst();
 }
@@ -136,10 +141,11 @@ export type KitPhoto = Pick<
 >;
 
 /** The gallery's visible photos, in order (hidden ones never go into a kit). */
-export async function visiblePhotos(db: Executor, listingId: string): Promise<KitPhoto[]> {
+export async function visiblePhotos(db: Executor, accountId: string, listingId: string): Promise<KitPhoto[]> {
   return db
     .selectFrom('media')
     .select(['id', 'position', 'caption', 'alt_text', 'analysis_room', 'variants_status', 'created_at'])
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('kind', '=', 'photo')
     .where('hidden', '=', 0)
@@ -153,21 +159,28 @@ export type KitVariant = Pick<
 >;
 
 /** The ready `mls` and `large` variants of these photos. */
-export async function photoVariants(db: Executor, mediaIds: readonly string[]): Promise<KitVariant[]> {
+export async function photoVariants(
+  db: Executor,
+  accountId: string,
+  mediaIds: readonly string[],
+): Promise<KitVariant[]> {
   if (mediaIds.length === 0) return [];
   return db
-    .selectFrom('media_variants')
-    .select(['media_id', 'name', 'storage_key', 'content_type', 'width', 'height', 'size'])
-    .where('media_id', 'in', [...mediaIds])
-    .where('name', 'in', ['mls', 'large'])
+    .selectFrom('media_variants as v')
+    .innerJoin('media as m', 'm.id', 'v.media_id')
+    .select(['v.media_id', 'v.name', 'v.storage_key', 'v.content_type', 'v.width', 'v.height', 'v.size'])
+    .where('m.account_id', '=', accountId)
+    .where('v.media_id', 'in', [...mediaIds])
+    .where('v.name', 'in', ['mls', 'large'])
     .execute();
 }
 
 /** Whether the gallery has a visible photo whose variants are ready (a build needs one: 409 otherwise). */
-export async function hasReadyPhoto(db: Executor, listingId: string): Promise<boolean> {
+export async function hasReadyPhoto(db: Executor, accountId: string, listingId: string): Promise<boolean> {
   const row = await db
     .selectFrom('media')
     .select('id')
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('kind', '=', 'photo')
     .where('hidden', '=', 0)
@@ -195,11 +208,13 @@ export async function setPaper(
 
 export async function pageTokens(
   db: Executor,
+  accountId: string,
   listingId: string,
 ): Promise<{ token: string; unbranded_token: string } | undefined> {
   return db
     .selectFrom('property_pages')
     .select(['token', 'unbranded_token'])
+    .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .executeTakeFirst();
 }

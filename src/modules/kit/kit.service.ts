@@ -47,11 +47,11 @@ export async function loadKit(
  * captions, alt text, rooms and readiness, the cover, and the branded page (the flyer's QR code).
  * Undefined when the gallery is gone.
  */
-export async function kitFingerprint(db: Executor, listingId: string): Promise<string | undefined> {
-  const listing = await repo.findListingForKit(db, listingId);
+export async function kitFingerprint(db: Executor, accountId: string, listingId: string): Promise<string | undefined> {
+  const listing = await repo.findListingForKit(db, accountId, listingId);
   if (listing === undefined) return undefined;
-  const photos = await repo.visiblePhotos(db, listingId);
-  const page = await repo.pageTokens(db, listingId);
+  const photos = await repo.visiblePhotos(db, accountId, listingId);
+  const page = await repo.pageTokens(db, accountId, listingId);
   const facts = [
     listing.address,
     listing.beds,
@@ -103,7 +103,7 @@ export function kitReaction(delayMs: number): Reaction {
     const kits = await repo.kitsOf(w.trx, w.accountId, [...ids]);
     for (const kit of kits) {
       if (kit.status !== 'ready' && kit.status !== 'failed') continue;
-      const now = await kitFingerprint(w.trx, kit.listing_id);
+      const now = await kitFingerprint(w.trx, kit.account_id, kit.listing_id);
       if (now === undefined || now === kit.fingerprint) continue;
       await repo.setStatus(w.trx, kit.listing_id, 'stale', w.now);
       await scheduleRebuild(w, kit.listing_id, delayMs);
@@ -139,7 +139,7 @@ export function createKitService({
         if (listing.status !== 'active') {
           throw new AppError('conflict', `This gallery is ${listing.status}: only an active gallery's kit is built`);
         }
-        if (!(await repo.hasReadyPhoto(w.trx, listing.id))) {
+        if (!(await repo.hasReadyPhoto(w.trx, accountId, listing.id))) {
           throw new AppError('conflict', 'This gallery has no ready photo yet: a kit needs at least one');
         }
         await repo.markBuilding(w.trx, accountId, listing.id, w.now);
