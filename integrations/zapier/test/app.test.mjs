@@ -434,9 +434,11 @@ describe('a studio day through the Zap steps', () => {
       const type = key === 'new_selection' ? 'share_link.selection_submitted' : TRIGGERS[key][0];
       // Deliveries run concurrently, so another gallery's event of the same type (the assignment
       // without an email above) may arrive first: wait for the one about this step's object.
+      // A photo's analysis (media.analyzed) loads the models first: on a CI machine whose two cores
+      // run other suites beside this one, that can take more than a minute.
       const delivery = await receiver.waitFor(
         (body, r) => r.path === `/hooks/${key}` && body.type === type && expectations[key](body.data.object),
-        60_000,
+        180_000,
       );
       const bundle = {
         authData,

@@ -100,6 +100,11 @@ export const EVENTS = [
     value: 'listing.compliance_changed',
     description: "A gallery's compliance with its MLS profile changed status",
   },
+  {
+    name: 'Kit Ready',
+    value: 'listing.kit_ready',
+    description: "A gallery's listing kit was built (MLS pack, slideshows, reel, flyer, social images)",
+  },
 ];
 
 const sameSet = (a: string[], b: string[]): boolean =>
