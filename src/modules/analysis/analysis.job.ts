@@ -111,7 +111,7 @@ export function analysisHandler(
       return;
     }
     // Variants first: this photo's (their `large` is what is read), and every photo's waiting.
-    if (photo.variants_status === 'pending' || (await repo.variantsWaiting(db.kysely, clock.iso()))) {
+    if (photo.variants_status === 'pending' || (await repo.variantsWaiting(db.kysely, clock.iso(), photo.id))) {
       await postponeJob(db.kysely, job, clock.iso(GIVE_WAY_MS));
       return;
     }

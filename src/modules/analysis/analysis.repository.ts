@@ -29,13 +29,19 @@ export async function largeVariantKey(db: Executor, mediaId: string): Promise<st
 }
 
 /** Whether any photo's variants are due and waiting for a worker: analysis gives way to them. */
-export async function variantsWaiting(db: Executor, now: string): Promise<boolean> {
+export async function variantsWaiting(db: Executor, now: string, photoId: string): Promise<boolean> {
   const row = await db
     .selectFrom('jobs')
     .select('id')
     .where('kind', '=', 'media.variants')
-    .where('lease', 'is', null)
-    .where('run_at', '<=', now)
+    .where((eb) =>
+      eb.or([
+        // This photo's variants being made again (an MLS profile's fit, a staging label): the
+        // `large` it would read is about to be replaced and its file removed.
+        eb('subject_id', '=', photoId),
+        eb.and([eb('lease', 'is', null), eb('run_at', '<=', now)]),
+      ]),
+    )
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
