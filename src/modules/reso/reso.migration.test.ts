@@ -47,3 +47,30 @@ test("an existing photo's stamp is its created_at, then moves with its caption; 
   assert.ok(!columns.some((c) => c.name === 'modified_at'));
   await sql`update media set caption = 'Back'`.execute(db);
 });
+
+test("2026-12-09-0600: a pay-to-unlock invoice leaving open moves its gallery's stamps; down() undoes it", async () => {
+  const NEXT = '2026-12-09-0600-reso-unlock';
+  const db = deps.db.kysely;
+  assert.equal((await migrator.migrateTo(NEXT)).error, undefined);
+  const t = '2026-01-01T00:00:00.000Z';
+  await sql`insert into invoices (id, account_id, number, listing_id, client_id, status, subtotal, discount,
+              tax_rate_bps, tax, total, currency, pay_to_unlock, created_at, updated_at)
+            values ('inv_01A', 'acc_01A', '1', 'lst_01A', 'cli_01A', 'open', 1, 0, 0, 0, 1, 'USD', 1, ${t}, ${t}),
+                   ('inv_01B', 'acc_01A', '2', 'lst_01A', 'cli_01A', 'open', 1, 0, 0, 0, 1, 'USD', 0, ${t}, ${t})`.execute(
+    db,
+  );
+  const stamp = async () =>
+    (await sql<{ modified_at: string }>`select modified_at from media`.execute(db)).rows[0]?.modified_at ?? '';
+  const start = await stamp();
+  await sql`update invoices set status = 'paid' where id = 'inv_01B'`.execute(db);
+  assert.equal(await stamp(), start, 'an invoice that never locked moves nothing');
+  await sql`update invoices set amount_paid = 1 where id = 'inv_01A'`.execute(db);
+  assert.equal(await stamp(), start, 'a part payment keeps it locked');
+  await sql`update invoices set status = 'paid' where id = 'inv_01A'`.execute(db);
+  const moved = await stamp();
+  assert.ok(moved > start);
+  assert.equal((await migrator.migrateTo(THIS)).error, undefined);
+  await sql`update invoices set status = 'open' where id = 'inv_01A'`.execute(db);
+  await sql`update invoices set status = 'void' where id = 'inv_01A'`.execute(db);
+  assert.equal(await stamp(), moved, 'no trigger after down()');
+});

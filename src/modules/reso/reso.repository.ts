@@ -1,5 +1,8 @@
 // docs/api.md §33: the rows of the RESO media feed, every table scoped by the account. A photo is
-// in the feed while it is shown (not hidden), its variants are ready and its mls variant is there;
+// in the feed while it is shown (not hidden), its variants are ready, its mls variant is there and
+// its gallery is not waiting for payment (§29: a locked gallery serves no public byte, so its
+// records would only carry MediaURLs that answer 404; its photos' stamps move when it unlocks,
+// migration 2026-12-09-0600, so a client syncing by timestamp meets them then);
 // the feed is ordered by (media.modified_at, media.id) and walked by keyset through
 // media_modified_idx (account_id, modified_at, id), or media_listing_modified_idx for one gallery.
 import { sql } from 'kysely';
@@ -82,7 +85,19 @@ export function feedQuery(
     .where('media.account_id', '=', accountId)
     .where('media.kind', '=', 'photo')
     .where('media.hidden', '=', 0)
-    .where('media.variants_status', '=', 'ready');
+    .where('media.variants_status', '=', 'ready')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('invoices as i')
+            .select('i.id')
+            .where('i.account_id', '=', accountId)
+            .whereRef('i.listing_id', '=', 'media.listing_id')
+            .where('i.status', '=', 'open')
+            .where('i.pay_to_unlock', '=', 1),
+        ),
+      ),
+    );
   if (scope.listingIds !== undefined) query = query.where('media.listing_id', 'in', scope.listingIds);
   if (scope.after !== undefined) query = query.where('media.modified_at', '>', scope.after);
   if (scope.atOrAfter !== undefined) query = query.where('media.modified_at', '>=', scope.atOrAfter);
