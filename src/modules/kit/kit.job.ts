@@ -34,10 +34,12 @@ import type { MediaCleanup } from '../media/media.cleanup.ts';
 import { factsLine, renderFlyer } from './kit.flyer.ts';
 import { mlsCompliance, planMlsPack, type MlsPhoto } from './kit.mls.ts';
 import * as repo from './kit.repository.ts';
+import type { KitPhoto } from './kit.repository.ts';
 import { kitComplianceOf } from '../mls/mls.entry.ts';
 import { kitFingerprint, scheduleRebuild } from './kit.service.ts';
 import { renderSocialImage, SOCIAL_SIZES } from './kit.social.ts';
 import { renderKitVideo, type KitVideoKind } from './kit.video.ts';
+import { teaserOrder } from './kit.teaser.ts';
 
 /** A kit that will not build ends `failed` after this many tries. */
 const MAX_KIT_TRIES = 3;
@@ -270,23 +272,27 @@ export function kitHandler(
       });
     }
 
-    // The videos: from the photos' `large` variants as local files, the cover first.
+    // The videos: from the photos' `large` variants as local files, the cover first; the teaser's
+    // are the cover and the best photos (kit.teaser.ts).
     await mkdir(tmpRoot, { recursive: true });
     const dir = await mkdtemp(path.join(tmpRoot, 'kit-'));
     try {
-      const files: string[] = [];
-      for (const [i, p] of [cover, ...ready.filter((r) => r.id !== cover.id)].entries()) {
+      const fileOf = new Map<string, string>();
+      for (const [i, p] of ready.entries()) {
         const key = variant(p.id, 'large')?.storage_key;
         if (key === undefined) continue;
         const local = storage.localPath?.(key);
         if (local !== undefined) {
-          files.push(local);
+          fileOf.set(p.id, local);
           continue;
         }
         const copy = path.join(dir, `photo-${i}.jpg`);
         await pipeline(await storage.get(key), createWriteStream(copy));
-        files.push(copy);
+        fileOf.set(p.id, copy);
       }
+      const filesOf = (photos: readonly KitPhoto[]): string[] => photos.flatMap((p) => fileOf.get(p.id) ?? []);
+      const files = filesOf([cover, ...ready.filter((r) => r.id !== cover.id)]);
+      const teaserFiles = filesOf(teaserOrder(cover, ready));
       const card = { address: listing.address, facts, studio: studioName };
       // docs/api.md §32: the studio's track, when it has one, under both slideshows, the reel and the teaser.
       const track = await options.music?.(accountId);
@@ -300,7 +306,7 @@ export function kitHandler(
         const out = path.join(dir, `${kind}.mp4`);
         const video = await renderKitVideo({
           kind,
-          photos: files,
+          photos: kind === 'teaser' ? teaserFiles : files,
           out,
           card: kind === 'slideshow_unbranded' ? null : card,
           music,

@@ -135,16 +135,31 @@ export async function findListingForKit(
     .executeTakeFirst();
 }
 
-export type KitPhoto = Pick<
-  Selectable<MediaTable>,
-  'id' | 'position' | 'caption' | 'alt_text' | 'analysis_room' | 'variants_status' | 'created_at'
->;
+const KIT_PHOTO = [
+  'id',
+  'position',
+  'caption',
+  'alt_text',
+  'analysis_room',
+  'variants_status',
+  'created_at',
+  // The teaser's best photos (kit.teaser.ts).
+  'analysis_status',
+  'analysis_sharpness',
+  'analysis_blurry',
+  'analysis_clipped_highlights',
+  'analysis_clipped_shadows',
+  'analysis_tilt_degrees',
+  'analysis_best_in_group',
+] as const;
+
+export type KitPhoto = Pick<Selectable<MediaTable>, (typeof KIT_PHOTO)[number]>;
 
 /** The gallery's visible photos, in order (hidden ones never go into a kit). */
 export async function visiblePhotos(db: Executor, accountId: string, listingId: string): Promise<KitPhoto[]> {
   return db
     .selectFrom('media')
-    .select(['id', 'position', 'caption', 'alt_text', 'analysis_room', 'variants_status', 'created_at'])
+    .select(KIT_PHOTO)
     .where('account_id', '=', accountId)
     .where('listing_id', '=', listingId)
     .where('kind', '=', 'photo')
