@@ -5,8 +5,10 @@
 // - render: renderKitVideo as a kit build calls it: every photo (camera-sized JPEGs) pre-scaled
 //   by sharp, the cards drawn, the graph written, then the installed ffmpeg run through the
 //   bounding shell (ulimit, watchdog) of variants.video.ts.
-// - bare: the installed ffmpeg, run directly with the same arguments on the same pre-scaled images
-//   and graph (made once, before the rounds): what the encode costs with nothing around it.
+//   A video of more than 8 segments is rendered in parts (kit.video.ts KIT_CHUNK_SEGMENTS), each
+//   its own ffmpeg run, joined without encoding again: what bounds ffmpeg's memory.
+// - bare: the installed ffmpeg, run directly once on the whole graph with the same pre-scaled
+//   images (made once, before the rounds): what the encode costs with nothing around it.
 // The two alternate round by round (bare first in odd rounds); the figures are medians. Targets:
 // render / bare within 1.1, and the render of the 25-photo 1080p slideshow (100 s of photos, 106 s
 // with its two cards) within twice the video's length. Peak RSS is sampled while each runs (every

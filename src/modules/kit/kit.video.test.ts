@@ -197,6 +197,24 @@ describe('a rendered video', () => {
     assert.equal(t.frames, Math.round(teaser.durationSeconds * 30));
   });
 
+  test('a long video is rendered in parts joined without encoding again: the same frames, the music over all', async () => {
+    // 2 cards + 3 photos = 5 segments; parts of 2 put two joins inside cross-fades' neighbours.
+    const o = { kind: 'slideshow', photos, secondsPerPhoto: 2, music } as const;
+    const whole = await render('whole.mp4', o);
+    const parted = await render('parted.mp4', { ...o, chunkSegments: 2 });
+    assert.deepEqual({ ...parted, size: 0 }, { ...whole, size: 0 });
+    const p = await probe(path.join(dir, 'parted.mp4'));
+    assert.equal(p.frames, 12 * 30);
+    assert.equal(p.videoCodec, 'h264');
+    assert.equal(p.audioCodec, 'aac');
+    assert.ok(p.audioSeconds !== null && Math.abs(p.audioSeconds - 12) < 0.1, String(p.audioSeconds));
+    assert.equal(await isFastStart(path.join(dir, 'parted.mp4')), true);
+    // Frame for frame the picture of the whole render (each encoded on its own: near, not equal).
+    const compared = await run(ffmpegPath(), ['-hide_banner', '-i', path.join(dir, 'parted.mp4'), '-i', path.join(dir, 'whole.mp4'), '-lavfi', '[0:v][1:v]psnr', '-f', 'null', '-']); // prettier-ignore
+    const psnr = Number(/PSNR .*min:([\d.]+|inf)/.exec(compared.stderr)?.[1]?.replace('inf', '99'));
+    assert.ok(psnr > 30, `the worst frame's PSNR is ${psnr} dB`);
+  });
+
   test('an aborted render rejects and leaves no temporary file', async () => {
     const controller = new AbortController();
     controller.abort();

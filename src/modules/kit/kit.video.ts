@@ -12,6 +12,9 @@
 //   translucent over the other's tail, `fade` on its alpha then `overlay`), its hold, and its
 //   fade-out; the pieces are joined by `concat`. (The installed ffmpeg is a 2018 build: no
 //   `xfade`.) Only the 0.75 s of each cross-fade blends two pictures; the rest passes through.
+// - ffmpeg holds frames for every input of a graph, so a video of more than KIT_CHUNK_SEGMENTS
+//   segments is rendered in parts, each its own bounded run, joined by the concat demuxer without
+//   encoding again (and the music added then): its memory no longer grows with the photos.
 // - H.264 (x264 `veryfast`, CRF 23, High, yuv420p), 30 frames a second, index at the front
 //   (`+faststart`), no tag. With music: AAC, the track looped or cut to the video's length and
 //   faded out over its last 2 s; without, no audio stream at all.
@@ -59,6 +62,8 @@ export interface KitVideoOptions {
   tmpDir?: string | undefined;
   /** For tests only: a smaller output of the same orientation. */
   size?: { width: number; height: number } | undefined;
+  /** At most this many segments (photos and cards) in one ffmpeg run (default KIT_CHUNK_SEGMENTS). */
+  chunkSegments?: number | undefined;
 }
 
 export interface KitVideo {
@@ -75,6 +80,12 @@ const CROSSFADE_SECONDS = 0.75;
 const MARGIN = 1.2;
 /** A zoom goes from the whole pre-scaled photo to this much closer. */
 const ZOOM = 1.15;
+/**
+ * ffmpeg holds a few decoded frames for every input of a graph from its start, so one run's memory
+ * grows with the photos (about 1.2 GB for 25 at 1080p); a longer video is rendered in parts of this
+ * many segments, each its own run, joined by the concat demuxer without encoding again.
+ */
+const KIT_CHUNK_SEGMENTS = 8;
 const DEFAULT_LIMITS: VideoLimits = { timeoutMs: 30 * 60_000, memoryBytes: 2048 * 1024 ** 2, threads: 1 };
 
 const SIZES: Record<KitVideoKind, { width: number; height: number }> = {
@@ -244,6 +255,12 @@ function pieceFilter(
   }
 }
 
+/** The segments one ffmpeg run renders: `first` to `last` (inclusive) of the whole video's. */
+interface SegmentRange {
+  first: number;
+  last: number;
+}
+
 /**
  * The filter graph, with `[v]` its video out, and `[a]` from the last input when `music` (looped
  * by the input option). Each clip is made in two pieces, each from an input of its own (the same
@@ -251,12 +268,17 @@ function pieceFilter(
  * translucent on its alpha and overlaid on the next clip's start). Pieces made from one input
  * through `split` would queue one piece's frames while ffmpeg runs ahead to fill the other.
  * `inputs` lists the image of each input, in order.
+ *
+ * With `range`, the graph of a part of the video: its segments' pieces, the fade-out of the
+ * segment before it (under its first one's start), not its last one's own fade-out (the next
+ * part's); the parts, joined end to end, are the whole video frame for frame.
  */
 function kitFilterGraph(
   segments: readonly Segment[],
   width: number,
   height: number,
   music: boolean,
+  range: SegmentRange = { first: 0, last: segments.length - 1 },
 ): { graph: string; inputs: string[]; frames: number } {
   const fade = frames(CROSSFADE_SECONDS);
   const lines: string[] = [];
@@ -269,12 +291,19 @@ function kitFilterGraph(
     return pieceFilter(inputs.length - 1, seg.motion, from, count, clipFrames, width, height);
   };
   segments.forEach((seg, k) => {
+    if (k < range.first - 1 || k > range.last) return;
     const head = k > 0 ? fade : 0;
     const tail = k < n - 1 ? fade : 0;
     const body = seg.frames - tail;
     if (body < 1) throw new RangeError('a segment is shorter than its cross-fade');
     const clipFrames = head + body + tail;
-    total += seg.frames;
+    if (k === range.first - 1) {
+      // The part before ends where this segment's fade-out begins: that fade-out is this part's.
+      lines.push(`${piece(seg, head + body, tail, clipFrames)},format=yuva420p,fade=t=out:s=0:n=${tail}:alpha=1[t${k}]`); // prettier-ignore
+      return;
+    }
+    // This part's frames of the segment: its start (under the fade-out before it) and its hold.
+    total += head + body;
     if (head > 0) {
       // The cross-fade: the last clip's tail, fading out on its alpha, over this clip's start;
       // past the tail's end this clip's frames pass through the overlay untouched.
@@ -285,21 +314,37 @@ function kitFilterGraph(
       lines.push(`${piece(seg, 0, body, clipFrames)}[x${k}]`);
       pieces.push(`[x${k}]`);
     }
-    if (tail > 0) {
+    if (tail > 0 && k < range.last) {
       lines.push(
         `${piece(seg, head + body, tail, clipFrames)},format=yuva420p,fade=t=out:s=0:n=${tail}:alpha=1[t${k}]`,
       );
     }
   });
   lines.push(`${pieces.join('')}concat=n=${pieces.length}:v=1:a=0,format=yuv420p[v]`);
-  if (music) {
-    const seconds = total / KIT_FPS;
-    const fadeOut = Math.min(2, seconds / 2);
-    lines.push(
-      `[${inputs.length}:a]aresample=48000,atrim=0:${num(seconds)},asetpts=N/SR/TB,afade=t=out:st=${num(seconds - fadeOut)}:d=${num(fadeOut)}[a]`,
-    );
-  }
+  if (music) lines.push(musicFilter(inputs.length, total / KIT_FPS));
   return { graph: lines.join(';\n'), inputs, frames: total };
+}
+
+/** The music of input `input`, `[a]`: resampled, cut to the video's `seconds`, faded out over its last 2 s. */
+function musicFilter(input: number, seconds: number): string {
+  const fadeOut = Math.min(2, seconds / 2);
+  return `[${input}:a]aresample=48000,atrim=0:${num(seconds)},asetpts=N/SR/TB,afade=t=out:st=${num(seconds - fadeOut)}:d=${num(fadeOut)}[a]`; // prettier-ignore
+}
+
+/** The bitexact, index-first MP4 output every run writes. */
+const MP4_OUT = ['-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-flags:a', '+bitexact', '-movflags', '+faststart', '-f', 'mp4', '-y']; // prettier-ignore
+
+/**
+ * ffmpeg's arguments joining the parts (listed in `list`, for the concat demuxer) into `out`
+ * without encoding the video again, and adding the music (AAC) when there is a track.
+ */
+function kitJoinArgs(list: string, music: string | null, out: string, threads: number, seconds: number): string[] {
+  const args = ['-threads', String(threads), '-f', 'concat', '-safe', '0', '-i', list];
+  if (music !== null) args.push('-stream_loop', '-1', '-i', music, '-filter_complex', musicFilter(1, seconds));
+  args.push('-map', '0:v', '-c:v', 'copy');
+  if (music !== null) args.push('-map', '[a]', '-c:a', 'aac', '-b:a', '128k', '-ac', '2');
+  args.push('-t', seconds.toFixed(3), ...MP4_OUT, out);
+  return args;
 }
 
 /** ffmpeg's arguments for a graph written to `script`: the images, the music, the encoder. */
@@ -319,20 +364,19 @@ export function kitFfmpegArgs(
   if (music !== null) args.push('-map', '[a]', '-c:a', 'aac', '-b:a', '128k', '-ac', '2');
   args.push(
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-profile:v', 'high', '-pix_fmt', 'yuv420p',
-    '-r', String(KIT_FPS), '-threads', t, '-t', seconds.toFixed(3),
-    '-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-flags:a', '+bitexact',
-    '-movflags', '+faststart', '-f', 'mp4', '-y', out,
+    '-r', String(KIT_FPS), '-threads', t, '-t', seconds.toFixed(3), ...MP4_OUT, out,
   ); // prettier-ignore
   return args;
 }
 
-/** What renderKitVideo prepares before ffmpeg runs: the pre-scaled images and the graph. */
+/** What renderKitVideo prepares before ffmpeg runs: the pre-scaled images and the whole graph. */
 export interface PreparedKitVideo {
   images: string[];
   script: string;
   width: number;
   height: number;
   seconds: number;
+  segments: Segment[];
 }
 
 /** Pre-scales the photos, draws the cards and writes the filter graph into `dir`. */
@@ -361,7 +405,7 @@ export async function prepareKitVideo(o: KitVideoOptions, dir: string): Promise<
   const { graph, inputs, frames: total } = kitFilterGraph(segments, width, height, o.music !== null);
   const script = path.join(dir, 'graph.txt');
   await writeFile(script, graph);
-  return { images: inputs, script, width, height, seconds: total / KIT_FPS };
+  return { images: inputs, script, width, height, seconds: total / KIT_FPS, segments };
 }
 
 /** Renders one of the kit's videos to `o.out`. Throws VariantError when ffmpeg fails or a bound is passed. */
@@ -371,8 +415,29 @@ export async function renderKitVideo(o: KitVideoOptions): Promise<KitVideo> {
   try {
     const prepared = await prepareKitVideo(o, dir);
     o.signal?.throwIfAborted();
-    const args = kitFfmpegArgs(prepared.images, o.music, prepared.script, o.out, limits.threads, prepared.seconds);
-    await runFfmpeg(args, limits, { signal: o.signal });
+    const { segments, width, height, seconds } = prepared;
+    const per = Math.max(1, o.chunkSegments ?? KIT_CHUNK_SEGMENTS);
+    if (segments.length <= per) {
+      const args = kitFfmpegArgs(prepared.images, o.music, prepared.script, o.out, limits.threads, seconds);
+      await runFfmpeg(args, limits, { signal: o.signal });
+    } else {
+      // In parts of at most `per` segments, each its own bounded run, then joined without encoding again.
+      const parts: string[] = [];
+      for (let first = 0; first < segments.length; first += per) {
+        o.signal?.throwIfAborted();
+        const range = { first, last: Math.min(segments.length, first + per) - 1 };
+        const part = kitFilterGraph(segments, width, height, false, range);
+        const script = path.join(dir, `part-${parts.length}.txt`);
+        const file = path.join(dir, `part-${parts.length}.mp4`);
+        await writeFile(script, part.graph);
+        const args = kitFfmpegArgs(part.inputs, null, script, file, limits.threads, part.frames / KIT_FPS);
+        await runFfmpeg(args, limits, { signal: o.signal });
+        parts.push(file);
+      }
+      const list = path.join(dir, 'parts.txt');
+      await writeFile(list, parts.map((file) => `file '${file.replaceAll("'", "'\\''")}'\n`).join(''));
+      await runFfmpeg(kitJoinArgs(list, o.music, o.out, limits.threads, seconds), limits, { signal: o.signal });
+    }
     return {
       durationSeconds: prepared.seconds,
       width: prepared.width,
