@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { multipart } from '../../../../test/support/media-fixtures.ts';
 import { send } from './http.ts';
 import { accountWithKey, benchEnv, startServe, tail } from './procs.ts';
+import { listingsProbe, summary, type Latency, type Measured } from './latency.ts';
 import { percentile } from './report.ts';
 
 export interface ShootOptions {
@@ -31,23 +32,6 @@ export interface ShootOptions {
   work: string;
   log: (line: string) => void;
 }
-
-interface Latency {
-  p50: number;
-  p99: number;
-  requests: number;
-  /** Requests that failed or were refused, and the first few reasons. */
-  errors: number;
-  firstErrors: string[];
-}
-
-const summary = ({ latencies, errors }: { latencies: number[]; errors: string[] }): Latency => ({
-  p50: percentile(latencies, 50),
-  p99: percentile(latencies, 99),
-  requests: latencies.length + errors.length,
-  errors: errors.length,
-  firstErrors: errors.slice(0, 3),
-});
 
 export interface ShootResult {
   photos: number;
@@ -111,56 +95,14 @@ export async function runShoot(o: ShootOptions): Promise<ShootResult> {
   const analysed = (): number => analysedQuery.get()?.n ?? 0;
   const failed = (): number => failedQuery.get(listingId)?.n ?? 0;
 
-  let resets = 0;
-  /**
-   * GET /v1/listings, timed from the first try. A kept-alive connection the server closed as the
-   * request went out (its keep-alive timer fires late while its event loop is busy) is reset; a
-   * browser sends such a GET again on a new connection, and so does this, once, counting it.
-   */
-  async function listings(): Promise<{ status: number; ms: number; text: string }> {
-    const started = performance.now();
-    try {
-      return await ask('GET', '/v1/listings');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
-      resets++;
-      const again = await send(port, 'GET', '/v1/listings', { agent: false, key });
-      return { status: again.status, ms: performance.now() - started, text: again.text };
-    }
-  }
-
   let exited = false;
   void server.exited.then(() => (exited = true));
-
-  /**
-   * GET /v1/listings at a steady pace until `done()` says stop; the latencies, sorted, and the
-   * requests that failed (counted, not thrown: one refused request must not end the run).
-   */
-  async function measure(done: () => boolean): Promise<{ latencies: number[]; errors: string[] }> {
-    const latencies: number[] = [];
-    const errors: string[] = [];
-    const asked: Promise<void>[] = [];
-    const ticker = setInterval(() => {
-      asked.push(
-        listings().then(
-          (answer) => {
-            if (answer.status === 200) latencies.push(answer.ms);
-            else errors.push(`${answer.status} ${answer.text.slice(0, 200)}`);
-          },
-          (err: unknown) => {
-            errors.push(err instanceof Error ? err.message : String(err));
-          },
-        ),
-      );
-    }, 1000 / o.rate);
-    try {
-      while (!done()) await sleep(100);
-    } finally {
-      clearInterval(ticker);
-    }
-    await Promise.all(asked);
+  const probe = listingsProbe(port, key, agent, o.rate);
+  /** The probe's measure, failing when the server died meanwhile. */
+  async function measure(done: () => boolean): Promise<Measured> {
+    const measured = await probe.measure(done);
     if (exited) throw new Error(`lightbox serve exited:\n${await tail(logFile)}`);
-    return { latencies: latencies.sort((a, b) => a - b), errors };
+    return measured;
   }
 
   o.log(`idle: GET /v1/listings at ${o.rate}/s for ${o.idleSeconds} s ...`);
@@ -215,7 +157,7 @@ export async function runShoot(o: ShootOptions): Promise<ShootResult> {
     idle: summary(idle),
     busy: summary(busy),
     p99Ratio: percentile(busy.latencies, 99) / percentile(idle.latencies, 99),
-    resets,
+    resets: probe.resets(),
     startRssMiB,
     peakRssMiB: statusMiB(server.pid, 'VmHWM'),
   };

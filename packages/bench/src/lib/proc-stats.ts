@@ -98,6 +98,42 @@ export function childPids(): number[] {
   return children;
 }
 
+/** This process's descendants (children, theirs, ...), from /proc. */
+export function descendantPids(): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const wanted = new Set([process.pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (wanted.has(ppid) && !wanted.has(pid)) {
+        wanted.add(pid);
+        found.push(pid);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** The high-water mark of resident memory (VmHWM) of a process, in bytes, or 0 once it is gone. */
+export function hwmBytes(pid: number): number {
+  try {
+    return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
 export function procCmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ');
