@@ -16,7 +16,7 @@ export interface TeaserPhoto {
 }
 
 /** 0..1, higher better; 0.5 for a photo not analysed. */
-export function teaserScore(p: TeaserPhoto): number {
+function teaserScore(p: TeaserPhoto): number {
   if (p.analysis_status !== 'ready') return 0.5;
   const sharp = p.analysis_sharpness ?? 0.5;
   const clipped = Math.min(1, (p.analysis_clipped_highlights ?? 0) + (p.analysis_clipped_shadows ?? 0));
