@@ -52,20 +52,24 @@ export async function renderSocialImage(
 ): Promise<Buffer> {
   const { width, height } = size;
   const pad = 64;
+  // A story (9:16) is shown under the app's own bars: the text keeps above its lowest 270 px.
+  const bottom = height / width >= 16 / 9 ? 270 : pad;
   const [address, facts, studio] = await Promise.all([
     setText(text.address.slice(0, 300), 64, width - pad * 2, true),
     text.facts === '' ? undefined : setText(text.facts, 40, width - pad * 2, false),
     setText(text.studio.slice(0, 120), 26, width - pad * 2, false),
   ]);
   const block = address.info.height + (facts === undefined ? 0 : facts.info.height + 18) + studio.info.height + 28;
-  const shadeTop = Math.max(0, height - block - pad * 3);
+  const shadeTop = Math.max(0, height - bottom - block - pad * 2);
+  // The shade is at its darkest from the text's foot down.
+  const full = Math.min(1, (height - bottom + 20 - shadeTop) / (height - shadeTop));
   const shade = Buffer.from(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
       `<defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1">` +
-      `<stop offset="0" stop-color="#000" stop-opacity="0"/><stop offset="1" stop-color="#000" stop-opacity="0.78"/>` +
+      `<stop offset="0" stop-color="#000" stop-opacity="0"/><stop offset="${full.toFixed(3)}" stop-color="#000" stop-opacity="0.78"/>` +
       `</linearGradient></defs><rect x="0" y="${shadeTop}" width="${width}" height="${height - shadeTop}" fill="url(#g)"/></svg>`,
   );
-  let y = height - pad - block;
+  let y = height - bottom - block;
   const layers: OverlayOptions[] = [{ input: shade, top: 0, left: 0 }];
   layers.push({ input: address.data, top: y, left: pad });
   y += address.info.height + 18;
