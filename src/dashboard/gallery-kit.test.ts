@@ -131,7 +131,7 @@ describe('the listing kit panel', () => {
       assert.match(markup, new RegExp(`<img\\s+class="kit-image"\\s+src="${base}/social_${format}"`), format);
     }
     for (const name of ['slideshow', 'slideshow_unbranded', 'reel', 'teaser']) {
-      assert.match(markup, new RegExp(`<video[^>]*src="${base}/${name}#t=0\\.1"`), name);
+      assert.match(markup, new RegExp(`<video[^>]*src="${base}/${name}#t=1"`), name);
     }
     assert.match(markup, /class="kit-video kit-video-tall"/, 'the reel is drawn tall');
     assert.match(text, /Flyer[\s\S]*PDF · one page · \d/);

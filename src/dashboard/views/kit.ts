@@ -52,8 +52,11 @@ function download(l: ListingType, name: string, label: string): SafeHtml {
 }
 
 /** An item: its preview (or a box saying what the file is), its name, what it is, its size, a download. */
-function item(l: ListingType, o: { name: string; title: string; preview: SafeHtml; facts: string; what: string }) {
-  return html`<li class="kit-item">
+function item(
+  l: ListingType,
+  o: { name: string; title: string; preview: SafeHtml; facts: string; what: string; video?: true },
+) {
+  return html`<li class="${o.video === true ? 'kit-item kit-item-video' : 'kit-item'}">
     <div class="kit-preview">${o.preview}</div>
     <div class="kit-text">
       <h3 class="kit-title">${o.title}</h3>
@@ -78,11 +81,12 @@ function videoItem(l: ListingType, v: Video, o: (typeof VIDEOS)[number]): SafeHt
       playsinline
       width="${v.width}"
       height="${v.height}"
-      src="${itemUrl(l, o.name)}#t=0.1"
+      src="${itemUrl(l, o.name)}#t=1"
       aria-label="${o.title}"
     ></video>`,
     facts: `MP4 · ${v.width} × ${v.height} · ${duration(v.duration_seconds)} · ${bytes(v.size)}`,
     what: o.what,
+    video: true,
   });
 }
 

@@ -43,7 +43,8 @@ const titleOf = (i: PageKitItem): string => TITLES[i.name] ?? i.name;
 
 function factsOf(i: PageKitItem): string {
   if (i.kind === 'pdf') return `PDF · ${fileSize(i.size)}`;
-  const parts = [i.kind === 'video' ? 'MP4' : 'JPEG'];
+  if (i.kind === 'image') return `${i.width ?? ''} × ${i.height ?? ''} · ${fileSize(i.size)}`;
+  const parts = ['MP4'];
   if (i.seconds !== null) parts.push(length(i.seconds));
   if (i.width !== null && i.height !== null) parts.push(`${i.width} × ${i.height}`);
   parts.push(fileSize(i.size));
