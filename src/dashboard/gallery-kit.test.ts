@@ -192,6 +192,19 @@ describe('the listing kit panel', () => {
     assert.match(markup, />\s*Rebuild now\s*</);
     assert.equal((await ownerBrowser.get(`/dashboard/galleries/${listingId}/kit/flyer`)).statusCode, 200);
   });
+
+  test('failed: said in words, with Try again', async () => {
+    // As the job leaves it after its last try (src/modules/kit/kit.job.ts).
+    await ctx.deps.db.kysely
+      .updateTable('listing_kits')
+      .set({ status: 'failed', error: 'ffmpeg exited with code 1' })
+      .where('listing_id', '=', listingId)
+      .execute();
+    const { text, markup } = await panel(ownerBrowser, listingId);
+    assert.match(text, /Failed\s+The last build failed/);
+    assert.doesNotMatch(text, /ffmpeg/, "the log's words stay in the log");
+    assert.match(markup, />\s*Try again\s*</);
+  });
 });
 
 describe("Settings > Studio: the flyer's paper", () => {
