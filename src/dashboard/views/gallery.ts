@@ -261,8 +261,7 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
               noClient: o.invoices.noClient,
             })
       }
-      ${propertySection(o)} ${kitSection({ listing: l, kit: o.kit, csrf: o.viewer.csrfToken })}
-      ${activitySection(o)}`,
+      ${propertySection(o)} ${kitSection({ listing: l, kit: o.kit, csrf: o.viewer.csrfToken })} ${activitySection(o)}`,
   });
 }
 
