@@ -41,6 +41,7 @@ import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
 import { galleryInvoices, registerInvoicesRoutes, type GalleryInvoiceForm } from './invoices.routes.ts';
+import { KIT_NOTICES, registerGalleryKitRoutes } from './gallery-kit.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -119,6 +120,7 @@ const NOTICES: Record<string, Notice> = {
   },
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
   ...SHARE_LINK_NOTICES,
+  ...KIT_NOTICES,
 };
 
 /** Share link notices open the share links panel. */
@@ -219,7 +221,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    const [media, clients, favorites, emails, client, shareLinks, invoices] = await Promise.all([
+    const [media, clients, favorites, emails, client, shareLinks, invoices, kit] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
@@ -227,6 +229,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       listing.client_id === null ? null : services.clients.get(account.id, listing.client_id).catch(() => null),
       shareLinkRows(services, account.id, id),
       galleryInvoices(services, viewer, account, id, invoice),
+      services.kit.get(account.id, id),
     ]);
     const refused = form !== undefined || tours !== undefined || shareLink !== undefined || invoice !== undefined;
     return galleryPage({
@@ -248,6 +251,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         ...(shareLink === undefined ? {} : { form: shareLink }),
       },
       invoices,
+      kit,
     });
   }
 
@@ -433,4 +437,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   registerGalleryToursRoutes(scope, ctx, (request, id, tours) => renderGallery(request, id, undefined, tours));
   registerGalleryShareLinkRoutes(scope, ctx, (r, id, s) => renderGallery(r, id, undefined, undefined, s));
   registerInvoicesRoutes(scope, ctx, (r, id, f) => renderGallery(r, id, undefined, undefined, undefined, f));
+  registerGalleryKitRoutes(scope, ctx);
 }

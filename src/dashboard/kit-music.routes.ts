@@ -1,6 +1,6 @@
 // Settings > Studio > Listing kit music (docs/api.md §32): the track the kit's slideshows and reel
 // carry, uploaded, played back and removed by the owner; kept as the watermark logo is
-// (settings.routes.ts, kit.music.ts).
+// (settings.routes.ts, kit.music.ts). Beside it, the paper the kit's flyer is laid out for.
 import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
@@ -10,7 +10,7 @@ import { STREAMED_BODY } from '../http/validation.ts';
 import type { SafeHtml } from '../lib/html.ts';
 import { MUSIC_MAX_BYTES } from '../modules/kit/kit.music.ts';
 import { asClientFault } from '../modules/media/media.service.ts';
-import { fieldErrors } from './form.ts';
+import { fieldErrors, formFields } from './form.ts';
 import { checkToken } from './gallery-media.routes.ts';
 import { PAGE_ROUTE, sendPage, viewerOf, type DashboardContext } from './page.ts';
 
@@ -19,8 +19,19 @@ const OWNER = { dashboard: 'owner' } as const;
 export function registerKitMusicRoutes(
   scope: App,
   { services }: DashboardContext,
-  refusedPage: (request: FastifyRequest, error: string) => Promise<SafeHtml>,
+  refusedPage: (request: FastifyRequest, refused: { music?: string; paper?: string }) => Promise<SafeHtml>,
 ): void {
+  // docs/api.md §32: the flyer's paper (letter or A4), saved through the kit's service.
+  scope.post('/settings/studio/paper', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
+    const { account } = viewerOf(request);
+    const paper = formFields(request.body).get('paper');
+    if (paper !== 'letter' && paper !== 'a4') {
+      return sendPage(reply, await refusedPage(request, { paper: 'Not saved: choose Letter or A4.' }), 400);
+    }
+    await services.kit.setPaper(account.id, paper);
+    return reply.redirect('/dashboard/settings/studio?notice=paper-saved#paper', 303);
+  });
+
   // docs/api.md §32: the music track of the listing kit's videos, kept as the logo is. Its player
   // on the page, the owner's only.
   scope.get('/settings/studio/music', { config: OWNER, schema: PAGE_ROUTE }, async (request, reply) => {
@@ -91,7 +102,7 @@ export function registerKitMusicRoutes(
         } catch (err) {
           const refused = fieldErrors(err);
           if (refused?.music === undefined) throw err;
-          return sendPage(reply, await refusedPage(request, `Not saved: the music ${refused.music}.`), 400);
+          return sendPage(reply, await refusedPage(request, { music: `Not saved: the music ${refused.music}.` }), 400);
         }
         return reply.redirect('/dashboard/settings/studio?notice=music-saved#music', 303);
       },

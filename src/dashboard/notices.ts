@@ -53,6 +53,10 @@ const NOTICES: Record<string, Notice> = {
   },
   'music-saved': { kind: 'success', text: 'Music saved: listing kit videos built from now on carry it.' },
   'music-removed': { kind: 'success', text: 'Music removed: listing kit videos built from now on are silent.' },
+  'paper-saved': {
+    kind: 'success',
+    text: "Flyer paper saved: kits built from now on use it. Rebuild a gallery's kit to remake its flyer.",
+  },
   'rooms-saved': { kind: 'success', text: 'Room order saved: suggested photo orders follow it.' },
   'stripe-on': {
     kind: 'success',

@@ -80,6 +80,9 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/rotate': 'member',
   'GET /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/delete': 'member',
   'POST /dashboard/galleries/:listing_id|:id/share-links/:share_link_id/delete': 'member',
+  // docs/api.md §32: the listing kit is gallery work: build it, see and download its items.
+  'POST /dashboard/galleries/:listing_id|:id/kit': 'member',
+  'GET /dashboard/galleries/:listing_id|:id/kit/:name': 'member',
   // Resumable uploads (tus) for the gallery page's script: the form token in X-CSRF-Token.
   'OPTIONS /dashboard/galleries/:listing_id|:id/uploads': 'member',
   'POST /dashboard/galleries/:listing_id|:id/uploads': 'member',
@@ -124,6 +127,7 @@ const ACCESS: Record<string, Access> = {
   'GET /dashboard/settings/studio/music': 'owner',
   'POST /dashboard/settings/studio/music': 'owner',
   'POST /dashboard/settings/studio/music/delete': 'owner',
+  'POST /dashboard/settings/studio/paper': 'owner',
   'POST /dashboard/settings/stripe': 'owner',
   'POST /dashboard/settings/stripe/off': 'owner',
   'GET /dashboard/settings/webhooks': 'owner',

@@ -62,6 +62,11 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
   const { services, cookies } = ctx;
   const now = (): number => ctx.clock.now();
   const teamOf = async (accountId: string) => (await services.team.list(accountId)).users;
+  /** docs/api.md §32: the kit's settings on the studio page, its music track and its flyer's paper. */
+  const kitSettings = async (accountId: string) => ({
+    music: musicView(await services.kitMusic.key(accountId)),
+    paper: { chosen: await services.kit.paper(accountId), fallback: ctx.config.kit.paper },
+  });
 
   /** One of the holder's own keys; another account's key is simply not found. */
   async function ownKey(request: FastifyRequest, accountId: string): Promise<ApiKey> {
@@ -185,7 +190,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
         minPassword: MIN_PASSWORD_LENGTH,
         stripe: { status: await services.stripe.status(account.id) },
         logo: logoView(await services.logos.key(account.id)),
-        music: musicView(await services.kitMusic.key(account.id)),
+        ...(await kitSettings(account.id)),
       }),
     );
   });
@@ -270,7 +275,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
               values: { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency },
               minPassword: MIN_PASSWORD_LENGTH,
               logo: logoView(await services.logos.key(account.id)),
-              music: musicView(await services.kitMusic.key(account.id)),
+              ...(await kitSettings(account.id)),
               logoError: `Not saved: the logo ${refused.logo}.`,
             }),
             400,
@@ -281,8 +286,8 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
     );
   });
 
-  // docs/api.md §32: the kit's music track; a refused upload shows this page with the reason.
-  registerKitMusicRoutes(scope, ctx, async (request, musicError) => {
+  // docs/api.md §32: the kit's music track and the flyer's paper; a refused one shows this page with the reason.
+  registerKitMusicRoutes(scope, ctx, async (request, refused) => {
     const { viewer, account } = viewerOf(request);
     return studioPage({
       team: await teamOf(account.id),
@@ -293,8 +298,9 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
       values: { name: account.name, sender_name: account.sender_name ?? '', currency: account.currency },
       minPassword: MIN_PASSWORD_LENGTH,
       logo: logoView(await services.logos.key(account.id)),
-      music: musicView(await services.kitMusic.key(account.id)),
-      musicError,
+      ...(await kitSettings(account.id)),
+      ...(refused.music === undefined ? {} : { musicError: refused.music }),
+      ...(refused.paper === undefined ? {} : { paperError: refused.paper }),
     });
   });
 
@@ -324,7 +330,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           roomOrder: await services.accounts.roomOrder(account.id),
           stripe: { status: await services.stripe.status(account.id) },
           logo: logoView(await services.logos.key(account.id)),
-          music: musicView(await services.kitMusic.key(account.id)),
+          ...(await kitSettings(account.id)),
           viewer,
           email: account.email,
           values,
@@ -363,7 +369,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
           roomOrder: await services.accounts.roomOrder(account.id),
           stripe: { status: await services.stripe.status(account.id) },
           logo: logoView(await services.logos.key(account.id)),
-          music: musicView(await services.kitMusic.key(account.id)),
+          ...(await kitSettings(account.id)),
           roomError: `Not saved: the room order names each of the ${DEFAULT_ROOM_ORDER.length} rooms once (${refused.room_order ?? 'it did not'}).`,
           viewer,
           email: account.email,
@@ -391,7 +397,7 @@ export function registerSettingsRoutes(scope: App, ctx: DashboardContext): void 
               roomOrder: await services.accounts.roomOrder(account.id),
               stripe: { status: await services.stripe.status(account.id) },
               logo: logoView(await services.logos.key(account.id)),
-              music: musicView(await services.kitMusic.key(account.id)),
+              ...(await kitSettings(account.id)),
               viewer,
               email: account.email,
               values,

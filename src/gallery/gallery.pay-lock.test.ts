@@ -1,7 +1,7 @@
 // Pay-to-unlock (docs/api.md §29): while a gallery has an open invoice with pay_to_unlock, every
 // public URL of it (the client link, a share link, the branded and unbranded property pages) is a
-// preview: thumb and large carry the studio's name, and nothing serves an original, a ZIP, or any
-// other variant, whatever the method or range. A key-holder's /v1 reads are never locked. Paying
+// preview: thumb and large carry the studio's name, and nothing serves an original, a ZIP, any
+// other variant, or an item of the listing kit (§32), whatever the method or range. A key-holder's /v1 reads are never locked. Paying
 // or voiding lifts it on the next request, validators included.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,6 +10,8 @@ import { linkedGallery, visit } from '../../test/support/gallery.ts';
 import { jpeg, pdf } from '../../test/support/media-fixtures.ts';
 import { getContent, makeVariantsNow, uploaded, type MediaJson } from '../../test/support/media-helpers.ts';
 import { issuedInvoice, makePreviewsNow, pay } from '../../test/support/pay-lock.ts';
+import { buildKitNow } from '../../test/support/kit.ts';
+import { KIT_ITEM_NAMES } from '../db/schema-kit.ts';
 import { publish } from '../../test/support/property.ts';
 import {
   call,
@@ -52,7 +54,7 @@ function assertNoSecret(res: Response, label: string): void {
 }
 
 before(async () => {
-  ctx = await createTestContext({ GALLERY_RATE_LIMIT_PER_MINUTE: '100000' });
+  ctx = await createTestContext({ GALLERY_RATE_LIMIT_PER_MINUTE: '100000', KIT_SECONDS_PER_PHOTO: '1' });
   owner = await createAccount(ctx, STUDIO);
   const g = await linkedGallery(ctx, owner, { status: 'active' });
   listingId = g.listingId;
@@ -105,6 +107,22 @@ before(async () => {
   const zip = await visit(ctx, `${bases.client}/download.zip`);
   assert.equal(zip.statusCode, 200);
   assert.throws(() => assertNoSecret(zip, 'the unlocked ZIP'));
+  // docs/api.md §32: the listing kit, built: every item is a secret while locked, and unlocked the
+  // property pages serve them (the walk below would catch one).
+  const kit = await call(ctx, 'POST', `/v1/listings/${listingId}/kit`, { key: owner.key });
+  assert.equal(kit.statusCode, 202, kit.body);
+  await buildKitNow(ctx);
+  const built = await ctx.deps.db.kysely.selectFrom('listing_kits').select(['status', 'error']).executeTakeFirst();
+  assert.equal(built?.status, 'ready', built?.error ?? '');
+  for (const name of KIT_ITEM_NAMES) {
+    const res = await call(ctx, 'GET', `/v1/listings/${listingId}/kit/${name}`, { key: owner.key });
+    assert.equal(res.statusCode, 200, name);
+    secrets.push({ label: `the kit's ${name}`, bytes: res.rawPayload });
+  }
+  const flyer = await visit(ctx, `${bases.branded}/kit/flyer`);
+  assert.equal(flyer.statusCode, 200);
+  assert.throws(() => assertNoSecret(flyer, 'the unlocked flyer'));
+  assert.equal((await visit(ctx, `${bases.unbranded}/kit/slideshow_unbranded`)).statusCode, 200);
 });
 after(() => ctx.close());
 
@@ -114,7 +132,10 @@ function everyUrl(): { url: string; expect: 'page' | 'preview' | 'gone' }[] {
   for (const [kind, base] of Object.entries(bases)) {
     const previews = kind !== 'unbranded';
     urls.push({ url: base, expect: 'page' });
-    if (kind === 'branded' || kind === 'unbranded') urls.push({ url: `${base}/embed`, expect: 'page' });
+    if (kind === 'branded' || kind === 'unbranded') {
+      urls.push({ url: `${base}/embed`, expect: 'page' });
+      for (const name of KIT_ITEM_NAMES) urls.push({ url: `${base}/kit/${name}`, expect: 'gone' });
+    }
     urls.push({ url: `${base}/cover.jpg`, expect: previews ? 'preview' : 'gone' });
     urls.push({ url: `${base}/download.zip`, expect: 'gone' }, { url: `${base}/favorites.zip`, expect: 'gone' });
     for (const m of [...photos, doc]) {
@@ -170,7 +191,7 @@ describe('a gallery with an open pay-to-unlock invoice', () => {
         if (expect === 'page') {
           assert.equal(res.statusCode, 200, `${label}: ${res.statusCode}`);
           assert.match(String(res.headers['content-type']), /^text\/html/, label);
-          assert.doesNotMatch(res.body, /download\.zip|\/download"|favorites\.zip|\/play"/, label);
+          assert.doesNotMatch(res.body, /download\.zip|\/download"|favorites\.zip|\/play"|\/kit\//, label);
           continue;
         }
         assert.ok(res.statusCode === 200 || res.statusCode === 206, `${label}: ${res.statusCode}`);
@@ -254,6 +275,8 @@ describe('a gallery with an open pay-to-unlock invoice', () => {
     assert.equal(download.statusCode, 200);
     assert.deepEqual(download.rawPayload, secrets[0]!.bytes);
     assert.equal((await visit(ctx, `${bases.unbranded}/large/${photos[0]!.id}`)).statusCode, 200);
+    assert.equal((await visit(ctx, `${bases.branded}/kit/flyer`)).statusCode, 200);
+    assert.match((await visit(ctx, bases.branded)).body, /\/kit\/flyer"/);
   });
 
   test('a void lifts it too; an invoice without pay_to_unlock never locks', async () => {

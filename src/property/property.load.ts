@@ -27,6 +27,11 @@ export interface PropertyView {
   media: VisibleMedia[];
   /** docs/api.md §29: the gallery waits for payment, and the page is a preview. */
   locked: boolean;
+  /**
+   * docs/api.md §31: the unbranded page leaves out photos its gallery's MLS profile forbids there
+   * (so it offers no file made of every photo: the kit's unbranded slideshow, src/property/property.kit.ts).
+   */
+  leavesOut: boolean;
   /** docs/api.md §31: staged photos are labelled and shown beside their originals (the profile's disclose_staging). */
   disclosesStaging: boolean;
   /** The cover: the chosen photo if visible and ready, else the first visible photo with variants. */
@@ -67,6 +72,7 @@ export async function loadProperty(services: Services, token: string): Promise<P
     media,
     cover,
     locked: lock !== undefined,
+    leavesOut: leftOut.size > 0,
     disclosesStaging,
   };
 }

@@ -1,7 +1,8 @@
 // docs/api.md §31: the unbranded property page leaves out a photo that carries a phone number in its
 // pixels while the gallery's MLS profile forbids text, as §30's OCR reads it (the real models, on a
 // sign drawn with sharp and SVG as the labelled set draws them), and shows it once the profile allows
-// text. The branded page shows it throughout.
+// text. The branded page shows it throughout. While it leaves a photo out, the unbranded page
+// offers no listing kit slideshow either (§32: the slideshow shows every visible photo).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { call, createAccount, createTestContext, type TestContext } from '../../test/support/test-app.ts';
@@ -12,11 +13,12 @@ import { roomPhoto, signPhoto } from '../../test/support/analysis-photos.ts';
 import { createJobRunner } from '../mechanisms/queue/queue.runner.ts';
 import { analysisHandler } from '../modules/analysis/analysis.job.ts';
 import { modelReader } from '../modules/analysis/analysis.models.thread.ts';
+import { buildKitNow } from '../../test/support/kit.ts';
 
 let ctx: TestContext;
 const reader = modelReader({ ocr: true, maxPixels: 100_000_000 });
 before(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ KIT_SECONDS_PER_PHOTO: '1' });
 });
 after(async () => {
   await reader.close();
@@ -83,4 +85,25 @@ test('a photo with a phone number on it is off the unbranded page while the prof
   assert.ok(!(await visit(ctx, unbranded)).body.includes(sign.id));
   await call(ctx, 'PATCH', `/v1/listings/${listingId}`, { key: me.key, body: { mls_profile_id: null } });
   assert.ok((await visit(ctx, unbranded)).body.includes(sign.id));
+
+  // docs/api.md §32: with the photo left out again, a ready kit's unbranded slideshow (which shows
+  // it) is not offered there; the branded page offers its own items as ever.
+  await call(ctx, 'PATCH', `/v1/listings/${listingId}`, { key: me.key, body: { mls_profile_id: profileId } });
+  assert.ok(!(await visit(ctx, unbranded)).body.includes(sign.id));
+  const kitStatus = async () =>
+    (await call(ctx, 'GET', `/v1/listings/${listingId}/kit`, { key: me.key })).json<{ status: string }>().status;
+  assert.equal((await call(ctx, 'POST', `/v1/listings/${listingId}/kit`, { key: me.key })).statusCode, 202);
+  await buildKitNow(ctx);
+  assert.equal(await kitStatus(), 'ready');
+  assert.doesNotMatch((await visit(ctx, unbranded)).body, /\/kit\//);
+  assert.equal((await visit(ctx, `${unbranded}/kit/slideshow_unbranded`)).statusCode, 404);
+  assert.match((await visit(ctx, branded)).body, new RegExp(`${branded}/kit/slideshow"`));
+  assert.equal((await visit(ctx, `${branded}/kit/slideshow`)).statusCode, 200);
+  // Without the profile, nothing is left out: once rebuilt, the unbranded page offers it.
+  await call(ctx, 'PATCH', `/v1/listings/${listingId}`, { key: me.key, body: { mls_profile_id: null } });
+  assert.equal((await call(ctx, 'POST', `/v1/listings/${listingId}/kit`, { key: me.key })).statusCode, 202);
+  await buildKitNow(ctx);
+  assert.equal(await kitStatus(), 'ready');
+  assert.match((await visit(ctx, unbranded)).body, new RegExp(`${unbranded}/kit/slideshow_unbranded"`));
+  assert.equal((await visit(ctx, `${unbranded}/kit/slideshow_unbranded`)).statusCode, 200);
 });

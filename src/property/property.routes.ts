@@ -14,6 +14,8 @@ import { HIDDEN, type ItemParams, type TokenParams } from '../public/public-scop
 import { viewablePhotos, visibleItem } from '../public/views/photo.ts';
 import { toursFor, tourFrames } from '../public/views/tours.ts';
 import type { PreviewMedia } from '../modules/invoices/invoices.lock.ts';
+import { sendStoredBytes } from '../http/send-bytes.ts';
+import { pageKit } from './property.kit.ts';
 
 export function registerPropertyRoutes(
   app: App,
@@ -45,7 +47,8 @@ export function registerPropertyRoutes(
     await countView(view, request);
     // docs/api.md §28: the unbranded page shows (and frames) only the tours marked unbranded.
     tourFrames(reply, toursFor(view.listing.tours, view.studioName === null), "'none'");
-    return reply.type('text/html; charset=utf-8').send(propertyPage(view, { publicUrl }).toString());
+    const kit = await pageKit(services, view);
+    return reply.type('text/html; charset=utf-8').send(propertyPage(view, { publicUrl }, kit).toString());
   });
 
   /** The embeddable view: the one page another site may frame (the oEmbed iframe). */
@@ -92,4 +95,22 @@ export function registerPropertyRoutes(
     const name = `${found.row.id}.${found.row.content_type.split('/')[1] ?? 'bin'}`;
     return sendPlayback(request, reply, services.media, found, { original: name });
   });
+
+  /**
+   * docs/api.md §32: an item of the listing kit that the page offers (property.kit.ts), as an
+   * attachment (ETag, one Range); anything else, and everything while the gallery waits for
+   * payment or the kit is not ready, 404.
+   */
+  app.get<{ Params: TokenParams & { name: string } }>(
+    '/:token/kit/:name',
+    { schema: HIDDEN },
+    async (request, reply) => {
+      const view = await property(request);
+      const offered = (await pageKit(services, view)).find((i) => i.name === request.params.name);
+      if (offered === undefined) throw new AppError('not_found', 'No such file on this page');
+      const file = await services.kit.file(view.page.account_id, view.page.listing_id, offered.name);
+      const sent = await sendStoredBytes(request, reply, file);
+      return sent.reply;
+    },
+  );
 }

@@ -12,7 +12,7 @@ import { count } from './format.ts';
 import { TILT_FLAG_DEGREES } from '../../modules/analysis/analysis.room-order.ts';
 import { csrfField, page, type Notice, type Viewer } from './layout.ts';
 
-function bytes(n: number): string {
+export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
   let value = n / 1024;

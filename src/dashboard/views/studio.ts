@@ -173,6 +173,51 @@ function musicSection(csrf: string, music: { version: string } | null, error: st
   </section>`;
 }
 
+/** docs/api.md §32: the flyer's paper, the studio's choice or else KIT_PAPER. */
+export interface PaperSetting {
+  chosen: 'letter' | 'a4' | null;
+  /** KIT_PAPER: the paper when the studio has not chosen one. */
+  fallback: 'letter' | 'a4';
+}
+
+const PAPERS = [
+  { value: 'letter', label: 'Letter', size: '8.5 × 11 in, as in North America' },
+  { value: 'a4', label: 'A4', size: '210 × 297 mm, as in most other places' },
+] as const;
+
+/** docs/api.md §32: the paper of the listing kit's flyer, next to its music. */
+function paperSection(csrf: string, paper: PaperSetting, error: string | undefined): SafeHtml {
+  const current = paper.chosen ?? paper.fallback;
+  return html`<section class="card" id="paper" aria-labelledby="paper-title">
+    <h2 id="paper-title">Listing kit flyer</h2>
+    <p class="muted">
+      The paper each listing kit's flyer is laid out for. A new choice applies to kits built from now on: rebuild a
+      gallery's kit to remake its flyer.
+    </p>
+    <form method="post" action="/dashboard/settings/studio/paper">
+      ${csrfField(csrf)}
+      <fieldset class="paper-choices${error === undefined ? '' : ' field-invalid'}">
+        <legend>Paper</legend>
+        ${error === undefined ? '' : html`<p class="field-error" id="f-paper-error">${error}</p>`}
+        ${PAPERS.map(
+          (p) =>
+            html`<label class="check">
+              <input
+                type="radio"
+                name="paper"
+                value="${p.value}"
+                ${p.value === current ? html`checked` : ''}
+                ${error === undefined ? '' : html`aria-describedby="f-paper-error"`}
+              />
+              <span><strong>${p.label}</strong> <span class="muted">${p.size}</span></span>
+            </label>`,
+        )}
+      </fieldset>
+      <div class="actions"><button type="submit" class="button">Save paper</button></div>
+    </form>
+  </section>`;
+}
+
 export function studioPage(o: {
   viewer: Viewer;
   email: string;
@@ -194,6 +239,9 @@ export function studioPage(o: {
   /** docs/api.md §32: the kit's music track (its key's tail versions the player's URL), and why an upload was refused. */
   music?: { version: string } | null;
   musicError?: string;
+  /** docs/api.md §32: the flyer's paper, and why a sent one was refused. */
+  paper?: PaperSetting;
+  paperError?: string;
 }): SafeHtml {
   const se = o.studioErrors ?? {};
   const pe = o.passwordErrors ?? {};
@@ -217,6 +265,7 @@ export function studioPage(o: {
       </section>
       ${o.logo === undefined ? '' : logoSection(o.viewer.csrfToken, o.logo, o.logoError)}
       ${o.music === undefined ? '' : musicSection(o.viewer.csrfToken, o.music, o.musicError)}
+      ${o.paper === undefined ? '' : paperSection(o.viewer.csrfToken, o.paper, o.paperError)}
       ${roomsSection(o.viewer.csrfToken, o.roomOrder, o.roomError)}
       ${o.stripe === undefined ? '' : stripeSection(o.viewer, o.stripe.status, o.stripe.errors ?? {})}
       <section class="card" aria-labelledby="team-title">

@@ -1,35 +1,14 @@
 // docs/api.md §32: GET and POST /v1/listings/:id/kit, and each item's bytes under the key
 // (served as variants are: attachment, `nosniff`, sandbox, strong `ETag`/304, one `Range`).
 import { Type } from '@sinclair/typebox';
-import type { KitItemName } from '../../db/schema-kit.ts';
 import { sendStoredBytes } from '../../http/send-bytes.ts';
 import { Answer, ErrorAnswer, errorResponses, READ_ERRORS } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { MediaContentHeaders } from '../media/media.schemas.ts';
-import type { KitItemRow } from './kit.repository.ts';
 import { Kit, KitItemParams, KitParams } from './kit.schemas.ts';
 import type { KitService } from './kit.service.ts';
 
 const tags = ['Galleries'];
-
-/** The download's name: the item and what it is. */
-const FILE_NAMES: Record<KitItemName, string> = {
-  mls_zip: 'mls-pack.zip',
-  flyer: 'flyer.pdf',
-  social_square: 'social-square.jpg',
-  social_portrait: 'social-portrait.jpg',
-  social_story: 'social-story.jpg',
-  slideshow: 'slideshow.mp4',
-  slideshow_unbranded: 'slideshow-unbranded.mp4',
-  reel: 'reel.mp4',
-  teaser: 'teaser.mp4',
-};
-
-/** Strong: the item's key names its bytes (a rebuild writes new keys). */
-const kitItemEtag = (row: KitItemRow): string =>
-  `"${row.storage_key.slice(row.storage_key.lastIndexOf('/') + 1)}-${Number(row.size).toString(36)}"`;
-
-const kitItemFileName = (name: KitItemName): string => FILE_NAMES[name];
 
 /** Every item's bytes: at most the per-file limit (a video); the others are far smaller. */
 const ItemBytes = Type.String({ format: 'binary', maxLength: 2 * 1024 ** 3, description: "The item's bytes." });
@@ -107,14 +86,8 @@ export function registerKitRoutes(app: App, { kit }: { kit: KitService }): void 
     },
     async (request, reply) => {
       const { id, name } = request.params;
-      const row = await kit.item(request.auth.accountId, id, name);
-      const sent = await sendStoredBytes(request, reply, {
-        etag: kitItemEtag(row),
-        size: Number(row.size),
-        contentType: row.content_type,
-        filename: kitItemFileName(name),
-        open: (range) => kit.open(row, range),
-      });
+      const file = await kit.file(request.auth.accountId, id, name);
+      const sent = await sendStoredBytes(request, reply, file);
       return sent.reply;
     },
   );

@@ -1,5 +1,5 @@
 // The kit object (docs/api.md §32) from its row and its items' rows: one serializer, used by GET,
-// POST, the `listing.kit_ready` event and the dashboard.
+// POST, the `listing.kit_ready` event and the dashboard; and how every route names an item's bytes.
 import type { KitItemName } from '../../db/schema-kit.ts';
 import type { KitItemRow, KitRow } from './kit.repository.ts';
 import type { KitType, SocialFormat } from './kit.schemas.ts';
@@ -9,6 +9,26 @@ const SOCIAL: readonly [SocialFormat, KitItemName][] = [
   ['portrait', 'social_portrait'],
   ['story', 'social_story'],
 ];
+
+/** The download's name: the item and what it is (never the studio's or the gallery's name). */
+const FILE_NAMES: Record<KitItemName, string> = {
+  mls_zip: 'mls-pack.zip',
+  flyer: 'flyer.pdf',
+  social_square: 'social-square.jpg',
+  social_portrait: 'social-portrait.jpg',
+  social_story: 'social-story.jpg',
+  slideshow: 'slideshow.mp4',
+  slideshow_unbranded: 'slideshow-unbranded.mp4',
+  reel: 'reel.mp4',
+  teaser: 'teaser.mp4',
+};
+
+/** An item's file name, wherever its bytes are served (/v1, the dashboard, the property pages). */
+export const kitItemFileName = (name: KitItemName): string => FILE_NAMES[name];
+
+/** Strong: the item's key names its bytes (a rebuild writes new keys). */
+export const kitItemEtag = (row: KitItemRow): string =>
+  `"${row.storage_key.slice(row.storage_key.lastIndexOf('/') + 1)}-${Number(row.size).toString(36)}"`;
 
 /** Where an item's bytes are served under the API key. */
 const kitItemUrl = (publicUrl: string, listingId: string, name: KitItemName): string =>

@@ -15,7 +15,7 @@ import type { Reaction, Write, Writes } from '../../mechanisms/writes/writes.ts'
 import type { ByteRange } from '../../storage/storage.ts';
 import * as repo from './kit.repository.ts';
 import type { KitType } from './kit.schemas.ts';
-import { serializeKit } from './kit.serializer.ts';
+import { kitItemEtag, kitItemFileName, serializeKit } from './kit.serializer.ts';
 
 declare module '../../mechanisms/writes/writes.ts' {
   interface Resources {
@@ -115,6 +115,15 @@ export function kitReaction(delayMs: number): Reaction {
 
 export type KitService = ReturnType<typeof createKitService>;
 
+/** A kit item's bytes, ready to send (src/http/send-bytes.ts). */
+export interface KitFile {
+  etag: string;
+  size: number;
+  contentType: string;
+  filename: string;
+  open(range?: ByteRange): Promise<Readable>;
+}
+
 export function createKitService({
   db,
   config,
@@ -158,8 +167,19 @@ export function createKitService({
       return row;
     },
 
-    open(row: repo.KitItemRow, range?: ByteRange): Promise<Readable> {
-      return storage.get(row.storage_key, range);
+    /**
+     * An item's bytes as every route serves them (/v1, the dashboard, the property pages): its
+     * strong ETag, size, type and file name, and how to open them; 404 unless made.
+     */
+    async file(accountId: string, listingId: string, name: KitItemName): Promise<KitFile> {
+      const row = await this.item(accountId, listingId, name);
+      return {
+        etag: kitItemEtag(row),
+        size: Number(row.size),
+        contentType: row.content_type,
+        filename: kitItemFileName(name),
+        open: (range?: ByteRange) => storage.get(row.storage_key, range),
+      };
     },
 
     /** The studio's paper for the flyer (Settings); null: KIT_PAPER. */

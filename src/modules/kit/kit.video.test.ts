@@ -215,6 +215,16 @@ describe('a rendered video', () => {
     assert.ok(psnr > 30, `the worst frame's PSNR is ${psnr} dB`);
   });
 
+  test('a card with no facts (no beds, baths or sqft) and no studio name: the address alone', async () => {
+    const out = await render('bare.mp4', {
+      kind: 'teaser',
+      card: { address: '1 Harbour Road', facts: '', studio: ' ' },
+    });
+    assert.ok(out.durationSeconds > 0);
+    const p = await probe(path.join(dir, 'bare.mp4'));
+    assert.equal(p.frames, Math.round(out.durationSeconds * 30));
+  });
+
   test('an aborted render rejects and leaves no temporary file', async () => {
     const controller = new AbortController();
     controller.abort();

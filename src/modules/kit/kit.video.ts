@@ -183,24 +183,26 @@ async function textBlock(text: string, px: number, bold: boolean, width: number,
 async function drawCard(card: KitCard, cover: string, file: string, width: number, height: number): Promise<void> {
   const unit = Math.min(width, height);
   const textWidth = Math.round(width * 0.84);
-  const parts = await Promise.all([
+  // A gallery without beds, baths or square feet has no facts line (and Pango refuses empty text).
+  const factsText = card.facts.trim().slice(0, 300);
+  const studioText = card.studio.trim().slice(0, 120);
+  const [address, facts, studio] = await Promise.all([
     textBlock(card.address.trim().slice(0, 200), Math.round(unit * 0.075), true, textWidth),
-    textBlock(card.facts.trim().slice(0, 300), Math.round(unit * 0.04), false, textWidth),
-    textBlock(card.studio.trim().slice(0, 120), Math.round(unit * 0.03), false, textWidth, 85),
+    factsText === '' ? undefined : textBlock(factsText, Math.round(unit * 0.04), false, textWidth),
+    studioText === '' ? undefined : textBlock(studioText, Math.round(unit * 0.03), false, textWidth, 85),
   ]);
-  const [address, facts, studio] = parts;
   const gap = Math.round(unit * 0.035);
-  const blockHeight = address.info.height + (card.facts.trim() === '' ? 0 : gap + facts.info.height);
+  const blockHeight = address.info.height + (facts === undefined ? 0 : gap + facts.info.height);
   const top = Math.max(0, Math.round((height - blockHeight) / 2 - unit * 0.03));
   const layers: OverlayOptions[] = [{ input: address.data, top, left: Math.round((width - address.info.width) / 2) }];
-  if (card.facts.trim() !== '') {
+  if (facts !== undefined) {
     layers.push({
       input: facts.data,
       top: top + address.info.height + gap,
       left: Math.round((width - facts.info.width) / 2),
     });
   }
-  if (card.studio.trim() !== '') {
+  if (studio !== undefined) {
     layers.push({
       input: studio.data,
       top: Math.max(0, height - Math.round(unit * 0.08) - studio.info.height),

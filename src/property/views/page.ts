@@ -17,6 +17,8 @@ import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/vie
 import { untaggedRendition } from '../../public/page-media.ts';
 import { toursFor, toursSection } from '../../public/views/tours.ts';
 import { photo, stagedPairs } from './photo-tile.ts';
+import { kitSection } from './kit.ts';
+import type { PageKitItem } from '../property.kit.ts';
 
 /** Photos fetched at once: the first row of the grid (one column on a phone); the rest when near. */
 const EAGER_TILES = 1;
@@ -217,8 +219,11 @@ const testModeBanner = (view: PropertyView): SafeHtml | '' =>
 const preloadOf = (view: PropertyView, base: string): SafeHtml | '' =>
   view.cover?.variants.some((v) => v.name === 'large') === true ? coverPreload(base, view.cover) : '';
 
-/** The full page, branded (the studio's name) or unbranded (`view.studioName` null). */
-export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
+/**
+ * The full page, branded (the studio's name) or unbranded (`view.studioName` null), with what it
+ * offers of the listing kit (docs/api.md §32).
+ */
+export function propertyPage(view: PropertyView, urls: PropertyUrls, kit: readonly PageKitItem[] = []): SafeHtml {
   const base = `/p/${view.token}`;
   const { listing, media, studioName } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
@@ -302,6 +307,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls): SafeHtml {
                   </ul>
                 </section>`
           }
+          ${kitSection(view, kit)}
         </main>
         ${
           studioName === null
