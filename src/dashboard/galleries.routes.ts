@@ -41,6 +41,12 @@ import { registerGalleryToursRoutes } from './gallery-tours.routes.ts';
 import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } from './gallery-share-links.routes.ts';
 import type { ShareLinkFormState } from './views/share-links.ts';
 import { galleryInvoices, registerInvoicesRoutes, type GalleryInvoiceForm } from './invoices.routes.ts';
+import {
+  COMPLIANCE_NOTICES,
+  galleryCompliance,
+  galleryStatuses,
+  registerGalleryComplianceRoutes,
+} from './gallery-compliance.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -119,6 +125,7 @@ const NOTICES: Record<string, Notice> = {
   },
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
   ...SHARE_LINK_NOTICES,
+  ...COMPLIANCE_NOTICES,
 };
 
 /** Share link notices open the share links panel. */
@@ -219,7 +226,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    const [media, clients, favorites, emails, client, shareLinks, invoices] = await Promise.all([
+    const [media, clients, favorites, emails, client, shareLinks, invoices, compliance] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
@@ -227,6 +234,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       listing.client_id === null ? null : services.clients.get(account.id, listing.client_id).catch(() => null),
       shareLinkRows(services, account.id, id),
       galleryInvoices(services, viewer, account, id, invoice),
+      galleryCompliance(services, account.id, listing),
     ]);
     const refused = form !== undefined || tours !== undefined || shareLink !== undefined || invoice !== undefined;
     return galleryPage({
@@ -248,6 +256,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         ...(shareLink === undefined ? {} : { form: shareLink }),
       },
       invoices,
+      compliance,
     });
   }
 
@@ -275,6 +284,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     const clientIds = [...new Set(list.data.map((g) => g.client_id).filter((c): c is string => c !== null))];
     const found = await Promise.all(clientIds.map((c) => services.clients.get(account.id, c).catch(() => null)));
     const clients = new Map(found.filter((c) => c !== null).map((c) => [c.id, c.name]));
+    const compliance = await galleryStatuses(services, account.id, list.data);
     const next = list.pagination.next_cursor;
     return sendPage(
       reply,
@@ -286,6 +296,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         total: list.pagination.total,
         totalExact: list.pagination.total_exact,
         clients,
+        compliance,
         nextUrl: next === null ? null : galleriesUrl(filters, next),
         paged: cursor !== '',
       }),
@@ -433,4 +444,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   registerGalleryToursRoutes(scope, ctx, (request, id, tours) => renderGallery(request, id, undefined, tours));
   registerGalleryShareLinkRoutes(scope, ctx, (r, id, s) => renderGallery(r, id, undefined, undefined, s));
   registerInvoicesRoutes(scope, ctx, (r, id, f) => renderGallery(r, id, undefined, undefined, undefined, f));
+  registerGalleryComplianceRoutes(scope, ctx, galleryPath);
 }

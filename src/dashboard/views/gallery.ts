@@ -22,6 +22,7 @@ import { shareLinksSection, type ShareLinkFormState, type ShareLinkRow } from '.
 import { galleryInvoicesSection, type InvoiceFormState } from './invoice-form.ts';
 import type { InvoiceType } from '../../modules/invoices/invoices.schemas.ts';
 import type { ProductType } from '../../modules/products/products.schemas.ts';
+import { complianceSection, type ComplianceState } from './compliance.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -50,6 +51,8 @@ export interface GalleryPageOptions {
     open: boolean;
     noClient: boolean;
   } | null;
+  /** docs/api.md §31: the gallery's MLS profile and its compliance report. */
+  compliance: ComplianceState;
 }
 
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
@@ -230,7 +233,7 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
       <nav class="in-page" aria-label="On this page">
         <a href="#media">Media</a> <a href="#client">Client</a>
         <a href="#share-links">Share links</a> ${o.invoices === null ? '' : html`<a href="#invoices">Invoices</a>`}
-        <a href="#property">Property pages</a>
+        <a href="#property">Property pages</a> <a href="#mls">MLS</a>
         <a href="#activity">Activity</a>
       </nav>
       ${mediaSection({ listing: l, media: o.media, csrf: o.viewer.csrfToken, limits: o.limits })} ${clientSection(o)}
@@ -257,7 +260,8 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
               noClient: o.invoices.noClient,
             })
       }
-      ${propertySection(o)} ${activitySection(o)}`,
+      ${propertySection(o)} ${complianceSection({ listing: l, media: o.media, viewer: o.viewer, state: o.compliance })}
+      ${activitySection(o)}`,
   });
 }
 
