@@ -88,11 +88,11 @@ function refusalOf(err: unknown, input: MlsProfileCreateInput): FieldErrors | nu
 
 /** Only what changed: saving an untouched form writes nothing (no event, no remade variants). */
 function changesOf(p: MlsProfileType, input: MlsProfileCreateInput): MlsProfileUpdateInput {
-  const patch: Record<string, unknown> = {};
+  const patch: MlsProfileUpdateInput = {};
   for (const [name, value] of Object.entries(input)) {
-    if (value !== p[name as keyof MlsProfileType]) patch[name] = value;
+    if (value !== p[name as keyof MlsProfileType]) Object.assign(patch, { [name]: value });
   }
-  return patch as MlsProfileUpdateInput;
+  return patch;
 }
 
 export function registerMlsProfilesRoutes(scope: App, ctx: DashboardContext): void {
