@@ -153,7 +153,7 @@ export function mlsProfilesPage(o: { viewer: Viewer; notice: Notice | null; item
             <thead role="rowgroup">
               <tr role="row">
                 <th scope="col" role="columnheader">Name</th>
-                <th scope="col" role="columnheader">Photos</th>
+                <th scope="col" role="columnheader">Files</th>
                 <th scope="col" role="columnheader">Rules</th>
                 <th scope="col" role="columnheader">Added</th>
               </tr>
@@ -163,10 +163,10 @@ export function mlsProfilesPage(o: { viewer: Viewer; notice: Notice | null; item
                 (p) =>
                   html`<tr role="row">
                     <td role="cell" class="cell-title"><a href="/dashboard/settings/mls/${p.id}">${p.name}</a></td>
-                    <td role="cell" data-label="Photos">
+                    <td role="cell" data-label="Files">
                       <span class="nowrap">${count(p.min_long_edge)}–${count(p.max_long_edge)} px</span> ·
                       <span class="nowrap">up to ${megabytes(p.max_bytes)}</span> ·
-                      <span class="nowrap">at most ${count(p.max_photos)}</span>
+                      <span class="nowrap">at most ${count(p.max_photos)} photos</span>
                     </td>
                     <td role="cell" data-label="Rules" class="small">${rulesLine(p)}</td>
                     <td role="cell" class="nowrap" data-label="Added">${day(p.created_at)}</td>
