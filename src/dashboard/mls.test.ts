@@ -274,6 +274,10 @@ describe("a gallery's MLS panel and the list's badge", () => {
     assert.match(page.body, new RegExp(`<a href="#m-${text.id}">Photo 2: room-2.jpg</a>`));
     assert.match(page.body, new RegExp(`id="m-${text.id}"`), 'the anchor is a tile of the grid');
     assert.match(text_, /1 other photo passes\./);
+    assert.match(
+      text_,
+      /Done automatically 1 MLS photo was made smaller to fit the profile\. 1 staged photo carries a “Virtually staged” label on its MLS photo\. 2 photos are left out of the unbranded property page/,
+    );
     assert.doesNotMatch(page.body, new RegExp(`href="#m-${front.id}"`), 'a passing photo is not listed');
 
     // The list: a badge for the gallery with a profile, none for the other.

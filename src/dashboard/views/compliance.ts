@@ -7,6 +7,7 @@ import type { ComplianceStatus } from '../../db/schema-mls.ts';
 import type { ListingType } from '../../modules/listings/listings.schemas.ts';
 import type { MediaType } from '../../modules/media/media.schemas.ts';
 import type { ComplianceIssueType, ComplianceReportType, MlsProfileType } from '../../modules/mls/mls.schemas.ts';
+import { BRANDING_CODES } from '../../modules/mls/mls.compliance.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
 import { count, when } from './format.ts';
 import { preview } from './gallery-media.ts';
@@ -88,6 +89,39 @@ function issueItem(issue: ComplianceIssueType, o: { profile: MlsProfileType; pho
   </li>`;
 }
 
+/** What the service did without being asked, from the report and the photos' staging. */
+function doneForYou(
+  report: ComplianceReportType,
+  profile: MlsProfileType,
+  byId: ReadonlyMap<string, MediaType>,
+): SafeHtml {
+  const issues = report.photos.flatMap((p) => p.issues.map((i) => ({ photo: p.media_id, issue: i })));
+  const resized = new Set(issues.filter((x) => x.issue.fixed_by !== null).map((x) => x.photo)).size;
+  const leftOut = new Set(
+    issues.filter((x) => x.issue.severity === 'fail' && BRANDING_CODES.has(x.issue.code)).map((x) => x.photo),
+  ).size;
+  const labelled = profile.disclose_staging
+    ? report.photos.filter((p) => byId.get(p.media_id)?.virtually_staged === true).length
+    : 0;
+  const done = [
+    resized === 0 ? null : `${plural(resized, 'MLS photo was', 'MLS photos were')} made smaller to fit the profile.`,
+    labelled === 0
+      ? null
+      : `${plural(labelled, 'staged photo carries', 'staged photos carry')} a “Virtually staged” label on ${labelled === 1 ? 'its' : 'their'} MLS photo.`,
+    leftOut === 0
+      ? null
+      : `${plural(leftOut, 'photo is', 'photos are')} left out of the unbranded property page (text, a QR code or people).`,
+  ].filter((d) => d !== null);
+  return done.length === 0
+    ? html``
+    : html`<div class="mls-done">
+        <h3>Done automatically</h3>
+        <ul>
+          ${done.map((d) => html`<li>${d}</li>`)}
+        </ul>
+      </div>`;
+}
+
 function reportBody(
   l: ListingType,
   media: readonly MediaType[],
@@ -102,6 +136,7 @@ function reportBody(
       ${complianceBadge(report.status)}
       <p>${summary(report, profile)} <span class="muted small">Checked ${when(report.checked_at)}.</span></p>
     </div>
+    ${doneForYou(report, profile, byId)}
     ${
       report.issues.length === 0
         ? ''
