@@ -19,6 +19,7 @@ import { formOf, parseForm } from './form.ts';
 import { PAGE_ROUTE, sendPage, viewerFor, viewerOf, type DashboardContext, type DashboardState } from './page.ts';
 import { noticeOf } from './notices.ts';
 import { clearSessionCookie, cookiePolicy, fromThisSite, preSessionTokenValid, setPageHeaders } from './security.ts';
+import { registerMlsProfilesRoutes } from './mls-profiles.routes.ts';
 import { registerPasswordResetRoutes } from './password-reset.routes.ts';
 import { registerProductsRoutes } from './products.routes.ts';
 import { registerSettingsRoutes } from './settings.routes.ts';
@@ -185,6 +186,7 @@ export async function registerDashboard(
   registerGalleriesRoutes(scope, ctx);
   registerClientsRoutes(scope, ctx);
   registerProductsRoutes(scope, ctx);
+  registerMlsProfilesRoutes(scope, ctx);
   registerTeamRoutes(scope, ctx);
   registerTwoFactorRoutes(scope, ctx);
 }

@@ -42,6 +42,12 @@ import { registerGalleryShareLinkRoutes, SHARE_LINK_NOTICES, shareLinkRows } fro
 import type { ShareLinkFormState } from './views/share-links.ts';
 import { galleryInvoices, registerInvoicesRoutes, type GalleryInvoiceForm } from './invoices.routes.ts';
 import { KIT_NOTICES, registerGalleryKitRoutes } from './gallery-kit.routes.ts';
+import {
+  COMPLIANCE_NOTICES,
+  galleryCompliance,
+  galleryStatuses,
+  registerGalleryComplianceRoutes,
+} from './gallery-compliance.routes.ts';
 
 const MEMBER = { dashboard: 'member' } as const;
 /** Galleries a list page shows. */
@@ -121,6 +127,7 @@ const NOTICES: Record<string, Notice> = {
   unpublished: { kind: 'success', text: 'Unpublished: both property page addresses stopped working.' },
   ...SHARE_LINK_NOTICES,
   ...KIT_NOTICES,
+  ...COMPLIANCE_NOTICES,
 };
 
 /** Share link notices open the share links panel. */
@@ -221,7 +228,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   ) {
     const { viewer, account } = viewerOf(request);
     const listing = await services.listings.get(account.id, id);
-    const [media, clients, favorites, emails, client, shareLinks, invoices, kit] = await Promise.all([
+    const [media, clients, favorites, emails, client, shareLinks, invoices, kit, compliance] = await Promise.all([
       services.media.list(account.id, id),
       services.clients.list(account.id, { limit: CLIENT_CHOICES }),
       services.listings.favorites(account.id, id),
@@ -230,6 +237,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       shareLinkRows(services, account.id, id),
       galleryInvoices(services, viewer, account, id, invoice),
       services.kit.get(account.id, id),
+      galleryCompliance(services, account.id, listing),
     ]);
     const refused = form !== undefined || tours !== undefined || shareLink !== undefined || invoice !== undefined;
     return galleryPage({
@@ -252,6 +260,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
       },
       invoices,
       kit,
+      compliance,
     });
   }
 
@@ -279,6 +288,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
     const clientIds = [...new Set(list.data.map((g) => g.client_id).filter((c): c is string => c !== null))];
     const found = await Promise.all(clientIds.map((c) => services.clients.get(account.id, c).catch(() => null)));
     const clients = new Map(found.filter((c) => c !== null).map((c) => [c.id, c.name]));
+    const compliance = await galleryStatuses(services, account.id, list.data);
     const next = list.pagination.next_cursor;
     return sendPage(
       reply,
@@ -290,6 +300,7 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
         total: list.pagination.total,
         totalExact: list.pagination.total_exact,
         clients,
+        compliance,
         nextUrl: next === null ? null : galleriesUrl(filters, next),
         paged: cursor !== '',
       }),
@@ -438,4 +449,5 @@ export function registerGalleriesRoutes(scope: App, ctx: DashboardContext): void
   registerGalleryShareLinkRoutes(scope, ctx, (r, id, s) => renderGallery(r, id, undefined, undefined, s));
   registerInvoicesRoutes(scope, ctx, (r, id, f) => renderGallery(r, id, undefined, undefined, undefined, f));
   registerGalleryKitRoutes(scope, ctx);
+  registerGalleryComplianceRoutes(scope, ctx, galleryPath);
 }

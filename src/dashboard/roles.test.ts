@@ -88,6 +88,8 @@ const ACCESS: Record<string, Access> = {
   'POST /dashboard/galleries/:listing_id|:id/uploads': 'member',
   'PATCH /dashboard/galleries/:listing_id|:id/uploads/:upload_id': 'member',
   'DELETE /dashboard/galleries/:listing_id|:id/uploads/:upload_id': 'member',
+  // docs/api.md §31: anyone who edits a gallery chooses its MLS profile (and sees its report).
+  'POST /dashboard/galleries/:listing_id|:id/mls-profile': 'member',
   // Billing (docs/api.md §29) is the owner's, as the studio's settings are: §27 gives a member
   // galleries and clients only. A member's gallery page has no Invoices card.
   'GET /dashboard/products': 'owner',
@@ -119,6 +121,14 @@ const ACCESS: Record<string, Access> = {
   'GET /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/studio': 'owner',
   'POST /dashboard/settings/rooms': 'owner',
+  // docs/api.md §31: the MLS profiles are the studio's settings.
+  'GET /dashboard/settings/mls': 'owner',
+  'POST /dashboard/settings/mls': 'owner',
+  'GET /dashboard/settings/mls/new': 'owner',
+  'GET /dashboard/settings/mls/:id': 'owner',
+  'POST /dashboard/settings/mls/:id': 'owner',
+  'GET /dashboard/settings/mls/:id/delete': 'owner',
+  'POST /dashboard/settings/mls/:id/delete': 'owner',
   // docs/api.md §29: the watermark logo (the upload is multipart, its token first).
   'GET /dashboard/settings/studio/logo': 'owner',
   'POST /dashboard/settings/studio/logo': 'owner',

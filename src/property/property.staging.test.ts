@@ -11,7 +11,13 @@ import { makeVariantsNow, uploaded } from '../../test/support/media-helpers.ts';
 import { linkedGallery, visit } from '../../test/support/gallery.ts';
 import { patchMedia, mediaUrl } from '../../test/support/gallery-order.ts';
 import { call } from '../../test/support/test-app.ts';
-import { pathOf, publishedProperty, type PublishedProperty } from '../../test/support/property.ts';
+import {
+  brandedAccount,
+  pathOf,
+  publish,
+  publishedProperty,
+  type PublishedProperty,
+} from '../../test/support/property.ts';
 
 let ctx: TestContext;
 
@@ -106,6 +112,48 @@ describe('property pages', () => {
       assert.match(tileOf(page, kitchen!.id), /class="tile"/, which);
       assert.ok(!page.includes('irtually staged'), which);
     }
+  });
+});
+
+describe('the property grid around a pair (two columns on a wide screen)', () => {
+  /** The grid's tiles in order: the id of each `<li>` and whether it takes a whole row alone. */
+  const grid = (page: string): string[] =>
+    [...page.matchAll(/<li class="tile([^"]*)" id="photo-([^"]+)"/g)].map(
+      ([, classes, id]) => `${id ?? ''}${classes?.includes('tile--wide') === true ? ' wide' : ''}`,
+    );
+
+  test('a photo alone before a pair gets the next photo beside it, or, with none after, the whole row', async () => {
+    const account = await brandedAccount(ctx);
+    const created = await call(ctx, 'POST', '/v1/listings', {
+      key: account.key,
+      body: { address: '3 Ferry Lane', status: 'active' },
+    });
+    const listingId = created.json<{ id: string }>().id;
+    const [a, original, staged, c] = await uploaded(
+      ctx,
+      account.key,
+      listingId,
+      await Promise.all(['a', 'original', 'staged', 'c'].map(async (n) => ({ filename: `${n}.jpg`, data: await jpeg(90, 60) }))), // prettier-ignore
+    );
+    assert.ok(a && original && staged && c);
+    await patchMedia(ctx, account.key, listingId, staged.id, {
+      virtually_staged: true,
+      original_media_id: original.id,
+    });
+    await makeVariantsNow(ctx);
+    const published = await publish(ctx, account.key, listingId);
+    const url = pathOf(published.json<{ property_page: { url: string } }>().property_page.url);
+    // a, [staged | original], c: c moves up beside a, so the pair starts a row with no cell left empty.
+    assert.deepEqual(grid((await visit(ctx, url)).body), [a.id, c.id, staged.id]);
+    // With nothing after the pair, a takes its row whole.
+    await patchMedia(ctx, account.key, listingId, c.id, { hidden: true });
+    assert.deepEqual(grid((await visit(ctx, url)).body), [`${a.id} wide`, staged.id]);
+    // An even number of photos before the pair: the order is the studio's, nothing wide.
+    await patchMedia(ctx, account.key, listingId, c.id, { hidden: false, position: 2 });
+    assert.deepEqual(grid((await visit(ctx, url)).body), [a.id, c.id, staged.id]);
+    await patchMedia(ctx, account.key, listingId, c.id, { position: 4 });
+    await patchMedia(ctx, account.key, listingId, a.id, { hidden: true });
+    assert.deepEqual(grid((await visit(ctx, url)).body), [staged.id, c.id]);
   });
 });
 

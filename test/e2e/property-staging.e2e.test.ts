@@ -2,8 +2,9 @@
 // its original ("Before virtual staging"), at phone and desktop widths, branded and unbranded, with
 // and without JavaScript. Every image loads; the label is in the staged photo's pixels (its large
 // variant is the one the viewer shows); with JavaScript the viewer opens the staged photo and steps
-// to the original; without it the original's link opens its own page. axe-core finds no serious or
-// critical violation; nothing is wider than the phone. Screenshots go to PROPERTY_SHOTS (default
+// to the original; without it the original's link opens its own page. The grid has no empty cell (on
+// a wide screen the photo after the pair moves up beside the one alone before it). axe-core finds no
+// serious or critical violation; nothing is wider than the phone. Screenshots go to PROPERTY_SHOTS (default
 // test-results/screenshots/property): staging-{branded,unbranded}-{phone,desktop}-{js,nojs}.png
 // and staging-{phone,desktop}-viewer.png.
 import { after, before, describe, test } from 'node:test';
@@ -110,11 +111,12 @@ describe('a staged photo beside its original in a browser', { skip: skipWithoutC
               `JSON.stringify([...document.images].filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src))`,
             );
             assert.equal(broken, '[]', `${name}: images that did not load`);
-            // The grid's links: the staged photo and then its original, once each, in the place of the staged one.
+            // The grid's links: the staged photo and then its original, once each; the fourth photo moved up
+            // beside the first, so the pair starts a row and leaves no cell empty.
             const shown = JSON.parse(
               await inPage(p, `JSON.stringify([...document.querySelectorAll('#photo-grid a')].map((a) => a.href.split('/').pop()))`), // prettier-ignore
             ) as string[];
-            assert.deepEqual(shown, [photos[0]!.id, photos[2]!.id, photos[1]!.id, photos[3]!.id], name);
+            assert.deepEqual(shown, [photos[0]!.id, photos[3]!.id, photos[2]!.id, photos[1]!.id], name);
             const alts = JSON.parse(
               await inPage(p, `JSON.stringify([...document.querySelectorAll('.pair img')].map((i) => i.alt))`),
             ) as string[];
@@ -127,6 +129,18 @@ describe('a staged photo beside its original in a browser', { skip: skipWithoutC
             ) as [number, number][];
             if (size === 'desktop') assert.equal(boxes[0]![1], boxes[1]![1], 'side by side');
             else assert.ok(boxes[1]![1] > boxes[0]![1], 'one above the other');
+            // No empty cell in the grid: every row but the last is filled edge to edge; on a wide screen
+            // the first and fourth photos share a row, and the pair has the next.
+            const rows = JSON.parse(
+              await inPage(p, `(() => { const g = document.getElementById('photo-grid').getBoundingClientRect(); const rows = new Map(); for (const li of document.querySelectorAll('#photo-grid > li')) { const r = li.getBoundingClientRect(); const top = Math.round(r.top); if (!rows.has(top)) rows.set(top, []); rows.get(top).push([Math.round(r.left - g.left), Math.round(g.right - r.right)]); } return JSON.stringify([...rows.values()]); })()`), // prettier-ignore
+            ) as [number, number][][];
+            for (const row of rows.slice(0, -1)) {
+              assert.ok(
+                row[0]![0] <= 1 && row.at(-1)![1] <= 1,
+                `${name}: a row with an empty cell: ${JSON.stringify(row)}`,
+              );
+            }
+            if (size === 'desktop') assert.deepEqual(rows.map((r) => r.length), [2, 1], name); // prettier-ignore
             // axe-core runs as the page's script: with JavaScript on (the markup is the same without).
             if (js) await assertAccessible(p, `${name}-${size}`);
             if (size === 'phone') await assertFitsPhone(p);

@@ -40,3 +40,36 @@ export function mlsRouteCases(context: () => TestContext, newListing: (account: 
     },
   ] as const;
 }
+
+/**
+ * The analysis docs/api.md §30 would write for a photo, straight into its row: ready and clean
+ * (a living room, sharp, level, no text, QR code or person), but for `overrides`. A write that
+ * follows (a profile chosen, a photo changed) checks the gallery's compliance again.
+ */
+export async function writeAnalysis(
+  ctx: TestContext,
+  mediaId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<void> {
+  await ctx.deps.db.kysely
+    .updateTable('media')
+    .set({
+      analysis_status: 'ready',
+      analysis_phash: '0123456789abcdef',
+      analysis_sharpness: 0.8,
+      analysis_blurry: 0,
+      analysis_tilt_degrees: 0.5,
+      analysis_similar_group: null,
+      analysis_best_in_group: 1,
+      analysis_faces: 0,
+      analysis_people: 0,
+      analysis_text: '[]',
+      analysis_qr_codes: '[]',
+      analysis_objects: '[]',
+      analysis_room: 'Living Room',
+      analysis_room_confidence: 0.7,
+      ...overrides,
+    })
+    .where('id', '=', mediaId)
+    .execute();
+}

@@ -4,6 +4,8 @@ import { ListingCreateBody, ListingListQuery } from '../../modules/listings/list
 import { maxLengthOf } from '../form.ts';
 import type { ListingItemType } from '../../modules/listings/listings.schemas.ts';
 import { html, type SafeHtml } from '../../lib/html.ts';
+import type { ComplianceStatus } from '../../db/schema-mls.ts';
+import { complianceBadge } from './compliance.ts';
 import { count, day } from './format.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
@@ -77,10 +79,16 @@ export interface GalleriesPageOptions {
   totalExact: boolean;
   /** Client names by id, for the rows that have one. */
   clients: Map<string, string>;
+  /** docs/api.md §31: the last compliance status of the galleries that have an MLS profile. */
+  compliance: Map<string, ComplianceStatus>;
   nextUrl: string | null;
   /** A later page (reached by cursor): offers the way back to the first. */
   paged: boolean;
 }
+
+/** The gallery's compliance with its MLS profile, when it has one. */
+const mlsBadge = (status: ComplianceStatus | undefined): SafeHtml =>
+  status === undefined ? html`` : complianceBadge(status, 'MLS ');
 
 export function galleriesPage(o: GalleriesPageOptions): SafeHtml {
   const filtered = o.filters.search !== '' || o.filters.status !== '';
@@ -104,7 +112,9 @@ export function galleriesPage(o: GalleriesPageOptions): SafeHtml {
                 (g) =>
                   html`<tr role="row">
                     <td role="cell" class="cell-title"><a href="/dashboard/galleries/${g.id}">${g.address}</a></td>
-                    <td role="cell" data-label="Status">${statusBadge(g.status)}</td>
+                    <td role="cell" data-label="Status">
+                      ${statusBadge(g.status)} ${mlsBadge(o.compliance.get(g.id))}
+                    </td>
                     <td role="cell" data-label="Client">
                       ${
                         g.client_id === null

@@ -27,7 +27,7 @@ export function bytes(n: number): string {
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
 
 /** A photo's thumbnail or a video's poster once made; otherwise a box that says what the file is. */
-function preview(l: ListingType, m: MediaType, alt: string): SafeHtml {
+export function preview(l: ListingType, m: MediaType, alt: string): SafeHtml {
   const ready =
     m.variants !== null &&
     m.variants.status === 'ready' &&

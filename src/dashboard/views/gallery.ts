@@ -24,6 +24,7 @@ import type { InvoiceType } from '../../modules/invoices/invoices.schemas.ts';
 import type { ProductType } from '../../modules/products/products.schemas.ts';
 import type { KitType } from '../../modules/kit/kit.schemas.ts';
 import { kitSection } from './kit.ts';
+import { complianceSection, type ComplianceState } from './compliance.ts';
 import { csrfField, errorSummary, page, type FieldErrors, type Notice, type Viewer } from './layout.ts';
 
 export interface GalleryPageOptions {
@@ -54,6 +55,8 @@ export interface GalleryPageOptions {
   } | null;
   /** docs/api.md §32: the listing kit (src/dashboard/views/kit.ts). */
   kit: KitType;
+  /** docs/api.md §31: the gallery's MLS profile and its compliance report. */
+  compliance: ComplianceState;
 }
 
 const base = (l: ListingType): string => `/dashboard/galleries/${l.id}`;
@@ -234,7 +237,7 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
       <nav class="in-page" aria-label="On this page">
         <a href="#media">Media</a> <a href="#client">Client</a>
         <a href="#share-links">Share links</a> ${o.invoices === null ? '' : html`<a href="#invoices">Invoices</a>`}
-        <a href="#property">Property pages</a> <a href="#kit">Listing kit</a>
+        <a href="#property">Property pages</a> <a href="#kit">Listing kit</a> <a href="#mls">MLS</a>
         <a href="#activity">Activity</a>
       </nav>
       ${mediaSection({ listing: l, media: o.media, csrf: o.viewer.csrfToken, limits: o.limits })} ${clientSection(o)}
@@ -261,7 +264,8 @@ export function galleryPage(o: GalleryPageOptions): SafeHtml {
               noClient: o.invoices.noClient,
             })
       }
-      ${propertySection(o)} ${kitSection({ listing: l, kit: o.kit, csrf: o.viewer.csrfToken })} ${activitySection(o)}`,
+      ${propertySection(o)} ${kitSection({ listing: l, kit: o.kit, csrf: o.viewer.csrfToken })}
+      ${complianceSection({ listing: l, media: o.media, viewer: o.viewer, state: o.compliance })} ${activitySection(o)}`,
   });
 }
 

@@ -267,6 +267,14 @@ export function studioPage(o: {
       ${o.music === undefined ? '' : musicSection(o.viewer.csrfToken, o.music, o.musicError)}
       ${o.paper === undefined ? '' : paperSection(o.viewer.csrfToken, o.paper, o.paperError)}
       ${roomsSection(o.viewer.csrfToken, o.roomOrder, o.roomError)}
+      <section class="card" id="mls" aria-labelledby="mls-title">
+        <h2 id="mls-title">MLS profiles</h2>
+        <p class="muted">
+          What each listing service you deliver to accepts: photo sizes, text, QR codes, people, the first photo,
+          virtual staging. A gallery given a profile gets MLS photos made to fit it and a compliance report.
+        </p>
+        <p><a href="/dashboard/settings/mls">MLS profiles</a></p>
+      </section>
       ${o.stripe === undefined ? '' : stripeSection(o.viewer, o.stripe.status, o.stripe.errors ?? {})}
       <section class="card" aria-labelledby="team-title">
         <h2 id="team-title">Team</h2>

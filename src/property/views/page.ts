@@ -16,7 +16,7 @@ import { propertyPageUrl } from '../../modules/listings/listings.serializer.ts';
 import { coverPreload, SIZES, variantSrcset, variantUrl } from '../../public/views/images.ts';
 import { untaggedRendition } from '../../public/page-media.ts';
 import { toursFor, toursSection } from '../../public/views/tours.ts';
-import { photo, stagedPairs } from './photo-tile.ts';
+import { photo, propertyTiles } from './photo-tile.ts';
 import { kitSection } from './kit.ts';
 import type { PageKitItem } from '../property.kit.ts';
 
@@ -228,8 +228,6 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls, kit: readon
   const { listing, media, studioName } = view;
   const photos = media.filter((m) => m.row.kind === 'photo');
   const shown = photos.filter((m) => m.variants.some((v) => v.name === 'large'));
-  const pairs = stagedPairs(photos, view.disclosesStaging);
-  const pairedOriginals = new Set([...pairs.values()].map((m) => m.row.id));
   const videos = media
     .filter((m) => m.row.kind === 'video')
     .map((m, i) => video(view, base, m, i))
@@ -274,11 +272,7 @@ export function propertyPage(view: PropertyView, urls: PropertyUrls, kit: readon
               : html`<section class="photos" aria-labelledby="photos-title">
                   <h2 id="photos-title">Photos <span class="count">${number(shown.length)}</span></h2>
                   <ul class="grid property__grid" id="photo-grid">
-                    ${photos
-                      .filter((m) => !pairedOriginals.has(m.row.id))
-                      .map((m, i) =>
-                        photo(base, m, i, EAGER_TILES, SIZES.propertyTile, view.disclosesStaging, pairs.get(m.row.id)),
-                      )}
+                    ${propertyTiles(base, photos, EAGER_TILES, view.disclosesStaging)}
                   </ul>
                 </section>`
           }

@@ -38,7 +38,7 @@ const ready = (m: VisibleMedia): boolean =>
  * its original, when the page shows that one too (not hidden, its variants ready): staged id to
  * original. A paired original is shown beside its staged photo, not again on its own.
  */
-export function stagedPairs(photos: readonly VisibleMedia[], disclose: boolean): Map<string, VisibleMedia> {
+function stagedPairs(photos: readonly VisibleMedia[], disclose: boolean): Map<string, VisibleMedia> {
   const profile = { disclose_staging: disclose };
   const byId = new Map(photos.map((m) => [m.row.id, m]));
   const pairs = new Map<string, VisibleMedia>();
@@ -64,6 +64,7 @@ export function photo(
   sizes: string,
   disclose: boolean,
   original?: VisibleMedia,
+  wide = false,
 ): SafeHtml | '' {
   // Not ready yet (or could not be made): a public page shows nothing rather than a placeholder.
   if (!ready(m)) return '';
@@ -71,7 +72,7 @@ export function photo(
   const staged = stagingLabelWanted(m.row, { disclose_staging: disclose });
   const caption = m.row.caption === null ? '' : html`<p class="tile__caption">${m.row.caption}</p>`;
   if (!staged) {
-    return html`<li class="tile" id="photo-${m.row.id}">
+    return html`<li class="tile${wide ? ' tile--wide' : ''}" id="photo-${m.row.id}">
       ${photoLink(base, m, alt, index < eager, sizes, m.row.caption)} ${caption}
     </li>`;
   }
@@ -84,7 +85,7 @@ export function photo(
     m.row.caption ?? 'Virtually staged',
   );
   if (original === undefined) {
-    return html`<li class="tile tile--staged" id="photo-${m.row.id}">
+    return html`<li class="tile tile--staged${wide ? ' tile--wide' : ''}" id="photo-${m.row.id}">
       ${stagedLink}
       <p class="staged__label">Virtually staged</p>
       ${caption}
@@ -103,4 +104,44 @@ export function photo(
       </figure>
     </div>
   </li>`;
+}
+
+/**
+ * The property page's grid: each photo in order, a staged one with its original beside it
+ * (stagedPairs). On a wide screen the grid has two columns and a pair takes a row of its own, so a
+ * photo left alone on the row before a pair would leave an empty cell: the next photo after the
+ * pair moves up beside it instead (one place earlier, in the viewer too), or, when none follows,
+ * the lone photo takes the whole row. A phone's single column is the same either way.
+ */
+export function propertyTiles(
+  base: string,
+  photos: readonly VisibleMedia[],
+  eager: number,
+  disclose: boolean,
+): SafeHtml[] {
+  const pairs = stagedPairs(photos, disclose);
+  const pairedOriginals = new Set([...pairs.values()].map((m) => m.row.id));
+  // Each tile with its place in the studio's order (its alt text and eager loading); not ready: not shown.
+  const queue = photos
+    .filter((m) => !pairedOriginals.has(m.row.id))
+    .map((m, index) => ({ m, index, wide: false }))
+    .filter((t) => ready(t.m));
+  const isPair = (t: { m: VisibleMedia }): boolean => pairs.has(t.m.row.id);
+  const placed: typeof queue = [];
+  let column = 0;
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if (isPair(next) && column === 1) {
+      const fill = queue.findIndex((t) => !isPair(t));
+      const lone = placed.at(-1);
+      if (fill !== -1) placed.push(...queue.splice(fill, 1));
+      else if (lone !== undefined) lone.wide = true;
+    }
+    placed.push(next);
+    column = isPair(next) ? 0 : (column + 1) % 2;
+  }
+  return placed
+    .map(({ m, index, wide }) =>
+      photo(base, m, index, eager, wide ? SIZES.hero : SIZES.propertyTile, disclose, pairs.get(m.row.id), wide),
+    )
+    .filter((tile) => tile !== '');
 }
