@@ -496,8 +496,8 @@ def test_mls_profiles_and_compliance(lb: Lightbox) -> None:
 
 def test_reso_media(lb: Lightbox) -> None:
     """docs/api.md §33: the RESO Media feed, one page at a time, the filter in OData."""
-    page = lb.reso.reso_media(top=1, filter="MediaModificationTimestamp gt 2000-01-01T00:00:00Z")
+    page = lb.reso.media(top=1, filter="MediaModificationTimestamp gt 2000-01-01T00:00:00Z")
     assert isinstance(page, lightbox.ResoMediaFeed)
     assert len(page.value) <= 1
     with pytest.raises(lightbox.ValidationError):
-        lb.reso.reso_media(filter="MediaKey eq 'x'")
+        lb.reso.media(filter="MediaKey eq 'x'")
