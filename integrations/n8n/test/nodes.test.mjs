@@ -168,7 +168,8 @@ describe('the package as n8n loads it', () => {
     assert.deepEqual(operationsOf('resoMedia'), ['getAll']);
     // Every item GET /v1/listings/:id/kit/:name serves (KIT_ITEM_NAMES), and no other.
     const source = readFileSync(new URL('../../../src/db/schema-kit.ts', import.meta.url), 'utf8');
-    const list = source.slice(source.indexOf('export const KIT_ITEM_NAMES'), source.indexOf('] as const;'));
+    const start = source.indexOf('export const KIT_ITEM_NAMES');
+    const list = source.slice(start, source.indexOf('] as const;', start));
     const served = [...list.matchAll(/'(\w+)'/g)].map((m) => m[1]).sort();
     assert.ok(served.includes('mls_zip'));
     const offered = properties.find((p) => p.name === 'item').options.map((o) => o.value);
