@@ -27,14 +27,16 @@ final class KitResoTest extends LiveTestCase
             $files[] = ['data' => self::png(), 'filename' => "photo-{$i}.png"];
         }
         $ids = array_map(static fn ($m) => $m->id, $lb->media->upload($gallery->id, $files)->data);
+        // Variants made and analysis done: the analysis reads the room (the feed's ImageOf), which
+        // moves a record's MediaModificationTimestamp, so the feed stands still only after it.
         self::waitFor('the photos to be ready', static function () use ($lb, $gallery): bool {
             foreach ($lb->media->all($gallery->id) as $media) {
-                if ($media->variants->status !== 'ready') {
+                if ($media->variants->status !== 'ready' || ($media->analysis->status ?? null) === 'pending') {
                     return false;
                 }
             }
             return true;
-        }, 120);
+        }, 180);
         return [$gallery, $ids];
     }
 

@@ -25,10 +25,15 @@ def _until(what: str, ready: Callable[[], bool], seconds: float) -> None:
 
 
 def _photos_ready(lb: Lightbox, gallery_id: str) -> None:
+    """Variants made and analysis done: the analysis reads the room (the feed's ImageOf), which
+    moves a record's MediaModificationTimestamp, so the feed stands still only after it."""
     _until(
-        "the photos' variants",
-        lambda: all(m.variants.status == "ready" for m in lb.media.list(gallery_id).data),
-        120,
+        "the photos' variants and analysis",
+        lambda: all(
+            m.variants.status == "ready" and (m.analysis is None or m.analysis.status != "pending")
+            for m in lb.media.list(gallery_id).data
+        ),
+        180,
     )
 
 
