@@ -158,6 +158,24 @@ describe('the package as n8n loads it', () => {
     ]);
   });
 
+  test('the Lightbox node has the Listing Kit and RESO Media resources (docs/api.md §32, §33)', () => {
+    const { properties } = pkg.loader.getNode('lightbox').type.description;
+    const operationsOf = (resource) =>
+      properties
+        .find((p) => p.name === 'operation' && p.displayOptions.show.resource[0] === resource)
+        .options.map((o) => o.value);
+    assert.deepEqual(operationsOf('listingKit'), ['build', 'downloadItem', 'get']);
+    assert.deepEqual(operationsOf('resoMedia'), ['getAll']);
+    // Every item GET /v1/listings/:id/kit/:name serves (KIT_ITEM_NAMES), and no other.
+    const source = readFileSync(new URL('../../../src/db/schema-kit.ts', import.meta.url), 'utf8');
+    const start = source.indexOf('export const KIT_ITEM_NAMES');
+    const list = source.slice(start, source.indexOf('] as const;', start));
+    const served = [...list.matchAll(/'(\w+)'/g)].map((m) => m[1]).sort();
+    assert.ok(served.includes('mls_zip'));
+    const offered = properties.find((p) => p.name === 'item').options.map((o) => o.value);
+    assert.deepEqual([...offered].sort(), served);
+  });
+
   test('the Lightbox node has the Share Link resource with its eight operations', () => {
     const { properties } = pkg.loader.getNode('lightbox').type.description;
     assert.ok(properties[0].options.some((o) => o.value === 'shareLink'));
@@ -988,6 +1006,146 @@ describe('Product and Invoice (docs/api.md §29)', () => {
     await assert.rejects(
       one({ resource: 'invoice', operation: 'downloadPdf', invoiceId: third.id, binaryPropertyName: 'data' }),
       (err) => err.n8n?.httpCode === '404',
+    );
+  });
+});
+
+describe('Listing Kit and RESO Media (docs/api.md §32, §33)', () => {
+  const feed = {};
+
+  /** An active gallery with `names` uploaded, once their variants are ready (and, if asked, their analysis). */
+  const galleryWithPhotos = async (fields, names, { analysed = false } = {}) => {
+    const gallery = (await lb.api('POST', '/v1/listings', { ...fields, status: 'active' })).body;
+    const photos = [];
+    for (const name of names) {
+      const up = await lb.upload(gallery.id, name, 'image/jpeg', jpeg);
+      assert.equal(up.status, 201);
+      photos.push(up.body.data[0].id);
+    }
+    // The analysis reads the room (the feed's ImageOf), which moves a record's
+    // MediaModificationTimestamp: the feed stands still only after it.
+    await lb.until(
+      'the photos to be ready',
+      async () => {
+        const list = (await lb.api('GET', `/v1/listings/${gallery.id}/media`)).body.data;
+        return list.every((m) => m.variants.status === 'ready' && !(analysed && m.analysis?.status === 'pending'));
+      },
+      170_000,
+    );
+    return { gallery, photos };
+  };
+
+  test('Listing Kit: Get, Build (refused for a draft), Download Item as a binary file', async () => {
+    const { gallery } = await galleryWithPhotos({ address: '32 Kit Lane', beds: 3, baths: 2 }, ['front.jpg']);
+    const [none] = await one({ resource: 'listingKit', operation: 'get', galleryId: gallery.id });
+    assert.deepEqual([none.listing_id, none.status, none.mls_zip], [gallery.id, 'none', null]);
+    // Nothing to download before a build: Lightbox's 404 reaches the workflow.
+    await assert.rejects(
+      one({
+        resource: 'listingKit',
+        operation: 'downloadItem',
+        galleryId: gallery.id,
+        item: 'flyer',
+        binaryPropertyName: 'data',
+      }),
+      (err) => err.n8n?.httpCode === '404',
+    );
+    const draft = (await lb.api('POST', '/v1/listings', { address: '34 Draft Street' })).body;
+    await assert.rejects(
+      one({ resource: 'listingKit', operation: 'build', galleryId: draft.id }),
+      (err) => err.n8n?.httpCode === '409' && /active/.test(err.message),
+    );
+
+    const [building] = await one({ resource: 'listingKit', operation: 'build', galleryId: gallery.id });
+    assert.deepEqual([building.listing_id, building.status], [gallery.id, 'building']);
+    // Built: `ready`, or `stale` when the photo's analysis changed the gallery meanwhile (its items
+    // are served until the rebuild).
+    await lb.until(
+      'the kit to be built',
+      async () => (await lb.api('GET', `/v1/listings/${gallery.id}/kit`)).body.built_at !== null,
+      170_000,
+    );
+    const [built] = await one({ resource: 'listingKit', operation: 'get', galleryId: gallery.id });
+    assert.ok(['ready', 'stale'].includes(built.status), built.status);
+    assert.equal(built.mls_zip.content_type, 'application/zip');
+
+    const { result } = await run([
+      node('Lightbox', LIGHTBOX, {
+        resource: 'listingKit',
+        operation: 'downloadItem',
+        galleryId: gallery.id,
+        item: 'mls_zip',
+        binaryPropertyName: 'pack',
+      }),
+    ]);
+    const [item] = result.data.resultData.runData.Lightbox[0].data.main[0];
+    assert.equal(item.json.listing_id, gallery.id);
+    assert.equal(item.binary.pack.mimeType, 'application/zip');
+    assert.equal(item.binary.pack.fileName, 'mls-pack.zip');
+    const zip = Buffer.from(item.binary.pack.data, 'base64');
+    assert.equal(zip.subarray(0, 2).toString(), 'PK');
+    assert.equal(zip.length, built.mls_zip.size);
+  });
+
+  test('RESO Media: Get Many by the next link, with a limit, Return All and each filter', async () => {
+    const made = await galleryWithPhotos(
+      { address: '33 Feed Street', mls_number: 'N8N-33' },
+      ['front.jpg', 'kitchen.jpg', 'garden.jpg'],
+      { analysed: true },
+    );
+    Object.assign(feed, made);
+    const ids = (records) => records.map((r) => r.MediaKey);
+    const getMany = (parameters) => one({ resource: 'resoMedia', operation: 'getAll', ...parameters });
+    // Return All in pages of one: three requests, each following the feed's @odata.nextLink.
+    const all = await getMany({
+      returnAll: true,
+      filters: { resourceRecordId: feed.gallery.id },
+      options: { pageSize: 1 },
+    });
+    assert.deepEqual(ids(all).sort(), [...feed.photos].sort());
+    for (const record of all) {
+      assert.deepEqual(
+        [record.ResourceName, record.ResourceRecordKey, record.ResourceRecordID, record.MediaCategory],
+        ['Property', 'N8N-33', feed.gallery.id, 'Photo'],
+      );
+    }
+    // Oldest change first: the feed's one order.
+    const stamps = all.map((r) => r.MediaModificationTimestamp);
+    assert.deepEqual([...stamps].sort(), stamps);
+
+    // A limit stops the walk, whatever the page size.
+    const two = await getMany({
+      returnAll: false,
+      limit: 2,
+      filters: { resourceRecordKey: 'N8N-33' },
+      options: { pageSize: 1 },
+    });
+    assert.deepEqual(ids(two), ids(all).slice(0, 2));
+    const first = await getMany({ returnAll: false, limit: 1, filters: { resourceRecordKey: 'N8N-33' } });
+    assert.deepEqual(ids(first), ids(all).slice(0, 1));
+
+    // Changed after the first record: the others. The OData filter as written, joined by `and`.
+    const later = await getMany({
+      returnAll: true,
+      filters: { resourceRecordKey: 'N8N-33', modifiedAfter: all[0].MediaModificationTimestamp },
+    });
+    assert.deepEqual(ids(later), ids(all).slice(1));
+    const written = await getMany({
+      returnAll: true,
+      filters: { filter: `ResourceRecordID eq '${feed.gallery.id}'`, resourceRecordKey: "N8N-33' or 'x" },
+    });
+    assert.deepEqual(written, [], 'a quote in a value stays inside its literal');
+    // Every photo of the studio with ready variants, the kit's gallery's among them.
+    const studio = await getMany({ returnAll: true });
+    assert.ok(feed.photos.every((id) => ids(studio).includes(id)));
+
+    await assert.rejects(
+      getMany({ returnAll: true, filters: { filter: "City eq 'Brighton'" } }),
+      (err) => err.n8n?.httpCode === '400' && /\$filter/.test(err.message),
+    );
+    await assert.rejects(
+      getMany({ returnAll: true, filters: { modifiedAfter: 'yesterday-ish' } }),
+      /not a date and time \(Modified After\)/,
     );
   });
 });

@@ -1,5 +1,5 @@
 'use strict';
-// The actions of docs/api.md §24 (Create Share Link: §28; Create Invoice: §29), each on one Lightbox endpoint (named in README.md).
+// The actions of docs/api.md §24 (Create Share Link: §28; Create Invoice: §29; Build Listing Kit: §32), each on one Lightbox endpoint (named in README.md).
 const { apiUrl, pickFilled, numbersIn, integersIn, percentToBps, booleansIn } = require('../lib/api');
 const f = require('../lib/fields');
 const samples = require('../lib/samples');
@@ -370,6 +370,31 @@ const createInvoice = {
   },
 };
 
+const buildListingKit = {
+  key: 'build_listing_kit',
+  noun: 'Listing Kit',
+  display: {
+    label: 'Build Listing Kit',
+    description:
+      "Builds (or rebuilds) a gallery's listing kit in the background: the MLS pack, slideshows, reel, teaser, flyer and social images.",
+  },
+  operation: {
+    inputFields: [
+      {
+        ...galleryField,
+        helpText:
+          'An active gallery with at least one ready photo. Use the Kit Ready trigger to act when the kit is built.',
+      },
+    ],
+    perform: async (z, bundle) => {
+      const response = await z.request({ url: apiUrl(bundle, `${galleryPath(bundle)}/kit`), method: 'POST' });
+      return response.data;
+    },
+    sample: { ...samples.kit, status: 'building' },
+    outputFields: f.kitOutput,
+  },
+};
+
 module.exports = [
   createGallery,
   updateGallery,
@@ -379,4 +404,5 @@ module.exports = [
   resendGalleryEmail,
   createShareLink,
   createInvoice,
+  buildListingKit,
 ];

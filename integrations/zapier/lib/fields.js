@@ -148,6 +148,26 @@ const complianceOutput = [
   { key: 'photos[]status', label: 'Photo Statuses' },
 ];
 
+/**
+ * docs/api.md §32: a gallery's listing kit. Each item's URL answers under the API key (`Authorization:
+ * Bearer ...`), so a later step fetches it with the key, as Webhooks by Zapier can.
+ */
+const kitOutput = [
+  { key: 'listing_id', label: 'Gallery ID' },
+  { key: 'status', label: 'Kit Status (building, ready, failed or stale)' },
+  { key: 'built_at', label: 'Built', type: 'datetime' },
+  { key: 'mls_zip__url', label: 'MLS Pack (ZIP) URL' },
+  { key: 'mls_zip__size', label: 'MLS Pack Size (bytes)', type: 'integer' },
+  { key: 'flyer__url', label: 'Flyer (PDF) URL' },
+  { key: 'slideshow__url', label: 'Slideshow (MP4) URL' },
+  { key: 'slideshow__duration_seconds', label: 'Slideshow Length (seconds)', type: 'number' },
+  { key: 'slideshow_unbranded__url', label: 'Unbranded Slideshow (MP4) URL' },
+  { key: 'reel__url', label: 'Reel (vertical MP4) URL' },
+  { key: 'teaser__url', label: 'Teaser (MP4) URL' },
+  { key: 'social[]format', label: 'Social Image Formats (square, portrait, story)' },
+  { key: 'social[]url', label: 'Social Image URLs' },
+];
+
 const eventOutput = [
   { key: 'event_id', label: 'Event ID' },
   { key: 'event_type', label: 'Event Type' },
@@ -189,6 +209,7 @@ module.exports = {
   selectionOutput,
   invoiceOutput,
   complianceOutput,
+  kitOutput,
   eventOutput,
   galleryInput,
   GALLERY_FIELDS,

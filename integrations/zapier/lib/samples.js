@@ -1,6 +1,6 @@
 'use strict';
 // Samples Zapier shows before a real event has happened: the shapes of Lightbox's objects
-// (docs/api.md §5-§7, §13-§15, §28, §29), with the event's own fields added by the triggers.
+// (docs/api.md §5-§7, §13-§15, §28, §29, §31, §32), with the event's own fields added by the triggers.
 
 const event = (type) => ({
   event_id: 'evt_01JDZ8Q7C3M0S6Y3W9G2N4B5TK',
@@ -224,6 +224,37 @@ const compliance = {
   issues: [],
 };
 
+/** docs/api.md §32: a built kit as GET /v1/listings/:id/kit and `listing.kit_ready` carry it. */
+const kitUrl = (name) => `https://lightbox.example.com/v1/listings/${gallery.id}/kit/${name}`;
+const kitVideo = (name, width, height, seconds) => ({
+  url: kitUrl(name),
+  content_type: 'video/mp4',
+  size: 18_400_000,
+  duration_seconds: seconds,
+  width,
+  height,
+});
+const kitSocial = (format, height) => ({
+  format,
+  url: kitUrl(`social_${format}`),
+  content_type: 'image/jpeg',
+  size: 412_000,
+  width: 1080,
+  height,
+});
+const kit = {
+  listing_id: gallery.id,
+  status: 'ready',
+  built_at: '2026-11-22T10:52:00.000Z',
+  mls_zip: { url: kitUrl('mls_zip'), content_type: 'application/zip', size: 38_250_114 },
+  slideshow: kitVideo('slideshow', 1920, 1080, 104),
+  slideshow_unbranded: kitVideo('slideshow_unbranded', 1920, 1080, 96),
+  reel: kitVideo('reel', 1080, 1920, 60),
+  teaser: kitVideo('teaser', 1920, 1080, 15),
+  flyer: { url: kitUrl('flyer'), content_type: 'application/pdf', size: 1_204_551 },
+  social: [kitSocial('square', 1080), kitSocial('portrait', 1350), kitSocial('story', 1920)],
+};
+
 module.exports = {
   event,
   gallery,
@@ -236,4 +267,5 @@ module.exports = {
   invoice,
   product,
   compliance,
+  kit,
 };

@@ -81,6 +81,8 @@ const TRIGGERS = {
   invoice_issued: ['invoice.issued'],
   invoice_paid: ['invoice.paid'],
   compliance_changed: ['listing.compliance_changed'],
+  // Last: the kit's build (videos included) takes the longest of these events.
+  kit_ready: ['listing.kit_ready'],
 };
 
 /** What the page's plain forms post (no JavaScript), answered 303 when taken. */
@@ -407,6 +409,37 @@ describe('a studio day through the Zap steps', () => {
     state.profile = profile;
   });
 
+  test('Build Listing Kit: the build starts, and a gallery that cannot build says why (docs/api.md §32)', async () => {
+    const perform = App.creates.build_listing_kit.operation.perform;
+    // Only a gallery with a ready photo builds: wait for the photo's variants.
+    await lb.until(
+      'the photo to be ready',
+      async () =>
+        (await lb.api('GET', `/v1/listings/${state.gallery.id}/media/${state.photo.id}`)).body.variants.status ===
+        'ready',
+      120_000,
+    );
+    const kit = await appTester(perform, { authData, inputData: { gallery_id: state.gallery.id } });
+    assert.deepEqual([kit.listing_id, kit.status], [state.gallery.id, 'building']);
+    // Every field the action answers is labelled for the Zap editor (items by their URL).
+    const labelled = new Set(
+      App.creates.build_listing_kit.operation.outputFields.map((field) => field.key.split(/__|\[\]/)[0]),
+    );
+    assert.deepEqual(
+      Object.keys(kit).filter((key) => !labelled.has(key)),
+      [],
+    );
+
+    const draft = (await lb.api('POST', '/v1/listings', { address: '9 Unbuilt Row' })).body;
+    await assert.rejects(appTester(perform, { authData, inputData: { gallery_id: draft.id } }), (err) =>
+      /active/i.test(err.message),
+    );
+    await assert.rejects(
+      appTester(perform, { authData, inputData: { gallery_id: 'lst_01JDZ8Q5E4R8VJ3H2K7P6N1XWZ' } }),
+      /404|not found/i,
+    );
+  });
+
   test('each trigger receives its real, signed delivery; perform turns it into one Zap item', async () => {
     const expectations = {
       new_gallery: (item) => item.id === state.gallery.id && item.address === '12 Harbour View, Brighton',
@@ -429,6 +462,14 @@ describe('a studio day through the Zap steps', () => {
       invoice_issued: (item) => item.id === state.invoice.id && item.status === 'open' && /^INV-/.test(item.number),
       invoice_paid: (item) => item.id === state.invoice.id && item.status === 'paid' && item.amount_due === 0,
       compliance_changed: (item) => item.listing_id === state.gallery.id && item.profile_id === state.profile.id,
+      // A change during the build (the photo's analysis, say) leaves the kit served `stale` until its rebuild.
+      kit_ready: (item) =>
+        item.listing_id === state.gallery.id &&
+        ['ready', 'stale'].includes(item.status) &&
+        item.mls_zip.content_type === 'application/zip' &&
+        item.flyer.content_type === 'application/pdf' &&
+        item.slideshow.width === 1920 &&
+        item.social.length === 3,
     };
     for (const [key, data] of Object.entries(subscriptions)) {
       const type = key === 'new_selection' ? 'share_link.selection_submitted' : TRIGGERS[key][0];

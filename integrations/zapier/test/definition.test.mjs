@@ -41,6 +41,7 @@ test('every trigger, action and search of section 24, with labels a studio reads
     'Gallery Viewed',
     'Invoice Issued',
     'Invoice Paid',
+    'Kit Ready',
     'New Client',
     'New Gallery',
     'New Selection',
@@ -52,6 +53,7 @@ test('every trigger, action and search of section 24, with labels a studio reads
   assert.deepEqual(labels(App.creates), [
     'Add Media from URL',
     'Assign Gallery to Client',
+    'Build Listing Kit',
     'Create Client',
     'Create Gallery',
     'Create Invoice',
@@ -71,6 +73,14 @@ test('every trigger, action and search of section 24, with labels a studio reads
     if (trigger.display.hidden) continue;
     assert.equal(trigger.operation.type, 'hook', trigger.key);
     assert.ok(trigger.operation.sample.id, trigger.key);
+  }
+  // docs/api.md §32: every field of the kit's sample is labelled (items by their URL), in the
+  // trigger and in the action.
+  for (const operation of [App.triggers.kit_ready.operation, App.creates.build_listing_kit.operation]) {
+    const labelled = new Set(operation.outputFields.map((field) => field.key.split(/__|\[\]/)[0]));
+    for (const key of Object.keys(operation.sample)) {
+      if (!key.startsWith('event_')) assert.ok(labelled.has(key), key);
+    }
   }
   for (const field of [
     ...App.authentication.fields,

@@ -126,6 +126,24 @@ const instant = [
     }),
   }),
   hookTrigger({
+    key: 'kit_ready',
+    noun: 'Listing Kit',
+    label: 'Kit Ready',
+    description:
+      "Triggers when a gallery's listing kit is built: the MLS pack, slideshows, reel, teaser, flyer and social images.",
+    events: ['listing.kit_ready'],
+    outputFields: [{ key: 'id', label: 'Build ID' }, ...f.kitOutput],
+    sample: { id: 'evt_01JDZ8QA1B2C3D4E5F6G7H8J9K', ...samples.kit },
+    // docs/api.md §32: the kit has no id of its own, and a rebuild is news again: each build is its event.
+    item: async (z, bundle, event) => ({
+      id: event.id,
+      ...event.data.object,
+      event_id: event.id,
+      event_type: event.type,
+      event_created_at: event.created_at,
+    }),
+  }),
+  hookTrigger({
     key: 'email_failed',
     noun: 'Email',
     label: 'Email Failed',

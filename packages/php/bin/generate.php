@@ -131,6 +131,10 @@ const NAMES = [
     'updateMlsProfile' => ['mlsProfiles', 'update', false],
     'deleteMlsProfile' => ['mlsProfiles', 'delete', false],
     'getListingCompliance' => ['listings', 'compliance', false],
+    // docs/api.md §32: the listing kit, as in the TypeScript client; an item's bytes written by hand.
+    'getKit' => ['listings', 'getKit', false],
+    'buildKit' => ['listings', 'buildKit', false],
+    'getKitItem' => ['listings', 'downloadKitItem', true],
     // docs/api.md §33: the RESO Media feed (OData), one page: `$lightbox->reso->media([...])`.
     'resoMedia' => ['reso', 'media', false],
 ];

@@ -116,6 +116,8 @@ NAMES: dict[str, tuple[str, str]] = {
     "updateMlsProfile": ("mls_profiles", "update"),
     "deleteMlsProfile": ("mls_profiles", "delete"),
     "getListingCompliance": ("listings", "get_compliance"),
+    # docs/api.md §33: one page of the RESO feed, as lb.reso.media in TypeScript and PHP.
+    "resoMedia": ("reso", "media"),
 }
 
 # Operations written by hand: operationId -> "resource.method" (or "client.method" for a method
@@ -131,6 +133,7 @@ HAND_WRITTEN: dict[str, str] = {
     "appendUpload": "media.upload_resumable",
     "terminateUpload": "media.abandon_upload",
     "getInvoicePdf": "invoices.download_pdf",
+    "getKitItem": "listings.download_kit_item",
 }
 
 HEADER = (

@@ -261,8 +261,11 @@ def test_the_async_client_has_the_sync_clients_surface() -> None:
             other = rpub[name]
             if name in ("close", "verify") or owner == "webhooks":
                 continue
-            assert inspect.iscoroutinefunction(other), f"{owner}.{name} is not async on AsyncLightbox"
+            # A walk (lb.reso.iter_media) is an async generator there: `async for`, not `await`.
+            awaited = inspect.iscoroutinefunction(other) or inspect.isasyncgenfunction(other)
+            assert awaited, f"{owner}.{name} is not async on AsyncLightbox"
             assert not inspect.iscoroutinefunction(fn), f"{owner}.{name} is async on Lightbox"
+            assert not inspect.isasyncgenfunction(fn), f"{owner}.{name} is async on Lightbox"
             assert shape(fn) == shape(other), f"{owner}.{name}: {shape(fn)} != {shape(other)}"
             overloads = typing.get_overloads(getattr(type(left), name))
             assert len(overloads) == len(typing.get_overloads(getattr(type(right), name))), f"{owner}.{name} overloads"
@@ -496,8 +499,8 @@ def test_mls_profiles_and_compliance(lb: Lightbox) -> None:
 
 def test_reso_media(lb: Lightbox) -> None:
     """docs/api.md §33: the RESO Media feed, one page at a time, the filter in OData."""
-    page = lb.reso.reso_media(top=1, filter="MediaModificationTimestamp gt 2000-01-01T00:00:00Z")
+    page = lb.reso.media(top=1, filter="MediaModificationTimestamp gt 2000-01-01T00:00:00Z")
     assert isinstance(page, lightbox.ResoMediaFeed)
     assert len(page.value) <= 1
     with pytest.raises(lightbox.ValidationError):
-        lb.reso.reso_media(filter="MediaKey eq 'x'")
+        lb.reso.media(filter="MediaKey eq 'x'")

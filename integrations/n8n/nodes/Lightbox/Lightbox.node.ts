@@ -10,12 +10,15 @@ import type {
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL, lightboxRequest } from '../shared';
 import { invoiceFields, invoiceOperations, runInvoice } from './InvoiceDescription';
+import { listingKitFields, listingKitOperations, runListingKit } from './ListingKitDescription';
 import { productFields, productOperations, runProduct } from './ProductDescription';
 import { mlsProfileFields, mlsProfileOperations, runMlsProfile } from './MlsProfileDescription';
+import { resoMediaFields, resoMediaOperations, runResoMedia } from './ResoMediaDescription';
 import { runShareLink, shareLinkFields, shareLinkOperations } from './ShareLinkDescription';
 
 // The actions and searches of docs/api.md §24 (the same as the Zapier app's), as resources and
-// operations, and share links (docs/api.md §28, in ./ShareLinkDescription.ts). README.md names the
+// operations, and share links (docs/api.md §28, in ./ShareLinkDescription.ts), the listing kit
+// (§32, ./ListingKitDescription.ts) and the RESO media feed (§33, ./ResoMediaDescription.ts). README.md names the
 // Lightbox endpoint behind each.
 
 const galleryIdField = (operations: string[]): INodeProperties => ({
@@ -101,9 +104,11 @@ export class Lightbox implements INodeType {
           { name: 'Client', value: 'client' },
           { name: 'Gallery', value: 'gallery' },
           { name: 'Invoice', value: 'invoice' },
+          { name: 'Listing Kit', value: 'listingKit' },
           { name: 'Media', value: 'media' },
           { name: 'MLS Profile', value: 'mlsProfile' },
           { name: 'Product', value: 'product' },
+          { name: 'RESO Media', value: 'resoMedia' },
           { name: 'Share Link', value: 'shareLink' },
         ],
       },
@@ -182,6 +187,8 @@ export class Lightbox implements INodeType {
       ...productOperations,
       ...mlsProfileOperations,
       ...invoiceOperations,
+      ...listingKitOperations,
+      ...resoMediaOperations,
 
       // Gallery: create, find
       {
@@ -348,6 +355,8 @@ export class Lightbox implements INodeType {
       ...productFields,
       ...mlsProfileFields,
       ...invoiceFields,
+      ...listingKitFields,
+      ...resoMediaFields,
     ],
   };
 
@@ -358,9 +367,13 @@ export class Lightbox implements INodeType {
       try {
         const resource = this.getNodeParameter('resource', i) as string;
         const operation = this.getNodeParameter('operation', i) as string;
-        // An invoice's PDF is a binary item; every other answer is JSON.
+        // An invoice's PDF and a kit's items are binary items; every other answer is JSON.
         if (resource === 'invoice') {
           out.push(...(await runInvoice.call(this, operation, i)));
+          continue;
+        }
+        if (resource === 'listingKit') {
+          out.push(...(await runListingKit.call(this, operation, i)));
           continue;
         }
         const results = await run.call(this, resource, operation, i);
@@ -491,6 +504,7 @@ async function run(this: IExecuteFunctions, resource: string, operation: string,
   if (resource === 'shareLink') return runShareLink.call(this, operation, i);
   if (resource === 'product') return runProduct.call(this, operation, i);
   if (resource === 'mlsProfile') return runMlsProfile.call(this, operation, i);
+  if (resource === 'resoMedia') return runResoMedia.call(this, operation, i);
   if (resource === 'media' && operation === 'addFromUrl') {
     const body = filled({
       url: this.getNodeParameter('url', i) as string,

@@ -25,6 +25,7 @@ import {
   type ClientWebhookServer,
 } from '../../../../test/support/client.ts';
 import { jpeg, pdf } from '../../../../test/support/media-fixtures.ts';
+import { makeVariantsNow } from '../../../../test/support/media-helpers.ts';
 import { productsAndInvoices } from '../../test-fixtures/billing-cases.ts';
 import type { DeliveryRunner } from '../../../../test/support/webhooks.ts';
 import type { Receiver } from '../../../../test/support/loopback-receivers.ts';
@@ -395,12 +396,43 @@ describe('client: every operation against a real server', () => {
     await assert.rejects(lb.listings.downloadKitItem(gallery.id, 'flyer'), NotFoundError);
   });
 
-  test('the RESO media feed: a page, and every record across pages (docs/api.md §33)', async () => {
-    const page = await lb.reso.media({ $top: 1 });
-    assert.ok(Array.isArray(page.value));
-    const all: string[] = [];
-    for await (const record of lb.reso.iterateMedia({ $top: 1 })) all.push(record.MediaKey);
-    assert.equal(new Set(all).size, all.length);
+  test('the RESO media feed: a page, and every record across pages by @odata.nextLink (docs/api.md §33)', async () => {
+    const gallery = await lb.listings.create({ address: '33 Feed Street', status: 'active', mls_number: 'TS-33' });
+    const photos = await lb.media.upload(
+      gallery.id,
+      await Promise.all(
+        ['front', 'hall', 'garden'].map(async (name, i) => ({
+          data: new Uint8Array(await jpeg(40 + i, 30)),
+          filename: `${name}.jpg`,
+        })),
+      ),
+    );
+    await makeVariantsNow(s.ctx);
+    const $filter = "ResourceRecordKey eq 'TS-33'";
+    const page = await lb.reso.media({ $filter, $top: 1 });
+    assert.equal(page.value.length, 1);
+    assert.match(page['@odata.nextLink'] ?? '', /cursor=/);
+    const asked = s.sent.length;
+    const all = [];
+    for await (const record of lb.reso.iterateMedia({ $filter, $top: 1 })) all.push(record);
+    // One request a page, three pages (the last without a next link).
+    assert.equal(s.sent.slice(asked).filter((r) => r === 'GET /v1/reso/Media').length, 3);
+    assert.deepEqual(all.map((r) => r.MediaKey).sort(), photos.data.map((m) => m.id).sort());
+    assert.deepEqual(
+      new Set(all.map((r) => [r.ResourceRecordKey, r.ResourceRecordID].join())),
+      new Set([`TS-33,${gallery.id}`]),
+    );
+    const stamps = all.map((r) => r.MediaModificationTimestamp);
+    assert.deepEqual([...stamps].sort(), stamps, 'oldest change first');
+    const rest = [];
+    for await (const record of lb.reso.iterateMedia({
+      $filter: `${$filter} and MediaModificationTimestamp gt ${stamps[0]}`,
+    }))
+      rest.push(record.MediaKey);
+    assert.deepEqual(
+      rest,
+      all.slice(1).map((r) => r.MediaKey),
+    );
   });
 
   test('the requests sent cover every /v1 operation of the OpenAPI document', async () => {

@@ -6,6 +6,8 @@ namespace Lightbox\Service;
 
 use Lightbox\ApiRequestor;
 use Lightbox\Collection;
+use Lightbox\Exception\InvalidArgumentException;
+use Lightbox\HttpClient\Response;
 use Lightbox\LightboxClient;
 use Lightbox\LightboxObject;
 use Lightbox\NotModified;
@@ -76,6 +78,40 @@ abstract class AbstractService
             return Collection::page($data, $response, $query, $fetch);
         }
         return new LightboxObject($data, $response);
+    }
+
+    /**
+     * GETs a file's bytes (a medium's, a variant's, a kit item's) as a Response. Options: `sink` (a
+     * path or an open stream: written as they arrive, not kept in memory), `range` (206),
+     * `if_none_match` (304), and the usual request options; no overall timeout by default.
+     *
+     * @param array<string, mixed> $opts
+     */
+    protected function bytes(string $path, array $opts): Response
+    {
+        $headers = ['accept' => '*/*'];
+        if (isset($opts['range'])) {
+            $headers['range'] = (string) $opts['range'];
+        }
+        if (isset($opts['if_none_match'])) {
+            $headers['if-none-match'] = (string) $opts['if_none_match'];
+        }
+        $close = null;
+        if (isset($opts['sink']) && is_string($opts['sink'])) {
+            $close = fopen($opts['sink'], 'wb');
+            if ($close === false) {
+                throw new InvalidArgumentException("cannot write {$opts['sink']}");
+            }
+            $opts['sink'] = $close;
+        }
+        $opts['timeout'] ??= 0;
+        try {
+            return $this->requestor()->send('GET', $path, [], null, $opts, [304], $headers);
+        } finally {
+            if ($close !== null) {
+                fclose($close);
+            }
+        }
     }
 
     protected static function segment(string $id): string

@@ -344,34 +344,6 @@ class MediaService extends Generated\AbstractMediaService
         return $mediaId === null ? $base : $base . '/' . self::segment($mediaId);
     }
 
-    /** @param array<string, mixed> $opts */
-    private function bytes(string $path, array $opts): Response
-    {
-        $headers = ['accept' => '*/*'];
-        if (isset($opts['range'])) {
-            $headers['range'] = (string) $opts['range'];
-        }
-        if (isset($opts['if_none_match'])) {
-            $headers['if-none-match'] = (string) $opts['if_none_match'];
-        }
-        $close = null;
-        if (isset($opts['sink']) && is_string($opts['sink'])) {
-            $close = fopen($opts['sink'], 'wb');
-            if ($close === false) {
-                throw new InvalidArgumentException("cannot write {$opts['sink']}");
-            }
-            $opts['sink'] = $close;
-        }
-        $opts['timeout'] ??= 0;
-        try {
-            return $this->requestor()->send('GET', $path, [], null, $opts, [304], $headers);
-        } finally {
-            if ($close !== null) {
-                fclose($close);
-            }
-        }
-    }
-
     /**
      * @param array<int, string> $temporary
      */

@@ -13,7 +13,8 @@ from ._core import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, AsyncHTTP, SyncHTTP
 from ._generated.resources import AsyncGeneratedResources, GeneratedResources
 from ._models import RequestOptions
 from ._webhooks import Webhooks
-from .resources import AsyncInvoices, AsyncMedia, Invoices, Media
+from ._reso import AsyncReso, Reso
+from .resources import AsyncInvoices, AsyncListings, AsyncMedia, Invoices, Listings, Media
 
 __all__ = ["Lightbox", "AsyncLightbox"]
 
@@ -35,6 +36,8 @@ class Lightbox(GeneratedResources):
 
     media: Media
     invoices: Invoices
+    listings: Listings
+    reso: Reso
     webhooks: Webhooks
 
     def __init__(
@@ -59,6 +62,8 @@ class Lightbox(GeneratedResources):
         super().__init__(self._http)
         self.media = Media(self._http)
         self.invoices = Invoices(self._http)
+        self.listings = Listings(self._http)
+        self.reso = Reso(self._http)
         self.webhooks = Webhooks()
 
     @property
@@ -90,6 +95,8 @@ class AsyncLightbox(AsyncGeneratedResources):
 
     media: AsyncMedia
     invoices: AsyncInvoices
+    listings: AsyncListings
+    reso: AsyncReso
     webhooks: Webhooks
 
     def __init__(
@@ -114,6 +121,8 @@ class AsyncLightbox(AsyncGeneratedResources):
         super().__init__(self._http)
         self.media = AsyncMedia(self._http)
         self.invoices = AsyncInvoices(self._http)
+        self.listings = AsyncListings(self._http)
+        self.reso = AsyncReso(self._http)
         self.webhooks = Webhooks()
 
     @property

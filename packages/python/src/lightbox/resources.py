@@ -2,7 +2,7 @@
 
 The generated classes (``_generated/resources.py``) carry every JSON operation; the classes here
 extend them with multipart uploads, media from a URL, resumable (tus) uploads and byte downloads
-(a medium's bytes, an invoice's PDF).
+(a medium's bytes, an invoice's PDF, a listing kit's items). The RESO feed's walk is in ``_reso.py``.
 To add a hand-written operation: write the sync and the async method here, and name it in
 HAND_WRITTEN in ``scripts/generate.py`` (the generator's check fails until both exist).
 """
@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Literal
 
 from ._generated.models import Media as MediaObject
-from ._generated.resources import AsyncInvoicesResource, AsyncMediaResource, InvoicesResource, MediaResource
+from ._generated.resources import (
+    AsyncInvoicesResource,
+    AsyncListingsResource,
+    AsyncMediaResource,
+    InvoicesResource,
+    ListingsResource,
+    MediaResource,
+)
 from ._models import NOT_GIVEN, NotGiven, RequestOptions
 from ._resource import _body, _seg
 from ._uploads import (
@@ -29,9 +36,20 @@ from ._uploads import (
     upload_resumable_async,
 )
 
-__all__ = ["Media", "AsyncMedia", "Invoices", "AsyncInvoices"]
+__all__ = ["Media", "AsyncMedia", "Invoices", "AsyncInvoices", "Listings", "AsyncListings"]
 
 VariantName = Literal["thumb", "large", "mls", "poster", "web"]
+KitItemName = Literal[
+    "mls_zip",
+    "flyer",
+    "social_square",
+    "social_portrait",
+    "social_story",
+    "slideshow",
+    "slideshow_unbranded",
+    "reel",
+    "teaser",
+]
 Destination = str | os.PathLike[str] | IO[bytes]
 
 
@@ -356,6 +374,83 @@ class AsyncInvoices(AsyncInvoicesResource):
         """Streams the invoice's PDF to a path or an open binary file; answers the number written."""
         path = f"/v1/invoices/{_seg(id)}/pdf"
         res = await self._http.send("GET", path, headers=PDF, options=request_options, stream=True)
+        written = 0
+        try:
+            if isinstance(destination, (str, os.PathLike)):
+                with open(destination, "wb") as out:
+                    async for block in res.aiter_bytes():
+                        written += out.write(block)
+            else:
+                async for block in res.aiter_bytes():
+                    written += destination.write(block)
+        finally:
+            await res.aclose()
+        return written
+
+
+def _kit_item(id: str, name: str) -> str:
+    return f"/v1/listings/{_seg(id)}/kit/{_seg(name)}"
+
+
+class Listings(ListingsResource):
+    """``lb.listings``: galleries, their links, compliance and listing kit (docs/api.md §32)."""
+
+    def download_kit_item(
+        self,
+        id: str,
+        name: KitItemName,
+        *,
+        range: str | None = None,
+        request_options: RequestOptions | None = None,
+    ) -> bytes:
+        """A built kit item's bytes (``GET /v1/listings/{id}/kit/{name}``), in memory: see ``download_kit_item_to``.
+
+        ``name`` is ``mls_zip``, ``flyer``, ``social_square``, ``social_portrait``, ``social_story``,
+        ``slideshow``, ``slideshow_unbranded``, ``reel`` or ``teaser``; NotFoundError until it is made."""
+        headers = {"range": range} if range else None
+        return self._http.send("GET", _kit_item(id, name), headers=headers, options=request_options).content
+
+    def download_kit_item_to(
+        self,
+        id: str,
+        name: KitItemName,
+        destination: Destination,
+        *,
+        request_options: RequestOptions | None = None,
+    ) -> int:
+        """Streams a kit item (a video may be large) to a path or an open binary file; answers the number written."""
+        res = self._http.send("GET", _kit_item(id, name), options=request_options, stream=True)
+        try:
+            return _write(destination, res.iter_bytes())
+        finally:
+            res.close()
+
+
+class AsyncListings(AsyncListingsResource):
+    """``lb.listings`` of AsyncLightbox: the same methods as Listings, awaited."""
+
+    async def download_kit_item(
+        self,
+        id: str,
+        name: KitItemName,
+        *,
+        range: str | None = None,
+        request_options: RequestOptions | None = None,
+    ) -> bytes:
+        """A built kit item's bytes, in memory: see ``download_kit_item_to``."""
+        headers = {"range": range} if range else None
+        return (await self._http.send("GET", _kit_item(id, name), headers=headers, options=request_options)).content
+
+    async def download_kit_item_to(
+        self,
+        id: str,
+        name: KitItemName,
+        destination: Destination,
+        *,
+        request_options: RequestOptions | None = None,
+    ) -> int:
+        """Streams a kit item to a path or an open binary file; answers the number written."""
+        res = await self._http.send("GET", _kit_item(id, name), options=request_options, stream=True)
         written = 0
         try:
             if isinstance(destination, (str, os.PathLike)):

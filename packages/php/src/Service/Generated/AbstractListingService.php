@@ -290,36 +290,6 @@ abstract class AbstractListingService extends \Lightbox\Service\AbstractService
     }
 
     /**
-     * Download one of a gallery's kit items.
-     *
-     * Served like media content (attachment, `nosniff`, sandbox, `ETag`/304, one `Range`). 404 until the item
-     * is made. The social images are `social_square`, `social_portrait` and `social_story`.
-     *
-     * GET /v1/listings/{id}/kit/{name} (operationId `getKitItem`).
-     *
-     * @param string $listingId Gallery id (`lst_...`).
-     * @param string $name The item: `mls_zip`, `flyer`, `social_square`, ... .
-     * @param null|array<string, mixed> $opts request options: idempotency_key, headers, max_retries,
-     *     timeout, if_none_match
-     * @return LightboxObject|NotModified
-     * @throws \Lightbox\Exception\ApiErrorException
-     */
-    public function getKitItem(string $listingId, string $name, ?array $opts = null): LightboxObject|NotModified
-    {
-        return $this->request(
-            'GET',
-            '/v1/listings/'
-                . self::segment($listingId)
-                . '/kit/'
-                . self::segment($name),
-            null,
-            $opts,
-            [],
-            false
-        );
-    }
-
-    /**
      * Take the gallery's property pages down.
      *
      * Both URLs stop working at once; publishing again gives new ones. Answers 204 whether or not the gallery

@@ -184,7 +184,7 @@ final class Operations
         ],
         'getKitItem' => [
             'listings',
-            'getKitItem',
+            'downloadKitItem',
             'GET',
             '/v1/listings/{id}/kit/{name}',
         ],

@@ -319,10 +319,6 @@ class ListingsResource(SyncAPIResource):
         """Build or rebuild a gallery's listing kit (``POST /v1/listings/{id}/kit``, buildKit)."""
         return self._http.request_model("POST", f"/v1/listings/{_seg(id)}/kit", cast=Kit, query=None, options=request_options)
 
-    def get_kit_item(self, id: str, name: str, *, request_options: RequestOptions | None = None) -> None:
-        """Download one of a gallery's kit items (``GET /v1/listings/{id}/kit/{name}``, getKitItem)."""
-        return self._http.request_none("GET", f"/v1/listings/{_seg(id)}/kit/{_seg(name)}", query=None, options=request_options)
-
 
 class MediaResource(SyncAPIResource):
     @overload
@@ -442,10 +438,10 @@ class ProductsResource(SyncAPIResource):
 
 class ResoResource(SyncAPIResource):
     @overload
-    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
+    def media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
     @overload
-    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
-    def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
+    def media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
+    def media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
         """The account's shown photos as RESO Media records (OData) (``GET /v1/reso/Media``, resoMedia)."""
         return self._http.get_model("/v1/reso/Media", cast=ResoMediaFeed, query={"$filter": filter, "$top": top, "$orderby": orderby, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
 
@@ -753,10 +749,6 @@ class AsyncListingsResource(AsyncAPIResource):
         """Build or rebuild a gallery's listing kit (``POST /v1/listings/{id}/kit``, buildKit)."""
         return await self._http.request_model("POST", f"/v1/listings/{_seg(id)}/kit", cast=Kit, query=None, options=request_options)
 
-    async def get_kit_item(self, id: str, name: str, *, request_options: RequestOptions | None = None) -> None:
-        """Download one of a gallery's kit items (``GET /v1/listings/{id}/kit/{name}``, getKitItem)."""
-        return await self._http.request_none("GET", f"/v1/listings/{_seg(id)}/kit/{_seg(name)}", query=None, options=request_options)
-
 
 class AsyncMediaResource(AsyncAPIResource):
     @overload
@@ -876,10 +868,10 @@ class AsyncProductsResource(AsyncAPIResource):
 
 class AsyncResoResource(AsyncAPIResource):
     @overload
-    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
+    async def media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed: ...
     @overload
-    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
-    async def reso_media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
+    async def media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified: ...
+    async def media(self, *, filter: str | None = None, top: int | None = None, orderby: Literal["MediaModificationTimestamp", "MediaModificationTimestamp asc"] | None = None, cursor: str | None = None, if_none_match: str | None = None, request_options: RequestOptions | None = None) -> ResoMediaFeed | NotModified:
         """The account's shown photos as RESO Media records (OData) (``GET /v1/reso/Media``, resoMedia)."""
         return await self._http.get_model("/v1/reso/Media", cast=ResoMediaFeed, query={"$filter": filter, "$top": top, "$orderby": orderby, "cursor": cursor}, options=request_options, if_none_match=if_none_match)
 
