@@ -86,10 +86,11 @@ export function feedQuery(
     .where('media.kind', '=', 'photo')
     .where('media.hidden', '=', 0)
     .where('media.variants_status', '=', 'ready')
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('invoices as i')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('invoices as i')
             .select('i.id')
             .where('i.account_id', '=', accountId)
             .whereRef('i.listing_id', '=', 'media.listing_id')

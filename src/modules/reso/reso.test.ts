@@ -187,7 +187,11 @@ describe('GET /v1/reso/Media (docs/api.md §33)', () => {
     const before = (await records(`$filter=ResourceRecordID eq '${listingId}'`)).value;
     const record = before[0];
     assert.ok(record !== undefined);
-    const latest = before.map((r) => r.MediaModificationTimestamp).sort().at(-1) ?? '';
+    const latest =
+      before
+        .map((r) => r.MediaModificationTimestamp)
+        .sort()
+        .at(-1) ?? '';
     const url = new URL(record.MediaURL).pathname;
     assert.equal((await ctx.app.inject({ method: 'GET', url })).statusCode, 200);
     const client = await call(ctx, 'POST', '/v1/clients', {
@@ -210,13 +214,20 @@ describe('GET /v1/reso/Media (docs/api.md §33)', () => {
       assert.equal(locked.statusCode, 404, `${method} while locked`);
       assert.equal(locked.rawPayload.includes(Buffer.from([0xff, 0xd8, 0xff])), false, 'no JPEG byte');
     }
-    assert.deepEqual((await walk('')).filter((r) => r.ResourceRecordID === listingId), [], 'no record while locked');
+    assert.deepEqual(
+      (await walk('')).filter((r) => r.ResourceRecordID === listingId),
+      [],
+      'no record while locked',
+    );
     assert.equal((await call(ctx, 'POST', `/v1/invoices/${invoiceId}/void`, { key: me.key })).statusCode, 200);
     assert.equal((await ctx.app.inject({ method: 'GET', url })).statusCode, 200);
     // A client that synced up to `latest` before the lock asks for what changed since: every photo.
     const since = await walk(`$filter=MediaModificationTimestamp gt ${latest}`);
     assert.deepEqual(
-      since.filter((r) => r.ResourceRecordID === listingId).map((r) => r.MediaKey).sort(),
+      since
+        .filter((r) => r.ResourceRecordID === listingId)
+        .map((r) => r.MediaKey)
+        .sort(),
       before.map((r) => r.MediaKey).sort(),
     );
   });
