@@ -60,6 +60,8 @@ interface MadeItem {
 }
 
 const SOCIAL_NAMES = { square: 'social_square', portrait: 'social_portrait', story: 'social_story' } as const;
+/** The nice value of a kit's ffmpeg runs: the API's thread and the variants' work go first. */
+const KIT_FFMPEG_NICENESS = 10;
 const VIDEO_NAMES: readonly KitVideoKind[] = ['slideshow', 'slideshow_unbranded', 'reel', 'teaser'];
 /** Every item a build makes, in the order it makes them. */
 const ITEM_NAMES: readonly KitItemName[] = [
@@ -97,6 +99,8 @@ export function kitHandler(
     timeoutMs: config.media.variants.videoTimeoutMs,
     memoryBytes: config.media.variants.videoMemoryBytes,
     threads: config.media.variants.threads,
+    // docs/api.md §32: a kit build gives way; its ffmpeg runs at a lower priority than the service.
+    niceness: KIT_FFMPEG_NICENESS,
   };
   const delay = (attempts: number): number => RETRY_DELAYS_MS[Math.min(attempts, RETRY_DELAYS_MS.length) - 1] ?? 0;
 

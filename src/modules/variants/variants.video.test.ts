@@ -253,6 +253,15 @@ describe('making the variants', () => {
     }
   });
 
+  test('ffmpeg runs at the nice value asked (a kit build gives way), else at the service\'s', async () => {
+    // A stand-in for ffmpeg that says its own nice value on stderr, which runFfmpeg answers.
+    const binary = path.join(dir, 'say-nice.sh');
+    await writeFile(binary, '#!/bin/sh\nnice >&2\n', { mode: 0o755 });
+    const own = os.getPriority();
+    assert.equal((await runFfmpeg([], { ...LIMITS, niceness: 10 }, { binary })).trim(), String(Math.max(own, Math.min(19, own + 10)))); // prettier-ignore
+    assert.equal((await runFfmpeg([], LIMITS, { binary })).trim(), String(own));
+  });
+
   test('leaves nothing in its temporary folder', async () => {
     await make(await makeVideo('mpeg4'));
     assert.deepEqual(

@@ -57,6 +57,8 @@ export interface VideoLimits {
   memoryBytes: number;
   /** ffmpeg's threads (decoder, filters, encoder). */
   threads: number;
+  /** ffmpeg's nice value (0, the default: as the service's; higher gives way to the service's own threads). */
+  niceness?: number | undefined;
 }
 
 /** The path of the ffmpeg binary the project installs. */
@@ -160,7 +162,8 @@ const WATCHED = [
   'ulimit -v "$LIGHTBOX_FFMPEG_KIB" || exit 125',
   // A background job's stdin is /dev/null unless redirected: the pipe is kept as fd 3 for the watchdog.
   'exec 3<&0',
-  '"$0" "$@" </dev/null 3<&- &',
+  // nice execs ffmpeg: the pid watched is ffmpeg's.
+  'nice -n "$LIGHTBOX_FFMPEG_NICE" "$0" "$@" </dev/null 3<&- &',
   'child=$!',
   '( read -r _ <&3 || true; kill -9 "$child" 2>/dev/null ) &',
   'watchdog=$!',
@@ -183,7 +186,11 @@ export function runFfmpeg(
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', WATCHED, binary, '-nostdin', '-hide_banner', ...args], {
       stdio: ['pipe', 'ignore', 'pipe'],
-      env: { ...process.env, LIGHTBOX_FFMPEG_KIB: String(kib) },
+      env: {
+        ...process.env,
+        LIGHTBOX_FFMPEG_KIB: String(kib),
+        LIGHTBOX_FFMPEG_NICE: String(Math.min(19, Math.max(0, Math.trunc(limits.niceness ?? 0)))),
+      },
     });
     // Errors on the pipe (the shell gone already) change nothing: 'close' reports the outcome.
     child.stdin.on('error', () => undefined);

@@ -14,7 +14,6 @@ import Database from 'better-sqlite3';
 import { multipart } from '../../../../test/support/media-fixtures.ts';
 import { send } from './http.ts';
 import { listingsProbe, summary, type Latency, type Measured } from './latency.ts';
-import { descendantPids, hwmBytes, procMemory } from './proc-stats.ts';
 import { accountWithKey, benchEnv, startServe, tail } from './procs.ts';
 import { percentile } from './report.ts';
 
@@ -49,6 +48,32 @@ const PER_REQUEST = 5;
 const MIB = 1024 * 1024;
 /** The build gives up after this long: something is stuck. */
 const GIVE_UP_MS = 60 * 60_000;
+
+/** A memory field of /proc/PID/status in bytes, 0 once the process is gone. */
+async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
+  try {
+    const text = await readFile(`/proc/${pid}/status`, 'latin1');
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The processes below `pid` (the bounding shells, their ffmpeg), from each one's children file. */
+async function descendantsOf(pid: number): Promise<number[]> {
+  let children: number[];
+  try {
+    const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'latin1');
+    children = text
+      .split(' ')
+      .filter((p) => p !== '')
+      .map(Number);
+  } catch {
+    return [];
+  }
+  const below = await Promise.all(children.map((child) => descendantsOf(child)));
+  return [...children, ...below.flat()];
+}
 
 export async function runKitBuild(o: KitBuildOptions): Promise<KitBuildResult> {
   const env = benchEnv(o.work, o.work, 'warn', { ANALYSIS: 'off' });
@@ -113,10 +138,18 @@ export async function runKitBuild(o: KitBuildOptions): Promise<KitBuildResult> {
   o.log('building the kit ...');
   let serverPeak = 0;
   let childPeak = 0;
+  // Sampled with asynchronous reads of the server's own process tree only: a synchronous walk of
+  // /proc here would hold this process's event loop and add its milliseconds to the latencies.
+  let sampling = false;
   const sampler = setInterval(() => {
-    serverPeak = Math.max(serverPeak, procMemory(server.pid)?.rss ?? 0);
-    for (const pid of descendantPids()) if (pid !== server.pid) childPeak = Math.max(childPeak, hwmBytes(pid));
-  }, 100);
+    if (sampling) return;
+    sampling = true;
+    void (async () => {
+      serverPeak = Math.max(serverPeak, await statusBytes(server.pid, 'VmRSS'));
+      for (const pid of await descendantsOf(server.pid))
+        childPeak = Math.max(childPeak, await statusBytes(pid, 'VmHWM'));
+    })().finally(() => (sampling = false));
+  }, 250);
   const started = performance.now();
   let ended = started;
   let status = 'building';
