@@ -253,7 +253,7 @@ describe('making the variants', () => {
     }
   });
 
-  test('ffmpeg runs at the nice value asked (a kit build gives way), else at the service\'s', async () => {
+  test("ffmpeg runs at the nice value asked (a kit build gives way), else at the service's", async () => {
     // A stand-in for ffmpeg that says its own nice value on stderr, which runFfmpeg answers.
     const binary = path.join(dir, 'say-nice.sh');
     await writeFile(binary, '#!/bin/sh\nnice >&2\n', { mode: 0o755 });
