@@ -165,9 +165,10 @@ describe('a gallery of twelve photos on the dashboard', { skip: skipWithoutChrom
       // Thirteen items: three rows on the desktop, five on the phone, each a thumbnail and its name.
       // The whole page (with the client, property pages and activity) stays short: before the grid,
       // each item's own form made it 5,634 px on the desktop and 10,552 px on the phone. The
-      // gallery's Invoices card (docs/api.md §29) adds about 100 px.
+      // gallery's Invoices card (docs/api.md §29) adds about 100 px, the listing kit's card (§32,
+      // not built yet: its Build button) and the MLS card (§31, no profile: its select) about 200.
       assert.ok(size.media < (name === 'phone' ? 1400 : 1100), `${name}: the media section is ${size.media} px`);
-      assert.ok(size.page < (name === 'phone' ? 3500 : 2900), `${name}: the page is ${size.page} px`);
+      assert.ok(size.page < (name === 'phone' ? 3900 : 3200), `${name}: the page is ${size.page} px`);
       // The marks: the cover, the hidden photo, the video.
       const list = await media();
       await tile(p, list[0]!.id).locator('.mark-cover').waitFor();
