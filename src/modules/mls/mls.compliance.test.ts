@@ -16,6 +16,7 @@ import {
   type TestContext,
 } from '../../../test/support/test-app.ts';
 import { makeVariantsNow, uploaded, type MediaJson } from '../../../test/support/media-helpers.ts';
+import { writeAnalysis } from '../../../test/support/mls.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -82,31 +83,6 @@ async function photo(me: TestAccount, listingId: string, width: number, height: 
   return made;
 }
 
-/** The analysis §30 would write: ready and clean, but for `overrides`. */
-async function analysed(mediaId: string, overrides: Record<string, unknown> = {}): Promise<void> {
-  await ctx.deps.db.kysely
-    .updateTable('media')
-    .set({
-      analysis_status: 'ready',
-      analysis_phash: '0123456789abcdef',
-      analysis_sharpness: 0.8,
-      analysis_blurry: 0,
-      analysis_tilt_degrees: 0.5,
-      analysis_similar_group: null,
-      analysis_best_in_group: 1,
-      analysis_faces: 0,
-      analysis_people: 0,
-      analysis_text: '[]',
-      analysis_qr_codes: '[]',
-      analysis_objects: '[]',
-      analysis_room: 'Living Room',
-      analysis_room_confidence: 0.7,
-      ...overrides,
-    })
-    .where('id', '=', mediaId)
-    .execute();
-}
-
 async function report(me: TestAccount, listingId: string, query: Record<string, string> = {}): Promise<Report> {
   const res = await call(ctx, 'GET', `/v1/listings/${listingId}/compliance`, { key: me.key, query });
   assert.equal(res.statusCode, 200, res.body);
@@ -126,7 +102,7 @@ describe('GET /v1/listings/:id/compliance', () => {
     const id = await gallery(me, mlp);
     const p = async (w: number, h: number, overrides: Record<string, unknown>, seed: number) => {
       const made = await photo(me, id, w, h, seed);
-      await analysed(made.id, overrides);
+      await writeAnalysis(ctx, made.id, overrides);
       return made.id;
     };
     const expected = new Map<string, string[]>();
@@ -245,7 +221,7 @@ describe('GET /v1/listings/:id/compliance', () => {
     assert.deepEqual([empty.status, empty.photos, empty.issues], ['pass', [], []]);
     const a = await photo(me, id, 1600, 1200, 1);
     const b = await photo(me, id, 1600, 1200, 2);
-    await analysed(a.id, { analysis_room: 'Exterior Front' });
+    await writeAnalysis(ctx, a.id, { analysis_room: 'Exterior Front' });
     // b is as uploaded: its analysis is pending.
     const pending = await report(me, id);
     assert.equal(pending.status, 'pending');
@@ -253,7 +229,7 @@ describe('GET /v1/listings/:id/compliance', () => {
       pending.photos.map((ph) => ph.status),
       ['pass', 'pending'],
     );
-    await analysed(b.id);
+    await writeAnalysis(ctx, b.id);
     assert.equal((await report(me, id)).status, 'pass');
 
     const other = await createAccount(ctx);
@@ -277,7 +253,10 @@ describe('listing.compliance_changed', () => {
       (await changes(me)).map((r) => r.status),
       ['pending', 'pass'],
     );
-    await analysed(a.id, { analysis_room: 'Exterior Front', analysis_text: '[{"text":"SOLD","confidence":0.95}]' });
+    await writeAnalysis(ctx, a.id, {
+      analysis_room: 'Exterior Front',
+      analysis_text: '[{"text":"SOLD","confidence":0.95}]',
+    });
     // A write that reads the photo again (its caption): the status moves to fail.
     await call(ctx, 'PATCH', `/v1/listings/${id}/media/${a.id}`, { key: me.key, body: { caption: 'Front' } });
     let seen = await changes(me);
